@@ -1,0 +1,58 @@
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tputrain/core/cancel.h"
+#include "tputrain/core/env.h"
+#include "tputrain/core/reporter.h"
+#include "tputrain/core/result.h"
+
+namespace tputrain::cli {
+
+enum class OutputFormat { kTable, kJson, kYaml };
+
+// Flags every command accepts (before or after the command name).
+struct GlobalOptions {
+  std::string project;
+  std::string location;
+  std::string format = "table";
+  std::string config_file;
+  std::string access_token_file;
+  bool quiet = false;
+  bool verbose = false;
+  bool log_http = false;
+  bool dry_run = false;
+
+  OutputFormat output_format() const;
+};
+
+// What a command's Run function receives: the parsed global flags, the environment snapshot,
+// the streams and what they are connected to. Commands set `outcome`; Main turns it into the
+// exit code.
+struct Context {
+  core::Env env;
+  std::ostream& out;
+  std::ostream& err;
+  bool stdin_is_tty = false;
+  bool stdout_is_tty = false;
+  bool stderr_is_tty = false;
+  core::CancelToken* cancel = nullptr;
+  GlobalOptions global;
+  std::optional<core::Result<int>> outcome;
+
+  // Progress and messages for people, on stderr, shaped by --quiet/--verbose and the TTY.
+  core::Reporter& reporter();
+
+  Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+ private:
+  std::unique_ptr<core::Reporter> reporter_;
+};
+
+}  // namespace tputrain::cli

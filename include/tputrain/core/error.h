@@ -1,0 +1,56 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tputrain::core {
+
+// The google.rpc vocabulary, so that API errors map onto kinds by table.
+enum class ErrorKind {
+  kInvalidArgument,
+  kNotFound,
+  kAlreadyExists,
+  kPermissionDenied,
+  kUnauthenticated,
+  kResourceExhausted,
+  kFailedPrecondition,
+  kAborted,
+  kUnavailable,
+  kDeadlineExceeded,
+  kCancelled,
+  kInternal,
+};
+
+// An error as a value. `http_status` is 0 when the error arose locally (bad flag, bad file),
+// which is how the CLI tells a usage error (exit 2) from a server's 400 (exit 1).
+struct Error {
+  ErrorKind kind = ErrorKind::kInternal;
+  std::string message;
+  int http_status = 0;
+  std::string reason;  // Google's ErrorInfo.reason, e.g. "RATE_LIMIT_EXCEEDED".
+  std::string where;   // the API method or file, e.g. "tpu.nodes.create".
+
+  static Error Usage(std::string message);
+  static Error NoCredentials(std::string message);
+  static Error Internal(std::string message);
+  static Error Make(ErrorKind kind, std::string message);
+};
+
+std::string_view KindName(ErrorKind kind);  // "INVALID_ARGUMENT", as google.rpc.Code names it.
+ErrorKind KindFromStatusName(std::string_view name);  // inverse of KindName; unknown → kInternal.
+ErrorKind KindFromHttpStatus(int http_status);
+
+bool IsUsageError(const Error& error);
+
+// Exit codes, documented in README: 0 ok, 1 operation failed, 2 usage, 4 credentials,
+// 130 interrupted.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitChangesPending = 3;
+inline constexpr int kExitNoCredentials = 4;
+inline constexpr int kExitInterrupted = 130;
+
+int ExitCodeFor(const Error& error);
+
+}  // namespace tputrain::core

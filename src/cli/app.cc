@@ -1,0 +1,75 @@
+#include <exception>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.h"
+#include "tputrain/cli/main.h"
+#include "tputrain/core/version.h"
+
+namespace tputrain::cli {
+namespace {
+
+void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
+  app.add_option("--project", global.project, "Google Cloud project ID (else TPUTRAIN_PROJECT, "
+                 "CLOUDSDK_CORE_PROJECT, tputrain.yaml, gcloud config)");
+  app.add_option("--location,--zone,--region", global.location,
+                 "Zone or region of the resources (e.g. us-east5-b, us-central1)");
+  app.add_option("--format", global.format, "Output format: table, json or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}));
+  app.add_option("--config", global.config_file, "tputrain.yaml to read (default: ./tputrain.yaml)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--access-token-file", global.access_token_file,
+                 "File holding an OAuth2 access token to use for Google Cloud calls");
+  app.add_flag("-q,--quiet", global.quiet, "No prompts, no progress; errors and results only");
+  app.add_flag("--verbose", global.verbose, "Log each API call (method, URL, status, time) on stderr");
+  app.add_flag("--log-http", global.log_http, "Also log request and response bodies (secrets redacted)");
+  app.add_flag("--dry-run", global.dry_run, "Print the requests a command would send; send nothing");
+}
+
+void ReportError(Context& context, const core::Error& error) {
+  context.err << "ERROR: ";
+  if (!core::IsUsageError(error) && error.http_status == 0 && error.where.empty()) {
+    context.err << error.message << "\n";
+    return;
+  }
+  if (!error.where.empty()) context.err << "(" << error.where << ") ";
+  context.err << error.message << "\n";
+}
+
+}  // namespace
+
+int Main(int argc, const char* const* argv, Context& context) {
+  CLI::App app("tputrain: from nothing to a trained or served LLM on Cloud TPUs, and back.", "tputrain");
+  app.set_version_flag("--version", std::string("tputrain ") + core::kVersion);
+  app.fallthrough();  // global flags are accepted after the command name, as gcloud accepts them
+  app.footer(
+      "Examples:\n"
+      "  tputrain plan --model llama3-8b --accelerator v6e\n"
+      "  tputrain config show --format json\n"
+      "\nExit codes: 0 ok, 1 operation failed, 2 usage or bad input, 4 no credentials, 130 interrupted.");
+  AddGlobalFlags(app, context.global);
+
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, context.out, context.err);  // --help, --version
+    context.err << "ERROR: " << e.what() << "\n";
+    return core::kExitUsage;
+  } catch (const std::exception& e) {
+    context.err << "ERROR: internal: " << e.what() << "\n";
+    return core::kExitFailed;
+  }
+
+  if (app.get_subcommands().empty()) {
+    context.err << "ERROR: a command is required. Run 'tputrain --help' for the commands.\n";
+    return core::kExitUsage;
+  }
+  if (!context.outcome) return core::kExitOk;
+  if (context.outcome->has_value()) return context.outcome->value();
+  ReportError(context, context.outcome->error());
+  return core::ExitCodeFor(context.outcome->error());
+}
+
+}  // namespace tputrain::cli

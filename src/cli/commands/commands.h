@@ -1,0 +1,12 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "tputrain/cli/context.h"
+
+// One Setup function per top-level command; each adds its subcommand to `root` and stores the
+// command's outcome in `context` when it runs. Only commands that work are registered.
+namespace tputrain::cli {
+
+
+}  // namespace tputrain::cli

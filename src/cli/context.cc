@@ -1,0 +1,26 @@
+#include "tputrain/cli/context.h"
+
+#include "output/terminal_reporter.h"
+
+namespace tputrain::cli {
+
+OutputFormat GlobalOptions::output_format() const {
+  if (format == "json") return OutputFormat::kJson;
+  if (format == "yaml") return OutputFormat::kYaml;
+  return OutputFormat::kTable;
+}
+
+Context::Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream)
+    : env(std::move(environment)), out(out_stream), err(err_stream) {}
+
+Context::~Context() = default;
+
+// Built on first use, after flags are parsed, so that --quiet and --verbose are known.
+core::Reporter& Context::reporter() {
+  if (!reporter_) {
+    reporter_ = std::make_unique<TerminalReporter>(err, stderr_is_tty, global.quiet, global.verbose);
+  }
+  return *reporter_;
+}
+
+}  // namespace tputrain::cli
