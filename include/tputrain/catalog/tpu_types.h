@@ -1,0 +1,49 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tputrain/core/result.h"
+
+namespace tputrain::catalog {
+
+// One TPU generation's fixed facts.
+struct TpuGeneration {
+  std::string family;           // "v6e", "v5e", "v5p", "v4", "tpu7x": what users type
+  std::string name_prefix;      // "v6e", "v5litepod", "v5p", "v4", "tpu7x": accelerator type prefix
+  int tensorcores_per_chip = 1; // v4, v5p, tpu7x names count TensorCores (2 per chip)
+  std::string gke_accelerator;  // cloud.google.com/gke-tpu-accelerator label value
+  std::string multi_host_machine_type;   // 4 chips per VM
+  std::string single_chip_machine_type;  // 1x1 topologies; empty when there is none
+  double hbm_gb_per_chip = 0;   // decimal GB
+  double peak_bf16_tflops_per_chip = 0;
+  std::string tpu_vm_runtime_version;    // Cloud TPU VM software version
+  int dimensions = 2;                    // 2-D or 3-D topologies
+};
+
+// One slice shape: a topology of one generation.
+struct TpuSliceType {
+  const TpuGeneration* generation = nullptr;
+  std::string accelerator_type;  // "v6e-16", "v5litepod-32", "v5p-8": Cloud TPU and xpk name
+  std::string topology;          // "4x4", "2x2x1"
+  int chips = 0;
+  int hosts = 0;                 // VMs in the slice = GKE node-pool node count
+  int chips_per_host = 0;        // google.com/tpu per node
+  std::string machine_type;      // GKE machine type of the node pool
+  bool single_host() const { return hosts == 1; }
+};
+
+const std::vector<TpuGeneration>& Generations();
+// Every known slice of a generation, ordered by chip count.
+std::vector<TpuSliceType> SlicesOf(const TpuGeneration& generation);
+const TpuGeneration* FindGeneration(std::string_view family);  // "v6e", "v5e"/"v5litepod", ...
+// Accepts "v6e-16", "v5litepod-32", the alias "v6e-4x4", and "v5e-32" for v5litepod.
+core::Result<TpuSliceType> FindSliceType(std::string_view name);
+// A generation plus a topology such as "4x8": what GKE node pools are specified by.
+core::Result<TpuSliceType> FindSliceByTopology(const TpuGeneration& generation, std::string_view topology);
+// The GKE machine type's slice shape: "ct6e-standard-4t" + "4x4" → v6e-16.
+core::Result<TpuSliceType> FindSliceByMachineType(std::string_view machine_type, std::string_view topology);
+
+}  // namespace tputrain::catalog

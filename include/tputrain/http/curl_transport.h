@@ -1,0 +1,45 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tputrain/http/transport.h"
+
+namespace tputrain::http {
+
+struct CurlOptions {
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds total_timeout{120'000};  // per request, unless the Request says
+  std::string user_agent;                            // default "tputrain/<version>"
+  std::string ca_bundle;                             // extra CA file; empty: the system store
+  // Plain http is refused except to loopback, so that no token ever crosses a network in clear.
+  bool allow_plain_http_to_loopback = true;
+};
+
+// The one real Transport. Keeps a pool of easy handles so that connections are reused across
+// calls and across threads (creates run in parallel). Proxies come from curl's own variables.
+class CurlTransport final : public Transport {
+ public:
+  explicit CurlTransport(CurlOptions options = {});
+  ~CurlTransport() override;
+
+  core::Result<Response> Send(const Request& request) override;
+  core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk) override;
+
+ private:
+  core::Result<Response> Perform(const Request& request, const ChunkHandler* on_chunk);
+  void* Acquire();
+  void Release(void* handle);
+
+  CurlOptions options_;
+  std::mutex mutex_;
+  std::vector<void*> idle_handles_;
+};
+
+// Refuses http:// to anything but a loopback host, and any scheme but http(s).
+core::Status CheckUrlAllowed(const std::string& url);
+
+}  // namespace tputrain::http

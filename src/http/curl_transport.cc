@@ -1,0 +1,174 @@
+#include "tputrain/http/curl_transport.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "tputrain/core/version.h"
+
+namespace tputrain::http {
+namespace {
+
+struct TransferState {
+  std::string body;
+  Headers headers;
+  const ChunkHandler* on_chunk = nullptr;
+  bool stopped_by_handler = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  auto* state = static_cast<TransferState*>(user);
+  size_t length = size * count;
+  if (state->on_chunk != nullptr) {
+    if (!(*state->on_chunk)(std::string_view(data, length))) {
+      state->stopped_by_handler = true;
+      return 0;  // aborts the transfer
+    }
+  } else {
+    state->body.append(data, length);
+  }
+  return length;
+}
+
+std::string Trim(std::string_view text) {
+  size_t begin = 0;
+  size_t end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return std::string(text.substr(begin, end - begin));
+}
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* state = static_cast<TransferState*>(user);
+  std::string_view line(data, size * count);
+  if (line.starts_with("HTTP/")) {
+    state->headers.clear();  // a new response (after a 100 Continue or a redirect)
+  } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
+    state->headers.emplace_back(Trim(line.substr(0, colon)), Trim(line.substr(colon + 1)));
+  }
+  return size * count;
+}
+
+core::Error TransportError(CURLcode code, const std::string& url, const char* detail) {
+  core::ErrorKind kind = core::ErrorKind::kUnavailable;
+  if (code == CURLE_OPERATION_TIMEDOUT) kind = core::ErrorKind::kDeadlineExceeded;
+  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
+      code == CURLE_SSL_CERTPROBLEM) {
+    kind = core::ErrorKind::kPermissionDenied;
+  }
+  std::string message = "cannot reach " + url + ": " + (detail[0] != '\0' ? detail : curl_easy_strerror(code));
+  auto error = core::Error::Make(kind, message);
+  error.where = "http";
+  return error;
+}
+
+}  // namespace
+
+core::Status CheckUrlAllowed(const std::string& url) {
+  auto parts = ParseUrl(url);
+  if (!parts) return core::Fail(parts.error());
+  if (parts->scheme == "https") return {};
+  if (parts->scheme == "http" && IsLoopbackHost(parts->host)) return {};
+  if (parts->scheme == "http") {
+    return core::Fail(core::Error::Usage("refusing plain http to " + parts->host +
+                                         ": only loopback hosts may be reached without TLS (use https)"));
+  }
+  return core::Fail(core::Error::Usage("unsupported URL scheme '" + parts->scheme + "' in " + url +
+                                       " (expected http or https)"));
+}
+
+CurlTransport::CurlTransport(CurlOptions options) : options_(std::move(options)) {
+  if (options_.user_agent.empty()) options_.user_agent = std::string("tputrain/") + core::kVersion;
+}
+
+CurlTransport::~CurlTransport() {
+  for (void* handle : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(handle));
+}
+
+void* CurlTransport::Acquire() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_handles_.empty()) {
+      void* handle = idle_handles_.back();
+      idle_handles_.pop_back();
+      return handle;
+    }
+  }
+  return curl_easy_init();
+}
+
+void CurlTransport::Release(void* handle) {
+  std::lock_guard lock(mutex_);
+  idle_handles_.push_back(handle);
+}
+
+core::Result<Response> CurlTransport::Send(const Request& request) { return Perform(request, nullptr); }
+
+core::Result<Response> CurlTransport::Stream(const Request& request, const ChunkHandler& on_chunk) {
+  return Perform(request, &on_chunk);
+}
+
+core::Result<Response> CurlTransport::Perform(const Request& request, const ChunkHandler* on_chunk) {
+  if (auto allowed = CheckUrlAllowed(request.url); !allowed) return core::Fail(allowed.error());
+  CURL* curl = static_cast<CURL*>(Acquire());
+  if (curl == nullptr) return core::Fail(core::Error::Internal("curl_easy_init failed"));
+  curl_easy_reset(curl);
+
+  TransferState state;
+  state.on_chunk = on_chunk;
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+  curl_slist* header_list = nullptr;
+  bool has_content_type = false;
+  for (const auto& [name, value] : request.headers) {
+    header_list = curl_slist_append(header_list, (name + ": " + value).c_str());
+    if (FindHeader({{name, value}}, "content-type")) has_content_type = true;
+  }
+  if (!request.body.empty() && !has_content_type) {
+    header_list = curl_slist_append(header_list, "Content-Type: application/json");
+  }
+  header_list = curl_slist_append(header_list, "Expect:");  // no 100-continue round trip
+
+  auto timeout = request.timeout.count() > 0 ? request.timeout : options_.total_timeout;
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  if (request.method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  if (on_chunk == nullptr || request.timeout.count() > 0) {
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+  }
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate, decoded by curl
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &state);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+
+  CURLcode code = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(header_list);
+  Release(curl);
+
+  if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && state.stopped_by_handler)) {
+    return core::Fail(TransportError(code, request.url, error_buffer));
+  }
+  Response response;
+  response.status = static_cast<int>(status);
+  response.headers = std::move(state.headers);
+  response.body = std::move(state.body);
+  return response;
+}
+
+}  // namespace tputrain::http
