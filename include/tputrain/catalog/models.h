@@ -33,6 +33,8 @@ struct ModelPreset {
   int head_dim = 0;
   int vocab_size = 0;
   std::vector<std::string> extra_maxtext_args;  // e.g. hardware=cpu for the CPU smoke preset
+  int default_slices = 1;
+  int min_chips_per_slice = 0;  // a floor the workload itself sets (e.g. an 8-chip server)
 };
 
 const std::vector<ModelPreset>& ModelPresets();

@@ -21,7 +21,7 @@ struct PlanRequest {
   std::optional<WorkloadMode> mode;        // default: the preset's
   std::string accelerator;                 // family; default: the preset's
   std::string dtype;                       // "bf16" or "int8"; default: the preset's
-  int slices = 1;
+  int slices = 0;                          // 0: the preset's default
 };
 
 struct SlicePlan {

@@ -1,0 +1,111 @@
+#include "tputrain/catalog/sizing.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace tputrain::catalog {
+namespace {
+
+// Serving holds the weights (2 bytes per parameter in bf16, 1 in int8) plus 20% for the KV
+// cache, activations and XLA buffers.
+constexpr double kServingHeadroom = 0.20;
+// Training with Adam in MaxText's default precision keeps fp32 weights (4), fp32 gradients (4)
+// and the two fp32 Adam moments (8): 16 bytes per parameter. Activations, XLA temporaries and
+// compilation buffers need about as much again, so the state is planned to fill at most half
+// of HBM (headroom 100%).
+constexpr double kTrainingBytesPerParameter = 16;
+constexpr double kTrainingHeadroom = 1.0;
+
+core::Result<double> ServingBytesPerParameter(const std::string& dtype) {
+  if (dtype == "bf16") return 2.0;
+  if (dtype == "int8") return 1.0;
+  return core::Fail(core::Error::Usage("--dtype: unknown dtype '" + dtype + "'; expected bf16 or int8"));
+}
+
+std::string AcceleratorChoices() {
+  std::string names;
+  for (const auto& generation : Generations()) names += (names.empty() ? "" : ", ") + generation.family;
+  return names;
+}
+
+}  // namespace
+
+IciParallelism SplitIci(int chips) {
+  IciParallelism ici;
+  ici.tensor = chips >= 4 && chips % 4 == 0 ? 4 : chips;  // tensor parallelism within one host's chips
+  ici.fsdp = chips / ici.tensor;
+  return ici;
+}
+
+core::Result<SlicePlan> PlanSlice(const PlanRequest& request) {
+  auto model = FindModelPreset(request.model);
+  if (!model) return core::Fail(model.error());
+  SlicePlan plan;
+  plan.model = *model;
+  plan.mode = request.mode.value_or(model->default_mode);
+  plan.dtype = request.dtype;
+  if (plan.dtype.empty()) plan.dtype = plan.mode == model->default_mode ? model->default_dtype : "bf16";
+  if (request.slices < 0) return core::Fail(core::Error::Usage("--slices: expected a positive number of slices"));
+  plan.slices = request.slices > 0 ? request.slices : model->default_slices;
+
+  std::string family = request.accelerator.empty() ? model->default_accelerator : request.accelerator;
+  const TpuGeneration* generation = FindGeneration(family);
+  if (generation == nullptr) {
+    return core::Fail(core::Error::Usage("--accelerator: unknown TPU generation '" + family + "'; expected one of " +
+                                         AcceleratorChoices()));
+  }
+
+  if (plan.mode == WorkloadMode::kServe) {
+    auto bytes = ServingBytesPerParameter(plan.dtype);
+    if (!bytes) return core::Fail(bytes.error());
+    plan.bytes_per_parameter = *bytes;
+    plan.headroom = kServingHeadroom;
+  } else {
+    if (plan.dtype != "bf16") {
+      return core::Fail(core::Error::Usage("--dtype: training runs in bf16 (got '" + plan.dtype + "')"));
+    }
+    plan.bytes_per_parameter = kTrainingBytesPerParameter;
+    plan.headroom = kTrainingHeadroom;
+  }
+
+  // Every slice holds a whole copy of the (sharded) model: slices add data parallelism or
+  // disaggregated stages, never more memory for one copy.
+  double weights_gb = model->parameters * plan.bytes_per_parameter / 1e9;
+  plan.memory_gb_per_slice = weights_gb * (1 + plan.headroom);
+  plan.memory_gb = plan.memory_gb_per_slice * plan.slices;
+  double chips_needed = plan.memory_gb_per_slice / generation->hbm_gb_per_chip;
+  plan.min_chips_per_slice = std::max(static_cast<int>(std::ceil(chips_needed - 1e-9)), model->min_chips_per_slice);
+
+  bool found = false;
+  for (const auto& slice : SlicesOf(*generation)) {
+    if (slice.chips >= plan.min_chips_per_slice) {
+      plan.slice = slice;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    return core::Fail(core::Error::Usage(fmt::format(
+        "--model {}: needs {:.0f} GB per slice ({} chips of {}), more than the largest {} slice; "
+        "try --dtype int8 or another --accelerator ({})",
+        model->name, plan.memory_gb_per_slice, plan.min_chips_per_slice, generation->family, generation->family,
+        AcceleratorChoices())));
+  }
+  plan.nodes_per_slice = plan.slice.hosts;
+  if (plan.mode == WorkloadMode::kTrain) plan.ici = SplitIci(plan.slice.chips);
+
+  plan.formula = fmt::format(
+      "{:.4g} B parameters × {:g} bytes ({}) = {:.0f} GB; ÷ {:.4g} GB HBM per chip = {:.1f} chips for that alone; "
+      "+ {:.0f}% headroom = {:.0f} GB per slice → {:.1f} → {} chips{} → smallest {} slice: {} ({}), "
+      "{} host(s) × {} chips, {}",
+      model->parameters / 1e9, plan.bytes_per_parameter,
+      plan.mode == WorkloadMode::kServe ? plan.dtype + " weights" : "fp32 weights, gradients, Adam moments",
+      weights_gb, generation->hbm_gb_per_chip, weights_gb / generation->hbm_gb_per_chip, plan.headroom * 100,
+      plan.memory_gb_per_slice, chips_needed, plan.min_chips_per_slice,
+      model->min_chips_per_slice > 0 ? fmt::format(" (the server needs at least {})", model->min_chips_per_slice) : "",
+      generation->family, plan.slice.accelerator_type, plan.slice.topology, plan.slice.hosts,
+      plan.slice.chips_per_host, plan.slice.machine_type);
+  return plan;
+}
+
+}  // namespace tputrain::catalog
