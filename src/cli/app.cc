@@ -10,6 +10,15 @@
 namespace tputrain::cli {
 namespace {
 
+// CLI11 ends a footer without a newline, which leaves the shell prompt on the example's line.
+class Formatter final : public CLI::Formatter {
+ public:
+  std::string make_footer(const CLI::App* app) const override {
+    std::string footer = CLI::Formatter::make_footer(app);
+    return footer.empty() ? footer : footer + "\n";
+  }
+};
+
 void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
   app.add_option("--project", global.project, "Google Cloud project ID (else TPUTRAIN_PROJECT, "
                  "CLOUDSDK_CORE_PROJECT, tputrain.yaml, gcloud config)");
@@ -42,6 +51,7 @@ void ReportError(Context& context, const core::Error& error) {
 int Main(int argc, const char* const* argv, Context& context) {
   CLI::App app("tputrain: from nothing to a trained or served LLM on Cloud TPUs, and back.", "tputrain");
   app.set_version_flag("--version", std::string("tputrain ") + core::kVersion);
+  app.formatter(std::make_shared<Formatter>());
   app.fallthrough();  // global flags are accepted after the command name, as gcloud accepts them
   app.footer(
       "Examples:\n"
@@ -49,6 +59,9 @@ int Main(int argc, const char* const* argv, Context& context) {
       "  tputrain config show --format json\n"
       "\nExit codes: 0 ok, 1 operation failed, 2 usage or bad input, 4 no credentials, 130 interrupted.");
   AddGlobalFlags(app, context.global);
+
+  SetupConfigCommand(app, context);
+  SetupPlanCommand(app, context);
 
 
   try {

@@ -23,4 +23,15 @@ core::Reporter& Context::reporter() {
   return *reporter_;
 }
 
+core::Result<config::Settings> Context::settings() {
+  if (!settings_) {
+    config::SettingsSources sources;
+    sources.flags = {{"project", global.project}, {"location", global.location}};
+    sources.env = env;
+    sources.config_file = global.config_file;
+    settings_ = config::ResolveSettings(sources);
+  }
+  return *settings_;
+}
+
 }  // namespace tputrain::cli

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "tputrain/config/settings.h"
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/env.h"
 #include "tputrain/core/reporter.h"
@@ -46,6 +47,10 @@ struct Context {
   // Progress and messages for people, on stderr, shaped by --quiet/--verbose and the TTY.
   core::Reporter& reporter();
 
+  // project, location, cluster, bucket, ray_address: flags > environment > tputrain.yaml >
+  // gcloud config. Resolved on first use and kept.
+  core::Result<config::Settings> settings();
+
   Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream);
   ~Context();
   Context(const Context&) = delete;
@@ -53,6 +58,7 @@ struct Context {
 
  private:
   std::unique_ptr<core::Reporter> reporter_;
+  std::optional<core::Result<config::Settings>> settings_;
 };
 
 }  // namespace tputrain::cli

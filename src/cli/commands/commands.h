@@ -8,5 +8,7 @@
 // command's outcome in `context` when it runs. Only commands that work are registered.
 namespace tputrain::cli {
 
+void SetupConfigCommand(CLI::App& root, Context& context);
+void SetupPlanCommand(CLI::App& root, Context& context);
 
 }  // namespace tputrain::cli

@@ -1,0 +1,37 @@
+#include <memory>
+
+#include "commands/commands.h"
+#include "tputrain/cli/output.h"
+
+namespace tputrain::cli {
+namespace {
+
+core::Result<int> RunConfigShow(Context& context) {
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  nlohmann::json json = nlohmann::json::object();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& spec : config::KnownSettings()) {
+    const auto& setting = settings->Lookup(spec.key);
+    json[spec.key] = {{"value", setting.value ? nlohmann::json(*setting.value) : nlohmann::json(nullptr)},
+                      {"source", setting.source}};
+    rows.push_back({spec.key, setting.value.value_or("-"), setting.source});
+  }
+  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"key", "value", "source"}, rows); });
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupConfigCommand(CLI::App& root, Context& context) {
+  auto* config = root.add_subcommand("config", "Show the configuration tputrain resolves");
+  config->require_subcommand(1);
+  auto* show = config->add_subcommand("show", "Print every setting, its value and where it came from");
+  show->footer(
+      "Precedence: flags > environment (TPUTRAIN_*, CLOUDSDK_CORE_PROJECT, CLOUDSDK_COMPUTE_ZONE/REGION)\n"
+      "> tputrain.yaml (current directory or --config) > gcloud's active configuration.\n\n"
+      "Example:\n  tputrain config show --format json");
+  show->callback([&context] { context.outcome = RunConfigShow(context); });
+}
+
+}  // namespace tputrain::cli

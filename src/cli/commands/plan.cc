@@ -1,0 +1,108 @@
+#include <fmt/format.h>
+
+#include "commands/commands.h"
+#include "tputrain/catalog/sizing.h"
+#include "tputrain/cli/output.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct PlanOptions {
+  std::string model;
+  std::string mode;
+  std::string accelerator;
+  std::string dtype;
+  int slices = 0;
+};
+
+// The stable JSON contract of `plan --format json`, documented in README.
+nlohmann::json PlanToJson(const catalog::SlicePlan& plan) {
+  const auto& slice = plan.slice;
+  nlohmann::json json = {
+      {"model", plan.model.name},
+      {"mode", catalog::ModeName(plan.mode)},
+      {"dtype", plan.dtype},
+      {"parameters", plan.model.parameters},
+      {"bytes_per_parameter", plan.bytes_per_parameter},
+      {"headroom", plan.headroom},
+      {"memory_gb_per_slice", plan.memory_gb_per_slice},
+      {"memory_gb", plan.memory_gb},
+      {"min_chips_per_slice", plan.min_chips_per_slice},
+      {"generation", slice.generation->family},
+      {"accelerator_type", slice.accelerator_type},
+      {"topology", slice.topology},
+      {"chips_per_slice", slice.chips},
+      {"slices", plan.slices},
+      {"hosts_per_slice", slice.hosts},
+      {"chips_per_host", slice.chips_per_host},
+      {"nodes_per_slice", plan.nodes_per_slice},
+      {"machine_type", slice.machine_type},
+      {"gke_accelerator", slice.generation->gke_accelerator},
+      {"hbm_gb_per_chip", slice.generation->hbm_gb_per_chip},
+      {"peak_bf16_tflops_per_chip", slice.generation->peak_bf16_tflops_per_chip},
+      {"ici", nullptr},
+      {"formula", plan.formula},
+  };
+  if (plan.mode == catalog::WorkloadMode::kTrain) {
+    json["ici"] = {{"fsdp", plan.ici.fsdp}, {"tensor", plan.ici.tensor}};
+  }
+  return json;
+}
+
+void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan) {
+  const auto& slice = plan.slice;
+  std::vector<std::vector<std::string>> rows = {
+      {"model", fmt::format("{} ({} B parameters, {})", plan.model.name, plan.model.parameters / 1e9,
+                            catalog::ModeName(plan.mode))},
+      {"memory", fmt::format("{:.0f} GB per slice ({} bytes/parameter, {:.0f}% headroom)", plan.memory_gb_per_slice,
+                             plan.bytes_per_parameter, plan.headroom * 100)},
+      {"slice", fmt::format("{} ({} chips, topology {})", slice.accelerator_type, slice.chips, slice.topology)},
+      {"slices", std::to_string(plan.slices)},
+      {"node pool", fmt::format("{} nodes of {} × {} chips ({})", plan.nodes_per_slice, slice.machine_type,
+                                slice.chips_per_host, slice.generation->gke_accelerator)},
+  };
+  if (plan.mode == catalog::WorkloadMode::kTrain) {
+    rows.push_back({"ici", fmt::format("ici_fsdp_parallelism={} ici_tensor_parallelism={}", plan.ici.fsdp,
+                                       plan.ici.tensor)});
+  }
+  PrintTable(out, {"field", "value"}, rows);
+  out << "\nwhy: " << plan.formula << "\n";
+}
+
+core::Result<int> RunPlan(const PlanOptions& options, Context& context) {
+  catalog::PlanRequest request;
+  request.model = options.model;
+  if (!options.mode.empty()) {
+    request.mode = options.mode == "train" ? catalog::WorkloadMode::kTrain : catalog::WorkloadMode::kServe;
+  }
+  request.accelerator = options.accelerator;
+  request.dtype = options.dtype;
+  request.slices = options.slices;
+  auto plan = catalog::PlanSlice(request);
+  if (!plan) return core::Fail(plan.error());
+  PrintResult(context, PlanToJson(*plan), [&](std::ostream& out) { PrintPlanTable(out, *plan); });
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupPlanCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<PlanOptions>();
+  auto* plan = root.add_subcommand("plan", "Size the smallest TPU slice for a model, and say why");
+  std::string models;
+  for (const auto& preset : catalog::ModelPresets()) models += (models.empty() ? "" : ", ") + preset.name;
+  plan->add_option("--model", options->model, "Model preset: " + models)->required();
+  plan->add_option("--mode", options->mode, "train or serve (default: the preset's)")
+      ->check(CLI::IsMember({"train", "serve"}));
+  plan->add_option("--accelerator", options->accelerator, "TPU generation: v6e, v5e, v5p, v4 or tpu7x");
+  plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the preset's)");
+  plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")
+      ->check(CLI::PositiveNumber);
+  plan->footer(
+      "Examples:\n"
+      "  tputrain plan --model llama3-8b --accelerator v6e\n"
+      "  tputrain plan --model saxml-175b-test --format json");
+  plan->callback([options, &context] { context.outcome = RunPlan(*options, context); });
+}
+
+}  // namespace tputrain::cli
