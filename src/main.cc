@@ -4,10 +4,8 @@
 
 #include "tputrain/cli/main.h"
 #include "tputrain/core/cancel.h"
-#include "tputrain/http/curl_global.h"
 
 int main(int argc, char** argv) {
-  tputrain::http::CurlGlobal curl;
   tputrain::core::CancelToken cancel;
   tputrain::core::InstallInterruptHandler(cancel);
   tputrain::cli::Context context(tputrain::core::Env::FromProcess(), std::cout, std::cerr);
