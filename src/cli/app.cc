@@ -62,6 +62,7 @@ int Main(int argc, const char* const* argv, Context& context) {
 
   SetupConfigCommand(app, context);
   SetupPlanCommand(app, context);
+  SetupRunsCommand(app, context);
 
 
   try {

@@ -10,5 +10,6 @@ namespace tputrain::cli {
 
 void SetupConfigCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
+void SetupRunsCommand(CLI::App& root, Context& context);
 
 }  // namespace tputrain::cli

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/clock.h"
+#include "tputrain/core/env.h"
+#include "tputrain/core/result.h"
+
+namespace tputrain::state {
+
+// Where one thing tputrain made stands. An entry is written as kCreating *before* the create
+// call is sent, so a process killed mid-create still leaves a trace for cleanup.
+enum class EntryState { kCreating, kCreated, kDeleting, kDeleted };
+
+std::string_view EntryStateName(EntryState state);
+
+struct LedgerEntry {
+  std::string kind;       // cluster, nodepool, tpu-vm, bucket, service-account, iam-member, k8s-object, ray-job
+  std::string name;       // unique within its kind: the API resource name or a composite key
+  EntryState state = EntryState::kCreating;
+  std::string operation;  // the pending long-running operation, if any
+  // False for resources that existed before and were adopted: cleanup leaves them alone
+  // unless told --force.
+  bool owned = true;
+  nlohmann::json details = nlohmann::json::object();  // what deleting it needs (location, role, ...)
+  std::string created_at;
+  std::string updated_at;
+};
+
+struct Ledger {
+  std::string run_id;
+  std::string created_at;
+  std::vector<LedgerEntry> entries;
+
+  LedgerEntry* Find(const std::string& kind, const std::string& name);
+  // Entries not yet deleted, in the order they were recorded.
+  std::vector<const LedgerEntry*> Live() const;
+};
+
+nlohmann::json ToJson(const Ledger& ledger);
+core::Result<Ledger> LedgerFromJson(const nlohmann::json& json);
+
+// One JSON file per run under the state directory, written atomically (temp file, fsync,
+// rename) under an exclusive lock, so two tputrain processes cannot corrupt it and a kill
+// at any moment leaves either the old or the new file.
+class LedgerStore {
+ public:
+  LedgerStore(std::string dir, core::Clock& clock);
+
+  // $XDG_STATE_HOME/tputrain, or ~/.local/state/tputrain.
+  static std::string DefaultDir(const core::Env& env);
+
+  const std::string& dir() const { return dir_; }
+
+  // The run a command belongs to: `explicit_id` (--run), else TPUTRAIN_RUN, else the current
+  // run recorded by an earlier command, else (when `create` is true) a new run, made current.
+  core::Result<std::string> ResolveRun(const std::string& explicit_id, const core::Env& env, bool create);
+  core::Result<std::string> CurrentRun() const;  // empty when none
+  core::Status ClearCurrentRun(const std::string& run_id);
+
+  core::Result<Ledger> Load(const std::string& run_id) const;
+  // Lock, read, apply `mutate`, write atomically, unlock.
+  core::Status Update(const std::string& run_id, const std::function<void(Ledger&)>& mutate);
+  core::Result<std::vector<std::string>> ListRuns() const;
+
+  // The recorder calls used by provisioning: each is one atomic update.
+  core::Status RecordCreating(const std::string& run_id, const LedgerEntry& entry);
+  core::Status RecordState(const std::string& run_id, const std::string& kind, const std::string& name,
+                           EntryState state, const std::string& operation = "");
+
+ private:
+  std::string PathOf(const std::string& run_id) const;
+  std::string Timestamp() const;
+
+  std::string dir_;
+  core::Clock& clock_;
+};
+
+// Run ids are safe as file names: letters, digits, '-', '_', '.', at most 64 characters.
+core::Status ValidateRunId(const std::string& run_id);
+
+}  // namespace tputrain::state

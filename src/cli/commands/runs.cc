@@ -1,0 +1,81 @@
+#include "commands/commands.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/state/ledger.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct RunsOptions {
+  std::string state_dir;
+  std::string run_id;
+};
+
+std::string StateDir(const RunsOptions& options, const Context& context) {
+  return options.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.state_dir;
+}
+
+core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
+  core::SystemClock clock;
+  state::LedgerStore store(StateDir(options, context), clock);
+  auto runs = store.ListRuns();
+  if (!runs) return core::Fail(runs.error());
+  auto current = store.CurrentRun();
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& run_id : *runs) {
+    auto ledger = store.Load(run_id);
+    if (!ledger) {
+      context.reporter().Warn(ledger.error().message);
+      continue;
+    }
+    bool is_current = current && *current == run_id;
+    json.push_back({{"run_id", run_id},
+                    {"created_at", ledger->created_at},
+                    {"current", is_current},
+                    {"resources", ledger->entries.size()},
+                    {"live", ledger->Live().size()}});
+    rows.push_back({run_id + (is_current ? " *" : ""), ledger->created_at, std::to_string(ledger->entries.size()),
+                    std::to_string(ledger->Live().size())});
+  }
+  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"run", "created", "resources", "live"}, rows); });
+  return core::kExitOk;
+}
+
+core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
+  core::SystemClock clock;
+  state::LedgerStore store(StateDir(options, context), clock);
+  auto run_id = store.ResolveRun(options.run_id, context.env, false);
+  if (!run_id) return core::Fail(run_id.error());
+  if (run_id->empty()) return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
+  auto ledger = store.Load(*run_id);
+  if (!ledger) return core::Fail(ledger.error());
+  PrintResult(context, state::ToJson(*ledger), [&](std::ostream& out) {
+    out << "run " << ledger->run_id << " (created " << ledger->created_at << ")\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& entry : ledger->entries) {
+      rows.push_back({entry.kind, entry.name, std::string(state::EntryStateName(entry.state)),
+                      entry.owned ? "yes" : "no (adopted)", entry.operation});
+    }
+    PrintTable(out, {"kind", "name", "state", "owned", "operation"}, rows);
+  });
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupRunsCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<RunsOptions>();
+  auto* runs = root.add_subcommand("runs", "Show the ledgers of what tputrain created, one per run");
+  runs->require_subcommand(1);
+  runs->add_option("--state-dir", options->state_dir,
+                   "Ledger directory (default: $XDG_STATE_HOME/tputrain or ~/.local/state/tputrain)");
+  auto* list = runs->add_subcommand("list", "List runs; * marks the current one");
+  list->footer("Example:\n  tputrain runs list --format json");
+  list->callback([options, &context] { context.outcome = RunRunsList(*options, context); });
+  auto* show = runs->add_subcommand("show", "Show every resource of a run and its state");
+  show->add_option("--run", options->run_id, "Run id (default: TPUTRAIN_RUN, else the current run)");
+  show->footer("Example:\n  tputrain runs show --run tr-20261122-120000-ab12");
+  show->callback([options, &context] { context.outcome = RunRunsShow(*options, context); });
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,321 @@
+#include "tputrain/state/ledger.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace tputrain::state {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr EntryState kAllStates[] = {EntryState::kCreating, EntryState::kCreated, EntryState::kDeleting,
+                                     EntryState::kDeleted};
+
+core::Error StateError(const std::string& path, const std::string& what) {
+  auto error = core::Error::Internal(path + ": " + what);
+  error.where = "ledger";
+  return error;
+}
+
+core::Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::Fail(core::Error::Make(core::ErrorKind::kNotFound, path + ": no such file"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Writes to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs the
+// directory: a reader sees the old content or the new, never a torn file.
+core::Status WriteAtomically(const std::string& path, const std::string& content) {
+  std::string temp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return core::Fail(StateError(temp, std::strerror(errno)));
+  size_t written = 0;
+  while (written < content.size()) {
+    ssize_t n = write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int saved = errno;
+      close(fd);
+      unlink(temp.c_str());
+      return core::Fail(StateError(temp, std::strerror(saved)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    unlink(temp.c_str());
+    return core::Fail(StateError(temp, "cannot sync to disk"));
+  }
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    int saved = errno;
+    unlink(temp.c_str());
+    return core::Fail(StateError(path, std::strerror(saved)));
+  }
+  int dir_fd = open(fs::path(path).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    close(dir_fd);
+  }
+  return {};
+}
+
+// An exclusive flock held for the life of the object.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    if (fd_ >= 0) {
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) close(fd_);  // closing releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+std::string NewRunId(std::chrono::system_clock::time_point now) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
+  std::random_device random;
+  char suffix[8];
+  std::snprintf(suffix, sizeof(suffix), "%04x", static_cast<unsigned>(random() & 0xFFFF));
+  return std::string("tr-") + stamp + "-" + suffix;  // valid as a GCP label value: lowercase, digits, '-'
+}
+
+}  // namespace
+
+std::string_view EntryStateName(EntryState state) {
+  switch (state) {
+    case EntryState::kCreating: return "creating";
+    case EntryState::kCreated: return "created";
+    case EntryState::kDeleting: return "deleting";
+    case EntryState::kDeleted: return "deleted";
+  }
+  return "creating";
+}
+
+LedgerEntry* Ledger::Find(const std::string& kind, const std::string& name) {
+  for (auto& entry : entries) {
+    if (entry.kind == kind && entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+std::vector<const LedgerEntry*> Ledger::Live() const {
+  std::vector<const LedgerEntry*> live;
+  for (const auto& entry : entries) {
+    if (entry.state != EntryState::kDeleted) live.push_back(&entry);
+  }
+  return live;
+}
+
+nlohmann::json ToJson(const Ledger& ledger) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& entry : ledger.entries) {
+    entries.push_back({{"kind", entry.kind},
+                       {"name", entry.name},
+                       {"state", EntryStateName(entry.state)},
+                       {"operation", entry.operation},
+                       {"owned", entry.owned},
+                       {"details", entry.details},
+                       {"created_at", entry.created_at},
+                       {"updated_at", entry.updated_at}});
+  }
+  return {{"version", 1}, {"run_id", ledger.run_id}, {"created_at", ledger.created_at}, {"entries", entries}};
+}
+
+core::Result<Ledger> LedgerFromJson(const nlohmann::json& json) {
+  try {
+    Ledger ledger;
+    ledger.run_id = json.at("run_id").get<std::string>();
+    ledger.created_at = json.value("created_at", "");
+    for (const auto& item : json.at("entries")) {
+      LedgerEntry entry;
+      entry.kind = item.at("kind").get<std::string>();
+      entry.name = item.at("name").get<std::string>();
+      auto state = item.at("state").get<std::string>();
+      auto known = std::find_if(std::begin(kAllStates), std::end(kAllStates),
+                                [&](EntryState s) { return EntryStateName(s) == state; });
+      if (known == std::end(kAllStates)) return core::Fail(core::Error::Internal("unknown entry state '" + state + "'"));
+      entry.state = *known;
+      entry.operation = item.value("operation", "");
+      entry.owned = item.value("owned", true);
+      entry.details = item.value("details", nlohmann::json::object());
+      entry.created_at = item.value("created_at", "");
+      entry.updated_at = item.value("updated_at", "");
+      ledger.entries.push_back(std::move(entry));
+    }
+    return ledger;
+  } catch (const nlohmann::json::exception& e) {
+    return core::Fail(core::Error::Internal(std::string("malformed ledger: ") + e.what()));
+  }
+}
+
+LedgerStore::LedgerStore(std::string dir, core::Clock& clock) : dir_(std::move(dir)), clock_(clock) {}
+
+std::string LedgerStore::DefaultDir(const core::Env& env) {
+  if (auto state_home = env.Get("XDG_STATE_HOME")) return *state_home + "/tputrain";
+  return env.Home() + "/.local/state/tputrain";
+}
+
+core::Status ValidateRunId(const std::string& run_id) {
+  bool ok = !run_id.empty() && run_id.size() <= 64 && run_id.front() != '.' &&
+            std::all_of(run_id.begin(), run_id.end(), [](unsigned char c) {
+              return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+            });
+  if (!ok) {
+    return core::Fail(core::Error::Usage("--run: invalid run id '" + run_id +
+                                         "': expected up to 64 letters, digits, '-', '_' or '.'"));
+  }
+  return {};
+}
+
+std::string LedgerStore::PathOf(const std::string& run_id) const { return dir_ + "/" + run_id + ".json"; }
+
+std::string LedgerStore::Timestamp() const {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(clock_.WallNow());
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+core::Result<std::string> LedgerStore::CurrentRun() const {
+  auto text = ReadWholeFile(dir_ + "/current");
+  if (!text) return std::string();
+  std::string run_id = *text;
+  while (!run_id.empty() && std::isspace(static_cast<unsigned char>(run_id.back()))) run_id.pop_back();
+  return run_id;
+}
+
+core::Status LedgerStore::ClearCurrentRun(const std::string& run_id) {
+  std::error_code ec;
+  FileLock lock(dir_ + "/.lock");
+  auto current = CurrentRun();
+  if (current && *current == run_id) fs::remove(dir_ + "/current", ec);
+  return {};
+}
+
+core::Result<std::string> LedgerStore::ResolveRun(const std::string& explicit_id, const core::Env& env, bool create) {
+  std::string run_id = explicit_id;
+  if (run_id.empty()) run_id = env.GetOr("TPUTRAIN_RUN", "");
+  if (!run_id.empty()) {
+    if (auto valid = ValidateRunId(run_id); !valid) return core::Fail(valid.error());
+    return run_id;
+  }
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return core::Fail(StateError(dir_, ec.message()));
+  FileLock lock(dir_ + "/.lock");
+  auto current = CurrentRun();
+  if (current && !current->empty()) return *current;
+  if (!create) return std::string();
+  run_id = NewRunId(clock_.WallNow());
+  if (auto written = WriteAtomically(dir_ + "/current", run_id + "\n"); !written) return core::Fail(written.error());
+  return run_id;
+}
+
+core::Result<Ledger> LedgerStore::Load(const std::string& run_id) const {
+  if (auto valid = ValidateRunId(run_id); !valid) return core::Fail(valid.error());
+  auto text = ReadWholeFile(PathOf(run_id));
+  if (!text) {
+    auto error = core::Error::Make(core::ErrorKind::kNotFound, "no ledger for run '" + run_id + "' in " + dir_);
+    return core::Fail(error);
+  }
+  auto json = nlohmann::json::parse(*text, nullptr, false);
+  if (json.is_discarded()) return core::Fail(StateError(PathOf(run_id), "not valid JSON"));
+  auto ledger = LedgerFromJson(json);
+  if (!ledger) return core::Fail(StateError(PathOf(run_id), ledger.error().message));
+  return ledger;
+}
+
+core::Status LedgerStore::Update(const std::string& run_id, const std::function<void(Ledger&)>& mutate) {
+  if (auto valid = ValidateRunId(run_id); !valid) return valid;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return core::Fail(StateError(dir_, ec.message()));
+  FileLock lock(PathOf(run_id) + ".lock");
+  if (!lock.held()) return core::Fail(StateError(PathOf(run_id) + ".lock", "cannot lock"));
+  Ledger ledger;
+  auto loaded = Load(run_id);
+  if (loaded) {
+    ledger = std::move(*loaded);
+  } else if (loaded.error().kind == core::ErrorKind::kNotFound) {
+    ledger.run_id = run_id;
+    ledger.created_at = Timestamp();
+  } else {
+    return core::Fail(loaded.error());
+  }
+  mutate(ledger);
+  return WriteAtomically(PathOf(run_id), ToJson(ledger).dump(2) + "\n");
+}
+
+core::Result<std::vector<std::string>> LedgerStore::ListRuns() const {
+  std::vector<std::string> runs;
+  std::error_code ec;
+  if (!fs::exists(dir_, ec)) return runs;
+  for (const auto& item : fs::directory_iterator(dir_, ec)) {
+    auto name = item.path().filename().string();
+    if (name.size() > 5 && name.ends_with(".json")) runs.push_back(name.substr(0, name.size() - 5));
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs;
+}
+
+core::Status LedgerStore::RecordCreating(const std::string& run_id, const LedgerEntry& entry) {
+  return Update(run_id, [&](Ledger& ledger) {
+    std::string now = Timestamp();
+    if (auto* existing = ledger.Find(entry.kind, entry.name)) {
+      // A re-run of a create: the resource is being made (or adopted) again.
+      existing->state = EntryState::kCreating;
+      existing->details = entry.details;
+      existing->owned = existing->owned || entry.owned;
+      existing->updated_at = now;
+      return;
+    }
+    LedgerEntry added = entry;
+    added.state = EntryState::kCreating;
+    added.created_at = now;
+    added.updated_at = now;
+    ledger.entries.push_back(std::move(added));
+  });
+}
+
+core::Status LedgerStore::RecordState(const std::string& run_id, const std::string& kind, const std::string& name,
+                                      EntryState state, const std::string& operation) {
+  return Update(run_id, [&](Ledger& ledger) {
+    auto* entry = ledger.Find(kind, name);
+    if (entry == nullptr) {
+      ledger.entries.push_back(LedgerEntry{.kind = kind, .name = name, .created_at = Timestamp()});
+      entry = &ledger.entries.back();
+    }
+    entry->state = state;
+    if (!operation.empty() || state == EntryState::kCreated || state == EntryState::kDeleted) {
+      entry->operation = operation;
+    }
+    entry->updated_at = Timestamp();
+  });
+}
+
+}  // namespace tputrain::state

@@ -1,0 +1,167 @@
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "tputrain/state/ledger.h"
+
+namespace fs = std::filesystem;
+using tputrain::state::EntryState;
+using tputrain::state::LedgerEntry;
+using tputrain::state::LedgerStore;
+
+namespace {
+
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    char pattern[] = "/tmp/tputrain-ledger-XXXXXX";
+    path = mkdtemp(pattern);
+  }
+  ~ScratchDir() { fs::remove_all(path); }
+};
+
+// Appends `count` entries named <tag>-<i>, one locked update each.
+void AppendEntries(LedgerStore& store, const std::string& run, const std::string& tag, int count) {
+  for (int i = 0; i < count; ++i) {
+    auto status = store.RecordCreating(run, LedgerEntry{.kind = "bucket", .name = tag + "-" + std::to_string(i),
+                                                        .details = {{"padding", std::string(2000, 'x')}}});
+    if (!status) _exit(3);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an entry goes creating → created → deleted and survives a reload") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  REQUIRE(store.RecordCreating("run-1", {.kind = "cluster", .name = "projects/p/locations/l/clusters/c",
+                                         .details = {{"location", "l"}}}));
+  auto creating = store.Load("run-1");
+  REQUIRE(creating);
+  REQUIRE(creating->entries.size() == 1);
+  CHECK(creating->entries[0].state == EntryState::kCreating);
+  CHECK(creating->entries[0].owned);
+
+  REQUIRE(store.RecordState("run-1", "cluster", "projects/p/locations/l/clusters/c", EntryState::kCreated, "op-1"));
+  auto created = store.Load("run-1");
+  REQUIRE(created);
+  CHECK(created->entries[0].state == EntryState::kCreated);
+  CHECK(created->entries[0].operation == "op-1");
+  CHECK(created->Live().size() == 1);
+
+  REQUIRE(store.RecordState("run-1", "cluster", "projects/p/locations/l/clusters/c", EntryState::kDeleted));
+  auto deleted = store.Load("run-1");
+  REQUIRE(deleted);
+  CHECK(deleted->Live().empty());
+  CHECK(deleted->entries[0].details["location"] == "l");
+}
+
+TEST_CASE("the run is --run, else TPUTRAIN_RUN, else the current run, else a new current run") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  tputrain::core::Env env;
+  auto none = store.ResolveRun("", env, false);
+  REQUIRE(none);
+  CHECK(none->empty());
+  auto made = store.ResolveRun("", env, true);
+  REQUIRE(made);
+  CHECK_THAT(*made, Catch::StartsWith("tr-"));
+  auto again = store.ResolveRun("", env, true);
+  REQUIRE(again);
+  CHECK(*again == *made);  // cluster create, submit and cleanup in one CI job share it
+  env.Set("TPUTRAIN_RUN", "from-env");
+  CHECK(*store.ResolveRun("", env, true) == "from-env");
+  CHECK(*store.ResolveRun("explicit", env, true) == "explicit");
+  REQUIRE(store.ClearCurrentRun(*made));
+  CHECK(store.CurrentRun()->empty());
+  auto bad = store.ResolveRun("../etc/passwd", env, true);
+  REQUIRE_FALSE(bad);
+  CHECK(tputrain::core::IsUsageError(bad.error()));
+}
+
+TEST_CASE("runs are listed by id") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  REQUIRE(store.RecordCreating("b-run", {.kind = "bucket", .name = "b"}));
+  REQUIRE(store.RecordCreating("a-run", {.kind = "bucket", .name = "a"}));
+  auto runs = store.ListRuns();
+  REQUIRE(runs);
+  CHECK(*runs == std::vector<std::string>{"a-run", "b-run"});
+}
+
+TEST_CASE("two processes writing one ledger lose nothing (the lock serialises them)") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  constexpr int kEach = 40;
+  std::vector<pid_t> children;
+  for (const char* tag : {"left", "right"}) {
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      LedgerStore store(dir.path.string(), clock);
+      AppendEntries(store, "shared", tag, kEach);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  LedgerStore store(dir.path.string(), clock);
+  auto ledger = store.Load("shared");
+  REQUIRE(ledger);
+  CHECK(ledger->entries.size() == 2 * kEach);
+}
+
+TEST_CASE("a process killed while writing never leaves the ledger truncated or unparsable") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  std::mt19937 random(20261122);
+  std::uniform_int_distribution<int> delay_us(0, 20000);
+  for (int round = 0; round < 15; ++round) {
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      LedgerStore store(dir.path.string(), clock);
+      AppendEntries(store, "killed", "round" + std::to_string(round), 1000);
+      _exit(0);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(delay_us(random)));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    LedgerStore store(dir.path.string(), clock);
+    auto ledger = store.Load("killed");
+    if (!ledger) {
+      // Killed before the first write finished: there must be no ledger at all, not a broken one.
+      CHECK(ledger.error().kind == tputrain::core::ErrorKind::kNotFound);
+    } else {
+      CHECK(ledger->run_id == "killed");
+    }
+  }
+}
+
+TEST_CASE("a corrupt ledger is reported, not silently replaced") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  std::ofstream(dir.path / "broken.json") << "{\"run_id\": ";
+  auto loaded = store.Load("broken");
+  REQUIRE_FALSE(loaded);
+  CHECK_THAT(loaded.error().message, Catch::Contains("not valid JSON"));
+  auto update = store.RecordCreating("broken", {.kind = "bucket", .name = "b"});
+  CHECK_FALSE(update.has_value());
+}
