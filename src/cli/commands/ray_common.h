@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tputrain/cli/context.h"
+#include "tputrain/ray/jobs_client.h"
+#include "tputrain/ray/log_follower.h"
+
+// What `job` and `submit` share: the Ray connection flags, and following a job to its end
+// with the Ctrl-C behaviour (TTY: offer to stop the job; otherwise detach with a hint).
+namespace tputrain::cli {
+
+// --address URL and --header K:V (repeatable).
+void AddRayConnectionFlags(CLI::App* command, ray::ConnectionFlags& flags);
+
+// Flags > RAY_ADDRESS > tputrain.yaml's ray_address; a usage error when none is set.
+core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& flags, Context& context);
+
+// Follows `id` until the job is terminal, handing each new log piece to `on_text`. On Ctrl-C:
+// on a TTY asks whether to stop the job (and then waits for it to stop), otherwise prints the
+// re-attach command on stderr and returns kCancelled. Returns the job's final details.
+core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
+                                        const ray::LogTextHandler& on_text, uint64_t start_offset = 0);
+
+}  // namespace tputrain::cli
