@@ -1,0 +1,163 @@
+#include "tputrain/render/template.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+namespace tputrain::render {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kSpecFile = "template.yaml";
+
+core::Result<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return core::Fail(core::Error::Usage(path.string() + ": cannot read the file"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool IsYamlName(const std::string& name) {
+  auto ends = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".yaml") || ends(".yml");
+}
+
+core::Error SpecError(const fs::path& spec, const std::string& what) {
+  return core::Error::Usage(spec.string() + ": " + what);
+}
+
+core::Result<VariableSpec> ParseVariable(const fs::path& spec, const std::string& name, const YAML::Node& node) {
+  VariableSpec variable;
+  variable.name = name;
+  if (!IsValidName(name)) return core::Fail(SpecError(spec, "'" + name + "' is not a variable name"));
+  if (IsComputed(name)) {
+    return core::Fail(SpecError(spec, name + " is computed from TPU_TYPE and cannot be declared"));
+  }
+  if (!node.IsMap()) return core::Fail(SpecError(spec, name + ": expected a mapping with description/default/type"));
+  if (node["description"]) variable.meaning = node["description"].Scalar();
+  if (node["default"]) {
+    if (!node["default"].IsScalar() && !node["default"].IsNull()) {
+      return core::Fail(SpecError(spec, name + ".default: expected a single value"));
+    }
+    variable.has_default = true;
+    variable.default_value = node["default"].IsNull() ? "" : node["default"].Scalar();
+  }
+  if (node["type"]) {
+    auto type = ParseTypeName(node["type"].Scalar());
+    if (!type) return core::Fail(SpecError(spec, name + ".type: " + type.error().message));
+    variable.type = *type;
+  }
+  return variable;
+}
+
+}  // namespace
+
+const VariableSpec* TemplateSpec::Find(std::string_view variable) const {
+  for (const auto& spec : variables) {
+    if (spec.name == variable) return &spec;
+  }
+  return nullptr;
+}
+
+core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
+  const fs::path dir(directory);
+  const fs::path spec_path = dir / kSpecFile;
+  auto text = ReadFile(spec_path);
+  if (!text) return core::Fail(text.error());
+  TemplateSpec spec;
+  spec.name = dir.filename().string();
+  spec.directory = directory;
+  try {
+    const YAML::Node root = YAML::Load(*text);
+    if (!root.IsMap()) return core::Fail(SpecError(spec_path, "expected a mapping"));
+    if (root["description"]) spec.description = root["description"].Scalar();
+    if (root["tpu_type"]) spec.default_tpu_type = root["tpu_type"].Scalar();
+    if (root["slices"]) spec.default_slices = root["slices"].as<int>();
+    if (root["variables"]) {
+      if (!root["variables"].IsMap()) return core::Fail(SpecError(spec_path, "variables: expected a mapping"));
+      for (const auto& entry : root["variables"]) {
+        auto variable = ParseVariable(spec_path, entry.first.Scalar(), entry.second);
+        if (!variable) return core::Fail(variable.error());
+        spec.variables.push_back(std::move(*variable));
+      }
+    }
+    if (!root["files"] || !root["files"].IsSequence() || root["files"].size() == 0) {
+      return core::Fail(SpecError(spec_path, "files: expected a list of the files to render"));
+    }
+    for (const auto& entry : root["files"]) {
+      const std::string name = entry.Scalar();
+      if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
+        return core::Fail(SpecError(spec_path, "files: '" + name + "' must be a plain file name in the template directory"));
+      }
+      auto body = ReadFile(dir / name);
+      if (!body) return core::Fail(body.error());
+      spec.files.push_back({name, std::move(*body), IsYamlName(name)});
+    }
+  } catch (const YAML::Exception& e) {
+    return core::Fail(SpecError(spec_path, std::string("not valid: ") + e.what()));
+  }
+  return spec;
+}
+
+core::Result<std::vector<TemplateSummary>> ListTemplates(const std::vector<std::string>& dirs) {
+  std::vector<TemplateSummary> found;
+  std::set<std::string> seen;
+  for (const auto& directory : dirs) {
+    std::error_code error;
+    if (!fs::is_directory(directory, error)) continue;
+    std::vector<fs::path> entries;
+    for (const auto& entry : fs::directory_iterator(directory, error)) {
+      if (entry.is_directory() && fs::exists(entry.path() / kSpecFile)) entries.push_back(entry.path());
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const auto& path : entries) {
+      const std::string name = path.filename().string();
+      if (seen.count(name)) {
+        for (auto& earlier : found) {
+          if (earlier.name == name) earlier.overrides = true;
+        }
+        continue;
+      }
+      auto spec = LoadTemplateDir(path.string());
+      if (!spec) return core::Fail(spec.error());
+      seen.insert(name);
+      found.push_back({name, spec->description, path.string(), false});
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return found;
+}
+
+core::Result<TemplateSpec> LoadTemplate(const std::vector<std::string>& dirs, const std::string& name) {
+  const bool plain = !name.empty() && name[0] != '.' &&
+                     name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") ==
+                         std::string::npos;
+  if (!plain) {
+    return core::Fail(core::Error::Usage("TEMPLATE '" + name + "': expected a template name such as raycluster-maxtext"));
+  }
+  for (const auto& directory : dirs) {
+    const fs::path candidate = fs::path(directory) / name;
+    std::error_code error;
+    if (fs::exists(candidate / kSpecFile, error)) return LoadTemplateDir(candidate.string());
+  }
+  auto known = ListTemplates(dirs);
+  std::string names;
+  if (known) {
+    for (const auto& summary : *known) names += (names.empty() ? "" : ", ") + summary.name;
+  }
+  if (names.empty()) {
+    return core::Fail(core::Error::Usage("unknown template '" + name + "': no templates found (searched " +
+                                         std::to_string(dirs.size()) + " directories; see --template-dir)"));
+  }
+  return core::Fail(core::Error::Usage("unknown template '" + name + "'; known templates: " + names +
+                                       " (tputrain render --list)"));
+}
+
+}  // namespace tputrain::render
