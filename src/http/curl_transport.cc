@@ -156,6 +156,19 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   if (!options_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  if (!options_.ca_pem.empty()) {
+    curl_blob ca{options_.ca_pem.data(), options_.ca_pem.size(), CURL_BLOB_NOCOPY};
+    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
+    curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);  // the system directory must not widen the trust
+  }
+  if (!options_.client_cert_pem.empty()) {
+    curl_blob cert{options_.client_cert_pem.data(), options_.client_cert_pem.size(), CURL_BLOB_NOCOPY};
+    curl_blob key{options_.client_key_pem.data(), options_.client_key_pem.size(), CURL_BLOB_NOCOPY};
+    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(curl, CURLOPT_SSLCERT_BLOB, &cert);
+    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
+    curl_easy_setopt(curl, CURLOPT_SSLKEY_BLOB, &key);
+  }
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate, decoded by curl

@@ -15,6 +15,11 @@ struct CurlOptions {
   std::chrono::milliseconds total_timeout{120'000};  // per request, unless the Request says
   std::string user_agent;                            // default "tputrain/<version>"
   std::string ca_bundle;                             // extra CA file; empty: the system store
+  // A cluster's own CA (PEM): when set, only it is trusted (as kubectl trusts a kubeconfig's CA).
+  std::string ca_pem;
+  // A client certificate and key (PEM) for servers that authenticate by certificate.
+  std::string client_cert_pem;
+  std::string client_key_pem;
   // Plain http is refused except to loopback, so that no token ever crosses a network in clear.
   bool allow_plain_http_to_loopback = true;
 };
