@@ -1,0 +1,96 @@
+#include "tputrain/ray/log_follower.h"
+
+#include <algorithm>
+
+namespace tputrain::ray {
+namespace {
+
+constexpr std::chrono::milliseconds kReceiveSlice{200};  // how often a quiet tail checks Ctrl-C
+
+core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted"); }
+
+}  // namespace
+
+LogFollower::LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Sleeper& sleeper,
+                         FollowOptions options)
+    : client_(client), connector_(connector), sleeper_(sleeper), options_(std::move(options)),
+      offset_(options_.start_offset) {}
+
+bool LogFollower::cancelled() const { return options_.cancel != nullptr && options_.cancel->cancelled(); }
+
+// Every tail connection and every GET .../logs starts at byte 0 of the driver log; `offset_`
+// counts what was delivered, so a replay only delivers what lies beyond it.
+void LogFollower::Deliver(std::string_view piece, uint64_t piece_start, const LogTextHandler& on_text) {
+  uint64_t piece_end = piece_start + piece.size();
+  if (piece_end <= offset_) return;
+  uint64_t skip = offset_ > piece_start ? offset_ - piece_start : 0;
+  offset_ = piece_end;
+  on_text(piece.substr(skip));
+}
+
+core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTextHandler& on_text) {
+  int drops = 0;
+  while (options_.use_websocket) {
+    core::Error error;
+    TailEnd end = Tail(id, on_text, error);
+    if (end == TailEnd::kCancelled) return core::Fail(Cancelled());
+    if (end == TailEnd::kUnusable) {
+      // 404 (no such job) and 400 (a DRIVER job) are answers, not socket trouble.
+      if (error.http_status == 404 || error.http_status == 400) return core::Fail(error);
+      if (options_.on_notice) options_.on_notice("log stream unavailable (" + error.message + "); polling the log instead");
+      break;
+    }
+    auto job = client_.Get(id);
+    if (!job) return core::Fail(job.error());
+    if (IsTerminal(job->status)) return job;
+    // A close while the job runs: a proxy timed the idle connection out, or the head restarted.
+    if (++drops > options_.max_reconnects) {
+      if (options_.on_notice) options_.on_notice("log stream keeps dropping; polling the log instead");
+      break;
+    }
+    if (options_.on_notice) options_.on_notice("log stream dropped; reconnecting");
+  }
+  return Poll(id, on_text);
+}
+
+LogFollower::TailEnd LogFollower::Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error) {
+  auto connection = connector_.Connect(client_.LogTailUrl(id), client_.options().headers);
+  if (!connection) {
+    error = connection.error();
+    return TailEnd::kUnusable;
+  }
+  uint64_t stream_position = 0;
+  while (true) {
+    if (cancelled()) {
+      (*connection)->Close(1000);
+      return TailEnd::kCancelled;
+    }
+    auto message = (*connection)->Receive(kReceiveSlice);
+    if (!message) return TailEnd::kDropped;
+    if (!*message) continue;
+    if ((*message)->type == http::WebSocketMessage::Type::kClose) {
+      return (*message)->close_code == 1000 ? TailEnd::kClosedNormally : TailEnd::kDropped;
+    }
+    Deliver((*message)->data, stream_position, on_text);
+    stream_position += (*message)->data.size();
+  }
+}
+
+core::Result<JobDetails> LogFollower::Poll(const std::string& id, const LogTextHandler& on_text) {
+  auto delay = options_.poll_initial;
+  while (true) {
+    if (cancelled()) return core::Fail(Cancelled());
+    // Status first: once it reads terminal, the log fetched after it is complete.
+    auto job = client_.Get(id);
+    if (!job) return core::Fail(job.error());
+    auto logs = client_.Logs(id);
+    if (!logs) return core::Fail(logs.error());
+    uint64_t before = offset_;
+    Deliver(*logs, 0, on_text);
+    if (IsTerminal(job->status)) return job;
+    delay = offset_ != before ? options_.poll_initial : std::min(delay * 2, options_.poll_max);
+    if (!sleeper_.Sleep(delay)) return core::Fail(Cancelled());
+  }
+}
+
+}  // namespace tputrain::ray
