@@ -56,12 +56,16 @@ int Main(int argc, const char* const* argv, Context& context) {
   app.footer(
       "Examples:\n"
       "  tputrain plan --model llama3-8b --accelerator v6e\n"
+      "  tputrain render raycluster-maxtext --set KSA_NAME=ray-ksa ... | kubectl apply -f -\n"
       "  tputrain config show --format json\n"
+      "  tputrain job submit --address http://127.0.0.1:8265 -- python -c \"print(42)\"\n"
       "\nExit codes: 0 ok, 1 operation failed, 2 usage or bad input, 4 no credentials, 130 interrupted.");
   AddGlobalFlags(app, context.global);
 
   SetupConfigCommand(app, context);
+  SetupJobCommand(app, context);
   SetupPlanCommand(app, context);
+  SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);
 
 

@@ -166,14 +166,20 @@ core::Result<std::map<std::string, ComputedValue>> ComputeSlice(const TemplateSp
 
 std::string MissingReport(const std::vector<std::pair<std::string, Reference>>& missing, const Resolver& resolver) {
   std::vector<std::string> order;
-  std::map<std::string, std::vector<std::string>> uses;
+  std::map<std::string, std::vector<std::string>> uses;  // name → "file line[,line...]"
   for (const auto& [file, reference] : missing) {
-    if (!uses.count(reference.name)) order.push_back(reference.name);
-    uses[reference.name].push_back(file + ":" + std::to_string(reference.line));
+    auto& list = uses[reference.name];
+    if (list.empty()) order.push_back(reference.name);
+    const std::string line = std::to_string(reference.line);
+    if (!list.empty() && list.back().rfind(file + " line", 0) == 0) {
+      list.back() += "," + line;
+    } else {
+      list.push_back(file + " line " + line);
+    }
   }
   std::vector<std::string> parts;
   for (const auto& name : order) {
-    std::string part = name + " (" + Join(uses[name], ", ") + ")";
+    std::string part = name + " (" + Join(uses[name], "; ") + ")";
     if (auto note = resolver.notes().find(name); note != resolver.notes().end()) part += ": " + note->second;
     parts.push_back(part);
   }
@@ -199,6 +205,23 @@ std::string RegionOf(const std::string& location) {
   if (dash == std::string::npos || dash + 2 != location.size()) return location;
   if (std::count(location.begin(), location.end(), '-') < 2) return location;
   return location.substr(0, dash);
+}
+
+std::vector<std::string> BuiltinTemplateDirs(const core::Env& env, const std::string& executable_path) {
+  std::vector<fs::path> candidates;
+  if (auto dir = env.Get("TPUTRAIN_TEMPLATE_DIR")) {
+    candidates.push_back(*dir);
+  } else if (!executable_path.empty()) {
+    const fs::path bindir = fs::path(executable_path).parent_path();
+    candidates.push_back(bindir / "templates");
+    candidates.push_back(bindir.parent_path() / "share" / "tputrain" / "templates");
+  }
+  std::vector<std::string> found;
+  for (const auto& candidate : candidates) {
+    std::error_code error;
+    if (fs::is_directory(candidate, error)) found.push_back(candidate.lexically_normal().string());
+  }
+  return found;
 }
 
 core::Result<Rendered> RenderTemplate(const RenderRequest& request) {

@@ -18,6 +18,11 @@ const std::vector<std::pair<std::string, std::string>>& ConfigurationNames();
 // us-central1-a → us-central1; a region stays as it is.
 std::string RegionOf(const std::string& location);
 
+// Where the built-in templates are: $TPUTRAIN_TEMPLATE_DIR when set, else beside the binary
+// (<bindir>/templates in a build tree, <prefix>/share/tputrain/templates when installed).
+// Only directories that exist are returned.
+std::vector<std::string> BuiltinTemplateDirs(const core::Env& env, const std::string& executable_path);
+
 struct RenderRequest {
   std::string template_name;
   std::vector<std::string> template_dirs;  // searched in order: user directories first

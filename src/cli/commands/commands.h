@@ -9,7 +9,9 @@
 namespace tputrain::cli {
 
 void SetupConfigCommand(CLI::App& root, Context& context);
+void SetupJobCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
+void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
 
 }  // namespace tputrain::cli

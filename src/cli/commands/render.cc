@@ -1,0 +1,152 @@
+#include <filesystem>
+#include <memory>
+
+#include "commands/commands.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/render/render.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct RenderOptions {
+  std::string template_name;
+  std::vector<std::string> sets;
+  std::vector<std::string> values_files;
+  std::vector<std::string> template_dirs;
+  std::string output_dir;
+  bool env = false;
+  bool list = false;
+  bool describe = false;
+};
+
+std::vector<std::string> TemplateDirs(const RenderOptions& options, const Context& context) {
+  std::error_code error;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  std::vector<std::string> dirs = options.template_dirs;
+  for (auto& dir : render::BuiltinTemplateDirs(context.env, error ? "" : executable.string())) dirs.push_back(dir);
+  return dirs;
+}
+
+// The configuration's values under the names templates use (PROJECT_ID, LOCATION, ...).
+core::Result<std::map<std::string, std::string>> ConfigurationValues(Context& context) {
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  std::map<std::string, std::string> values;
+  auto put = [&](const std::string& key, const std::string& name) {
+    if (auto value = settings->Get(key); value && !value->empty()) values[name] = *value;
+  };
+  put("project", "PROJECT_ID");
+  put("location", "LOCATION");
+  put("cluster", "CLUSTER_NAME");
+  put("bucket", "BUCKET");
+  if (values.count("LOCATION")) values["REGION"] = render::RegionOf(values["LOCATION"]);
+  return values;
+}
+
+core::Result<int> RunList(const RenderOptions& options, Context& context) {
+  auto templates = render::ListTemplates(TemplateDirs(options, context));
+  if (!templates) return core::Fail(templates.error());
+  if (templates->empty()) {
+    return core::Fail(core::Error::Usage("no templates found: set TPUTRAIN_TEMPLATE_DIR or pass --template-dir"));
+  }
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& summary : *templates) {
+    json.push_back({{"name", summary.name},
+                    {"description", summary.description},
+                    {"directory", summary.directory},
+                    {"overrides_builtin", summary.overrides}});
+    rows.push_back({summary.name, summary.description + (summary.overrides ? " [user, overrides built-in]" : "")});
+  }
+  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"template", "description"}, rows); });
+  return core::kExitOk;
+}
+
+core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
+  auto spec = render::LoadTemplate(TemplateDirs(options, context), options.template_name);
+  if (!spec) return core::Fail(spec.error());
+  nlohmann::json variables = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& info : render::DescribeTemplate(*spec)) {
+    variables.push_back({{"name", info.name},
+                         {"type", info.type},
+                         {"origin", info.origin},
+                         {"value", info.value},
+                         {"meaning", info.meaning},
+                         {"used_in", info.used_in}});
+    rows.push_back({info.name, info.origin, info.value, info.meaning});
+  }
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& file : spec->files) files.push_back(file.name);
+  nlohmann::json json = {{"name", spec->name},
+                         {"description", spec->description},
+                         {"directory", spec->directory},
+                         {"files", files},
+                         {"variables", variables}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    out << spec->name << ": " << spec->description << "\nfiles: " << files.size() << " (";
+    for (std::size_t i = 0; i < spec->files.size(); ++i) out << (i ? ", " : "") << spec->files[i].name;
+    out << ")\n\n";
+    PrintTable(out, {"variable", "origin", "value", "meaning"}, rows);
+  });
+  return core::kExitOk;
+}
+
+core::Result<int> RunRender(const RenderOptions& options, Context& context) {
+  if (options.list) return RunList(options, context);
+  if (options.template_name.empty()) {
+    return core::Fail(core::Error::Usage("TEMPLATE is required (tputrain render --list shows them)"));
+  }
+  if (options.describe) return RunDescribe(options, context);
+  render::RenderRequest request;
+  request.template_name = options.template_name;
+  request.template_dirs = TemplateDirs(options, context);
+  request.sets = options.sets;
+  request.values_files = options.values_files;
+  if (options.env) request.env = context.env;
+  auto configuration = ConfigurationValues(context);
+  if (!configuration) return core::Fail(configuration.error());
+  request.configuration = std::move(*configuration);
+  auto rendered = render::RenderTemplate(request);
+  if (!rendered) return core::Fail(rendered.error());
+  if (options.output_dir.empty()) {
+    auto text = render::ForStdout(*rendered);
+    if (!text) return core::Fail(text.error());
+    context.out << *text;
+    return core::kExitOk;
+  }
+  auto written = render::WriteRendered(*rendered, options.output_dir);
+  if (!written) return core::Fail(written.error());
+  for (const auto& path : *written) context.out << path << "\n";
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupRenderCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<RenderOptions>();
+  auto* command = root.add_subcommand("render", "Render a workload template into Kubernetes YAML (or files)");
+  command->add_option("TEMPLATE", options->template_name, "Template name (see --list)");
+  command->add_option("--set", options->sets, "NAME=VALUE, repeatable; beats --values and --env")
+      ->type_name("NAME=VALUE");
+  command->add_option("--values", options->values_files, "YAML file of NAME: value, repeatable")
+      ->type_name("FILE.yaml");
+  command->add_flag("--env", options->env, "Also take values from the environment (lowest precedence)");
+  command->add_option("-o,--output-dir", options->output_dir, "Write the files into DIR instead of stdout");
+  command->add_option("--template-dir", options->template_dirs,
+                      "Extra template directory, searched before the built-in ones; repeatable");
+  command->add_flag("--list", options->list, "List the templates, one line each");
+  command->add_flag("--describe", options->describe, "List TEMPLATE's variables, defaults and meaning");
+  command->footer(
+      "Every referenced variable needs a value: a missing one is an error naming it and its lines.\n"
+      "TPU_TYPE and NUM_SLICES fix TPU_TOPOLOGY, NUM_HOSTS, TPU_CHIPS_PER_HOST, GKE_ACCELERATOR, ...\n"
+      "Examples:\n"
+      "  tputrain render --list\n"
+      "  tputrain render raycluster-maxtext --describe\n"
+      "  tputrain render raycluster-maxtext --set KSA_NAME=ray-ksa --set DOCKER_IMAGE=IMAGE \\\n"
+      "      --set GS_BUCKET=my-bucket | kubectl apply -f -\n"
+      "  tputrain render maxtext-ray-image -o build/ && docker build build/");
+  command->callback([options, &context] { context.outcome = RunRender(*options, context); });
+}
+
+}  // namespace tputrain::cli
