@@ -155,6 +155,10 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   }
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (options_.insecure_skip_tls_verify) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   if (!options_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
   if (!options_.ca_pem.empty()) {
     curl_blob ca{options_.ca_pem.data(), options_.ca_pem.size(), CURL_BLOB_NOCOPY};

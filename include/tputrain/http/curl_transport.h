@@ -20,6 +20,8 @@ struct CurlOptions {
   // A client certificate and key (PEM) for servers that authenticate by certificate.
   std::string client_cert_pem;
   std::string client_key_pem;
+  // Only when the user asked for it explicitly (kubeconfig insecure-skip-tls-verify + flag).
+  bool insecure_skip_tls_verify = false;
   // Plain http is refused except to loopback, so that no token ever crosses a network in clear.
   bool allow_plain_http_to_loopback = true;
 };

@@ -1,0 +1,195 @@
+#include "tputrain/k8s/client.h"
+
+#include <regex>
+
+namespace tputrain::k8s {
+namespace {
+
+core::ErrorKind KindFor(int status) {
+  switch (status) {
+    case 400:
+    case 422:
+      return core::ErrorKind::kInvalidArgument;
+    case 401:
+      return core::ErrorKind::kUnauthenticated;
+    case 403:
+      return core::ErrorKind::kPermissionDenied;
+    case 404:
+      return core::ErrorKind::kNotFound;
+    case 409:
+      return core::ErrorKind::kAborted;
+    case 410:
+      return core::ErrorKind::kFailedPrecondition;
+    case 429:
+      return core::ErrorKind::kResourceExhausted;
+    case 504:
+      return core::ErrorKind::kDeadlineExceeded;
+    default:
+      return status >= 500 ? core::ErrorKind::kUnavailable : core::ErrorKind::kInternal;
+  }
+}
+
+// The structured-merge-diff messages quote Go values ("&value.valueUnstructured{Value:1}").
+std::string CleanTypedPatchMessage(std::string message) {
+  static const std::regex kGoValue(R"(&value\.valueUnstructured\{Value:(.*?)\})");
+  message = std::regex_replace(message, kGoValue, "$1");
+  return message;
+}
+
+std::string Prefix(const std::string& what) { return what.empty() ? "" : what + ": "; }
+
+}  // namespace
+
+core::Error ErrorFromStatus(int http_status, const std::string& body, const std::string& what) {
+  auto json = nlohmann::json::parse(body, nullptr, false);
+  std::string message = json.is_object() ? json.value("message", "") : "";
+  std::string reason = json.is_object() ? json.value("reason", "") : "";
+  if (message.empty()) {
+    message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + body.substr(0, 200));
+  }
+  std::vector<nlohmann::json> causes;
+  if (json.is_object() && json.contains("details") && json["details"].is_object() &&
+      json["details"].contains("causes") && json["details"]["causes"].is_array()) {
+    for (const auto& cause : json["details"]["causes"]) causes.push_back(cause);
+  }
+
+  core::Error error = core::Error::Make(KindFor(http_status), "");
+  error.http_status = http_status;
+  error.reason = reason;
+  error.where = "kubernetes";
+
+  static constexpr std::string_view kTypedPatch = "failed to create typed patch object";
+  if (http_status == 500 && message.find(kTypedPatch) != std::string::npos) {
+    // A wrong type or an unknown field in the manifest: bad input, never worth a retry. The
+    // server's text is "failed to create typed patch object (ns/name; gvk): .path: detail".
+    std::string detail = message;
+    if (auto close = message.find("): "); close != std::string::npos) detail = message.substr(close + 3);
+    error.kind = core::ErrorKind::kInvalidArgument;
+    error.reason = "TypedPatch";
+    error.message = Prefix(what) + "invalid manifest: " + CleanTypedPatchMessage(detail);
+    return error;
+  }
+  if (http_status == 409 && !causes.empty()) {
+    std::string lines;
+    for (const auto& cause : causes) {
+      if (cause.value("reason", "") != "FieldManagerConflict") continue;
+      // cause.message is `conflict with "manager" using group/version` (or "with ... :" forms).
+      std::string cause_message = cause.value("message", "");
+      std::smatch match;
+      std::string manager = std::regex_search(cause_message, match, std::regex("conflict with \"([^\"]*)\""))
+                                ? match[1].str()
+                                : cause_message;
+      if (!lines.empty()) lines += "\n";
+      lines += Prefix(what) + "field " + cause.value("field", "?") + " is managed by \"" + manager +
+               "\"; pass --force-conflicts to take it over";
+    }
+    if (!lines.empty()) {
+      error.message = lines;
+      return error;
+    }
+  }
+  if ((http_status == 422 || http_status == 400) && !causes.empty()) {
+    std::string lines;
+    for (const auto& cause : causes) {
+      if (!lines.empty()) lines += "\n";
+      std::string field = cause.value("field", "");
+      lines += Prefix(what) + (field.empty() ? "" : field + ": ") + cause.value("message", cause.value("reason", ""));
+    }
+    error.message = lines;
+    return error;
+  }
+  error.message = Prefix(what) + message;
+  return error;
+}
+
+TlsMaterial TlsFor(const ClusterAccess& access, const Credentials& credentials) {
+  return TlsMaterial{access.ca_pem, credentials.client_cert_pem(), credentials.client_key_pem()};
+}
+
+Client::Client(http::Transport& transport, std::string server, std::shared_ptr<Credentials> credentials,
+               std::string default_namespace, ClientOptions options)
+    : transport_(transport),
+      server_(std::move(server)),
+      credentials_(std::move(credentials)),
+      default_namespace_(std::move(default_namespace)),
+      options_(options) {
+  while (!server_.empty() && server_.back() == '/') server_.pop_back();
+}
+
+core::Result<http::Headers> Client::AuthHeaders() {
+  http::Headers headers;
+  if (!credentials_) return headers;
+  auto token = credentials_->Token();
+  if (!token) return core::Fail(token.error());
+  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
+  return headers;
+}
+
+core::Result<http::Request> Client::Build(const std::string& method, const std::string& path, const std::string& body,
+                                          const std::string& content_type) {
+  http::Request request;
+  request.method = method;
+  request.url = server_ + path;
+  request.body = body;
+  request.idempotent = method != "POST";
+  request.timeout = options_.request_timeout;
+  auto auth = AuthHeaders();
+  if (!auth) return core::Fail(auth.error());
+  request.headers = std::move(*auth);
+  request.headers.emplace_back("Accept", "application/json");
+  if (!body.empty() || method == "PATCH" || method == "POST" || method == "PUT") {
+    request.headers.emplace_back("Content-Type", content_type);
+  }
+  return request;
+}
+
+core::Result<http::Response> Client::Send(const std::string& method, const std::string& path, const std::string& body,
+                                          const std::string& content_type) {
+  for (int attempt = 0;; ++attempt) {
+    auto request = Build(method, path, body, content_type);
+    if (!request) return core::Fail(request.error());
+    auto response = transport_.Send(*request);
+    if (!response) return response;
+    if (response->status == 401 && attempt == 0 && credentials_) {
+      credentials_->Invalidate();  // an expired plugin token: one more try with a fresh one
+      continue;
+    }
+    return response;
+  }
+}
+
+core::Result<nlohmann::json> Client::GetJson(const std::string& path, const std::string& what) {
+  auto response = Send("GET", path);
+  if (!response) return core::Fail(response.error());
+  if (!response->ok()) return core::Fail(ErrorFromStatus(response->status, response->body, what));
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (json.is_discarded()) return core::Fail(core::Error::Internal("GET " + path + ": the API server sent invalid JSON"));
+  return json;
+}
+
+core::Result<http::Response> Client::StreamLines(const std::string& path, std::chrono::milliseconds timeout,
+                                                 const std::function<bool(std::string_view)>& on_line) {
+  auto request = Build("GET", path, "", "");
+  if (!request) return core::Fail(request.error());
+  request->timeout = timeout;
+  std::string pending;
+  auto response = transport_.Stream(*request, [&](std::string_view chunk) {
+    pending.append(chunk);
+    size_t start = 0;
+    for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos; start = newline + 1) {
+      std::string_view line(pending.data() + start, newline - start);
+      if (!line.empty() && !on_line(line)) {
+        pending.clear();
+        return false;
+      }
+    }
+    pending.erase(0, start);
+    return true;
+  });
+  if (!response) return response;
+  // A non-2xx reply to a watch (410, 403) is a single JSON Status without a trailing newline.
+  if (!response->ok()) response->body = pending;
+  return response;
+}
+
+}  // namespace tputrain::k8s

@@ -1,0 +1,106 @@
+#include "tputrain/k8s/discovery.h"
+
+namespace tputrain::k8s {
+namespace {
+
+std::string GroupOf(const std::string& api_version) {
+  auto slash = api_version.find('/');
+  return slash == std::string::npos ? "" : api_version.substr(0, slash);
+}
+
+std::string PrefixFor(const std::string& group_version) {
+  return group_version.find('/') == std::string::npos ? "/api/" + group_version : "/apis/" + group_version;
+}
+
+}  // namespace
+
+std::string ResourceInfo::CollectionPath(const std::string& ns) const {
+  std::string path = PrefixFor(group_version);
+  if (namespaced) path += "/namespaces/" + http::UrlEncode(ns);
+  return path + "/" + resource;
+}
+
+std::string ResourceInfo::ObjectPath(const std::string& ns, const std::string& name) const {
+  return CollectionPath(ns) + "/" + http::UrlEncode(name);
+}
+
+std::string OperatorFor(const std::string& group) {
+  if (group == "ray.io") {
+    return "the KubeRay operator (on GKE enable the Ray add-on: gcloud container clusters update CLUSTER "
+           "--update-addons=RayOperator=ENABLED)";
+  }
+  if (group == "leaderworkerset.x-k8s.io") {
+    return "the LeaderWorkerSet operator (install its release manifest: "
+           "https://github.com/kubernetes-sigs/lws/releases)";
+  }
+  if (group == "jobset.x-k8s.io") {
+    return "the JobSet operator (install its release manifest: https://github.com/kubernetes-sigs/jobset/releases)";
+  }
+  return "";
+}
+
+core::Status Discovery::LoadGroups() {
+  if (groups_loaded_) return {};
+  auto core_versions = client_.GetJson("/api", "API discovery");
+  if (!core_versions) return core::Fail(core_versions.error());
+  for (const auto& version : core_versions->value("versions", nlohmann::json::array())) {
+    if (version.is_string()) served_.insert(version.get<std::string>());
+  }
+  auto groups = client_.GetJson("/apis", "API discovery");
+  if (!groups) return core::Fail(groups.error());
+  for (const auto& group : groups->value("groups", nlohmann::json::array())) {
+    for (const auto& version : group.value("versions", nlohmann::json::array())) {
+      served_.insert(version.value("groupVersion", ""));
+    }
+  }
+  groups_loaded_ = true;
+  return {};
+}
+
+core::Status Discovery::LoadGroupVersion(const std::string& group_version) {
+  if (by_group_version_.count(group_version) != 0) return {};
+  auto list = client_.GetJson(PrefixFor(group_version), "API discovery for " + group_version);
+  if (!list) return core::Fail(list.error());
+  auto& kinds = by_group_version_[group_version];
+  for (const auto& resource : list->value("resources", nlohmann::json::array())) {
+    std::string name = resource.value("name", "");
+    if (name.empty() || name.find('/') != std::string::npos) continue;  // subresources
+    ResourceInfo info{group_version, name, resource.value("kind", ""), resource.value("namespaced", false)};
+    kinds.try_emplace(info.kind, info);
+  }
+  return {};
+}
+
+core::Result<ResourceInfo> Discovery::Lookup(const std::string& api_version, const std::string& kind) {
+  std::lock_guard lock(mutex_);
+  if (auto s = LoadGroups(); !s) return core::Fail(s.error());
+  auto unknown = [&]() {
+    std::string op = OperatorFor(GroupOf(api_version));
+    std::string message = "the cluster does not serve " + kind + " (" + api_version + ")";
+    message += op.empty() ? ": is its CustomResourceDefinition installed?" : ": it is provided by " + op;
+    auto error = core::Error::Make(core::ErrorKind::kFailedPrecondition, message);
+    error.where = "kubernetes";
+    return core::Fail(error);
+  };
+  if (served_.count(api_version) == 0) return unknown();
+  if (auto s = LoadGroupVersion(api_version); !s) return core::Fail(s.error());
+  const auto& kinds = by_group_version_[api_version];
+  auto it = kinds.find(kind);
+  if (it == kinds.end()) return unknown();
+  return it->second;
+}
+
+void Discovery::Forget(const std::string& group) {
+  std::lock_guard lock(mutex_);
+  groups_loaded_ = false;
+  served_.clear();
+  for (auto it = by_group_version_.begin(); it != by_group_version_.end();) {
+    if (GroupOf(it->first) == group) {
+      it = by_group_version_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace tputrain::k8s

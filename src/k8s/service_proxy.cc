@@ -1,0 +1,22 @@
+#include "tputrain/k8s/service_proxy.h"
+
+namespace tputrain::k8s {
+
+std::string ServiceProxyUrl(const std::string& server, const std::string& ns, const std::string& service,
+                            const std::string& port) {
+  std::string base = server;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + "/api/v1/namespaces/" + http::UrlEncode(ns) + "/services/" + http::UrlEncode(service) + ":" +
+         http::UrlEncode(port) + "/proxy/";
+}
+
+core::Result<ProxyEndpoint> RayHeadEndpoint(Client& client, const std::string& ns, const std::string& raycluster,
+                                            const std::string& ray_token) {
+  auto headers = client.AuthHeaders();
+  if (!headers) return core::Fail(headers.error());
+  ProxyEndpoint endpoint{ServiceProxyUrl(client.server(), ns, raycluster + "-head-svc", "8265"), std::move(*headers)};
+  if (!ray_token.empty()) endpoint.headers.emplace_back("X-Ray-Authorization", "Bearer " + ray_token);
+  return endpoint;
+}
+
+}  // namespace tputrain::k8s

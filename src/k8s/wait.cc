@@ -1,0 +1,151 @@
+#include "tputrain/k8s/wait.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "tputrain/k8s/readiness.h"
+
+namespace tputrain::k8s {
+namespace {
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+std::string FormatDuration(std::chrono::milliseconds duration) {
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(duration).count();
+  if (seconds >= 60 && seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
+  if (seconds > 0) return std::to_string(seconds) + "s";
+  return std::to_string(duration.count()) + "ms";
+}
+
+// The newest event about pod `name`: "Reason: message".
+std::string LatestEvent(Client& client, const std::string& ns, const std::string& kind, const std::string& name) {
+  std::string selector = http::UrlEncode("involvedObject.kind=" + kind + ",involvedObject.name=" + name);
+  auto events = client.GetJson("/api/v1/namespaces/" + http::UrlEncode(ns) + "/events?fieldSelector=" + selector, "");
+  if (!events || !events->contains("items")) return "";
+  const nlohmann::json* latest = nullptr;
+  std::string latest_time;
+  for (const auto& event : (*events)["items"]) {
+    // RFC 3339 strings sort in time order.
+    std::string time = event.value("lastTimestamp", "");
+    if (time.empty() && event.contains("eventTime") && event["eventTime"].is_string()) time = event["eventTime"];
+    if (time.empty()) time = event["metadata"].value("creationTimestamp", "");
+    if (latest == nullptr || time >= latest_time) {
+      latest = &event;
+      latest_time = time;
+    }
+  }
+  if (latest == nullptr) return "";
+  return latest->value("reason", "") + ": " + latest->value("message", "");
+}
+
+}  // namespace
+
+core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client) {
+  auto slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size()) {
+    return core::Fail(core::Error::Usage("expected KIND/NAME (e.g. raycluster/ray), got '" + text + "'"));
+  }
+  std::string kind_text = Lower(text.substr(0, slash));
+  std::string name = text.substr(slash + 1);
+  std::string group_filter;
+  if (auto dot = kind_text.find('.'); dot != std::string::npos) {
+    group_filter = kind_text.substr(dot + 1);
+    kind_text = kind_text.substr(0, dot);
+  }
+  // The preferred version of every group, then each resource's names and short names.
+  auto groups = client.GetJson("/apis", "API discovery");
+  if (!groups) return core::Fail(groups.error());
+  std::vector<std::string> preferred{"v1"};
+  for (const auto& group : groups->value("groups", nlohmann::json::array())) {
+    if (group.contains("preferredVersion")) preferred.push_back(group["preferredVersion"].value("groupVersion", ""));
+  }
+  for (const auto& group_version : preferred) {
+    std::string group = group_version.find('/') == std::string::npos ? "" : group_version.substr(0, group_version.find('/'));
+    if (!group_filter.empty() && group != group_filter) continue;
+    std::string path = group.empty() ? "/api/v1" : "/apis/" + group_version;
+    auto list = client.GetJson(path, "API discovery");
+    if (!list) continue;
+    for (const auto& resource : list->value("resources", nlohmann::json::array())) {
+      std::string plural = resource.value("name", "");
+      if (plural.find('/') != std::string::npos) continue;
+      bool match = plural == kind_text || Lower(resource.value("kind", "")) == kind_text ||
+                   resource.value("singularName", "") == kind_text;
+      for (const auto& short_name : resource.value("shortNames", nlohmann::json::array())) {
+        if (short_name == kind_text) match = true;
+      }
+      if (match) return ObjectRef{group_version, resource.value("kind", ""), name};
+    }
+  }
+  return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                      "the cluster serves no kind called '" + text.substr(0, slash) + "'"));
+}
+
+std::string ExplainPods(Client& client, const std::string& ns, std::string_view kind, const nlohmann::json& object) {
+  std::string selector = kind == "Pod" ? "" : PodSelectorFor(kind, object);
+  std::vector<nlohmann::json> pods;
+  if (kind == "Pod") {
+    if (object.is_object()) pods.push_back(object);
+  } else if (!selector.empty()) {
+    auto list = client.GetJson("/api/v1/namespaces/" + http::UrlEncode(ns) + "/pods?labelSelector=" +
+                                   http::UrlEncode(selector),
+                               "");
+    if (list && list->contains("items")) {
+      for (const auto& pod : (*list)["items"]) pods.push_back(pod);
+    }
+  }
+  std::string lines;
+  int shown = 0;
+  int not_ready = 0;
+  for (const auto& pod : pods) {
+    if (ReadyVerdict("Pod", &pod).state == Verdict::State::kDone) continue;
+    ++not_ready;
+    if (shown == 5) continue;
+    ++shown;
+    std::string name = pod["metadata"].value("name", "");
+    std::string phase = pod.contains("status") ? pod["status"].value("phase", "Pending") : "Pending";
+    std::string line = "pod " + name + " " + phase;
+    if (auto event = LatestEvent(client, ns, "Pod", name); !event.empty()) line += ": " + event;
+    lines += "\n  " + line;
+  }
+  if (not_ready > shown) lines += "\n  ... and " + std::to_string(not_ready - shown) + " more pods not ready";
+  if (pods.empty() && kind != "Pod" && object.is_object()) {
+    std::string name = object["metadata"].value("name", "");
+    if (auto event = LatestEvent(client, ns, std::string(kind), name); !event.empty()) {
+      lines += "\n  latest event: " + event;
+    } else if (!selector.empty()) {
+      lines += "\n  no pods with " + selector + " (is the operator running?)";
+    }
+  }
+  return lines;
+}
+
+core::Result<WaitResult> WaitReady(Client& client, Discovery& discovery, const ObjectRef& ref, const std::string& ns,
+                                   const WatchOptions& options, WatchDeps deps) {
+  auto info = discovery.Lookup(ref.api_version, ref.kind);
+  if (!info) return core::Fail(info.error());
+  std::string kind = ref.kind;
+  auto outcome = WatchObject(
+      client, info->CollectionPath(ns), ref.name, [&](const nlohmann::json* object) { return ReadyVerdict(kind, object); },
+      options, deps);
+  if (!outcome) return core::Fail(outcome.error());
+  std::string what = ref.kind + " " + (info->namespaced ? ns + "/" : "") + ref.name;
+  if (outcome->verdict.state == Verdict::State::kFailed) {
+    auto error = core::Error::Make(core::ErrorKind::kFailedPrecondition, what + " failed: " + outcome->verdict.detail);
+    error.where = "kubernetes";
+    return core::Fail(error);
+  }
+  if (outcome->verdict.state == Verdict::State::kWaiting) {
+    std::string message = "timed out after " + FormatDuration(options.timeout) + " waiting for " + what +
+                          " to be ready: " + outcome->verdict.detail;
+    if (!outcome->object.is_null()) message += ExplainPods(client, ns, kind, outcome->object);
+    auto error = core::Error::Make(core::ErrorKind::kDeadlineExceeded, message);
+    error.where = "kubernetes";
+    return core::Fail(error);
+  }
+  return WaitResult{outcome->object, outcome->stats};
+}
+
+}  // namespace tputrain::k8s
