@@ -1,0 +1,82 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/result.h"
+#include "tputrain/emulator/api.h"
+#include "tputrain/emulator/faults.h"
+#include "tputrain/emulator/schema.h"
+
+// The per-API request handlers behind Emulator::Handle. Each works on the world document under
+// the emulator's lock and answers exactly as the Google API does for the calls gcloud sends.
+namespace tputrain::emulator {
+
+struct EmulatorConfig {
+  std::chrono::milliseconds op_latency{2000};  // how long an operation runs
+  std::string state_file;                      // persist the world here (atomic rewrite)
+  std::vector<FaultRule> faults;
+  uint64_t seed = 0;
+  std::string cluster_endpoint;  // "host[:port]" clusters report as `endpoint`; default 127.0.0.1
+  std::string cluster_ca_pem;    // PEM clusters report (base64) as masterAuth.clusterCaCertificate
+  size_t request_log_limit = 20000;
+};
+
+// The world: one JSON document, so that --state-file and GET /_emulator/state are trivial.
+// Sections: clusters, containerOperations, tpuNodes, tpuOperations, queuedResources, buckets,
+// objects (bucket -> name -> object), serviceAccounts (email -> account), policies
+// (resource -> IAM policy), nextId.
+nlohmann::json NewWorld();
+core::Result<nlohmann::json> LoadWorld(const std::string& path);  // a missing file is a new world
+core::Status SaveWorld(const nlohmann::json& world, const std::string& path);
+int64_t NextId(nlohmann::json& world);
+
+struct Call {
+  const ApiRequest& request;
+  std::vector<std::string> args;  // the route's captures
+  std::string method_id;
+  int64_t now_ms = 0;
+  std::optional<FaultAction> op_fault;  // stockout/stuck for the operation this call starts
+  nlohmann::json& world;
+  const SchemaSet& schemas;
+  const EmulatorConfig& config;
+  bool mutated = false;
+
+  // Parses the body as JSON and validates it against `schema`; on failure `error` is set.
+  std::optional<nlohmann::json> Body(std::string_view api, std::string_view schema, ErrorShape shape,
+                                     ApiResponse& error) const;
+};
+
+using Handler = ApiResponse (*)(Call&);
+
+struct Route {
+  std::string http_method;
+  std::string pattern;  // ECMAScript regex over the decoded path
+  std::string method_id;
+  Handler handler;
+  ErrorShape shape = ErrorShape::kAip193;
+  bool starts_operation = false;
+};
+
+std::vector<Route> ContainerRoutes();
+std::vector<Route> TpuRoutes();
+std::vector<Route> StorageRoutes();
+std::vector<Route> IamRoutes();  // iam, cloudresourcemanager, serviceusage
+
+// Finishes every operation whose time has come (resources change state with them).
+// Returns true when anything changed.
+bool AdvanceContainer(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
+bool AdvanceTpu(nlohmann::json& world, int64_t now_ms);
+
+// Shared checks.
+bool IsZone(std::string_view location);
+bool IsRegion(std::string_view location);
+std::string NewOperationId(nlohmann::json& world, int64_t now_ms);
+
+}  // namespace tputrain::emulator

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Writes src/emulator/data/discovery_subset.json: the request-body schemas the emulator
+validates with, reduced to field names, types, formats, enums and required flags.
+
+Input: Google discovery documents (default ../shared/schemas/discovery, see its SOURCES.md).
+Only the schemas reachable from the request bodies the emulator accepts are kept, and no
+descriptions. A property counts as required when the discovery document says so: storage
+marks it with annotations.required (per method), the other APIs start its description with
+"Required.".
+
+Usage: scripts/gen-discovery-subset.py [DISCOVERY_DIR] [OUTPUT]
+"""
+import hashlib
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# API file -> request schemas whose closure the emulator validates.
+REQUESTS = {
+    "container.v1.json": ["CreateClusterRequest", "CreateNodePoolRequest"],
+    "tpu.v2.json": ["Node", "QueuedResource"],
+    "storage.v1.json": ["Bucket", "Policy", "Object"],
+    "iam.v1.json": ["CreateServiceAccountRequest", "SetIamPolicyRequest"],
+    "cloudresourcemanager.v1.json": ["GetIamPolicyRequest", "SetIamPolicyRequest"],
+}
+
+
+def reduce_property(prop, method_required):
+    out = {}
+    for key in ("type", "format", "$ref"):
+        if key in prop:
+            out[key] = prop[key]
+    if "enum" in prop:
+        out["enum"] = prop["enum"]
+    if prop.get("readOnly"):
+        out["readOnly"] = True
+    if "items" in prop:
+        out["items"] = reduce_property(prop["items"], [])
+    if isinstance(prop.get("additionalProperties"), dict):
+        out["additionalProperties"] = reduce_property(prop["additionalProperties"], [])
+    if "properties" in prop:  # inline object (storage uses these)
+        out["properties"] = {k: reduce_property(v, required_for(v))
+                             for k, v in sorted(prop["properties"].items())}
+    if method_required:
+        out["requiredFor"] = method_required
+    return out
+
+
+def required_for(prop):
+    methods = prop.get("annotations", {}).get("required", [])
+    if methods:
+        return sorted(methods)
+    if prop.get("description", "").lstrip().startswith("Required"):
+        return ["*"]
+    return []
+
+
+def refs_of(node, found):
+    if isinstance(node, dict):
+        if "$ref" in node:
+            found.add(node["$ref"])
+        for value in node.values():
+            refs_of(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            refs_of(value, found)
+
+
+def subset(doc, roots):
+    schemas = doc["schemas"]
+    keep, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in keep:
+            continue
+        keep.add(name)
+        found = set()
+        refs_of(schemas[name], found)
+        todo.extend(found - keep)
+    out = {}
+    for name in sorted(keep):
+        schema = schemas[name]
+        props = schema.get("properties", {})
+        out[name] = {"type": schema.get("type", "object"),
+                     "properties": {k: reduce_property(v, required_for(v)) for k, v in sorted(props.items())}}
+    return out
+
+
+def main():
+    source = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "schemas", "discovery")
+    output = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "src", "emulator", "data",
+                                                                 "discovery_subset.json")
+    result = {"_source": "Derived by scripts/gen-discovery-subset.py from Google API discovery documents "
+                         "(google/googleapis.dart discovery/googleapis/<api>__<version>.json at "
+                         "444fd6c828253578ee2e9a2e7fd2189453917973); names, types, formats, enums and "
+                         "required flags only.",
+              "apis": {}}
+    for file_name, roots in sorted(REQUESTS.items()):
+        path = os.path.join(source, file_name)
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        doc = json.loads(raw)
+        result["apis"][doc["name"]] = {"version": doc["version"], "revision": doc.get("revision", ""),
+                                       "sha256": hashlib.sha256(raw).hexdigest(),
+                                       "schemas": subset(doc, roots)}
+    with open(output + ".tmp", "w") as handle:
+        json.dump(result, handle, sort_keys=True, separators=(",", ":"))
+        handle.write("\n")
+    os.replace(output + ".tmp", output)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+#include "tputrain/emulator/emulator.h"
+
+#include <iostream>
+
+namespace tputrain::emulator {
+namespace {
+
+using nlohmann::json;
+
+std::vector<Route> AllRoutes() {
+  std::vector<Route> routes;
+  for (auto&& group : {ContainerRoutes(), TpuRoutes(), StorageRoutes(), IamRoutes()}) {
+    routes.insert(routes.end(), group.begin(), group.end());
+  }
+  return routes;
+}
+
+json StripPrivate(const json& value) {
+  if (value.is_array()) {
+    json out = json::array();
+    for (const auto& item : value) out.push_back(StripPrivate(item));
+    return out;
+  }
+  if (!value.is_object()) return value;
+  json out = json::object();
+  for (const auto& [key, item] : value.items()) {
+    if (!key.empty() && key[0] == '_') continue;
+    out[key] = StripPrivate(item);
+  }
+  return out;
+}
+
+bool IsStoragePath(std::string_view path) {
+  return path.rfind("/storage/", 0) == 0 || path.rfind("/upload/storage/", 0) == 0;
+}
+
+std::optional<std::string> BearerToken(const ApiRequest& request) {
+  auto it = request.headers.find("authorization");
+  if (it == request.headers.end()) return std::nullopt;
+  std::string_view value = it->second;
+  if (value.size() <= 7 || (value.substr(0, 7) != "Bearer " && value.substr(0, 7) != "bearer ")) return std::nullopt;
+  return std::string(value.substr(7));
+}
+
+ApiResponse InjectedError(const FaultRule& rule, ErrorShape shape) {
+  std::string status(core::KindName(rule.error));
+  std::string message = status + ": injected by the emulator (--faults " + rule.text + ")";
+  if (rule.error == core::ErrorKind::kResourceExhausted) {
+    message = "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' (injected by the emulator: "
+              "--faults " + rule.text + ")";
+  }
+  ApiResponse response = ErrorFor(shape, rule.error, message);
+  if (rule.http_status != 0 && rule.http_status != response.status) {
+    // An explicit HTTP status wins over the kind's usual one; keep the JSON code in step.
+    auto body = json::parse(response.body);
+    body["error"]["code"] = rule.http_status;
+    response = JsonReply(body, rule.http_status);
+  }
+  return response;
+}
+
+json LoggedBody(const std::string& body) {
+  if (body.empty()) return nullptr;
+  auto parsed = json::parse(body, nullptr, false);
+  if (!parsed.is_discarded()) return parsed;
+  return "<" + std::to_string(body.size()) + " bytes>";
+}
+
+}  // namespace
+
+Emulator::Emulator(EmulatorConfig config, core::Clock& clock, SchemaSet schemas)
+    : config_(std::move(config)), clock_(clock), schemas_(std::move(schemas)), world_(NewWorld()),
+      faults_(config_.faults, config_.seed) {
+  for (auto& route : AllRoutes()) {
+    std::regex pattern(route.pattern);
+    routes_.push_back({std::move(route), std::move(pattern)});
+  }
+}
+
+core::Result<std::unique_ptr<Emulator>> Emulator::Create(EmulatorConfig config, core::Clock& clock) {
+  auto schemas = SchemaSet::Builtin();
+  if (!schemas) return core::Fail(schemas.error());
+  json world = NewWorld();
+  if (!config.state_file.empty()) {
+    auto loaded = LoadWorld(config.state_file);
+    if (!loaded) return core::Fail(loaded.error());
+    world = std::move(*loaded);
+  }
+  std::unique_ptr<Emulator> emulator(new Emulator(std::move(config), clock, std::move(*schemas)));
+  emulator->world_ = std::move(world);
+  return emulator;
+}
+
+std::vector<std::string> Emulator::MethodIds() {
+  std::vector<std::string> ids;
+  for (const auto& route : AllRoutes()) ids.push_back(route.method_id);
+  return ids;
+}
+
+std::vector<std::string> Emulator::OperationMethodIds() {
+  std::vector<std::string> ids;
+  for (const auto& route : AllRoutes()) {
+    if (route.starts_operation) ids.push_back(route.method_id);
+  }
+  return ids;
+}
+
+int64_t Emulator::NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_.WallNow().time_since_epoch()).count();
+}
+
+void Emulator::SaveLocked() {
+  if (config_.state_file.empty()) return;
+  if (auto status = SaveWorld(world_, config_.state_file); !status) {
+    std::cerr << "emulator: " << status.error().message << "\n";
+  }
+}
+
+json Emulator::State() {
+  std::lock_guard lock(mutex_);
+  int64_t now = NowMs();
+  bool changed = AdvanceContainer(world_, now, config_);
+  changed = AdvanceTpu(world_, now) || changed;
+  if (changed) SaveLocked();
+  json state = StripPrivate(world_);
+  state.erase("nextId");
+  return state;
+}
+
+json Emulator::Requests() {
+  std::lock_guard lock(mutex_);
+  json list = json::array();
+  for (const auto& entry : requests_) list.push_back(entry);
+  return {{"requests", list}};
+}
+
+void Emulator::Reset() {
+  std::lock_guard lock(mutex_);
+  world_ = NewWorld();
+  requests_.clear();
+  faults_ = FaultPlan(config_.faults, config_.seed);
+  SaveLocked();
+}
+
+ApiResponse Emulator::HandleAdmin(const ApiRequest& request) {
+  if (request.method == "GET" && request.path == "/_emulator/state") return JsonReply(State());
+  if (request.method == "GET" && request.path == "/_emulator/requests") return JsonReply(Requests());
+  if (request.method == "POST" && request.path == "/_emulator/reset") {
+    Reset();
+    return JsonReply(json::object());
+  }
+  return Aip193Error(core::ErrorKind::kNotFound, "Unknown emulator admin path " + request.path +
+                                                     " (GET /_emulator/state, GET /_emulator/requests, POST "
+                                                     "/_emulator/reset)");
+}
+
+ApiResponse Emulator::Handle(const ApiRequest& request) {
+  if (request.path.rfind("/_emulator/", 0) == 0) return HandleAdmin(request);
+  int64_t start = NowMs();
+  ApiResponse response = Dispatch(request, start);
+  std::lock_guard lock(mutex_);
+  json entry = {{"seq", ++request_seq_},
+                {"method", request.method},
+                {"path", request.path},
+                {"query", request.query},
+                {"body", LoggedBody(request.body)},
+                {"status", response.drop_connection ? 0 : response.status},
+                {"start", start},
+                {"end", NowMs()}};
+  requests_.push_back(std::move(entry));
+  while (requests_.size() > config_.request_log_limit) requests_.pop_front();
+  return response;
+}
+
+ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
+  ErrorShape shape = IsStoragePath(request.path) ? ErrorShape::kStorageLegacy : ErrorShape::kAip193;
+  auto token = BearerToken(request);
+  if (!token || token->empty()) {
+    return ErrorFor(shape, core::ErrorKind::kUnauthenticated,
+                    "Request is missing required authentication credential. Expected OAuth 2 access token, login "
+                    "cookie or other valid authentication credential. See "
+                    "https://developers.google.com/identity/sign-in/web/devconsole-project.");
+  }
+  for (const auto& compiled : routes_) {
+    std::smatch match;
+    if (compiled.route.http_method != request.method || !std::regex_match(request.path, match, compiled.pattern)) {
+      continue;
+    }
+    std::lock_guard lock(mutex_);
+    bool advanced = AdvanceContainer(world_, now_ms, config_);
+    advanced = AdvanceTpu(world_, now_ms) || advanced;
+    auto fault = faults_.Decide(compiled.route.method_id);
+    if (fault && fault->action == FaultAction::kError) {
+      if (advanced) SaveLocked();
+      return InjectedError(*fault, compiled.route.shape);
+    }
+    if (fault && fault->action == FaultAction::kDrop) {
+      if (advanced) SaveLocked();
+      ApiResponse dropped;
+      dropped.drop_connection = true;
+      return dropped;
+    }
+    Call call{request, {}, compiled.route.method_id, now_ms, std::nullopt, world_, schemas_, config_};
+    for (size_t i = 1; i < match.size(); ++i) call.args.push_back(match[i].str());
+    if (fault && (fault->action == FaultAction::kStockout || fault->action == FaultAction::kStuck)) {
+      call.op_fault = fault->action;
+    }
+    ApiResponse response = compiled.route.handler(call);
+    if (advanced || call.mutated) SaveLocked();
+    if (fault && fault->action == FaultAction::kLoseReply) response.drop_connection = true;
+    auto fields = request.Param("fields");
+    if (fields && response.status / 100 == 2 && response.content_type == "application/json") {
+      response = JsonReply(ApplyFieldMask(json::parse(response.body), *fields), response.status);
+    }
+    return response;
+  }
+  std::string message = "The requested URL " + request.method + " " + request.path + " was not found on this server.";
+  return ErrorFor(shape, core::ErrorKind::kNotFound, message);
+}
+
+}  // namespace tputrain::emulator

@@ -1,0 +1,157 @@
+#include "tputrain/emulator/server.h"
+
+#include <algorithm>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include <httplib.h>
+
+#include "tputrain/core/clock.h"
+#include "tputrain/emulator/emulator.h"
+
+namespace tputrain::emulator {
+namespace {
+
+ApiRequest FromHttplib(const httplib::Request& request) {
+  ApiRequest out;
+  out.method = request.method;
+  out.path = request.path;
+  for (const auto& [name, value] : request.params) out.query.emplace(name, value);
+  for (const auto& [name, value] : request.headers) {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.headers[lower] = value;
+  }
+  out.body = request.body;
+  return out;
+}
+
+void ToHttplib(const ApiResponse& response, httplib::Response& out) {
+  if (response.drop_connection) {
+    // Announce a body and then fail to produce it: httplib closes the connection mid-reply.
+    out.set_content_provider(
+        1, "application/json", [](size_t, size_t, httplib::DataSink&) { return false; });
+    return;
+  }
+  out.status = response.status;
+  if (!response.body.empty() || !response.content_type.empty()) {
+    out.set_content(response.body, response.content_type.empty() ? "application/json" : response.content_type.c_str());
+  }
+}
+
+std::string ReadFile(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
+  EmulatorConfig config;
+  if (options.port < 0 || options.port > 65535) {
+    return core::Fail(core::Error::Usage("--port: expected 0-65535, got " + std::to_string(options.port)));
+  }
+  auto latency = ParseDuration(options.op_latency);
+  if (!latency) return core::Fail(core::Error::Usage("--op-latency: " + latency.error().message));
+  config.op_latency = *latency;
+  config.state_file = options.state_file;
+  auto faults = ParseFaults(options.faults, Emulator::MethodIds(), Emulator::OperationMethodIds());
+  if (!faults) return core::Fail(faults.error());
+  config.faults = std::move(*faults);
+  config.seed = options.seed;
+  std::string endpoint = options.cluster_endpoint;
+  for (const char* scheme : {"https://", "http://"}) {
+    if (endpoint.rfind(scheme, 0) == 0) endpoint = endpoint.substr(std::string(scheme).size());
+  }
+  while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
+  config.cluster_endpoint = endpoint;
+  if (!options.cluster_ca_file.empty()) {
+    bool ok = false;
+    config.cluster_ca_pem = ReadFile(options.cluster_ca_file, ok);
+    if (!ok || config.cluster_ca_pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+      return core::Fail(core::Error::Usage("--cluster-ca-file: expected a readable PEM certificate file, got '" +
+                                           options.cluster_ca_file + "'"));
+    }
+  }
+  return config;
+}
+
+std::vector<std::string> EndpointOverrideLines(const std::string& base_url) {
+  std::vector<std::string> lines;
+  for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE"}) {
+    lines.push_back(std::string("export CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api + "=" + base_url + "/");
+  }
+  lines.push_back("export CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE=" + base_url + "/storage/v1/");
+  return lines;
+}
+
+core::Result<int> RunEmulator(const StartOptions& options, const core::CancelToken& cancel, std::ostream& out,
+                              std::ostream& err) {
+  auto config = MakeConfig(options);
+  if (!config) return core::Fail(config.error());
+  core::SystemClock clock;
+  auto emulator = Emulator::Create(std::move(*config), clock);
+  if (!emulator) return core::Fail(emulator.error());
+
+  httplib::Server server;
+  // Parallel gcloud processes each hold keep-alive connections; give them room.
+  server.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  auto handler = [&](const httplib::Request& request, httplib::Response& response) {
+    ToHttplib((*emulator)->Handle(FromHttplib(request)), response);
+  };
+  server.Get(".*", handler);
+  server.Post(".*", handler);
+  server.Put(".*", handler);
+  server.Patch(".*", handler);
+  server.Delete(".*", handler);
+  int port = options.port;
+  if (port == 0) {
+    port = server.bind_to_any_port(options.host);
+    if (port <= 0) return core::Fail(core::Error::Usage("--host: cannot listen on " + options.host));
+  } else if (!server.bind_to_port(options.host, port)) {
+    return core::Fail(core::Error::Usage("--port: cannot listen on " + options.host + ":" + std::to_string(port) +
+                                         " (in use?)"));
+  }
+  std::thread listener([&] { server.listen_after_bind(); });
+
+  std::string host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  std::string base_url = "http://" + host + ":" + std::to_string(port);
+  if (!http::IsLoopbackHost(options.host)) {
+    err << "WARNING: the emulator accepts any token; listening on " << options.host << " exposes it beyond this machine\n";
+  }
+  out << "# tputrain emulator listening on " << base_url << " (SIGINT or SIGTERM stops it)\n"
+      << "export TPUTRAIN_EMULATOR_URL=" << base_url << "\n";
+  for (const auto& line : EndpointOverrideLines(base_url)) out << line << "\n";
+  out.flush();
+
+  core::RealSleeper sleeper(&cancel);
+  while (!cancel.cancelled()) sleeper.Sleep(std::chrono::hours(1));
+  server.stop();
+  listener.join();
+  err << "emulator stopped\n";
+  return 0;
+}
+
+core::Result<nlohmann::json> FetchState(http::Transport& transport, const std::string& url) {
+  std::string base = url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  http::Request request;
+  request.url = base + "/_emulator/state";
+  auto response = transport.Send(request);
+  if (!response) return core::Fail(response.error());
+  if (!response->ok()) {
+    return core::Fail(core::Error{core::KindFromHttpStatus(response->status),
+                                  "emulator answered HTTP " + std::to_string(response->status) + ": " + response->body,
+                                  response->status, "", "emulator.state"});
+  }
+  auto state = nlohmann::json::parse(response->body, nullptr, false);
+  if (state.is_discarded()) return core::Fail(core::Error::Internal(request.url + " did not return JSON"));
+  return state;
+}
+
+}  // namespace tputrain::emulator

@@ -1,0 +1,329 @@
+#include <regex>
+
+#include "tputrain/catalog/tpu_types.h"
+#include "tputrain/emulator/handlers.h"
+
+// Cloud TPU tpu/v2: TPU VM nodes, queued resources and their long-running operations, which
+// start done:false and finish over the configured latency.
+namespace tputrain::emulator {
+namespace {
+
+using nlohmann::json;
+using core::ErrorKind;
+
+std::string Parent(const Call& call) { return "projects/" + call.args[0] + "/locations/" + call.args[1]; }
+
+ApiResponse NotFound(const std::string& name) {
+  return Aip193Error(ErrorKind::kNotFound, "Resource '" + name + "' was not found",
+                     json::array({ResourceInfoDetail("tpu.googleapis.com", name)}));
+}
+
+json StartOperation(Call& call, const std::string& verb, const std::string& target, const json& response) {
+  std::string name = Parent(call) + "/operations/" + NewOperationId(call.world, call.now_ms);
+  json op = {{"name", name},
+             {"metadata",
+              {{"@type", "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata"},
+               {"createTime", Rfc3339(call.now_ms)},
+               {"target", target},
+               {"verb", verb},
+               {"cancelRequested", false},
+               {"apiVersion", "v2"}}},
+             {"done", false},
+             {"_due", call.now_ms + call.config.op_latency.count()},
+             {"_target", target},
+             {"_response", response}};
+  if (call.op_fault == FaultAction::kStuck) op["_stuck"] = true;
+  if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
+  call.world["tpuOperations"][name] = op;
+  call.mutated = true;
+  return op;
+}
+
+std::optional<ApiResponse> CheckId(const std::string& kind, const std::optional<std::string>& id) {
+  static const std::regex kId("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$");
+  if (!id || id->empty()) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid argument: the " + kind + " id (query parameter) is required.");
+  }
+  if (!std::regex_match(*id, kId)) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid " + kind + " id \"" + *id +
+                           "\": it must be 1-63 lowercase letters, digits or hyphens, start with a letter and end "
+                           "with a letter or digit.");
+  }
+  return std::nullopt;
+}
+
+// Checks the accelerator and returns the slice it names.
+core::Result<catalog::TpuSliceType> SliceOf(const json& node) {
+  if (node.contains("acceleratorType")) return catalog::FindSliceType(node.value("acceleratorType", ""));
+  if (node.contains("acceleratorConfig")) {
+    const json& config = node["acceleratorConfig"];
+    static const std::map<std::string, std::string> kFamilies = {
+        {"V4", "v4"}, {"V5LITE_POD", "v5e"}, {"V5P", "v5p"}, {"V6E", "v6e"}};
+    auto family = kFamilies.find(config.value("type", ""));
+    const catalog::TpuGeneration* generation =
+        family == kFamilies.end() ? nullptr : catalog::FindGeneration(family->second);
+    if (generation == nullptr) {
+      return core::Fail(core::Error::Usage("unsupported acceleratorConfig.type " + config.value("type", std::string())));
+    }
+    return catalog::FindSliceByTopology(*generation, config.value("topology", ""));
+  }
+  return core::Fail(core::Error::Usage("one of acceleratorType or acceleratorConfig is required"));
+}
+
+// The node as Cloud TPU reports it while it is being created.
+json NewNode(const Call& call, json node, const std::string& name, const catalog::TpuSliceType& slice) {
+  node["name"] = name;
+  node["state"] = "CREATING";
+  node["createTime"] = Rfc3339(call.now_ms);
+  node["apiVersion"] = "V2";
+  node["id"] = std::to_string(ProjectNumber(name)) + std::to_string(call.now_ms % 100000);
+  if (!node.contains("acceleratorType")) node["acceleratorType"] = slice.accelerator_type;
+  if (!node.contains("networkConfig")) node["networkConfig"] = {{"network", "default"}};
+  node["_hosts"] = slice.hosts;
+  return node;
+}
+
+void MakeReady(json& node) {
+  node["state"] = "READY";
+  node["health"] = "HEALTHY";
+  json endpoints = json::array();
+  // Documentation addresses (RFC 5737): nothing is reachable there, by design.
+  int hosts = node.value("_hosts", 1);
+  for (int i = 0; i < hosts; ++i) {
+    endpoints.push_back({{"ipAddress", "192.0.2." + std::to_string(10 + i)}, {"port", 8470}});
+  }
+  node["networkEndpoints"] = endpoints;
+}
+
+std::optional<ApiResponse> CheckZone(const Call& call) {
+  if (IsZone(call.args[1])) return std::nullopt;
+  return Aip193Error(ErrorKind::kInvalidArgument, "Location \"" + call.args[1] + "\" is not a zone; Cloud TPU nodes "
+                                                  "live in zones such as us-east5-b.");
+}
+
+ApiResponse CreateNode(Call& call) {
+  ApiResponse error;
+  auto body = call.Body("tpu", "Node", ErrorShape::kAip193, error);
+  if (!body) return error;
+  auto node_id = call.request.Param("nodeId");
+  if (auto bad = CheckId("node", node_id)) return *bad;
+  if (auto bad = CheckZone(call)) return *bad;
+  auto slice = SliceOf(*body);
+  if (!slice) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid accelerator in Node: " + slice.error().message + ".",
+                       json::array({BadRequestDetail("node.accelerator_type", slice.error().message)}));
+  }
+  std::string name = Parent(call) + "/nodes/" + *node_id;
+  auto& nodes = call.world["tpuNodes"];
+  if (nodes.contains(name)) {
+    return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + name + "' already exists",
+                       json::array({ResourceInfoDetail("tpu.googleapis.com", name)}));
+  }
+  nodes[name] = NewNode(call, *body, name, *slice);
+  return JsonReply(Public(StartOperation(call, "create", name, json())));
+}
+
+ApiResponse ListNodes(Call& call) {
+  json nodes = json::array();
+  std::string prefix = call.args[1] == "-" ? "projects/" + call.args[0] + "/locations/" : Parent(call) + "/nodes/";
+  for (const auto& [name, node] : call.world["tpuNodes"].items()) {
+    if (name.rfind(prefix, 0) == 0) nodes.push_back(Public(node));
+  }
+  json reply = json::object();
+  if (!nodes.empty()) reply["nodes"] = nodes;
+  return JsonReply(reply);
+}
+
+ApiResponse GetNode(Call& call) {
+  std::string name = Parent(call) + "/nodes/" + call.args[2];
+  auto& nodes = call.world["tpuNodes"];
+  auto it = nodes.find(name);
+  if (it == nodes.end()) return NotFound(name);
+  return JsonReply(Public(*it));
+}
+
+ApiResponse DeleteNode(Call& call) {
+  std::string name = Parent(call) + "/nodes/" + call.args[2];
+  auto& nodes = call.world["tpuNodes"];
+  auto it = nodes.find(name);
+  if (it == nodes.end()) return NotFound(name);
+  (*it)["state"] = "DELETING";
+  return JsonReply(Public(StartOperation(call, "delete", name, json())));
+}
+
+ApiResponse CreateQueuedResource(Call& call) {
+  ApiResponse error;
+  auto body = call.Body("tpu", "QueuedResource", ErrorShape::kAip193, error);
+  if (!body) return error;
+  auto id = call.request.Param("queuedResourceId");
+  if (auto bad = CheckId("queued resource", id)) return *bad;
+  if (auto bad = CheckZone(call)) return *bad;
+  std::string name = Parent(call) + "/queuedResources/" + *id;
+  if (call.world["queuedResources"].contains(name)) {
+    return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + name + "' already exists");
+  }
+  const json specs = body->value("tpu", json::object()).value("nodeSpec", json::array());
+  if (specs.empty()) return Aip193Error(ErrorKind::kInvalidArgument, "QueuedResource.tpu.node_spec is required.");
+  for (const auto& spec : specs) {
+    auto slice = SliceOf(spec.value("node", json::object()));
+    if (!slice) return Aip193Error(ErrorKind::kInvalidArgument, "Invalid accelerator in node_spec: " + slice.error().message + ".");
+    std::string node_name = spec.value("parent", Parent(call)) + "/nodes/" + spec.value("nodeId", "");
+    if (call.world["tpuNodes"].contains(node_name)) {
+      return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + node_name + "' already exists");
+    }
+  }
+  json resource = *body;
+  resource["name"] = name;
+  resource["createTime"] = Rfc3339(call.now_ms);
+  resource["state"] = {{"state", "ACCEPTED"}, {"stateInitiator", "USER"}};
+  resource["_activeAt"] = call.now_ms + 2 * call.config.op_latency.count();
+  call.world["queuedResources"][name] = resource;
+  return JsonReply(Public(StartOperation(call, "create", name, json())));
+}
+
+ApiResponse ListQueuedResources(Call& call) {
+  json items = json::array();
+  std::string prefix = Parent(call) + "/queuedResources/";
+  for (const auto& [name, resource] : call.world["queuedResources"].items()) {
+    if (name.rfind(prefix, 0) == 0) items.push_back(Public(resource));
+  }
+  json reply = json::object();
+  if (!items.empty()) reply["queuedResources"] = items;
+  return JsonReply(reply);
+}
+
+ApiResponse GetQueuedResource(Call& call) {
+  std::string name = Parent(call) + "/queuedResources/" + call.args[2];
+  auto& all = call.world["queuedResources"];
+  auto it = all.find(name);
+  if (it == all.end()) return NotFound(name);
+  return JsonReply(Public(*it));
+}
+
+ApiResponse DeleteQueuedResource(Call& call) {
+  std::string name = Parent(call) + "/queuedResources/" + call.args[2];
+  auto& all = call.world["queuedResources"];
+  auto it = all.find(name);
+  if (it == all.end()) return NotFound(name);
+  std::string state = (*it)["state"].value("state", "");
+  bool force = call.request.BoolParam("force");
+  if (state == "ACTIVE" && !force) {
+    return Aip193Error(ErrorKind::kFailedPrecondition,
+                       "Queued resource " + name + " has nodes; delete them first or pass force=true.");
+  }
+  (*it)["state"]["state"] = "DELETING";
+  return JsonReply(Public(StartOperation(call, "delete", name, json())));
+}
+
+ApiResponse GetOperation(Call& call) {
+  std::string name = Parent(call) + "/operations/" + call.args[2];
+  auto& ops = call.world["tpuOperations"];
+  auto it = ops.find(name);
+  if (it == ops.end()) return NotFound(name);
+  return JsonReply(Public(*it));
+}
+
+void FinishNodeOperation(json& world, json& op, const std::string& target, bool stockout) {
+  auto& nodes = world["tpuNodes"];
+  auto node = nodes.find(target);
+  std::string verb = op["metadata"].value("verb", "");
+  if (stockout) {
+    std::string zone = target.substr(0, target.find("/nodes/"));
+    zone = zone.substr(zone.rfind('/') + 1);
+    op["error"] = {{"code", RpcCodeFor(ErrorKind::kResourceExhausted)},
+                   {"message", "There is no more capacity in the zone \"" + zone +
+                                   "\"; you can try in another zone where Cloud TPU Nodes are offered (see "
+                                   "https://cloud.google.com/tpu/docs/regions) [EID: 0x5ee0e1a7c0de]"}};
+    if (node != nodes.end()) nodes.erase(node);
+    return;
+  }
+  if (verb == "delete") {
+    if (node != nodes.end()) nodes.erase(node);
+    op["response"] = {{"@type", "type.googleapis.com/google.protobuf.Empty"}};
+    return;
+  }
+  if (node == nodes.end()) return;
+  MakeReady(*node);
+  op["response"] = Public(*node);
+  op["response"]["@type"] = "type.googleapis.com/google.cloud.tpu.v2.Node";
+}
+
+void FinishQueuedOperation(json& world, json& op, const std::string& target) {
+  auto& all = world["queuedResources"];
+  auto resource = all.find(target);
+  if (op["metadata"].value("verb", "") == "delete") {
+    if (resource != all.end()) {
+      for (const auto& spec : (*resource)["tpu"].value("nodeSpec", json::array())) {
+        world["tpuNodes"].erase(spec.value("parent", "") + "/nodes/" + spec.value("nodeId", ""));
+      }
+      all.erase(resource);
+    }
+    op["response"] = {{"@type", "type.googleapis.com/google.protobuf.Empty"}};
+    return;
+  }
+  if (resource == all.end()) return;
+  (*resource)["state"]["state"] = "WAITING_FOR_RESOURCES";
+  op["response"] = Public(*resource);
+  op["response"]["@type"] = "type.googleapis.com/google.cloud.tpu.v2.QueuedResource";
+}
+
+}  // namespace
+
+bool AdvanceTpu(json& world, int64_t now_ms) {
+  bool changed = false;
+  for (auto& [name, op] : world["tpuOperations"].items()) {
+    if (op.value("done", false) || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms) continue;
+    op["done"] = true;
+    op["metadata"]["endTime"] = Rfc3339(now_ms);
+    std::string target = op.value("_target", "");
+    if (target.find("/queuedResources/") != std::string::npos) {
+      FinishQueuedOperation(world, op, target);
+    } else {
+      FinishNodeOperation(world, op, target, op.value("_stockout", false));
+    }
+    changed = true;
+  }
+  // Queued resources become ACTIVE, with READY nodes, one latency after they were accepted.
+  for (auto& [name, resource] : world["queuedResources"].items()) {
+    std::string state = resource["state"].value("state", "");
+    if (state != "WAITING_FOR_RESOURCES" || resource.value("_activeAt", int64_t{0}) > now_ms) continue;
+    resource["state"]["state"] = "ACTIVE";
+    for (const auto& spec : resource["tpu"].value("nodeSpec", json::array())) {
+      json node = spec.value("node", json::object());
+      std::string node_name = spec.value("parent", "") + "/nodes/" + spec.value("nodeId", "");
+      auto slice = SliceOf(node);
+      node["name"] = node_name;
+      node["queuedResource"] = name;
+      node["createTime"] = Rfc3339(now_ms);
+      node["apiVersion"] = "V2";
+      node["_hosts"] = slice ? slice->hosts : 1;
+      MakeReady(node);
+      world["tpuNodes"][node_name] = node;
+    }
+    changed = true;
+  }
+  return changed;
+}
+
+std::vector<Route> TpuRoutes() {
+  static const std::string p = "^/v2/projects/([^/]+)/locations/([^/]+)/";
+  static const std::string nodes = p + "nodes", node = nodes + "/([^/:]+)";
+  static const std::string queued = p + "queuedResources", one_queued = queued + "/([^/:]+)";
+  static const std::string operation = p + "operations/([^/:]+)";
+  return {
+      {"POST", nodes + "$", "tpu.projects.locations.nodes.create", CreateNode, ErrorShape::kAip193, true},
+      {"GET", nodes + "$", "tpu.projects.locations.nodes.list", ListNodes},
+      {"GET", node + "$", "tpu.projects.locations.nodes.get", GetNode},
+      {"DELETE", node + "$", "tpu.projects.locations.nodes.delete", DeleteNode, ErrorShape::kAip193, true},
+      {"POST", queued + "$", "tpu.projects.locations.queuedResources.create", CreateQueuedResource,
+       ErrorShape::kAip193, true},
+      {"GET", queued + "$", "tpu.projects.locations.queuedResources.list", ListQueuedResources},
+      {"GET", one_queued + "$", "tpu.projects.locations.queuedResources.get", GetQueuedResource},
+      {"DELETE", one_queued + "$", "tpu.projects.locations.queuedResources.delete", DeleteQueuedResource,
+       ErrorShape::kAip193, true},
+      {"GET", operation + "$", "tpu.projects.locations.operations.get", GetOperation},
+  };
+}
+
+}  // namespace tputrain::emulator

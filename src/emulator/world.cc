@@ -1,0 +1,103 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "tputrain/emulator/handlers.h"
+
+namespace tputrain::emulator {
+
+nlohmann::json NewWorld() {
+  nlohmann::json world = nlohmann::json::object();
+  for (const char* section : {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources",
+                              "buckets", "objects", "serviceAccounts", "policies"}) {
+    world[section] = nlohmann::json::object();
+  }
+  world["nextId"] = 1;
+  return world;
+}
+
+core::Result<nlohmann::json> LoadWorld(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NewWorld();
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  auto world = nlohmann::json::parse(buffer.str(), nullptr, false);
+  if (world.is_discarded() || !world.is_object()) {
+    return core::Fail(core::Error::Usage("--state-file " + path + ": not an emulator state file (invalid JSON)"));
+  }
+  auto fresh = NewWorld();
+  for (const auto& [key, value] : fresh.items()) {
+    if (!world.contains(key)) world[key] = value;
+  }
+  return world;
+}
+
+core::Status SaveWorld(const nlohmann::json& world, const std::string& path) {
+  // Write a sibling file, flush it to disk, then rename: a reader or a crash never sees half a file.
+  std::string temp = path + ".tmp." + std::to_string(getpid());
+  std::string text = world.dump(1);
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return core::Fail(core::Error::Internal("cannot write " + temp));
+  size_t written = 0;
+  while (written < text.size()) {
+    ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n <= 0) {
+      close(fd);
+      unlink(temp.c_str());
+      return core::Fail(core::Error::Internal("cannot write " + temp));
+    }
+    written += static_cast<size_t>(n);
+  }
+  fsync(fd);
+  close(fd);
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    unlink(temp.c_str());
+    return core::Fail(core::Error::Internal("cannot rename " + temp + " to " + path));
+  }
+  return {};
+}
+
+int64_t NextId(nlohmann::json& world) {
+  int64_t id = world.value("nextId", int64_t{1});
+  world["nextId"] = id + 1;
+  return id;
+}
+
+bool IsRegion(std::string_view location) {
+  static const std::regex kRegion("^[a-z]+-[a-z]+[0-9]+$");
+  return std::regex_match(location.begin(), location.end(), kRegion);
+}
+
+bool IsZone(std::string_view location) {
+  static const std::regex kZone("^[a-z]+-[a-z]+[0-9]+-[a-z]$");
+  return std::regex_match(location.begin(), location.end(), kZone);
+}
+
+std::string NewOperationId(nlohmann::json& world, int64_t now_ms) {
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "%08llx", static_cast<unsigned long long>(NextId(world) * 2654435761ULL % 0xffffffffULL));
+  return "operation-" + std::to_string(now_ms) + "-" + suffix;
+}
+
+std::optional<nlohmann::json> Call::Body(std::string_view api, std::string_view schema, ErrorShape shape,
+                                         ApiResponse& error) const {
+  std::string_view text = request.body;
+  auto body = nlohmann::json::parse(text.empty() ? std::string_view("{}") : text, nullptr, false);
+  if (body.is_discarded()) {
+    error = ErrorFor(shape, core::ErrorKind::kInvalidArgument,
+                     "Invalid JSON payload received. The request body is not valid JSON.");
+    return std::nullopt;
+  }
+  if (auto violation = schemas.Validate(api, schema, body, method_id)) {
+    error = ErrorFor(shape, core::ErrorKind::kInvalidArgument, violation->description,
+                     nlohmann::json::array({BadRequestDetail(violation->field, violation->description)}));
+    return std::nullopt;
+  }
+  return body;
+}
+
+}  // namespace tputrain::emulator
