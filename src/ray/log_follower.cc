@@ -36,7 +36,10 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
     if (end == TailEnd::kCancelled) return core::Fail(Cancelled());
     if (end == TailEnd::kUnusable) {
       // 404 (no such job) and 400 (a DRIVER job) are answers, not socket trouble.
-      if (error.http_status == 404 || error.http_status == 400) return core::Fail(error);
+      if (error.http_status == 404 || error.http_status == 400) {
+        error.where = "ray.jobs.logs";
+        return core::Fail(error);
+      }
       if (options_.on_notice) options_.on_notice("log stream unavailable (" + error.message + "); polling the log instead");
       break;
     }

@@ -74,19 +74,25 @@ std::string Sha1Hex(const std::string& data) {
 
 }  // namespace
 
+core::Result<WorkingDirPackage> PackageWorkingDir(const std::string& dir) {
+  auto archive = ZipDirectory(dir);
+  if (!archive) return core::Fail(archive.error());
+  return WorkingDirPackage{"_ray_pkg_" + Sha1Hex(*archive) + ".zip", std::move(*archive)};
+}
+
 // The package is named by the SHA-1 of the zip, as Ray names an uploaded .zip file: content
 // addressed, so an unchanged directory is uploaded once and reused across jobs.
 core::Result<std::string> JobsClient::UploadWorkingDir(const std::string& dir) {
-  auto archive = ZipDirectory(dir);
-  if (!archive) return core::Fail(archive.error());
-  std::string name = "_ray_pkg_" + Sha1Hex(*archive) + ".zip";
+  auto package = PackageWorkingDir(dir);
+  if (!package) return core::Fail(package.error());
+  const std::string& name = package->name;
   std::string path = "/api/packages/gcs/" + name;
   // The GET also pins the package for ten minutes, so it outlives the gap until the submit.
   auto exists = Call(Make("GET", path), "ray.packages.get");
   if (!exists) return core::Fail(exists.error());
   if (exists->status == 404) {
     http::Request put = Make("PUT", path);
-    put.body = std::move(*archive);
+    put.body = std::move(package->archive);
     put.headers.emplace_back("Content-Type", "application/octet-stream");
     put.idempotent = true;  // same name, same bytes
     auto uploaded = Call(std::move(put), "ray.packages.put");

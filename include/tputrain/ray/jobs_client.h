@@ -141,6 +141,15 @@ class JobsClient {
   std::optional<ServerVersion> version_;
 };
 
+// A directory zipped as UploadWorkingDir sends it, and the package name it goes by
+// ("_ray_pkg_<sha1 of the zip>.zip"), for --dry-run and for tests.
+struct WorkingDirPackage {
+  std::string name;
+  std::string archive;
+  std::string uri() const { return "gcs://" + name; }
+};
+core::Result<WorkingDirPackage> PackageWorkingDir(const std::string& dir);
+
 // The request body exactly as it is sent, after checking fields against the server's version.
 core::Result<nlohmann::json> SubmitBody(const SubmitRequest& request, const ServerVersion& version);
 

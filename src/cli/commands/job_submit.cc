@@ -1,0 +1,136 @@
+#include "commands/job_submit.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace tputrain::cli {
+namespace {
+
+core::Result<nlohmann::json> ParseJsonFlag(const std::string& flag, const std::string& text) {
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    return core::Fail(core::Error::Usage(flag + ": expected a JSON object, e.g. '{\"key\": \"value\"}'"));
+  }
+  return json;
+}
+
+// YAML scalars are untyped in yaml-cpp; plain ones that read as numbers or booleans become
+// JSON numbers and booleans, as PyYAML would load them for the Ray CLI.
+nlohmann::json YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json object = nlohmann::json::object();
+      for (const auto& item : node) object[item.first.as<std::string>()] = YamlToJson(item.second);
+      return object;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json array = nlohmann::json::array();
+      for (const auto& item : node) array.push_back(YamlToJson(item));
+      return array;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& text = node.Scalar();
+      if (node.Tag() == "!") return text;  // quoted
+      if (text == "true" || text == "True") return true;
+      if (text == "false" || text == "False") return false;
+      if (text == "null" || text == "~") return nullptr;
+      auto number = nlohmann::json::parse(text, nullptr, false);
+      if (!number.is_discarded() && number.is_number()) return number;
+      return text;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+core::Result<nlohmann::json> ReadRuntimeEnvFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return core::Fail(core::Error::Usage("--runtime-env: cannot read " + path));
+  std::stringstream text;
+  text << file.rdbuf();
+  try {
+    auto json = YamlToJson(YAML::Load(text.str()));  // JSON is YAML too
+    if (!json.is_object()) return core::Fail(core::Error::Usage("--runtime-env " + path + ": expected a mapping"));
+    return json;
+  } catch (const YAML::Exception& e) {
+    return core::Fail(core::Error::Usage("--runtime-env " + path + ": " + e.what()));
+  }
+}
+
+bool IsRemoteUri(const std::string& path) { return path.find("://") != std::string::npos; }
+
+}  // namespace
+
+std::string ShellJoin(const std::vector<std::string>& argv) {
+  std::string joined;
+  for (const auto& arg : argv) {
+    if (!joined.empty()) joined += ' ';
+    bool safe = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                      "0123456789@%+=:,./_-") == std::string::npos;
+    if (safe) {
+      joined += arg;
+      continue;
+    }
+    joined += '\'';
+    for (char c : arg) joined += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+    joined += '\'';
+  }
+  return joined;
+}
+
+core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags, std::string& local_working_dir) {
+  ray::SubmitRequest request;
+  if (flags.command.empty()) {
+    return core::Fail(core::Error::Usage("job submit: the entrypoint is missing: add -- COMMAND ARGS..."));
+  }
+  request.entrypoint = ShellJoin(flags.command);
+  if (!flags.submission_id.empty() &&
+      flags.submission_id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+          std::string::npos) {
+    return core::Fail(core::Error::Usage("--submission-id: expected letters, digits, '.', '_' or '-'"));
+  }
+  request.submission_id = flags.submission_id;
+  if (!flags.runtime_env_json.empty() && !flags.runtime_env_file.empty()) {
+    return core::Fail(core::Error::Usage("--runtime-env and --runtime-env-json: give at most one"));
+  }
+  if (!flags.runtime_env_json.empty()) {
+    auto env = ParseJsonFlag("--runtime-env-json", flags.runtime_env_json);
+    if (!env) return core::Fail(env.error());
+    request.runtime_env = *env;
+  } else if (!flags.runtime_env_file.empty()) {
+    auto env = ReadRuntimeEnvFile(flags.runtime_env_file);
+    if (!env) return core::Fail(env.error());
+    request.runtime_env = *env;
+  }
+  if (!flags.working_dir.empty()) request.runtime_env["working_dir"] = flags.working_dir;
+  if (auto it = request.runtime_env.find("working_dir"); it != request.runtime_env.end()) {
+    if (!it->is_string()) return core::Fail(core::Error::Usage("runtime_env.working_dir: expected a path or URI"));
+    if (!IsRemoteUri(it->get<std::string>())) local_working_dir = it->get<std::string>();
+  }
+  if (!flags.metadata_json.empty()) {
+    auto metadata = ParseJsonFlag("--metadata-json", flags.metadata_json);
+    if (!metadata) return core::Fail(metadata.error());
+    for (const auto& [key, value] : metadata->items()) {
+      if (!value.is_string()) return core::Fail(core::Error::Usage("--metadata-json: value of '" + key + "' must be a string"));
+      request.metadata[key] = value.get<std::string>();
+    }
+  }
+  if (!flags.resources_json.empty()) {
+    auto resources = ParseJsonFlag("--entrypoint-resources", flags.resources_json);
+    if (!resources) return core::Fail(resources.error());
+    for (const auto& [key, value] : resources->items()) {
+      if (!value.is_number()) {
+        return core::Fail(core::Error::Usage("--entrypoint-resources: value of '" + key + "' must be a number"));
+      }
+      request.entrypoint_resources[key] = value.get<double>();
+    }
+  }
+  request.entrypoint_num_cpus = flags.num_cpus;
+  request.entrypoint_num_gpus = flags.num_gpus;
+  request.entrypoint_memory = flags.memory;
+  return request;
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tputrain/core/result.h"
+#include "tputrain/ray/jobs_client.h"
+
+// The flags of `tputrain job submit` and how they become a ray::SubmitRequest.
+namespace tputrain::cli {
+
+struct JobSubmitFlags {
+  std::vector<std::string> command;  // after --
+  std::string submission_id;
+  std::string runtime_env_json;
+  std::string runtime_env_file;
+  std::string working_dir;
+  std::string metadata_json;
+  std::optional<double> num_cpus;
+  std::optional<double> num_gpus;
+  std::optional<int64_t> memory;
+  std::string resources_json;
+};
+
+// shlex.join, as the Ray CLI builds the entrypoint from its arguments.
+std::string ShellJoin(const std::vector<std::string>& argv);
+
+// Everything but a local working_dir, which the caller zips and uploads; returned in
+// `local_working_dir` (empty when there is none).
+core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags, std::string& local_working_dir);
+
+}  // namespace tputrain::cli

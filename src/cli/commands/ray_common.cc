@@ -1,0 +1,74 @@
+#include "commands/ray_common.h"
+
+#include <iostream>
+
+#include "tputrain/core/clock.h"
+
+namespace tputrain::cli {
+namespace {
+
+std::string ReattachCommand(const ray::JobsClient& client, const std::string& id) {
+  return "tputrain job logs --follow " + id + " --address " + client.options().address;
+}
+
+// Polls until the job is terminal, after a stop was asked for.
+core::Result<ray::JobDetails> WaitUntilTerminal(ray::JobsClient& client, const std::string& id, core::Sleeper& sleeper) {
+  std::chrono::milliseconds delay{100};
+  while (true) {
+    auto job = client.Get(id);
+    if (!job || ray::IsTerminal(job->status)) return job;
+    if (!sleeper.Sleep(delay)) return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
+    delay = std::min(delay * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+}  // namespace
+
+void AddRayConnectionFlags(CLI::App* command, ray::ConnectionFlags& flags) {
+  command->add_option("--address", flags.address,
+                      "Ray dashboard URL, e.g. http://127.0.0.1:8265 (default: RAY_ADDRESS, then ray_address "
+                      "in tputrain.yaml)");
+  command->add_option("--header", flags.headers,
+                      "Extra HTTP header NAME:VALUE for an authenticated dashboard (repeatable; default: "
+                      "RAY_JOB_HEADERS, a JSON object)");
+}
+
+core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& flags, Context& context) {
+  std::optional<std::string> configured;
+  if (flags.address.empty() && !context.env.Get("RAY_ADDRESS")) {
+    auto settings = context.settings();
+    if (!settings) return core::Fail(settings.error());
+    configured = settings->Get("ray_address");
+  }
+  return ray::ResolveClientOptions(flags, context.env, configured);
+}
+
+core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
+                                        const ray::LogTextHandler& on_text, uint64_t start_offset) {
+  http::CurlWebSocketConnector connector;
+  core::RealSleeper sleeper(context.cancel);
+  ray::FollowOptions options;
+  options.start_offset = start_offset;
+  options.cancel = context.cancel;
+  options.on_notice = [&context](std::string_view notice) { context.reporter().Warn(notice); };
+  ray::LogFollower follower(client, connector, sleeper, options);
+  auto job = follower.Follow(id, on_text);
+  if (job || job.error().kind != core::ErrorKind::kCancelled) return job;
+
+  if (context.stdin_is_tty && context.stderr_is_tty && !context.global.quiet) {
+    context.err << "\nStop job '" << id << "' on the cluster? [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer == "y" || answer == "Y" || answer == "yes") {
+      auto stopped = client.Stop(id);
+      if (!stopped) return core::Fail(stopped.error());
+      core::RealSleeper uninterrupted;  // the first Ctrl-C is spent; a second one exits at once
+      return WaitUntilTerminal(client, id, uninterrupted);
+    }
+  }
+  context.err << "Detached; job '" << id << "' keeps running. Re-attach with:\n  " << ReattachCommand(client, id)
+              << "\n";
+  return job;
+}
+
+}  // namespace tputrain::cli
