@@ -112,7 +112,10 @@ core::Result<std::map<std::string, Explicit>> GatherExplicit(const RenderRequest
   for (const auto& file : spec.files) {
     for (const auto& reference : References(file.text)) referenced.insert(reference.name);
   }
-  for (const auto& variable : spec.variables) referenced.insert(variable.name);
+  for (const auto& variable : spec.variables) {
+    referenced.insert(variable.name);
+    for (const auto& reference : References(variable.default_value)) referenced.insert(reference.name);
+  }
   if (!spec.default_tpu_type.empty()) referenced.insert({kTpuType, kNumSlices});
   for (const auto& text : request.sets) {
     auto assignment = ParseAssignment(text, "--set");
@@ -308,6 +311,12 @@ std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec) {
       if (list.empty()) referenced.push_back(reference.name);
       const std::string where = file.name + ":" + std::to_string(reference.line);
       if (list.empty() || list.back() != where) list.push_back(where);
+    }
+  }
+  for (const auto& variable : spec.variables) {
+    for (const auto& reference : References(variable.default_value)) {
+      if (uses.emplace(reference.name, std::vector<std::string>{}).second) referenced.push_back(reference.name);
+      uses[reference.name].push_back("default of " + variable.name);
     }
   }
   std::map<std::string, ComputedValue> example;
