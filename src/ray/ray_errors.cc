@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "tputrain/ray/jobs_client.h"
@@ -11,12 +13,17 @@ std::string_view TrimView(std::string_view text) {
   return text;
 }
 
-// Ray's error bodies are text/plain: one line, or a Python traceback whose last line is the
-// exception. Users get that one line.
+// Ray's error bodies are text/plain: one line, or a Python traceback whose last line with
+// words in it is the exception (the head's wrapping of an agent error ends in a lone ".").
 std::string OneLine(std::string_view body) {
   body = TrimView(body);
-  auto last_newline = body.rfind('\n');
-  std::string_view line = last_newline == std::string_view::npos ? body : TrimView(body.substr(last_newline + 1));
+  std::string_view line;
+  while (!body.empty()) {
+    auto newline = body.rfind('\n');
+    line = TrimView(newline == std::string_view::npos ? body : body.substr(newline + 1));
+    if (std::any_of(line.begin(), line.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) break;
+    body = newline == std::string_view::npos ? std::string_view() : TrimView(body.substr(0, newline));
+  }
   std::string text(line);
   if (text.size() > 400) text = text.substr(0, 400) + "...";
   return text;

@@ -1,0 +1,132 @@
+// The library (JobsClient, LogFollower, the WebSocket tail) against a real Ray head.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "ray/ray_head.h"
+#include "tputrain/core/clock.h"
+#include "tputrain/http/curl_transport.h"
+#include "tputrain/http/websocket.h"
+#include "tputrain/ray/jobs_client.h"
+#include "tputrain/ray/log_follower.h"
+
+namespace tputrain::ray {
+namespace {
+
+// Passes every request to the real transport and records what was sent.
+class RecordingTransport final : public http::Transport {
+ public:
+  core::Result<http::Response> Send(const http::Request& request) override {
+    sent.push_back(request.method + " " + request.url.substr(request.url.find("/api/")));
+    return real.Send(request);
+  }
+  size_t Count(const std::string& line) const { return std::count(sent.begin(), sent.end(), line); }
+
+  http::CurlTransport real;
+  std::vector<std::string> sent;
+};
+
+struct Fixture {
+  testing::RayHead& head = testing::SharedRayHead();
+  RecordingTransport transport;
+  core::RealSleeper sleeper;
+  JobsClient client{transport, sleeper, ClientOptions{.address = head.address()}};
+  http::CurlWebSocketConnector connector;
+};
+
+constexpr const char* kPrinter =
+    "python -c \"import time\nfor i in range(6):\n    print('line', i, 'x' * i, flush=True)\n    time.sleep(0.3)\"";
+
+}  // namespace
+
+TEST_CASE("one version handshake per client, whatever the calls", "[integration]") {
+  Fixture f;
+  auto submitted = f.client.Submit(SubmitRequest{.entrypoint = "echo handshake"});
+  REQUIRE(submitted);
+  REQUIRE(f.client.Get(submitted->submission_id));
+  REQUIRE(f.client.List());
+  auto version = f.client.Version();
+  REQUIRE(version);
+  CHECK(version->api_version >= 4);
+  CHECK(version->ray_version == "2.60.0");
+  CHECK(f.transport.Count("GET /api/version") == 1);
+  CHECK(f.transport.Count("POST /api/jobs/") == 1);  // the trailing slash
+}
+
+TEST_CASE("following over the WebSocket and by polling deliver the same text as the final log",
+          "[integration]") {
+  Fixture f;
+  auto submitted = f.client.Submit(SubmitRequest{.entrypoint = kPrinter});
+  REQUIRE(submitted);
+  const std::string& id = submitted->submission_id;
+
+  std::string tailed;
+  int chunks = 0;
+  LogFollower tail(f.client, f.connector, f.sleeper, FollowOptions{});
+  auto job = tail.Follow(id, [&](std::string_view text) {
+    tailed += text;
+    ++chunks;
+  });
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kSucceeded);
+  CHECK(chunks > 1);  // streamed as it came, not once at the end
+  CHECK(f.transport.Count("GET /api/jobs/" + id + "/logs") == 0);  // no polling was needed
+
+  auto full = f.client.Logs(id);
+  REQUIRE(full);
+  CHECK(tailed == *full);
+  CHECK(tail.offset() == full->size());
+
+  std::string polled;
+  LogFollower poll(f.client, f.connector, f.sleeper, FollowOptions{.use_websocket = false});
+  REQUIRE(poll.Follow(id, [&](std::string_view text) { polled += text; }));
+  CHECK(polled == *full);
+
+  // A re-attach that has already shown part of the log: the socket replays from byte 0 and
+  // only the rest is delivered.
+  size_t half = full->size() / 2;
+  std::string rest;
+  LogFollower resumed(f.client, f.connector, f.sleeper, FollowOptions{.start_offset = half});
+  REQUIRE(resumed.Follow(id, [&](std::string_view text) { rest += text; }));
+  CHECK(rest == full->substr(half));
+}
+
+TEST_CASE("the log tail of an unknown job is a NotFound, not a fall-back to polling", "[integration]") {
+  Fixture f;
+  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{});
+  auto job = follower.Follow("no-such-job", [](std::string_view) {});
+  REQUIRE_FALSE(job);
+  CHECK(job.error().kind == core::ErrorKind::kNotFound);
+  CHECK(job.error().http_status == 404);
+}
+
+TEST_CASE("a working_dir is uploaded once and referenced by its gcs:// URI", "[integration]") {
+  Fixture f;
+  std::string dir = "/tmp/trwd-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/hello.py") << "print('hello from the package')\n";
+  auto package = PackageWorkingDir(dir);
+  REQUIRE(package);
+  auto uri = f.client.UploadWorkingDir(dir);
+  REQUIRE(uri);
+  CHECK(*uri == package->uri());
+  auto again = f.client.UploadWorkingDir(dir);
+  REQUIRE(again);
+  CHECK(*again == *uri);
+  CHECK(f.transport.Count("PUT /api/packages/gcs/" + package->name) <= 1);
+  CHECK(f.transport.Count("GET /api/packages/gcs/" + package->name) == 2);
+
+  SubmitRequest request{.entrypoint = "python hello.py"};
+  request.runtime_env["working_dir"] = *uri;
+  auto submitted = f.client.Submit(request);
+  REQUIRE(submitted);
+  std::string out;
+  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{});
+  auto job = follower.Follow(submitted->submission_id, [&](std::string_view text) { out += text; });
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kSucceeded);
+  CHECK(out.find("hello from the package") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace tputrain::ray

@@ -1,0 +1,105 @@
+#include <catch2/catch.hpp>
+
+#include "ray/scripted.h"
+#include "tputrain/ray/log_follower.h"
+
+namespace tputrain::ray {
+namespace {
+
+using testing::RecordingSleeper;
+using testing::ScriptedConnector;
+using testing::ScriptedTransport;
+
+std::string Job(const char* status) {
+  return std::string(R"({"type":"SUBMISSION","submission_id":"j","status":")") + status + R"(","message":"m"})";
+}
+
+std::string Logs(const char* text) { return nlohmann::json{{"logs", text}}.dump(); }
+
+struct Fixture {
+  ScriptedTransport transport;
+  RecordingSleeper sleeper;
+  ScriptedConnector connector;
+  JobsClient client{transport, sleeper, ClientOptions{.address = "http://127.0.0.1:8265"}};
+  std::string delivered;
+  LogTextHandler sink = [this](std::string_view text) { delivered += text; };
+};
+
+}  // namespace
+
+TEST_CASE("after a dropped tail, the replay from byte 0 is skipped up to what was delivered") {
+  Fixture f;
+  f.connector.scripts.push_back({{"a\n", "bb\n"}, 0});
+  f.transport.Reply(200, Job("RUNNING"));
+  f.connector.scripts.push_back({{"a\nb", "b\nccc\n", "dd\n"}, 1000});  // other chunk boundaries
+  f.transport.Reply(200, Job("SUCCEEDED"));
+  LogFollower follower(f.client, f.connector, f.sleeper);
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kSucceeded);
+  CHECK(f.delivered == "a\nbb\nccc\ndd\n");
+  CHECK(follower.offset() == f.delivered.size());
+  CHECK(f.connector.connects == 2);
+  CHECK(f.transport.sent[0].url == "http://127.0.0.1:8265/api/jobs/j");
+}
+
+TEST_CASE("a tail that cannot be opened falls back to polling the log, with backoff") {
+  Fixture f;
+  f.connector.scripts.push_back({{}, 1000, 403});  // e.g. a proxy that refuses upgrades
+  f.transport.Reply(200, Job("RUNNING"));
+  f.transport.Reply(200, Logs("x\n"));
+  f.transport.Reply(200, Job("RUNNING"));
+  f.transport.Reply(200, Logs("x\n"));
+  f.transport.Reply(200, Job("FAILED"));
+  f.transport.Reply(200, Logs("x\ny\n"));
+  std::vector<std::string> notices;
+  LogFollower follower(f.client, f.connector, f.sleeper,
+                       FollowOptions{.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kFailed);
+  CHECK(f.delivered == "x\ny\n");
+  REQUIRE(f.sleeper.sleeps.size() == 2);
+  CHECK(f.sleeper.sleeps[1] == 2 * f.sleeper.sleeps[0]);  // nothing new: back off
+  REQUIRE(notices.size() == 1);
+  CHECK(notices[0].find("polling") != std::string::npos);
+}
+
+TEST_CASE("a tail that keeps dropping gives way to polling after max_reconnects") {
+  Fixture f;
+  for (int i = 0; i < 3; ++i) {
+    f.connector.scripts.push_back({{"a\n"}, 1006});
+    f.transport.Reply(200, Job("RUNNING"));
+  }
+  f.transport.Reply(200, Job("SUCCEEDED"));
+  f.transport.Reply(200, Logs("a\nb\n"));
+  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{.max_reconnects = 2});
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE(job);
+  CHECK(f.connector.connects == 3);
+  CHECK(f.delivered == "a\nb\n");
+}
+
+TEST_CASE("an unknown job's 404 on the upgrade is the answer, not a reason to poll") {
+  Fixture f;
+  f.connector.scripts.push_back({{}, 1000, 404});
+  LogFollower follower(f.client, f.connector, f.sleeper);
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE_FALSE(job);
+  CHECK(job.error().http_status == 404);
+  CHECK(f.transport.sent.empty());
+}
+
+TEST_CASE("a cancelled follow returns kCancelled and leaves the job alone") {
+  Fixture f;
+  core::CancelToken cancel;
+  cancel.Cancel();
+  f.connector.scripts.push_back({{"a\n"}, 1000});
+  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{.cancel = &cancel});
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE_FALSE(job);
+  CHECK(job.error().kind == core::ErrorKind::kCancelled);
+  CHECK(f.transport.sent.empty());
+}
+
+}  // namespace tputrain::ray

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "tputrain/core/clock.h"
+#include "tputrain/http/transport.h"
+#include "tputrain/http/websocket.h"
+
+// Scripted stand-ins at the process boundary (network, sleep), for behaviour a real head
+// cannot be made to show on demand: an agent that is not ready, a lost reply, a dropped socket.
+namespace tputrain::ray::testing {
+
+class ScriptedTransport final : public http::Transport {
+ public:
+  // Each Send pops the next reply; an Error reply means "no HTTP reply arrived".
+  std::deque<core::Result<http::Response>> replies;
+  std::vector<http::Request> sent;
+
+  core::Result<http::Response> Send(const http::Request& request) override {
+    sent.push_back(request);
+    if (replies.empty()) return http::Response{599, {}, "script exhausted"};
+    auto reply = std::move(replies.front());
+    replies.pop_front();
+    return reply;
+  }
+  void Reply(int status, std::string body) { replies.push_back(http::Response{status, {}, std::move(body)}); }
+  void Lose() {
+    replies.push_back(core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "connection reset")));
+  }
+};
+
+class RecordingSleeper final : public core::Sleeper {
+ public:
+  std::vector<std::chrono::milliseconds> sleeps;
+  bool Sleep(std::chrono::milliseconds duration) override {
+    sleeps.push_back(duration);
+    return true;
+  }
+};
+
+// Each Connect plays the next script: a list of messages, then (optionally) a close code.
+class ScriptedConnector final : public http::WebSocketConnector {
+ public:
+  struct Script {
+    std::vector<std::string> frames;
+    int close_code = 1000;  // 0: the connection errors out instead of closing
+    int refuse_status = -1;  // >= 0: Connect fails with this HTTP status (0: no reply)
+  };
+  std::deque<Script> scripts;
+  int connects = 0;
+
+  core::Result<std::unique_ptr<http::WebSocketConnection>> Connect(const std::string&,
+                                                                   const http::Headers&) override {
+    ++connects;
+    if (scripts.empty()) return core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "no script"));
+    Script script = std::move(scripts.front());
+    scripts.pop_front();
+    if (script.refuse_status >= 0) {
+      auto error = core::Error::Make(core::ErrorKind::kUnavailable, "refused");
+      error.http_status = script.refuse_status;
+      return core::Fail(error);
+    }
+    return std::unique_ptr<http::WebSocketConnection>(std::make_unique<Connection>(std::move(script)));
+  }
+
+ private:
+  class Connection final : public http::WebSocketConnection {
+   public:
+    explicit Connection(Script script) : script_(std::move(script)) {}
+    core::Result<std::optional<http::WebSocketMessage>> Receive(std::chrono::milliseconds) override {
+      if (next_ < script_.frames.size()) {
+        return std::optional<http::WebSocketMessage>(
+            http::WebSocketMessage{http::WebSocketMessage::Type::kText, script_.frames[next_++], 0});
+      }
+      if (script_.close_code == 0) return core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "reset"));
+      return std::optional<http::WebSocketMessage>(
+          http::WebSocketMessage{http::WebSocketMessage::Type::kClose, "", script_.close_code});
+    }
+    core::Status SendText(std::string_view) override { return {}; }
+    void Close(int) override {}
+
+   private:
+    Script script_;
+    size_t next_ = 0;
+  };
+};
+
+}  // namespace tputrain::ray::testing
