@@ -63,6 +63,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   AddGlobalFlags(app, context.global);
 
   SetupConfigCommand(app, context);
+  SetupEmulatorCommand(app, context);
   SetupJobCommand(app, context);
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);

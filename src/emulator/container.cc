@@ -249,7 +249,7 @@ ApiResponse CreateCluster(Call& call) {
     nodes += AsInt(pool["initialNodeCount"], 0) * static_cast<int64_t>(pool.value("locations", locations).size());
   }
   cluster["location"] = location;
-  if (IsZone(location)) cluster["zone"] = location;
+  cluster["zone"] = location;  // deprecated, but gcloud sorts listings by it; regional clusters carry the region
   cluster["locations"] = locations;
   cluster["status"] = "PROVISIONING";
   cluster["selfLink"] = SelfLinkBase(project, location) + "/clusters/" + name;

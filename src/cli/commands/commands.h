@@ -9,6 +9,7 @@
 namespace tputrain::cli {
 
 void SetupConfigCommand(CLI::App& root, Context& context);
+void SetupEmulatorCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
