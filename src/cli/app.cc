@@ -65,6 +65,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupConfigCommand(app, context);
   SetupEmulatorCommand(app, context);
   SetupJobCommand(app, context);
+  SetupK8sCommands(app, context);
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);

@@ -26,6 +26,15 @@ std::map<std::string, std::set<std::string>> KindsDefinedBy(const std::vector<Ob
   return defined;
 }
 
+// The object without the bookkeeping that changes on every write.
+nlohmann::json Comparable(nlohmann::json object) {
+  if (object.is_object() && object.contains("metadata") && object["metadata"].is_object()) {
+    object["metadata"].erase("managedFields");
+    object["metadata"].erase("resourceVersion");
+  }
+  return object;
+}
+
 }  // namespace
 
 std::string_view ApplyActionName(ApplyAction action, bool dry_run) {
@@ -96,9 +105,12 @@ core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discover
     auto before = client.Send("GET", path);
     if (!before) return core::Fail(before.error());
     std::string old_version;
+    nlohmann::json old_object;
     if (before->ok()) {
-      auto json = nlohmann::json::parse(before->body, nullptr, false);
-      if (json.is_object() && json.contains("metadata")) old_version = json["metadata"].value("resourceVersion", "");
+      old_object = nlohmann::json::parse(before->body, nullptr, false);
+      if (old_object.is_object() && old_object.contains("metadata")) {
+        old_version = old_object["metadata"].value("resourceVersion", "");
+      }
     } else if (before->status != 404) {
       return core::Fail(ErrorFromStatus(before->status, before->body, what));
     }
@@ -119,7 +131,10 @@ core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discover
     if (response->status == 201 || old_version.empty()) {
       result.action = ApplyAction::kCreated;
     } else {
-      result.action = result.resource_version == old_version ? ApplyAction::kUnchanged : ApplyAction::kConfigured;
+      // A dry run never bumps the resourceVersion, so compare what would be stored instead.
+      bool same = options.dry_run ? Comparable(old_object) == Comparable(result.live)
+                                  : result.resource_version == old_version;
+      result.action = same ? ApplyAction::kUnchanged : ApplyAction::kConfigured;
     }
     result.object = object;
 

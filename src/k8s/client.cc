@@ -91,6 +91,8 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
   if ((http_status == 422 || http_status == 400) && !causes.empty()) {
     std::string lines;
     for (const auto& cause : causes) {
+      // CEL rules are skipped once a schema error is found; the server says so as a cause.
+      if (cause.value("message", "").find("some validation rules were not checked") != std::string::npos) continue;
       if (!lines.empty()) lines += "\n";
       std::string field = cause.value("field", "");
       lines += Prefix(what) + (field.empty() ? "" : field + ": ") + cause.value("message", cause.value("reason", ""));

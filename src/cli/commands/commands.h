@@ -11,6 +11,7 @@ namespace tputrain::cli {
 void SetupConfigCommand(CLI::App& root, Context& context);
 void SetupEmulatorCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);
+void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);

@@ -1,0 +1,239 @@
+// tputrain apply | delete | wait: kubectl-shaped commands on tputrain's own Kubernetes client.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include "commands/commands.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/k8s/apply.h"
+#include "tputrain/k8s/connect.h"
+#include "tputrain/k8s/delete.h"
+#include "tputrain/k8s/wait.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct AccessFlags {
+  std::string kubeconfig;
+  std::string context;
+  std::string ns;
+  bool insecure = false;
+};
+
+void AddAccessFlags(CLI::App& command, AccessFlags& flags) {
+  command.add_option("--kubeconfig", flags.kubeconfig, "Kubeconfig file (default: KUBECONFIG, else ~/.kube/config)");
+  command.add_option("--context", flags.context, "Kubeconfig context (default: its current-context)");
+  command.add_option("-n,--namespace", flags.ns, "Namespace for objects that name none (default: the context's)");
+  command.add_flag("--insecure-skip-tls-verify", flags.insecure,
+                   "Accept a kubeconfig cluster that disables TLS verification");
+}
+
+// The Google access token that GKE contexts (gke-gcloud-auth-plugin) need.
+core::Result<std::string> GoogleToken(Context& context) {
+  std::string file = context.global.access_token_file;
+  if (file.empty()) file = context.env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
+  if (file.empty()) {
+    return core::Fail(core::Error::NoCredentials(
+        "this kubeconfig context authenticates with Google credentials (gke-gcloud-auth-plugin): "
+        "pass --access-token-file FILE"));
+  }
+  std::ifstream in(file);
+  std::string token;
+  if (!in || !std::getline(in, token) || token.empty()) {
+    return core::Fail(core::Error::Usage("--access-token-file: cannot read a token from " + file));
+  }
+  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  return token;
+}
+
+core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const AccessFlags& flags, Context& context,
+                                                              core::Clock& clock) {
+  auto access = k8s::LoadClusterAccess({flags.kubeconfig, flags.context, flags.insecure}, context.env);
+  if (!access) return core::Fail(access.error());
+  k8s::Credentials::Deps deps{&context.env, &clock, [&context] { return GoogleToken(context); }};
+  return k8s::Connect(*access, std::move(deps));
+}
+
+core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file) {
+  std::string text;
+  if (file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return core::Fail(core::Error::Usage("-f: cannot read " + file));
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  }
+  return k8s::ParseManifests(text, file == "-" ? "<stdin>" : file);
+}
+
+// "300s", "5m", "1h", or plain seconds.
+core::Result<std::chrono::milliseconds> ParseTimeout(const std::string& text) {
+  static const std::regex kDuration(R"((\d+)(ms|s|m|h)?)");
+  std::smatch match;
+  if (!std::regex_match(text, match, kDuration)) {
+    return core::Fail(core::Error::Usage("--timeout: expected a duration such as 300s, 10m or 1h, got '" + text + "'"));
+  }
+  long long value = std::stoll(match[1]);
+  std::string unit = match[2];
+  if (unit == "ms") return std::chrono::milliseconds(value);
+  if (unit == "m") return std::chrono::milliseconds(value * 60'000);
+  if (unit == "h") return std::chrono::milliseconds(value * 3'600'000);
+  return std::chrono::milliseconds(value * 1000);
+}
+
+nlohmann::json ObjectJson(const k8s::Object& object) {
+  return {{"apiVersion", object.api_version}, {"kind", object.kind}, {"namespace", object.ns}, {"name", object.name}};
+}
+
+struct ApplyFlags {
+  AccessFlags access;
+  std::string file;
+  bool force_conflicts = false;
+};
+
+core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
+  auto objects = ReadManifests(flags.file);
+  if (!objects) return core::Fail(objects.error());
+  core::SystemClock clock;
+  core::RealSleeper sleeper(context.cancel);
+  auto connection = ConnectCluster(flags.access, context, clock);
+  if (!connection) return core::Fail(connection.error());
+  k8s::ApplyOptions options;
+  options.dry_run = context.global.dry_run;
+  options.force_conflicts = flags.force_conflicts;
+  options.ns = flags.access.ns;
+  bool table = context.global.output_format() == OutputFormat::kTable;
+  auto applied = k8s::Apply(*(*connection)->client, *(*connection)->discovery, std::move(*objects), options,
+                            {clock, sleeper, context.cancel}, [&](const k8s::ApplyResult& result) {
+                              if (table) {
+                                context.out << result.object.Describe() << " "
+                                            << k8s::ApplyActionName(result.action, options.dry_run) << "\n";
+                                context.out.flush();
+                              }
+                            });
+  if (!applied) return core::Fail(applied.error());
+  if (!table) {
+    nlohmann::json json = nlohmann::json::array();
+    for (const auto& result : *applied) {
+      auto item = ObjectJson(result.object);
+      item["action"] = std::string(k8s::ApplyActionName(result.action, false));
+      item["dryRun"] = options.dry_run;
+      item["resourceVersion"] = result.resource_version;
+      json.push_back(item);
+    }
+    PrintResult(context, json, [](std::ostream&) {});
+  }
+  return core::kExitOk;
+}
+
+struct DeleteFlags {
+  AccessFlags access;
+  std::string file;
+  bool no_wait = false;
+  std::string timeout = "5m";
+};
+
+core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
+  auto timeout = ParseTimeout(flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  auto objects = ReadManifests(flags.file);
+  if (!objects) return core::Fail(objects.error());
+  core::SystemClock clock;
+  core::RealSleeper sleeper(context.cancel);
+  auto connection = ConnectCluster(flags.access, context, clock);
+  if (!connection) return core::Fail(connection.error());
+  k8s::DeleteOptions options;
+  options.ns = flags.access.ns;
+  options.dry_run = context.global.dry_run;
+  options.wait = !flags.no_wait;
+  options.timeout = *timeout;
+  bool table = context.global.output_format() == OutputFormat::kTable;
+  auto deleted = k8s::Delete(*(*connection)->client, *(*connection)->discovery, std::move(*objects), options,
+                             {clock, sleeper, context.cancel}, [&](const k8s::DeleteResult& result) {
+                               if (table) {
+                                 context.out << result.object.Describe() << " "
+                                             << (result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted")
+                                                                : "not found")
+                                             << "\n";
+                                 context.out.flush();
+                               }
+                             });
+  if (!deleted) return core::Fail(deleted.error());
+  if (!table) {
+    nlohmann::json json = nlohmann::json::array();
+    for (const auto& result : *deleted) {
+      auto item = ObjectJson(result.object);
+      item["deleted"] = result.existed;
+      json.push_back(item);
+    }
+    PrintResult(context, json, [](std::ostream&) {});
+  }
+  return core::kExitOk;
+}
+
+struct WaitFlags {
+  AccessFlags access;
+  std::string target;
+  std::string condition = "ready";
+  std::string timeout = "5m";
+};
+
+core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
+  auto timeout = ParseTimeout(flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  core::SystemClock clock;
+  core::RealSleeper sleeper(context.cancel);
+  auto connection = ConnectCluster(flags.access, context, clock);
+  if (!connection) return core::Fail(connection.error());
+  auto& client = *(*connection)->client;
+  auto ref = k8s::ParseObjectRef(flags.target, client);
+  if (!ref) return core::Fail(ref.error());
+  std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
+  k8s::WatchOptions options;
+  options.timeout = *timeout;
+  auto waited = k8s::WaitReady(client, *(*connection)->discovery, *ref, ns, options, {clock, sleeper, context.cancel});
+  if (!waited) return core::Fail(waited.error());
+  nlohmann::json json = {{"kind", ref->kind}, {"namespace", ns}, {"name", ref->name}, {"ready", true}};
+  PrintResult(context, json, [&](std::ostream& out) { out << ref->kind << " " << ns << "/" << ref->name << " ready\n"; });
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupK8sCommands(CLI::App& root, Context& context) {
+  auto apply_flags = std::make_shared<ApplyFlags>();
+  auto* apply = root.add_subcommand("apply", "Server-side apply Kubernetes manifests (CRDs and Namespaces first)");
+  apply->add_option("-f,--filename", apply_flags->file, "Manifest file, or - for stdin")->required();
+  apply->add_flag("--force-conflicts", apply_flags->force_conflicts, "Take over fields another manager owns");
+  AddAccessFlags(*apply, apply_flags->access);
+  apply->footer(
+      "Examples:\n  tputrain render raycluster-maxtext --set CLUSTER_NAME=ray | tputrain apply -f -\n"
+      "  tputrain apply -f jobset.yaml --dry-run   # the server validates, stores nothing");
+  apply->callback([apply_flags, &context] { context.outcome = RunApply(*apply_flags, context); });
+
+  auto delete_flags = std::make_shared<DeleteFlags>();
+  auto* del = root.add_subcommand("delete", "Delete the objects of a manifest, in reverse order, waiting until gone");
+  del->add_option("-f,--filename", delete_flags->file, "Manifest file, or - for stdin")->required();
+  del->add_flag("--no-wait", delete_flags->no_wait, "Return once deletion is accepted");
+  del->add_option("--timeout", delete_flags->timeout, "How long each object may take to go (default 5m)");
+  AddAccessFlags(*del, delete_flags->access);
+  del->footer("Example:\n  tputrain delete -f raycluster.yaml -n ml");
+  del->callback([delete_flags, &context] { context.outcome = RunDelete(*delete_flags, context); });
+
+  auto wait_flags = std::make_shared<WaitFlags>();
+  auto* wait = root.add_subcommand("wait", "Wait until a Kubernetes object is ready (watching it, no polling)");
+  wait->add_option("target", wait_flags->target, "KIND/NAME, e.g. raycluster/ray, lws/jetstream, jobset/sax")
+      ->required();
+  wait->add_option("--for", wait_flags->condition, "What to wait for (ready)")->check(CLI::IsMember({"ready"}));
+  wait->add_option("--timeout", wait_flags->timeout, "How long to wait (default 5m)");
+  AddAccessFlags(*wait, wait_flags->access);
+  wait->footer("Example:\n  tputrain wait raycluster/ray --for ready --timeout 20m -n ml");
+  wait->callback([wait_flags, &context] { context.outcome = RunWait(*wait_flags, context); });
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "k8s/apiserver_fixture.h"
+#include "tputrain/core/clock.h"
+#include "tputrain/k8s/apply.h"
+#include "tputrain/k8s/connect.h"
+#include "tputrain/k8s/manifest.h"
+
+namespace tputrain::testing {
+
+// A connection built the way the CLI builds it: from kubeconfig text.
+inline std::unique_ptr<k8s::Connection> ConnectWith(const std::string& kubeconfig_text,
+                                                    k8s::GoogleTokenSource google = {}) {
+  static core::Env env;
+  static core::SystemClock clock;
+  auto access = k8s::ClusterAccessFromKubeconfigText(kubeconfig_text, "", {});
+  if (!access) throw std::runtime_error(access.error().message);
+  auto connection = k8s::Connect(*access, {&env, &clock, std::move(google)});
+  if (!connection) throw std::runtime_error(connection.error().message);
+  return std::move(*connection);
+}
+
+inline std::vector<k8s::Object> Parse(const std::string& yaml) {
+  auto objects = k8s::ParseManifests(yaml, "test.yaml");
+  if (!objects) throw std::runtime_error(objects.error().message);
+  return *objects;
+}
+
+struct RealTime {
+  core::SystemClock clock;
+  core::RealSleeper sleeper;
+  k8s::WatchDeps deps() { return {clock, sleeper, nullptr}; }
+};
+
+inline core::Result<std::vector<k8s::ApplyResult>> ApplyYaml(k8s::Connection& connection, const std::string& yaml,
+                                                             k8s::ApplyOptions options = {}) {
+  RealTime time;
+  return k8s::Apply(*connection.client, *connection.discovery, Parse(yaml), options, time.deps());
+}
+
+inline std::string RayClusterYaml(const std::string& name, const std::string& ns,
+                                  const std::string& start_params = "{}") {
+  return "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: " + name + "\n  namespace: " + ns +
+         "\nspec:\n  headGroupSpec:\n    rayStartParams: " + start_params +
+         "\n    template:\n      spec:\n        containers:\n        - name: ray-head\n"
+         "          image: rayproject/ray:2.60.0\n";
+}
+
+// Writes `status` through the /status subresource, as an operator would.
+inline void WriteStatus(k8s::Client& admin, const std::string& object_path, const nlohmann::json& status) {
+  auto response = admin.Send("PATCH", object_path + "/status", nlohmann::json{{"status", status}}.dump(),
+                             "application/merge-patch+json");
+  if (!response || !response->ok()) {
+    throw std::runtime_error("status write failed: " + (response ? response->body : response.error().message));
+  }
+}
+
+}  // namespace tputrain::testing

@@ -1,0 +1,260 @@
+// Waiting with watches and deleting, against a real kube-apiserver. Nothing but the API server
+// runs, so the tests play the operators (writing status) and the garbage collector (clearing
+// the foregroundDeletion finalizer).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "k8s/k8s_test_util.h"
+#include "tputrain/k8s/delete.h"
+#include "tputrain/k8s/wait.h"
+
+namespace tputrain::testing {
+namespace {
+
+// Signals the test once the waiter's n-th watch stream is open.
+class WatchGate {
+ public:
+  std::function<void(int)> callback() {
+    return [this](int number) {
+      std::lock_guard lock(mutex_);
+      opened_ = number;
+      changed_.notify_all();
+    };
+  }
+  bool WaitOpened(int number) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(60), [&] { return opened_ >= number; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int opened_ = 0;
+};
+
+core::Result<k8s::WaitResult> WaitObjectReady(k8s::Connection& connection, const std::string& api_version,
+                                      const std::string& kind, const std::string& name, const std::string& ns,
+                                      k8s::WatchOptions options) {
+  RealTime time;
+  return k8s::WaitReady(*connection.client, *connection.discovery, {api_version, kind, name}, ns, options,
+                        time.deps());
+}
+
+TEST_CASE("wait returns when the operator marks the RayCluster ready, seen through a watch", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("wait");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns)));
+  WatchGate gate;
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::seconds(120);
+  options.on_watch_started = gate.callback();
+  auto waiter = std::async(std::launch::async, [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
+  REQUIRE(gate.WaitOpened(1));
+  std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray";
+  WriteStatus(server.admin(), path, {{"state", "failed"}});  // not ready: the wait goes on
+  WriteStatus(server.admin(), path, {{"state", "ready"}});
+  auto result = waiter.get();
+  REQUIRE(result);
+  CHECK(result->object["status"]["state"] == "ready");
+  CHECK(result->stats.lists == 1);
+  CHECK(result->stats.watches >= 1);
+}
+
+TEST_CASE("a dropped watch is resumed and still sees the change", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("dropped");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns)));
+  WatchGate gate;
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::seconds(180);
+  options.on_watch_started = gate.callback();
+  auto waiter = std::async(std::launch::async, [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
+  REQUIRE(gate.WaitOpened(1));
+  server.RestartApiServer();  // kills the server under the open watch
+  WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray", {{"state", "ready"}});
+  auto result = waiter.get();
+  REQUIRE(result);
+  CHECK(result->object["status"]["state"] == "ready");
+  CHECK(result->stats.watches >= 2);
+  CHECK(result->stats.resumes + result->stats.relists >= 1);
+}
+
+TEST_CASE("a wait that times out says why: pending pods and their latest event", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("timeout");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns) +
+                                     "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ray-head-x7k2p\n  labels:\n"
+                                     "    ray.io/cluster: ray\nspec:\n  containers:\n  - name: ray-head\n"
+                                     "    image: rayproject/ray:2.60.0\n"));
+  nlohmann::json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", "ray-head-x7k2p.1"}, {"namespace", ns}}},
+      {"involvedObject", {{"kind", "Pod"}, {"name", "ray-head-x7k2p"}, {"namespace", ns}, {"apiVersion", "v1"}}},
+      {"reason", "FailedScheduling"},
+      {"message", "0/3 nodes are available: 3 Insufficient google.com/tpu."},
+      {"type", "Warning"},
+      {"lastTimestamp", "2026-11-22T10:00:00Z"},
+      {"firstTimestamp", "2026-11-22T10:00:00Z"},
+      {"count", 1}};
+  auto posted = server.admin().Send("POST", "/api/v1/namespaces/" + ns + "/events", event.dump());
+  REQUIRE(posted);
+  REQUIRE(posted->ok());
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::seconds(2);
+  auto result = WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options);
+  REQUIRE_FALSE(result);
+  INFO(result.error().message);
+  CHECK(result.error().kind == core::ErrorKind::kDeadlineExceeded);
+  CHECK(result.error().message.find("timed out after 2s waiting for RayCluster " + ns + "/ray") != std::string::npos);
+  CHECK(result.error().message.find("state is not set") != std::string::npos);
+  CHECK(result.error().message.find(
+            "pod ray-head-x7k2p Pending: FailedScheduling: 0/3 nodes are available: 3 Insufficient google.com/tpu.") !=
+        std::string::npos);
+}
+
+TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from their status", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("kinds");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  std::string pod_template =
+      "      spec:\n        containers:\n        - name: main\n          image: busybox\n";
+  auto applied = ApplyYaml(*connection,
+                    "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: lws\nspec:\n"
+                    "  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n" + pod_template +
+                    "---\napiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: js\nspec:\n"
+                    "  replicatedJobs:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n        template:\n"
+                    "          spec:\n            restartPolicy: Never\n            containers:\n"
+                    "            - name: main\n              image: busybox\n"
+                    "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dep\nspec:\n  replicas: 2\n"
+                    "  selector:\n    matchLabels: {app: dep}\n  template:\n    metadata:\n      labels: {app: dep}\n"
+                    "    spec:\n      containers:\n      - name: main\n        image: busybox\n"
+                    "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: pod\nspec:\n  containers:\n  - name: main\n"
+                    "    image: busybox\n");
+  INFO((applied ? "" : applied.error().message));
+  REQUIRE(applied);
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::seconds(60);
+  auto& admin = server.admin();
+  std::string now = "2026-11-22T10:00:00Z";
+
+  WriteStatus(admin, "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/lws",
+              {{"conditions", {{{"type", "Available"}, {"status", "True"}, {"reason", "AllGroupsReady"},
+                                {"message", "All replicas are ready"}, {"lastTransitionTime", now}}}}});
+  CHECK(WaitObjectReady(*connection, "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "lws", ns, options));
+
+  WriteStatus(admin, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/" + ns + "/jobsets/js",
+              {{"conditions", {{{"type", "Failed"}, {"status", "True"}, {"reason", "FailedJobs"},
+                                {"message", "jobset failed due to w-0"}, {"lastTransitionTime", now}}}}});
+  auto jobset = WaitObjectReady(*connection, "jobset.x-k8s.io/v1alpha2", "JobSet", "js", ns, options);
+  REQUIRE_FALSE(jobset);
+  CHECK(jobset.error().message.find("failed: Failed: FailedJobs: jobset failed due to w-0") != std::string::npos);
+
+  auto deployment = admin.GetJson("/apis/apps/v1/namespaces/" + ns + "/deployments/dep", "");
+  REQUIRE(deployment);
+  WriteStatus(admin, "/apis/apps/v1/namespaces/" + ns + "/deployments/dep",
+              {{"observedGeneration", (*deployment)["metadata"]["generation"]}, {"replicas", 2},
+               {"availableReplicas", 2}, {"readyReplicas", 2}});
+  CHECK(WaitObjectReady(*connection, "apps/v1", "Deployment", "dep", ns, options));
+
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/pod",
+              {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
+  CHECK(WaitObjectReady(*connection, "v1", "Pod", "pod", ns, options));
+}
+
+// Plays the garbage collector and the namespace controller: clears the finalizers that
+// foreground deletion adds once an object is being deleted.
+class Finalizer {
+ public:
+  Finalizer(k8s::Client& admin, std::vector<std::string> paths) : admin_(admin), paths_(std::move(paths)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Finalizer() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    while (!stop_) {
+      for (const auto& path : paths_) {
+        auto object = admin_.GetJson(path, "");
+        if (!object || !(*object)["metadata"].contains("deletionTimestamp")) continue;
+        auto finalizers = (*object)["metadata"].value("finalizers", nlohmann::json::array());
+        nlohmann::json keep = nlohmann::json::array();
+        for (const auto& finalizer : finalizers) {
+          if (finalizer != "foregroundDeletion") keep.push_back(finalizer);
+        }
+        if (keep.size() != finalizers.size()) {
+          (void)admin_.Send("PATCH", path, nlohmann::json{{"metadata", {{"finalizers", keep}}}}.dump(),
+                            "application/merge-patch+json");
+        }
+        if ((*object)["kind"] == "Namespace" && !(*object)["spec"].value("finalizers", nlohmann::json::array()).empty()) {
+          auto ns = *object;
+          ns["spec"]["finalizers"] = nlohmann::json::array();
+          (void)admin_.Send("PUT", path + "/finalize", ns.dump());
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  k8s::Client& admin_;
+  std::vector<std::string> paths_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST_CASE("delete goes in reverse order with foreground propagation, each gone before the next", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = "del-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), "default"));
+  std::string yaml = RayClusterYaml("ray", ns) + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ray\n"
+                     "  namespace: " + ns + "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n";
+  auto applied = ApplyYaml(*connection, yaml);
+  REQUIRE(applied);
+  REQUIRE((*applied)[0].object.kind == "Namespace");
+
+  Finalizer finalizer(server.admin(), {"/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray",
+                                       "/api/v1/namespaces/" + ns + "/serviceaccounts/ray", "/api/v1/namespaces/" + ns});
+  std::vector<std::string> order;
+  std::vector<int> status_after;
+  RealTime time;
+  k8s::DeleteOptions options;
+  options.timeout = std::chrono::seconds(60);
+  auto deleted = k8s::Delete(*connection->client, *connection->discovery, Parse(yaml), options, time.deps(),
+                             [&](const k8s::DeleteResult& result) {
+                               order.push_back(result.object.kind);
+                               std::string path = result.object.kind == "Namespace"
+                                                      ? "/api/v1/namespaces/" + ns
+                                                  : result.object.kind == "ServiceAccount"
+                                                      ? "/api/v1/namespaces/" + ns + "/serviceaccounts/ray"
+                                                      : "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray";
+                               auto response = server.admin().Send("GET", path);
+                               status_after.push_back(response ? response->status : 0);
+                             });
+  REQUIRE(deleted);
+  CHECK(order == std::vector<std::string>{"RayCluster", "ServiceAccount", "Namespace"});
+  CHECK(status_after == std::vector<int>{404, 404, 404});
+
+  // Deleting again finds nothing and is not an error.
+  auto again = k8s::Delete(*connection->client, *connection->discovery, Parse(yaml), options, time.deps());
+  REQUIRE(again);
+  for (const auto& result : *again) CHECK_FALSE(result.existed);
+}
+
+}  // namespace
+}  // namespace tputrain::testing
