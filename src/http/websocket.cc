@@ -241,6 +241,11 @@ core::Result<std::unique_ptr<WebSocketConnection>> CurlWebSocketConnector::Conne
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   if (!options_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  curl_blob ca{options_.ca_pem.data(), options_.ca_pem.size(), CURL_BLOB_COPY};
+  if (!options_.ca_pem.empty()) {
+    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
+    curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);
+  }
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);

@@ -43,6 +43,7 @@ struct WebSocketOptions {
   std::chrono::milliseconds connect_timeout{10'000};
   std::string user_agent;  // default "tputrain/<version>"
   std::string ca_bundle;
+  std::string ca_pem;  // a cluster's own CA (PEM), as CurlOptions::ca_pem: only it is trusted
 };
 
 // libwslay framing over a libcurl CURLOPT_CONNECT_ONLY connection, so that TLS verification,
