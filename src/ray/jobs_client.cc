@@ -84,8 +84,9 @@ core::Result<http::Response> JobsClient::Call(http::Request request, std::string
   auto backoff = options_.initial_backoff;
   for (int attempt = 1;; ++attempt) {
     auto response = transport_.Send(request);
-    bool retry = response ? IsAgentNotReady(*response) : request.idempotent;
-    if (!retry || attempt >= options_.max_attempts) {
+    bool retry = response ? IsAgentNotReady(*response) && attempt < options_.max_attempts
+                          : request.idempotent && attempt < options_.max_unanswered_attempts;
+    if (!retry) {
       if (!response) {
         auto error = response.error();
         error.where = std::string(where);
@@ -151,7 +152,7 @@ core::Result<SubmitResult> JobsClient::Submit(const SubmitRequest& submit) {
       if (!IsAgentNotReady(*response) || attempt >= options_.max_attempts) return core::Fail(error);
     } else {
       unanswered = true;
-      if (attempt >= options_.max_attempts) {
+      if (attempt >= options_.max_unanswered_attempts) {
         auto error = response.error();
         error.where = "ray.jobs.submit";
         return core::Fail(error);

@@ -177,3 +177,27 @@ TEST_CASE("job statuses and exit codes") {
 }
 
 }  // namespace tputrain::ray
+
+namespace tputrain::ray {
+
+TEST_CASE("a head that does not answer at all is given up on after a few quick tries") {
+  ScriptedTransport transport;
+  RecordingSleeper sleeper;
+  auto client = MakeClient(transport, sleeper);
+  for (int i = 0; i < 5; ++i) transport.Lose();
+  auto job = client.Get("x");
+  REQUIRE_FALSE(job);
+  CHECK(job.error().kind == core::ErrorKind::kUnavailable);
+  CHECK(job.error().where == "ray.jobs.get");
+  CHECK(transport.sent.size() == 3);
+  CHECK(sleeper.sleeps.size() == 2);
+
+  // A stop is not idempotent: no reply means no retry (the head may have acted).
+  transport.replies.clear();
+  transport.sent.clear();
+  transport.Lose();
+  CHECK_FALSE(client.Stop("x"));
+  CHECK(transport.sent.size() == 1);
+}
+
+}  // namespace tputrain::ray

@@ -102,6 +102,9 @@ struct ClientOptions {
   http::Headers headers;
   // "No available agent" right after `ray start`, and unanswered submits, are retried.
   int max_attempts = 8;
+  // Idempotent requests and submits that got no reply at all (connection refused or reset):
+  // few, so that a wrong --address fails in well under a second.
+  int max_unanswered_attempts = 3;
   std::chrono::milliseconds initial_backoff{250};
   std::chrono::milliseconds max_backoff{4000};
   // Makes submission ids; empty: random. Tests pin it.
