@@ -1,0 +1,226 @@
+// The real gcloud (Cloud SDK 528, /usr/bin/gcloud) against `tputrain emulator start`: every seed
+// tutorial command must succeed, a wrong TPU node count must fail with the emulator's message,
+// and the emulator's state must survive a restart.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "testing/free_port.h"
+#include "testing/scoped_process.h"
+#include "tputrain/emulator/api.h"
+#include "tputrain/http/curl_transport.h"
+
+namespace tputrain::emulator {
+namespace {
+
+namespace fs = std::filesystem;
+using tputrain::testing::ProcessOptions;
+using tputrain::testing::ProcessResult;
+using tputrain::testing::RunProcess;
+using tputrain::testing::ScopedProcess;
+
+constexpr char kGcloud[] = "/usr/bin/gcloud";
+constexpr char kToken[] = "emulator-test-token-3f9c";
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+class GcloudAgainstEmulator {
+ public:
+  GcloudAgainstEmulator() : port_(tputrain::testing::FreeLoopbackPort()) {
+    char dir_template[] = "/tmp/tputrain-gcloud-emulator-XXXXXX";
+    if (mkdtemp(dir_template) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = dir_template;
+    fs::create_directories(dir_ / "gcloud");
+    std::ofstream(dir_ / "token") << kToken << "\n";
+    base_url_ = "http://127.0.0.1:" + std::to_string(port_);
+  }
+  ~GcloudAgainstEmulator() {
+    emulator_.reset();
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  bool Start() {
+    emulator_ = std::make_unique<ScopedProcess>(ProcessOptions{
+        {tputrain::testing::TputrainBinary(), "emulator", "start", "--port", std::to_string(port_), "--op-latency",
+         "500ms", "--state-file", (dir_ / "state.json").string()}});
+    return tputrain::testing::WaitFor([&] { return State().has_value(); }, std::chrono::seconds(20));
+  }
+  int Stop() { return emulator_->Stop(); }
+  std::string EmulatorOut() const { return emulator_->ReadOut(); }
+
+  std::optional<nlohmann::json> State() {
+    http::Request request;
+    request.url = base_url_ + "/_emulator/state";
+    request.timeout = std::chrono::seconds(5);
+    auto response = transport_.Send(request);
+    if (!response || response->status != 200) return std::nullopt;
+    return nlohmann::json::parse(response->body);
+  }
+  nlohmann::json Requests() {
+    http::Request request;
+    request.url = base_url_ + "/_emulator/requests";
+    return nlohmann::json::parse(transport_.Send(request)->body);
+  }
+
+  // gcloud with every API pointed at the emulator; `kubeconfig` separates parallel cluster creates.
+  ProcessResult Gcloud(std::vector<std::string> args, const std::string& kubeconfig = "kubeconfig") {
+    ProcessOptions options;
+    options.argv = {kGcloud};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
+      options.env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
+    }
+    // Anything unexpected lands on the emulator (and 404s), never on the network.
+    options.env["CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE"] = base_url_ + "/compute/v1/";
+    options.env["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] = base_url_ + "/storage/v1/";
+    options.env["CLOUDSDK_CONFIG"] = (dir_ / "gcloud").string();
+    options.env["KUBECONFIG"] = (dir_ / kubeconfig).string();
+    options.env["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = (dir_ / "token").string();
+    options.env["CLOUDSDK_CORE_PROJECT"] = "p";
+    options.env["CLOUDSDK_CORE_DISABLE_PROMPTS"] = "1";
+    options.env["CLOUDSDK_CORE_DISABLE_USAGE_REPORTING"] = "true";
+    options.env["CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK"] = "true";
+    options.env["CLOUDSDK_CORE_CHECK_GCE_METADATA"] = "false";
+    return RunProcess(options, std::chrono::seconds(180));
+  }
+
+  const fs::path& dir() const { return dir_; }
+
+ private:
+  int port_;
+  fs::path dir_;
+  std::string base_url_;
+  http::CurlTransport transport_;
+  std::unique_ptr<ScopedProcess> emulator_;
+};
+
+void ExpectSuccess(const std::vector<std::string>& args, const ProcessResult& result) {
+  std::string command = "gcloud";
+  for (const auto& arg : args) command += " " + arg;
+  INFO(command << "\nstdout: " << result.out << "\nstderr: " << result.err);
+  CHECK(result.exit_code == 0);
+}
+
+// Runs independent commands at once, as a provisioning workflow would.
+void RunParallel(GcloudAgainstEmulator& env, const std::vector<std::vector<std::string>>& commands) {
+  std::vector<std::future<ProcessResult>> running;
+  int index = 0;
+  for (const auto& args : commands) {
+    std::string kubeconfig = "kubeconfig-" + std::to_string(index++);
+    running.push_back(std::async(std::launch::async, [&env, args, kubeconfig] { return env.Gcloud(args, kubeconfig); }));
+  }
+  for (size_t i = 0; i < commands.size(); ++i) ExpectSuccess(commands[i], running[i].get());
+}
+
+std::set<std::string> Lines(const std::string& text) {
+  std::set<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.insert(line);
+  return lines;
+}
+
+void Run(GcloudAgainstEmulator& env, const std::vector<std::string>& args) { ExpectSuccess(args, env.Gcloud(args)); }
+
+TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulator") {
+  REQUIRE(access(kGcloud, X_OK) == 0);  // the judge must be installed: no gcloud, no pass
+  GcloudAgainstEmulator env;
+  REQUIRE(env.Start());
+  CHECK(env.EmulatorOut().find("CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER=") != std::string::npos);
+
+  RunParallel(env, {
+      {"container", "clusters", "create", "ray-tpu", "--addons=RayOperator,GcsFuseCsiDriver",
+       "--machine-type=n1-standard-16", "--workload-pool=p.svc.id.goog", "--location=us-east5-b"},
+      {"container", "clusters", "create", "jetstream", "--cluster-version=1.32.4-gke.1415000", "--location=us-east5",
+       "--scopes=cloud-platform", "--machine-type=n2-standard-32"},
+      {"container", "clusters", "create-auto", "ray-auto", "--enable-ray-operator", "--location=us-central1"},
+  });
+  auto clusters = env.State()->at("clusters");
+  CHECK(clusters["projects/p/locations/us-east5-b/clusters/ray-tpu"]["addonsConfig"]["rayOperatorConfig"]["enabled"] ==
+        true);
+  CHECK(clusters["projects/p/locations/us-east5/clusters/jetstream"]["currentMasterVersion"] == "1.32.4-gke.1415000");
+
+  RunParallel(env, {
+      {"container", "node-pools", "create", "v6e-16", "--location=us-east5-b", "--cluster=ray-tpu",
+       "--machine-type=ct6e-standard-4t", "--threads-per-core=1", "--tpu-topology=4x4", "--num-nodes=4"},
+      {"container", "node-pools", "create", "tpu1", "--location=us-east5-b", "--cluster=ray-tpu",
+       "--machine-type=ct5lp-hightpu-4t", "--tpu-topology=4x8", "--num-nodes=8"},
+      {"container", "node-pools", "create", "multihost-np", "--location=us-east5", "--node-locations=us-east5-b",
+       "--cluster=jetstream", "--machine-type=ct6e-standard-4t", "--num-nodes=2", "--tpu-topology=2x4", "--scopes",
+       "cloud-platform", "--placement-type=COMPACT", "--workload-metadata=GCE_METADATA"},
+  });
+
+  auto wrong = env.Gcloud({"container", "node-pools", "create", "v6e-wrong", "--location=us-east5-b",
+                           "--cluster=ray-tpu", "--machine-type=ct6e-standard-4t", "--tpu-topology=4x4",
+                           "--num-nodes=3"});
+  CHECK(wrong.exit_code != 0);
+  CHECK(wrong.err.find("code=400") != std::string::npos);
+  CHECK(wrong.err.find("must have exactly 4 nodes") != std::string::npos);
+
+  Run(env, {"container", "clusters", "describe", "ray-tpu", "--location=us-east5-b"});
+  auto list = env.Gcloud({"container", "clusters", "list", "--format=value(name)"});
+  ExpectSuccess({"container", "clusters", "list"}, list);
+  CHECK(Lines(list.out) == std::set<std::string>{"jetstream", "ray-auto", "ray-tpu"});
+  Run(env, {"container", "clusters", "get-credentials", "ray-tpu", "--location=us-east5-b"});
+  std::string kubeconfig = ReadText(env.dir() / "kubeconfig");
+  CHECK(kubeconfig.find("current-context: gke_p_us-east5-b_ray-tpu") != std::string::npos);
+  CHECK(kubeconfig.find("server: https://127.0.0.1") != std::string::npos);
+
+  Run(env, {"compute", "tpus", "tpu-vm", "create", "v5p-node", "--zone=us-east5-a", "--accelerator-type=v5p-8",
+            "--version=v2-alpha-tpuv5"});
+  auto described = env.Gcloud({"compute", "tpus", "tpu-vm", "describe", "v5p-node", "--zone=us-east5-a",
+                               "--format=value(state)"});
+  CHECK(described.out == "READY\n");
+
+  Run(env, {"storage", "buckets", "create", "gs://tputrain-ckpt"});
+  Run(env, {"storage", "buckets", "add-iam-policy-binding", "gs://tputrain-ckpt", "--member",
+            "principal://iam.googleapis.com/projects/" + std::to_string(ProjectNumber("p")) +
+                "/locations/global/workloadIdentityPools/p.svc.id.goog/subject/ns/default/sa/ray-ksa",
+            "--role", "roles/storage.objectUser"});
+  Run(env, {"iam", "service-accounts", "create", "jetstream-pathways"});
+  auto number = env.Gcloud({"projects", "describe", "p", "--format=value(projectNumber)"});
+  CHECK(number.out == std::to_string(ProjectNumber("p")) + "\n");
+  Run(env, {"projects", "add-iam-policy-binding", "p", "--member",
+            "serviceAccount:jetstream-pathways@p.iam.gserviceaccount.com", "--role", "roles/storage.objectUser"});
+
+  // State survives a restart: what gcloud created is still there for gcloud to read and delete.
+  CHECK(env.Stop() == 0);
+  REQUIRE(env.Start());
+  auto after = env.Gcloud({"container", "clusters", "describe", "ray-tpu", "--location=us-east5-b",
+                           "--format=value(status)"});
+  CHECK(after.out == "RUNNING\n");
+  auto pools = env.Gcloud({"container", "node-pools", "list", "--cluster=ray-tpu", "--location=us-east5-b",
+                           "--format=value(name)"});
+  CHECK(Lines(pools.out) == std::set<std::string>{"default-pool", "tpu1", "v6e-16"});
+  CHECK(env.State()->at("policies").contains("projects/p"));
+
+  RunParallel(env, {
+      {"container", "clusters", "delete", "ray-tpu", "--location=us-east5-b"},
+      {"container", "clusters", "delete", "jetstream", "--location=us-east5"},
+      {"container", "clusters", "delete", "ray-auto", "--location=us-central1"},
+  });
+  Run(env, {"compute", "tpus", "tpu-vm", "delete", "v5p-node", "--zone=us-east5-a"});
+  Run(env, {"storage", "buckets", "delete", "gs://tputrain-ckpt"});
+
+  auto state = *env.State();
+  CHECK(state["clusters"].empty());
+  CHECK(state["tpuNodes"].empty());
+  CHECK(state["buckets"].empty());
+  CHECK(state["serviceAccounts"].contains("jetstream-pathways@p.iam.gserviceaccount.com"));
+  CHECK(env.Requests().dump().find(kToken) == std::string::npos);  // the log never keeps tokens
+}
+
+}  // namespace
+}  // namespace tputrain::emulator
