@@ -1,6 +1,7 @@
 #include "tputrain/render/render.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -155,8 +156,10 @@ core::Result<std::map<std::string, ComputedValue>> ComputeSlice(const TemplateSp
   }
   int slices = spec.default_slices;
   if (auto it = given.find(kNumSlices); it != given.end()) {
-    slices = std::stoi(it->second.value);
-    if (slices < 1 || slices > 1024) {
+    const std::string& text = it->second.value;
+    const char* first = text.data() + (text.rfind('+', 0) == 0 ? 1 : 0);
+    const auto parsed = std::from_chars(first, text.data() + text.size(), slices);
+    if (parsed.ec != std::errc() || slices < 1 || slices > 1024) {
       return core::Fail(core::Error::Usage(it->second.origin + ": NUM_SLICES must be between 1 and 1024, got " +
                                            it->second.value));
     }

@@ -109,6 +109,11 @@ struct Checker {
   }
 
   core::Status Compare(const YAML::Node& actual, const YAML::Node& shape) const {
+    if (actual.IsNull() && shape.IsScalar() && shape.Tag() == "?" && !Placeholders(shape.Scalar()).empty()) {
+      return core::Fail(Fail(LineOf(actual), "YAML would read the value as null, not a string: " +
+                                                 Blame(Placeholders(shape.Scalar())) +
+                                                 "; quote the reference in the template (\"${NAME}\")"));
+    }
     if (actual.Type() != shape.Type() || (actual.IsSequence() && actual.size() != shape.size()) ||
         (actual.IsMap() && actual.size() != shape.size())) {
       std::vector<std::size_t> indices;
@@ -234,6 +239,7 @@ bool IsPlainInteger(std::string_view scalar) {
   if (text.size() > 2 && text[0] == '0' && text[1] == 'b') return AllOf(text.substr(2), "01_");
   if (text.size() > 2 && text[0] == '0' && text[1] == 'x') return AllOf(text.substr(2), "0123456789abcdefABCDEF_");
   if (text.size() > 2 && text[0] == '0' && text[1] == 'o') return AllOf(text.substr(2), "01234567_");
+  if (text.size() > 1 && text[0] == '0') return AllOf(text, "01234567_");  // YAML 1.1 octal
   return !text.empty() && text[0] >= '0' && text[0] <= '9' && AllOf(text, "0123456789_");
 }
 

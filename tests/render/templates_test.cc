@@ -1,0 +1,332 @@
+// The built-in templates rendered with the seeds' values: the facts each workload depends on,
+// and the upstream defects they must not carry.
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "tputrain/render/render.h"
+
+using tputrain::render::Rendered;
+using tputrain::render::RenderRequest;
+using tputrain::render::RenderTemplate;
+
+namespace {
+
+const std::string kTemplates = std::string(TPUTRAIN_SOURCE_DIR) + "/templates";
+const std::string kSeedValues = std::string(TPUTRAIN_SOURCE_DIR) + "/tests/render/seed-values/";
+
+Rendered Render(const std::string& name, std::vector<std::string> sets = {}) {
+  RenderRequest request;
+  request.template_name = name;
+  request.template_dirs = {kTemplates};
+  request.values_files = {kSeedValues + name + ".yaml"};
+  request.sets = std::move(sets);
+  auto rendered = RenderTemplate(request);
+  INFO(name << ": " << (rendered ? "" : rendered.error().message));
+  REQUIRE(rendered);
+  return *rendered;
+}
+
+std::vector<YAML::Node> Objects(const Rendered& rendered) {
+  std::vector<YAML::Node> objects;
+  for (const auto& file : rendered.files) {
+    if (!file.yaml) continue;
+    for (auto& node : YAML::LoadAll(file.text)) {
+      if (!node.IsNull()) objects.push_back(node);
+    }
+  }
+  return objects;
+}
+
+YAML::Node Find(const std::vector<YAML::Node>& objects, const std::string& kind) {
+  for (const auto& object : objects) {
+    if (object["kind"].Scalar() == kind) return object;
+  }
+  FAIL("no " << kind);
+  return {};
+}
+
+const std::string& Text(const Rendered& rendered, const std::string& file) {
+  for (const auto& f : rendered.files) {
+    if (f.name == file) return f.text;
+  }
+  FAIL("no file " << file);
+  static const std::string none;
+  return none;
+}
+
+YAML::Node Container(const YAML::Node& pod_spec, const std::string& name) {
+  for (const auto& container : pod_spec["containers"]) {
+    if (container["name"].Scalar() == name) return container;
+  }
+  FAIL("no container " << name);
+  return {};
+}
+
+std::vector<std::string> Args(const YAML::Node& container) {
+  std::vector<std::string> args;
+  for (const auto& arg : container["args"]) args.push_back(arg.Scalar());
+  return args;
+}
+
+bool HasTpuToleration(const YAML::Node& pod_spec) {
+  for (const auto& toleration : pod_spec["tolerations"]) {
+    if (toleration["key"].Scalar() == "google.com/tpu" && toleration["operator"].Scalar() == "Exists") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("every built-in template has a seed values file and renders with it") {
+  auto templates = tputrain::render::ListTemplates({kTemplates});
+  REQUIRE(templates);
+  CHECK(templates->size() == 6);
+  for (const auto& summary : *templates) {
+    INFO(summary.name);
+    CHECK(std::filesystem::exists(kSeedValues + summary.name + ".yaml"));
+    auto rendered = Render(summary.name);
+    CHECK_FALSE(rendered.files.empty());
+  }
+}
+
+TEST_CASE("raycluster-maxtext: head ports, TPU worker group and bucket for v6e 4x4") {
+  auto objects = Objects(Render("raycluster-maxtext"));
+  REQUIRE(objects.size() == 1);
+  const auto cluster = objects[0];
+  CHECK(cluster["apiVersion"].Scalar() == "ray.io/v1");
+  const auto head = cluster["spec"]["headGroupSpec"];
+  CHECK(head["rayStartParams"].IsMap());
+  CHECK(head["rayStartParams"].size() == 0);
+  std::map<std::string, int> ports;
+  for (const auto& port : Container(head["template"]["spec"], "ray-head")["ports"]) {
+    ports[port["name"].Scalar()] = port["containerPort"].as<int>();
+  }
+  CHECK(ports == std::map<std::string, int>{{"gcs-server", 6379}, {"dashboard", 8265}, {"client", 10001}});
+  const auto group = cluster["spec"]["workerGroupSpecs"][0];
+  CHECK(group["rayStartParams"].IsMap());
+  CHECK(group["replicas"].Scalar() == "1");
+  CHECK(group["numOfHosts"].Scalar() == "4");
+  const auto pod = group["template"]["spec"];
+  CHECK(pod["serviceAccountName"].Scalar() == "ray-maxtext-ksa");
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"].Scalar() == "tpu-v6e-slice");
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "4x4");
+  const auto worker = Container(pod, "ray-worker");
+  const auto tpu = worker["resources"]["limits"]["google.com/tpu"];
+  CHECK(tpu.Scalar() == "4");
+  CHECK(tpu.Tag() == "!");  // quoted: stays the string "4"
+  CHECK(worker["resources"]["requests"]["google.com/tpu"].Scalar() == "4");
+  bool pjrt = false;
+  for (const auto& env : worker["env"]) pjrt = pjrt || (env["name"].Scalar() == "ENABLE_PJRT_COMPATIBILITY" && env["value"].Tag() == "!");
+  CHECK(pjrt);
+  std::map<std::string, std::string> mounts;
+  for (const auto& mount : worker["volumeMounts"]) mounts[mount["name"].Scalar()] = mount["mountPath"].Scalar();
+  CHECK(mounts == std::map<std::string, std::string>{{"gcs-fuse-csi-ephemeral", "/data"}, {"dshm", "/dev/shm"}});
+  bool bucket = false;
+  for (const auto& volume : pod["volumes"]) {
+    if (volume["csi"]) {
+      CHECK(volume["csi"]["driver"].Scalar() == "gcsfuse.csi.storage.gke.io");
+      bucket = volume["csi"]["volumeAttributes"]["bucketName"].Scalar() == "my-project-maxtext";
+    }
+  }
+  CHECK(bucket);
+}
+
+TEST_CASE("raycluster-maxtext scales with the TPU type and number of slices") {
+  auto objects = Objects(Render("raycluster-maxtext", {"TPU_TYPE=v5litepod-32", "NUM_SLICES=2"}));
+  const auto group = objects[0]["spec"]["workerGroupSpecs"][0];
+  CHECK(group["replicas"].Scalar() == "2");
+  CHECK(group["minReplicas"].Scalar() == "2");
+  CHECK(group["numOfHosts"].Scalar() == "8");
+  CHECK(group["template"]["spec"]["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "4x8");
+}
+
+TEST_CASE("maxtext-ray-image: the trainer's ScalingConfig matches the slice and MaxText is pinned") {
+  auto rendered = Render("maxtext-ray-image");
+  const auto& trainer = Text(rendered, "maxtext_ray_trainer.py");
+  CHECK_THAT(trainer, Catch::Contains("num_workers=4,"));
+  CHECK_THAT(trainer, Catch::Contains("topology=\"4x4\""));
+  CHECK_THAT(trainer, Catch::Contains("accelerator_type=\"TPU-V6E\""));
+  CHECK_THAT(trainer, Catch::Contains("resources_per_worker={\"TPU\": 4}"));
+  CHECK_THAT(trainer, Catch::Contains("from MaxText import train"));
+  CHECK_THAT(trainer, Catch::Contains("Training complete!"));
+  const auto& dockerfile = Text(rendered, "Dockerfile");
+  CHECK_THAT(dockerfile, Catch::StartsWith("# tputrain"));
+  CHECK_THAT(dockerfile, Catch::Contains("FROM rayproject/ray:2.49.1-py312"));
+  CHECK_THAT(dockerfile, Catch::Contains("--branch \"tpu-recipes-v0.1.5\""));
+  // The build fails loudly on a MaxText without the paths the trainer and the job use.
+  CHECK_THAT(dockerfile, Catch::Contains("test -f maxtext/src/MaxText/train.py"));
+  CHECK_THAT(dockerfile, Catch::Contains("test -f maxtext/src/MaxText/configs/base.yml"));
+  CHECK_THAT(dockerfile, Catch::Contains("COPY maxtext_ray_trainer.py /app/"));
+  auto two = Render("maxtext-ray-image", {"NUM_SLICES=2"});
+  CHECK_THAT(Text(two, "maxtext_ray_trainer.py"), Catch::Contains("num_workers=8,"));
+}
+
+TEST_CASE("jetstream-pathways-405b: one v6e 4x4 slice, upstream defects fixed") {
+  auto objects = Objects(Render("jetstream-pathways-405b"));
+  const auto lws = Find(objects, "LeaderWorkerSet");
+  CHECK(lws["metadata"]["annotations"]["leaderworkerset.sigs.k8s.io/exclusive-topology"].Scalar() ==
+        "cloud.google.com/gke-nodepool");
+  CHECK(lws["spec"]["leaderWorkerTemplate"]["size"].Scalar() == "5");
+  const auto leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"];
+  const auto worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"];
+  CHECK(HasTpuToleration(leader));
+  CHECK(HasTpuToleration(worker));
+  // Upstream leaves the proxy's args empty.
+  const auto proxy = Args(Container(leader, "pathways-proxy"));
+  CHECK(proxy == std::vector<std::string>{"--resource_manager_address=$(LWS_LEADER_ADDRESS):38677",
+                                          "--server_port=38681",
+                                          "--gcs_scratch_location=gs://my-project-pathways/tmp"});
+  const auto rm = Args(Container(leader, "pathways-rm"));
+  CHECK(std::count(rm.begin(), rm.end(), "--instance_type=tpuv6e:4x4") == 1);
+  CHECK(std::count(rm.begin(), rm.end(), "--instance_count=1") == 1);
+  const auto jax = Args(Container(leader, "jax-tpu"));
+  CHECK(std::count(jax.begin(), jax.end(), "load_parameters_path=gs://my-project-llama/maxtext/llama-3.1-405b/int8") == 1);
+  CHECK(Container(leader, "jax-tpu")["startupProbe"]["httpGet"]["port"].as<int>() == 8000);
+  CHECK(Container(worker, "worker")["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
+  const auto service = Find(objects, "Service");
+  CHECK(service["spec"]["selector"]["app"].Scalar() == "jetstream-pathways");
+  CHECK(service["spec"]["ports"][0]["port"].as<int>() == 8000);
+}
+
+TEST_CASE("the 405B server reads the checkpoint where the converter writes it") {
+  auto serving = Objects(Render("jetstream-pathways-405b"));
+  auto converter = Objects(Render("checkpoint-converter"));
+  const auto lws = Find(serving, "LeaderWorkerSet");
+  std::string load;
+  for (const auto& arg : Args(Container(lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"], "jax-tpu"))) {
+    if (arg.rfind("load_parameters_path=", 0) == 0) load = arg.substr(std::string("load_parameters_path=").size());
+  }
+  std::string output;
+  std::string quantize;
+  const auto job = Find(converter, "Job");
+  for (const auto& arg : Args(Container(job["spec"]["template"]["spec"], "inference-checkpoint"))) {
+    if (arg.rfind("--output_directory=", 0) == 0) output = arg.substr(std::string("--output_directory=").size());
+    if (arg.rfind("--quantize_type=", 0) == 0) quantize = arg.substr(std::string("--quantize_type=").size());
+  }
+  CHECK(load == output + "/" + quantize);
+  CHECK(job["spec"]["template"]["spec"]["restartPolicy"].Scalar() == "Never");
+}
+
+TEST_CASE("jetstream-pathways-disagg-70b: two v6e 2x4 subgroups, upstream defects fixed") {
+  auto rendered = Render("jetstream-pathways-disagg-70b");
+  auto objects = Objects(rendered);
+  const auto lws = Find(objects, "LeaderWorkerSet");
+  CHECK(lws["metadata"]["annotations"]["leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"].Scalar() ==
+        "cloud.google.com/gke-nodepool");
+  const auto group = lws["spec"]["leaderWorkerTemplate"];
+  CHECK(group["size"].Scalar() == "5");
+  CHECK(group["subGroupPolicy"]["subGroupSize"].Scalar() == "2");
+  const auto leader = group["leaderTemplate"]["spec"];
+  const auto worker = group["workerTemplate"]["spec"];
+  CHECK(HasTpuToleration(worker));  // upstream's disaggregated workers have none
+  CHECK(leader["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "2x4");
+  const auto proxy = Args(Container(leader, "pathways-proxy"));
+  CHECK(proxy.size() == 3 + 43);
+  CHECK(std::count(proxy.begin(), proxy.end(), "--gcs_scratch_location=gs://my-project-pathways/tmp") == 1);
+  const auto rm = Args(Container(leader, "pathways-rm"));
+  CHECK(std::count(rm.begin(), rm.end(), "--instance_count=2") == 1);
+  CHECK(std::count(rm.begin(), rm.end(), "--instance_type=tpuv6e:2x4") == 1);
+  const auto jax = Args(Container(leader, "jax-tpu"));
+  CHECK(std::count(jax.begin(), jax.end(), "load_parameters_path=gs://my-project-llama/maxtext/llama-2-70b/int8") == 1);
+  CHECK(std::count(jax.begin(), jax.end(), "model_name=llama2-70b") == 1);
+  // No scratch bucket belonging to someone else, in any template.
+  for (const auto& file : rendered.files) CHECK(file.text.find("cloud-pathways-staging") == std::string::npos);
+}
+
+TEST_CASE("saxml: admin, two model-server Jobs of 8 pods on v5e 4x8, HTTP LoadBalancer on 8888") {
+  auto objects = Objects(Render("saxml"));
+  REQUIRE(objects.size() == 5);
+  const auto account = Find(objects, "ServiceAccount");
+  CHECK(account["metadata"]["name"].Scalar() == "sax-sa");
+  const auto jobset = Find(objects, "JobSet");
+  const auto job = jobset["spec"]["replicatedJobs"][0];
+  CHECK(job["replicas"].Scalar() == "2");
+  CHECK(job["template"]["spec"]["parallelism"].Scalar() == "8");
+  CHECK(job["template"]["spec"]["completions"].Scalar() == "8");
+  const auto pod = job["template"]["spec"]["template"]["spec"];
+  CHECK(pod["hostNetwork"].as<bool>());
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"].Scalar() == "tpu-v5-lite-podslice");
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "4x8");
+  const auto server = Container(pod, "sax-model-server");
+  CHECK(server["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
+  const auto args = Args(server);
+  CHECK(std::count(args.begin(), args.end(), "--platform_chip=tpuv5e") == 1);
+  bool megascale = false;
+  for (const auto& env : server["env"]) {
+    if (env["name"].Scalar() == "MEGASCALE_NUM_SLICES") megascale = env["value"].IsScalar() && env["value"].Scalar().empty();
+    if (env["name"].Scalar() == "SAX_ROOT") CHECK(env["value"].Scalar() == "gs://my-project-gke-bucket/sax-root");
+  }
+  CHECK(megascale);
+  const auto service = Find(objects, "Service");
+  CHECK(service["spec"]["type"].Scalar() == "LoadBalancer");
+  CHECK(service["spec"]["ports"][0]["port"].as<int>() == 8888);
+  for (const auto& object : objects) {
+    if (object["kind"].Scalar() == "Deployment") {
+      CHECK(object["spec"]["template"]["spec"]["serviceAccountName"].Scalar() == "sax-sa");
+    }
+  }
+  CHECK(pod["serviceAccountName"].Scalar() == "sax-sa");
+}
+
+TEST_CASE("missing values are listed together, each with the lines that use it") {
+  RenderRequest request;
+  request.template_name = "raycluster-maxtext";
+  request.template_dirs = {kTemplates};
+  auto rendered = RenderTemplate(request);
+  REQUIRE_FALSE(rendered);
+  CHECK(tputrain::core::IsUsageError(rendered.error()));
+  const auto& message = rendered.error().message;
+  CHECK_THAT(message, Catch::StartsWith("no value for 3 variables: KSA_NAME (raycluster.yaml line "));
+  CHECK_THAT(message, Catch::Contains("DOCKER_IMAGE (raycluster.yaml line"));
+  CHECK_THAT(message, Catch::Contains("GS_BUCKET (raycluster.yaml line"));
+  CHECK_THAT(message, Catch::Contains("needs BUCKET"));
+}
+
+TEST_CASE("configuration values fill the templates' defaults") {
+  RenderRequest request;
+  request.template_name = "saxml";
+  request.template_dirs = {kTemplates};
+  request.configuration = {{"BUCKET", "from-config"}};
+  auto rendered = RenderTemplate(request);
+  REQUIRE(rendered);
+  CHECK_THAT(rendered->files[1].text, Catch::Contains("value: \"from-config\""));
+}
+
+TEST_CASE("computed values cannot be set; unknown names and bad TPU types are usage errors") {
+  RenderRequest request;
+  request.template_name = "raycluster-maxtext";
+  request.template_dirs = {kTemplates};
+  request.values_files = {kSeedValues + "raycluster-maxtext.yaml"};
+  request.sets = {"TPU_TOPOLOGY=2x4"};
+  auto computed = RenderTemplate(request);
+  REQUIRE_FALSE(computed);
+  CHECK_THAT(computed.error().message, Catch::Contains("TPU_TOPOLOGY is computed from TPU_TYPE"));
+  request.sets = {"KSA_NAM=x"};
+  auto typo = RenderTemplate(request);
+  REQUIRE_FALSE(typo);
+  CHECK_THAT(typo.error().message, Catch::Contains("has no variable KSA_NAM"));
+  request.sets = {"TPU_TYPE=v9z-16"};
+  auto tpu = RenderTemplate(request);
+  REQUIRE_FALSE(tpu);
+  CHECK_THAT(tpu.error().message, Catch::Contains("TPU_TYPE=v9z-16"));
+  request.sets = {"NUM_SLICES=0"};
+  CHECK_THAT(RenderTemplate(request).error().message, Catch::Contains("NUM_SLICES must be between 1 and 1024"));
+  request.sets = {"NUM_SLICES=99999999999999"};
+  CHECK_THAT(RenderTemplate(request).error().message, Catch::Contains("NUM_SLICES must be between 1 and 1024"));
+  request.sets = {"NUM_SLICES=two"};
+  CHECK_THAT(RenderTemplate(request).error().message, Catch::Contains("NUM_SLICES must be an integer"));
+}
+
+TEST_CASE("a value that would break the YAML is refused with the variable named") {
+  RenderRequest request;
+  request.template_name = "raycluster-maxtext";
+  request.template_dirs = {kTemplates};
+  request.values_files = {kSeedValues + "raycluster-maxtext.yaml"};
+  request.sets = {"KSA_NAME=a\"\n  hostNetwork: true"};
+  auto rendered = RenderTemplate(request);
+  REQUIRE_FALSE(rendered);
+  CHECK_THAT(rendered.error().message, Catch::Contains("${KSA_NAME}"));
+}
