@@ -236,6 +236,8 @@ core::Result<std::unique_ptr<WebSocketConnection>> CurlWebSocketConnector::Conne
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, http_url.c_str());
   curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);
+  // The upgrade is HTTP/1.1: TLS must not negotiate h2 (a Kubernetes API server would).
+  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(curl, CURLOPT_HTTPPROXYTUNNEL, 1L);  // through a proxy, a CONNECT tunnel
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);

@@ -1,0 +1,105 @@
+#include "k8s/netns_ray_head.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "k8s/apiserver_fixture.h"
+#include "testing/scoped_process.h"
+#include "tputrain/core/env.h"
+
+namespace tputrain::testing {
+namespace {
+
+ProcessResult Ip(const std::vector<std::string>& args) {
+  ProcessOptions options;
+  options.argv = {"ip"};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  return RunProcess(options, std::chrono::seconds(30));
+}
+
+void MustIp(const std::vector<std::string>& args) {
+  auto result = Ip(args);
+  if (result.exit_code != 0) {
+    std::string joined;
+    for (const auto& arg : args) joined += " " + arg;
+    throw std::runtime_error("ip" + joined + " failed: " + result.err);
+  }
+}
+
+}  // namespace
+
+NetnsRayHead::NetnsRayHead() {
+  auto env = core::Env::FromProcess();
+  std::string venv = env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/ray";
+  ray_bin_ = venv + "/bin";
+  if (access((ray_bin_ + "/ray").c_str(), X_OK) != 0) {
+    throw std::runtime_error("no Ray in " + venv + ": run scripts/peers/ray.sh (or scripts/setup-test-peers.sh)");
+  }
+  // Names and the subnet are unique to this run (pid), so parallel runs do not collide.
+  int id = getpid() % 16000;
+  netns_ = "trk8s-" + std::to_string(getpid());
+  host_veth_ = "trk8h" + std::to_string(getpid());
+  std::string ns_veth = "trk8n" + std::to_string(getpid());
+  int third = id / 64;
+  int fourth = (id % 64) * 4;
+  std::string prefix = "10.251." + std::to_string(third) + ".";
+  std::string host_ip = prefix + std::to_string(fourth + 1);
+  ns_ip_ = prefix + std::to_string(fourth + 2);
+  try {
+    MustIp({"netns", "add", netns_});
+    MustIp({"link", "add", host_veth_, "type", "veth", "peer", "name", ns_veth});
+    MustIp({"link", "set", ns_veth, "netns", netns_});
+    MustIp({"addr", "add", host_ip + "/30", "dev", host_veth_});
+    MustIp({"link", "set", host_veth_, "up"});
+    MustIp({"netns", "exec", netns_, "ip", "addr", "add", ns_ip_ + "/30", "dev", ns_veth});
+    MustIp({"netns", "exec", netns_, "ip", "link", "set", ns_veth, "up"});
+    MustIp({"netns", "exec", netns_, "ip", "link", "set", "lo", "up"});
+
+    std::string pattern = "/tmp/trk8ray-XXXXXX";  // short: Ray's socket paths are limited
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    temp_dir_ = pattern;
+    ProcessOptions start;
+    start.argv = {"ip", "netns", "exec", netns_, ray_bin_ + "/ray", "start", "--head",
+                  "--node-ip-address", ns_ip_, "--port", "6379",
+                  "--dashboard-host", ns_ip_, "--dashboard-port", std::to_string(kDashboardPort),
+                  "--num-cpus", "1", "--disable-usage-stats", "--temp-dir", temp_dir_};
+    start.env = {{"PATH", ray_bin_ + ":" + env.GetOr("PATH", "/usr/bin:/bin")},
+                 {"RAY_USAGE_STATS_ENABLED", "0"},
+                 {"RAY_ADDRESS", std::nullopt}};
+    ScopedProcess starter(start);
+    process_group_ = starter.pid();  // Ray's daemons stay in this process group
+    WaitFor([&] { return !starter.running(); }, std::chrono::minutes(3));
+    int code = starter.Stop();
+    if (code != 0) throw std::runtime_error("ray start in " + netns_ + " failed:\n" + starter.ReadOut() + starter.ReadErr());
+  } catch (...) {
+    Teardown();
+    throw;
+  }
+}
+
+NetnsRayHead::~NetnsRayHead() { Teardown(); }
+
+void NetnsRayHead::Teardown() {
+  if (!temp_dir_.empty()) {
+    ProcessOptions stop;
+    stop.argv = {"ip", "netns", "exec", netns_, ray_bin_ + "/ray", "stop", "--force"};
+    stop.env = {{"PATH", ray_bin_ + ":/usr/bin:/bin"}};
+    RunProcess(stop, std::chrono::seconds(60));
+  }
+  if (process_group_ > 0) kill(-process_group_, SIGKILL);
+  // Anything still running inside the namespace.
+  auto pids = Ip({"netns", "pids", netns_});
+  std::istringstream lines(pids.out);
+  for (int pid; lines >> pid;) kill(pid, SIGKILL);
+  Ip({"link", "del", host_veth_});
+  Ip({"netns", "del", netns_});
+  std::error_code ignored;
+  if (!temp_dir_.empty()) std::filesystem::remove_all(temp_dir_, ignored);
+  temp_dir_.clear();
+}
+
+}  // namespace tputrain::testing

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace tputrain::testing {
+
+// A real Ray head inside a network namespace that the test creates (a veth pair with a /30),
+// so that the API server's service proxy, which refuses loopback backends, can reach it. The
+// head, the namespace and the veth are removed on destruction, whatever happened. Tests using
+// it share the CTest RESOURCE_LOCK "ray_head" (`ray stop --force` stops every Ray process).
+class NetnsRayHead {
+ public:
+  NetnsRayHead();  // throws std::runtime_error with Ray's output on failure
+  ~NetnsRayHead();
+  NetnsRayHead(const NetnsRayHead&) = delete;
+  NetnsRayHead& operator=(const NetnsRayHead&) = delete;
+
+  const std::string& ip() const { return ns_ip_; }  // the head's address in the namespace
+  static constexpr int kDashboardPort = 8265;
+
+ private:
+  void Teardown();
+
+  std::string netns_;
+  std::string host_veth_;
+  std::string ns_ip_;
+  std::string ray_bin_;
+  std::string temp_dir_;
+  int process_group_ = -1;
+};
+
+}  // namespace tputrain::testing

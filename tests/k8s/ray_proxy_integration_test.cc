@@ -1,0 +1,95 @@
+// The whole Ray path through the API server: a real Ray head in a network namespace behind a
+// Service whose Endpoints point at a Pod (the test plays KubeRay), reached through the API
+// server's service proxy with the Ray Jobs client, the log followed over the proxied WebSocket.
+#include <catch2/catch.hpp>
+
+#include "k8s/k8s_test_util.h"
+#include "k8s/netns_ray_head.h"
+#include "tputrain/http/websocket.h"
+#include "tputrain/k8s/service_proxy.h"
+#include "tputrain/ray/jobs_client.h"
+#include "tputrain/ray/log_follower.h"
+
+namespace tputrain::testing {
+namespace {
+
+void Create(k8s::Client& admin, const std::string& path, const nlohmann::json& body) {
+  auto response = admin.Send("POST", path, body.dump());
+  if (!response || !response->ok()) {
+    throw std::runtime_error("POST " + path + " failed: " + (response ? response->body : response.error().message));
+  }
+}
+
+// What KubeRay and the kubelet would have made for RayCluster `name`: the head Pod with its
+// IP, the NAME-head-svc Service, and Endpoints naming the Pod (without the targetRef the
+// proxy answers 503 "no endpoints available").
+void PlayKubeRay(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
+  std::string pod = name + "-head";
+  Create(admin, "/api/v1/namespaces/" + ns + "/pods", nlohmann::json::parse(R"({
+      "apiVersion": "v1", "kind": "Pod",
+      "metadata": {"name": ")" + pod + R"(", "labels": {"ray.io/cluster": ")" + name + R"(", "ray.io/node-type": "head"}},
+      "spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.60.0"}]}})"));
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod, nlohmann::json::parse(R"({
+      "phase": "Running", "podIP": ")" + ip + R"(", "podIPs": [{"ip": ")" + ip + R"("}],
+      "conditions": [{"type": "Ready", "status": "True"}]})"));
+  Create(admin, "/api/v1/namespaces/" + ns + "/services", nlohmann::json::parse(R"({
+      "apiVersion": "v1", "kind": "Service", "metadata": {"name": ")" + name + R"(-head-svc"},
+      "spec": {"ports": [{"name": "dashboard", "port": 8265, "targetPort": 8265}]}})"));
+  Create(admin, "/api/v1/namespaces/" + ns + "/endpoints", nlohmann::json::parse(R"({
+      "apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": ")" + name + R"(-head-svc"},
+      "subsets": [{"addresses": [{"ip": ")" + ip + R"(", "targetRef": {"kind": "Pod", "name": ")" + pod +
+                                                                     R"(", "namespace": ")" + ns + R"("}}],
+                   "ports": [{"name": "dashboard", "port": 8265}]}]})"));
+}
+
+TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service proxy", "[integration]") {
+  auto& server = ApiServer::Shared();
+  NetnsRayHead head;
+  std::string ns = server.NewNamespace("rayproxy");
+  PlayKubeRay(server.admin(), ns, "ray", head.ip());
+
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  auto endpoint = k8s::RayHeadEndpoint(*connection->client, ns, "ray");
+  REQUIRE(endpoint);
+  CHECK(endpoint->base_url == server.server() + "/api/v1/namespaces/" + ns + "/services/ray-head-svc:8265/proxy/");
+
+  http::CurlOptions curl;
+  curl.ca_pem = server.ca_pem();
+  http::CurlTransport transport(curl);
+  core::RealSleeper sleeper;
+  ray::ClientOptions options;
+  auto address = ray::NormalizeAddress(endpoint->base_url);
+  REQUIRE(address);
+  options.address = *address;
+  options.headers = endpoint->headers;
+  ray::JobsClient client(transport, sleeper, options);
+  auto version = client.Version();
+  INFO((version ? "" : version.error().message));
+  REQUIRE(version);
+  CHECK(version->ray_version == "2.60.0");
+
+  ray::SubmitRequest request;
+  request.entrypoint = "python -c \"print('hello through the proxy')\"";
+  auto submitted = client.Submit(request);
+  INFO((submitted ? "" : submitted.error().message));
+  REQUIRE(submitted);
+
+  http::WebSocketOptions ws;
+  ws.ca_pem = server.ca_pem();
+  http::CurlWebSocketConnector connector(ws);
+  std::vector<std::string> notices;
+  ray::FollowOptions follow;
+  follow.on_notice = [&](std::string_view notice) { notices.emplace_back(notice); };
+  ray::LogFollower follower(client, connector, sleeper, follow);
+  std::string log;
+  auto job = follower.Follow(submitted->submission_id, [&](std::string_view text) { log += text; });
+  INFO((job ? "" : job.error().message));
+  REQUIRE(job);
+  CHECK(job->status == ray::JobStatus::kSucceeded);
+  CHECK(log.find("hello through the proxy") != std::string::npos);
+  for (const auto& notice : notices) UNSCOPED_INFO(notice);
+  CHECK(notices.empty());  // the WebSocket tail went through the proxy: no fallback to polling
+}
+
+}  // namespace
+}  // namespace tputrain::testing
