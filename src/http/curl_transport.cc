@@ -74,11 +74,12 @@ void EnsureCurlGlobalInit() {
 
 }  // namespace
 
-core::Status CheckUrlAllowed(const std::string& url) {
+core::Status CheckUrlAllowed(const std::string& url, const std::string& plain_http_host) {
   auto parts = ParseUrl(url);
   if (!parts) return core::Fail(parts.error());
   if (parts->scheme == "https") return {};
   if (parts->scheme == "http" && IsLoopbackHost(parts->host)) return {};
+  if (parts->scheme == "http" && !plain_http_host.empty() && parts->host == plain_http_host) return {};
   if (parts->scheme == "http") {
     return core::Fail(core::Error::Usage("refusing plain http to " + parts->host +
                                          ": only loopback hosts may be reached without TLS (use https)"));
@@ -120,7 +121,7 @@ core::Result<Response> CurlTransport::Stream(const Request& request, const Chunk
 }
 
 core::Result<Response> CurlTransport::Perform(const Request& request, const ChunkHandler* on_chunk) {
-  if (auto allowed = CheckUrlAllowed(request.url); !allowed) return core::Fail(allowed.error());
+  if (auto allowed = CheckUrlAllowed(request.url, options_.plain_http_host); !allowed) return core::Fail(allowed.error());
   CURL* curl = static_cast<CURL*>(Acquire());
   if (curl == nullptr) return core::Fail(core::Error::Internal("curl_easy_init failed"));
   curl_easy_reset(curl);
@@ -173,6 +174,7 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
     curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
     curl_easy_setopt(curl, CURLOPT_SSLKEY_BLOB, &key);
   }
+  if (!options_.plain_http_host.empty()) curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate, decoded by curl

@@ -24,6 +24,9 @@ struct CurlOptions {
   bool insecure_skip_tls_verify = false;
   // Plain http is refused except to loopback, so that no token ever crosses a network in clear.
   bool allow_plain_http_to_loopback = true;
+  // The metadata server only: plain http to this one host (link-local, never routed), with no
+  // proxy, as google-auth reaches it. Empty for every other transport.
+  std::string plain_http_host;
 };
 
 // The one real Transport. Keeps a pool of easy handles so that connections are reused across
@@ -46,7 +49,8 @@ class CurlTransport final : public Transport {
   std::vector<void*> idle_handles_;
 };
 
-// Refuses http:// to anything but a loopback host, and any scheme but http(s).
-core::Status CheckUrlAllowed(const std::string& url);
+// Refuses http:// to anything but a loopback host (or `plain_http_host`), and any scheme but
+// http(s).
+core::Status CheckUrlAllowed(const std::string& url, const std::string& plain_http_host = "");
 
 }  // namespace tputrain::http

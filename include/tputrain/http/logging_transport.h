@@ -1,0 +1,33 @@
+#pragma once
+
+#include <mutex>
+#include <ostream>
+
+#include "tputrain/core/clock.h"
+#include "tputrain/http/transport.h"
+
+namespace tputrain::http {
+
+// --verbose: one line per call, "http: GET <url> -> 200 (12 ms)"; --log-http adds the request
+// headers and body and the response body. Everything written passes through core::Redact.
+// Where it sits decides what is seen: the Google stack puts it innermost, over curl, so that
+// every attempt and every token exchange is logged.
+class LoggingTransport final : public Transport {
+ public:
+  LoggingTransport(Transport& inner, std::ostream& sink, core::Clock& clock, bool log_bodies);
+
+  core::Result<Response> Send(const Request& request) override;
+  core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk) override;
+
+ private:
+  core::Result<Response> Log(const Request& request, const core::Result<Response>& result,
+                             core::Clock::TimePoint start, bool streamed);
+
+  Transport& inner_;
+  std::ostream& sink_;
+  core::Clock& clock_;
+  bool log_bodies_;
+  std::mutex mutex_;
+};
+
+}  // namespace tputrain::http

@@ -1,0 +1,55 @@
+#include "tputrain/http/logging_transport.h"
+
+#include <sstream>
+
+#include "tputrain/core/redact.h"
+
+namespace tputrain::http {
+
+LoggingTransport::LoggingTransport(Transport& inner, std::ostream& sink, core::Clock& clock, bool log_bodies)
+    : inner_(inner), sink_(sink), clock_(clock), log_bodies_(log_bodies) {}
+
+core::Result<Response> LoggingTransport::Send(const Request& request) {
+  auto start = clock_.Now();
+  auto result = inner_.Send(request);
+  return Log(request, result, start, false);
+}
+
+core::Result<Response> LoggingTransport::Stream(const Request& request, const ChunkHandler& on_chunk) {
+  auto start = clock_.Now();
+  auto result = inner_.Stream(request, on_chunk);
+  return Log(request, result, start, true);
+}
+
+core::Result<Response> LoggingTransport::Log(const Request& request, const core::Result<Response>& result,
+                                             core::Clock::TimePoint start, bool streamed) {
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - start).count();
+  // Built whole, then written under the lock, so that parallel calls never interleave lines.
+  std::ostringstream text;
+  text << "http: " << request.method << " " << request.url << " -> ";
+  if (result) {
+    text << result->status;
+  } else {
+    text << "failed (" << result.error().message << ")";
+  }
+  text << " (" << elapsed << " ms)\n";
+  if (log_bodies_) {
+    text << "http: request headers:\n";
+    for (const auto& [name, value] : request.headers) text << "  " << name << ": " << value << "\n";
+    if (!request.body.empty()) text << "http: request body:\n" << request.body << "\n";
+    if (result) {
+      text << "http: response headers:\n";
+      for (const auto& [name, value] : result->headers) text << "  " << name << ": " << value << "\n";
+      if (streamed) {
+        text << "http: response body streamed to its reader\n";
+      } else if (!result->body.empty()) {
+        text << "http: response body:\n" << result->body << "\n";
+      }
+    }
+  }
+  std::lock_guard lock(mutex_);
+  sink_ << core::Redact(text.str()) << std::flush;
+  return result;
+}
+
+}  // namespace tputrain::http
