@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+#include "tputrain/core/env.h"
+
+namespace tputrain::gcp {
+
+// The base URL of each Google API tputrain calls. A client appends its own version path
+// ("v1/...", "v2/..."), except storage, whose base already ends in "storage/v1/" because that
+// is how gcloud's storage override is written. Every base ends in '/'.
+struct Endpoints {
+  std::string container = "https://container.googleapis.com/";
+  std::string tpu = "https://tpu.googleapis.com/";
+  std::string storage = "https://storage.googleapis.com/storage/v1/";
+  std::string iam = "https://iam.googleapis.com/";
+  std::string cloudresourcemanager = "https://cloudresourcemanager.googleapis.com/";
+  std::string serviceusage = "https://serviceusage.googleapis.com/";
+  std::string artifactregistry = "https://artifactregistry.googleapis.com/";
+
+  // Google's hosts, each replaced by CLOUDSDK_API_ENDPOINT_OVERRIDES_<API> when set, exactly as
+  // gcloud reads them, so one set of variables points gcloud and tputrain at the same emulator.
+  static Endpoints FromEnv(const core::Env& env);
+};
+
+}  // namespace tputrain::gcp

@@ -1,0 +1,91 @@
+#include "tputrain/gcp/auth/adc.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/gcp/auth/metadata_server.h"
+#include "tputrain/gcp/auth/oauth.h"
+
+namespace tputrain::gcp::auth {
+namespace {
+
+core::Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return core::Fail(core::Error::NoCredentials(path + ": cannot read the credentials file (" + std::strerror(errno) + ")"));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Trim(std::string text) {
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  auto last = text.find_last_not_of(" \t\r\n");
+  return text.substr(first, last - first + 1);
+}
+
+std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, core::Clock& clock) {
+  auto fetch = [path]() -> core::Result<AccessToken> {
+    auto text = ReadFile(path);
+    if (!text) return core::Fail(text.error());
+    std::string token = Trim(*text);
+    if (token.empty()) return core::Fail(core::Error::NoCredentials(path + ": the access token file is empty"));
+    if (token.find_first_of(" \t\r\n") != std::string::npos) {
+      return core::Fail(core::Error::NoCredentials(path + ": expected only an access token in the file"));
+    }
+    return AccessToken{token, std::nullopt};
+  };
+  return std::make_unique<CachingTokenSource>(CredentialInfo{"access_token_file", path, ""}, fetch, clock);
+}
+
+}  // namespace
+
+std::string GcloudAdcPath(const core::Env& env) {
+  std::string dir = env.GetOr("CLOUDSDK_CONFIG", env.Home() + "/.config/gcloud");
+  return dir + "/application_default_credentials.json";
+}
+
+core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string& path, http::Transport& transport,
+                                                               core::Clock& clock) {
+  auto text = ReadFile(path);
+  if (!text) return core::Fail(text.error());
+  auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) {
+    return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: not a JSON object"));
+  }
+  auto type = json.value("type", nlohmann::json()).is_string() ? json["type"].get<std::string>() : std::string();
+  if (type == "service_account") return ServiceAccountSource(json, path, transport, clock);
+  if (type == "authorized_user") return AuthorizedUserSource(json, path, transport, clock);
+  if (type.empty()) return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: no \"type\""));
+  return core::Fail(core::Error::NoCredentials(path + ": credentials of type \"" + type +
+                                               "\" are not supported (expected service_account or authorized_user)"));
+}
+
+core::Result<std::unique_ptr<TokenSource>> DefaultCredentials(const core::Env& env,
+                                                              const std::string& access_token_file,
+                                                              AdcTransports transports, core::Clock& clock) {
+  std::string token_file = access_token_file;
+  if (token_file.empty()) token_file = env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
+  if (!token_file.empty()) {
+    auto source = AccessTokenFileSource(token_file, clock);
+    // Read now, so a missing file is reported before any API call is attempted.
+    if (auto first = source->Token(); !first) return core::Fail(first.error());
+    return source;
+  }
+  if (auto path = env.Get("GOOGLE_APPLICATION_CREDENTIALS")) {
+    return CredentialsFromFile(*path, *transports.token, clock);
+  }
+  std::string adc = GcloudAdcPath(env);
+  std::error_code ignored;
+  if (std::filesystem::exists(adc, ignored)) return CredentialsFromFile(adc, *transports.token, clock);
+  return MetadataServerSource(env, *transports.metadata, clock);
+}
+
+}  // namespace tputrain::gcp::auth

@@ -1,0 +1,90 @@
+#include "tputrain/gcp/error_from_http.h"
+
+#include <charconv>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/http/retrying_transport.h"
+
+namespace tputrain::gcp {
+namespace {
+
+constexpr std::string_view kErrorInfo = "type.googleapis.com/google.rpc.ErrorInfo";
+constexpr std::string_view kRetryInfo = "type.googleapis.com/google.rpc.RetryInfo";
+
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const nlohmann::json* ErrorObject(const nlohmann::json& body) {
+  if (!body.is_object()) return nullptr;
+  auto it = body.find("error");
+  return it != body.end() && it->is_object() ? &*it : nullptr;
+}
+
+const nlohmann::json* DetailOfType(const nlohmann::json& error, std::string_view type) {
+  auto details = error.find("details");
+  if (details == error.end() || !details->is_array()) return nullptr;
+  for (const auto& detail : *details) {
+    if (detail.is_object() && StringAt(detail, "@type") == type) return &detail;
+  }
+  return nullptr;
+}
+
+nlohmann::json ParseBody(const std::string& body) {
+  return nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+}
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+  if (text.size() < 2 || text.back() != 's') return std::nullopt;
+  text.remove_suffix(1);
+  double seconds = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || end != text.data() + text.size() || seconds < 0) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+std::optional<std::chrono::milliseconds> RetryDelayOf(const http::Response& response) {
+  auto body = ParseBody(response.body);
+  if (const auto* error = ErrorObject(body)) {
+    if (const auto* retry = DetailOfType(*error, kRetryInfo)) {
+      if (auto delay = ParseDuration(StringAt(*retry, "retryDelay"))) return delay;
+    }
+  }
+  return http::RetryAfterHeader(response);
+}
+
+core::Error ErrorFromHttp(const http::Response& response, std::string_view where) {
+  core::Error error;
+  error.http_status = response.status;
+  error.where = std::string(where);
+  error.kind = core::KindFromHttpStatus(response.status);
+  auto body = ParseBody(response.body);
+  const auto* object = ErrorObject(body);
+  if (object == nullptr) {
+    std::string text = response.body.substr(0, 300);
+    error.message = std::string(where) + ": HTTP " + std::to_string(response.status) +
+                    (text.empty() ? std::string() : ": " + text);
+    return error;
+  }
+  if (auto status = StringAt(*object, "status"); !status.empty()) error.kind = core::KindFromStatusName(status);
+  error.message = StringAt(*object, "message");
+  if (error.message.empty()) error.message = std::string(where) + ": HTTP " + std::to_string(response.status);
+  if (const auto* info = DetailOfType(*object, kErrorInfo)) error.reason = StringAt(*info, "reason");
+  if (error.reason.empty()) {
+    auto errors = object->find("errors");
+    if (errors != object->end() && errors->is_array() && !errors->empty() && (*errors)[0].is_object()) {
+      error.reason = StringAt((*errors)[0], "reason");
+    }
+  }
+  if (response.status == 429 && error.reason.empty()) {
+    error.reason = std::string(RetryDelayOf(response) ? kReasonRateLimited : kReasonQuotaExceeded);
+  }
+  return error;
+}
+
+}  // namespace tputrain::gcp
