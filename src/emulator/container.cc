@@ -1,8 +1,8 @@
 #include <regex>
 #include <set>
 
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/node_pool_rules.h"
 
 // GKE container/v1: clusters, node pools, operations and the server config, with GKE's rules:
 // operations go RUNNING -> DONE over the configured latency, a node-pool call on a cluster that
@@ -58,47 +58,6 @@ int64_t AsInt(const json& value, int64_t fallback) {
   return fallback;
 }
 
-// TPU machine types name their slice shape with the topology; the node count is the host count.
-std::optional<ApiResponse> CheckTpuPool(const json& pool, const std::string& field) {
-  const json config = pool.value("config", json::object());
-  std::string machine = config.value("machineType", "");
-  std::string topology = pool.value("placementPolicy", json::object()).value("tpuTopology", "");
-  bool tpu_machine = machine.rfind("ct", 0) == 0 || machine.rfind("tpu", 0) == 0;
-  if (!tpu_machine) {
-    if (!topology.empty()) {
-      return Aip193Error(ErrorKind::kInvalidArgument,
-                         "Invalid value for field '" + field + ".placement_policy.tpu_topology': \"" + topology +
-                             "\". TPU topology is only supported with TPU machine types, not \"" + machine + "\".");
-    }
-    return std::nullopt;
-  }
-  if (topology.empty()) {
-    // Without a topology GKE makes single-host slices; the machine type must still be a TPU one.
-    for (const auto& generation : catalog::Generations()) {
-      if (machine == generation.multi_host_machine_type || machine == generation.single_chip_machine_type) {
-        return std::nullopt;
-      }
-    }
-    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field '" + field +
-                                                        ".config.machine_type': \"" + machine +
-                                                        "\". Machine type does not exist or is not a TPU machine type.");
-  }
-  auto slice = catalog::FindSliceByMachineType(machine, topology);
-  if (!slice) {
-    return Aip193Error(ErrorKind::kInvalidArgument,
-                       "Invalid TPU configuration for field '" + field + "': " + slice.error().message + ".");
-  }
-  int64_t count = AsInt(pool.value("initialNodeCount", json(0)), 0);
-  if (count != slice->hosts) {
-    return Aip193Error(
-        ErrorKind::kInvalidArgument,
-        "Invalid value for field '" + field + ".initial_node_count': " + std::to_string(count) + ". A node pool of " +
-            machine + " with TPU topology " + topology + " (" + std::to_string(slice->chips) + " chips, " +
-            std::to_string(slice->chips_per_host) + " per node) must have exactly " + std::to_string(slice->hosts) +
-            " node" + (slice->hosts == 1 ? "" : "s") + ".");
-  }
-  return std::nullopt;
-}
 
 // Fills a pool's output fields as GKE shows them while it is being created.
 void DecoratePool(json& pool, const std::string& cluster_key, const std::string& project,
@@ -236,7 +195,7 @@ ApiResponse CreateCluster(Call& call) {
     if (!pool_names.insert(pool["name"].get<std::string>()).second) {
       return Aip193Error(ErrorKind::kInvalidArgument, "Node pool names must be unique: " + pool["name"].dump());
     }
-    if (auto bad = CheckTpuPool(pool, field)) return *bad;
+    if (auto bad = CheckTpuNodePool(pool, field)) return *bad;
     DecoratePool(pool, key, project, location, name, version);
   }
   json locations = cluster.value("locations", json::array());
@@ -322,7 +281,7 @@ ApiResponse CreateNodePool(Call& call) {
     return Aip193Error(ErrorKind::kAlreadyExists, "Already exists: " + key + "/nodePools/" + pool_name + ".");
   }
   if (const json* op = BlockingOperation(call, key, "")) return Busy(*op, call.args[2]);
-  if (auto bad = CheckTpuPool(pool, "node_pool")) return *bad;
+  if (auto bad = CheckTpuNodePool(pool, "node_pool")) return *bad;
   DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], (*cluster).value("currentNodeVersion", ""));
   (*cluster)["nodePools"].push_back(pool);
   return JsonReply(Public(StartOperation(call, "CREATE_NODE_POOL", key, pool_name)));
@@ -386,68 +345,7 @@ ApiResponse GetServerConfig(Call& call) {
                     {"channels", channels}});
 }
 
-constexpr char kStockoutMessage[] =
-    "Google Compute Engine: Not enough resources available to fulfill the request.  Try a different zone, or try "
-    "again later.";
-
-void Finish(json& world, json& op, int64_t now_ms, const EmulatorConfig& config) {
-  op["status"] = "DONE";
-  op["endTime"] = Rfc3339(now_ms);
-  bool stockout = op.value("_stockout", false);
-  if (stockout) {
-    op["statusMessage"] = kStockoutMessage;
-    op["error"] = {{"code", RpcCodeFor(ErrorKind::kResourceExhausted)}, {"message", kStockoutMessage}};
-  }
-  json condition = {{"code", "GCE_STOCKOUT"}, {"message", kStockoutMessage}, {"canonicalCode", "RESOURCE_EXHAUSTED"}};
-  std::string cluster_key = op.value("_cluster", "");
-  auto& clusters = world["clusters"];
-  auto cluster = clusters.find(cluster_key);
-  if (cluster == clusters.end()) return;
-  std::string type = op.value("operationType", "");
-  std::string pool_name = op.value("_pool", "");
-  if (type == "DELETE_CLUSTER") {
-    clusters.erase(cluster);
-    return;
-  }
-  auto& pools = (*cluster)["nodePools"];
-  if (type == "CREATE_CLUSTER") {
-    (*cluster)["status"] = stockout ? "ERROR" : "RUNNING";
-    if (stockout) {
-      (*cluster)["statusMessage"] = kStockoutMessage;
-      (*cluster)["conditions"] = json::array({condition});
-    } else {
-      std::string endpoint = config.cluster_endpoint.empty() ? "127.0.0.1" : config.cluster_endpoint;
-      (*cluster)["endpoint"] = endpoint;
-    }
-    for (auto& pool : pools) pool["status"] = stockout ? "ERROR" : "RUNNING";
-    return;
-  }
-  for (size_t i = 0; i < pools.size(); ++i) {
-    if (pools[i].value("name", "") != pool_name) continue;
-    if (type == "DELETE_NODE_POOL") {
-      pools.erase(i);
-    } else if (stockout) {
-      pools[i]["status"] = "ERROR";
-      pools[i]["statusMessage"] = kStockoutMessage;
-      pools[i]["conditions"] = json::array({condition});
-    } else {
-      pools[i]["status"] = "RUNNING";
-    }
-    return;
-  }
-}
-
 }  // namespace
-
-bool AdvanceContainer(json& world, int64_t now_ms, const EmulatorConfig& config) {
-  bool changed = false;
-  for (auto& [key, op] : world["containerOperations"].items()) {
-    if (op.value("status", "") == "DONE" || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms) continue;
-    Finish(world, op, now_ms, config);
-    changed = true;
-  }
-  return changed;
-}
 
 std::vector<Route> ContainerRoutes() {
   constexpr const char* p = "^/v1/projects/([^/]+)/locations/([^/]+)/";

@@ -157,7 +157,12 @@ ApiResponse Emulator::HandleAdmin(const ApiRequest& request) {
 ApiResponse Emulator::Handle(const ApiRequest& request) {
   if (request.path.rfind("/_emulator/", 0) == 0) return HandleAdmin(request);
   int64_t start = NowMs();
-  ApiResponse response = Dispatch(request, start);
+  ApiResponse response;
+  try {
+    response = Dispatch(request, start);
+  } catch (const std::exception& e) {  // nlohmann::json and std::sto* throw; answer as Google's INTERNAL
+    response = Aip193Error(core::ErrorKind::kInternal, std::string("Internal error: ") + e.what());
+  }
   std::lock_guard lock(mutex_);
   json entry = {{"seq", ++request_seq_},
                 {"method", request.method},

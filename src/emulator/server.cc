@@ -101,6 +101,7 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
   httplib::Server server;
   // Parallel gcloud processes each hold keep-alive connections; give them room.
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  server.set_tcp_nodelay(true);  // replies go out in two writes; Nagle would hold the second for 40 ms
   auto handler = [&](const httplib::Request& request, httplib::Response& response) {
     ToHttplib((*emulator)->Handle(FromHttplib(request)), response);
   };

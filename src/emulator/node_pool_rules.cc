@@ -1,0 +1,62 @@
+#include "tputrain/emulator/node_pool_rules.h"
+
+#include "tputrain/catalog/tpu_types.h"
+
+namespace tputrain::emulator {
+
+using nlohmann::json;
+using core::ErrorKind;
+
+namespace {
+
+int64_t AsInt(const json& value, int64_t fallback) {
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_string()) return std::stoll(value.get<std::string>());
+  return fallback;
+}
+
+}  // namespace
+
+// TPU machine types name their slice shape with the topology; the node count is the host count.
+std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string& field) {
+  const json config = pool.value("config", json::object());
+  std::string machine = config.value("machineType", "");
+  std::string topology = pool.value("placementPolicy", json::object()).value("tpuTopology", "");
+  bool tpu_machine = machine.rfind("ct", 0) == 0 || machine.rfind("tpu", 0) == 0;
+  if (!tpu_machine) {
+    if (!topology.empty()) {
+      return Aip193Error(ErrorKind::kInvalidArgument,
+                         "Invalid value for field '" + field + ".placement_policy.tpu_topology': \"" + topology +
+                             "\". TPU topology is only supported with TPU machine types, not \"" + machine + "\".");
+    }
+    return std::nullopt;
+  }
+  if (topology.empty()) {
+    // Without a topology GKE makes single-host slices; the machine type must still be a TPU one.
+    for (const auto& generation : catalog::Generations()) {
+      if (machine == generation.multi_host_machine_type || machine == generation.single_chip_machine_type) {
+        return std::nullopt;
+      }
+    }
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field '" + field +
+                                                        ".config.machine_type': \"" + machine +
+                                                        "\". Machine type does not exist or is not a TPU machine type.");
+  }
+  auto slice = catalog::FindSliceByMachineType(machine, topology);
+  if (!slice) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid TPU configuration for field '" + field + "': " + slice.error().message + ".");
+  }
+  int64_t count = AsInt(pool.value("initialNodeCount", json(0)), 0);
+  if (count != slice->hosts) {
+    return Aip193Error(
+        ErrorKind::kInvalidArgument,
+        "Invalid value for field '" + field + ".initial_node_count': " + std::to_string(count) + ". A node pool of " +
+            machine + " with TPU topology " + topology + " (" + std::to_string(slice->chips) + " chips, " +
+            std::to_string(slice->chips_per_host) + " per node) must have exactly " + std::to_string(slice->hosts) +
+            " node" + (slice->hosts == 1 ? "" : "s") + ".");
+  }
+  return std::nullopt;
+}
+
+}  // namespace tputrain::emulator
