@@ -83,6 +83,31 @@ std::vector<ModelPreset> MakePresets() {
   saxml_175b.vocab_size = 50304;
   presets.push_back(saxml_175b);
 
+  // A model small enough to train on CPU in seconds on any Ray cluster (MaxText's default decoder
+  // shrunk by overrides; hardware=cpu needs skip_jax_distributed_system, or it reads JOB_INDEX).
+  // It exercises the whole submit path before TPUs are paid for.
+  ModelPreset cpu_smoke;
+  cpu_smoke.name = "maxtext-cpu-smoke";
+  cpu_smoke.description = "Tiny MaxText model trained on CPU for a few steps: tries the submit path on any Ray cluster";
+  cpu_smoke.default_mode = WorkloadMode::kTrain;
+  cpu_smoke.parameters = 1.15e5;
+  cpu_smoke.default_accelerator = "v6e";  // what `plan` sizes; `submit` runs it on CPU
+  cpu_smoke.default_dtype = "bf16";
+  cpu_smoke.maxtext_model_name = "default";
+  cpu_smoke.per_device_batch_size = 1;
+  cpu_smoke.max_target_length = 128;
+  cpu_smoke.emb_dim = 64;
+  cpu_smoke.mlp_dim = 128;
+  cpu_smoke.num_decoder_layers = 2;
+  cpu_smoke.num_query_heads = 2;
+  cpu_smoke.num_kv_heads = 2;
+  cpu_smoke.head_dim = 32;
+  cpu_smoke.vocab_size = 256;
+  cpu_smoke.extra_maxtext_args = {"steps=8", "base_emb_dim=64", "base_num_query_heads=2", "base_num_kv_heads=2",
+                                  "base_mlp_dim=128", "base_num_decoder_layers=2", "head_dim=32", "vocab_size=256",
+                                  "enable_checkpointing=false", "hardware=cpu", "skip_jax_distributed_system=true"};
+  presets.push_back(cpu_smoke);
+
   return presets;
 }
 
