@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tputrain/core/result.h"
+#include "tputrain/gcp/iam/types.h"
+#include "tputrain/gcp/storage/types.h"
+#include "tputrain/http/transport.h"
+
+namespace tputrain::gcp::storage {
+
+// Cloud Storage JSON API v1. The base URL includes "storage/v1/", as gcloud's override does.
+class Client {
+ public:
+  Client(http::Transport& transport, std::string base_url);
+
+  http::Request BuildInsertBucket(const std::string& project, const BucketSpec& spec) const;
+  http::Request BuildDeleteBucket(const std::string& bucket) const;
+  http::Request BuildSetIamPolicy(const std::string& bucket, const iam::Policy& policy) const;
+
+  core::Result<Bucket> InsertBucket(const std::string& project, const BucketSpec& spec);
+  core::Result<Bucket> GetBucket(const std::string& bucket);
+  core::Status DeleteBucket(const std::string& bucket);
+  // Every version of every object.
+  core::Result<std::vector<Object>> ListObjects(const std::string& bucket);
+  core::Status DeleteObject(const std::string& bucket, const Object& object);
+  core::Result<iam::Policy> GetIamPolicy(const std::string& bucket);
+  core::Result<iam::Policy> SetIamPolicy(const std::string& bucket, const iam::Policy& policy);
+
+ private:
+  http::Transport& transport_;
+  std::string base_url_;
+};
+
+}  // namespace tputrain::gcp::storage

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tputrain::gcp::tpu {
+
+struct NodeRef {
+  std::string project;
+  std::string zone;
+  std::string node;
+  std::string Parent() const { return "projects/" + project + "/locations/" + zone; }
+  std::string Name() const { return Parent() + "/nodes/" + node; }
+};
+
+struct NodeSpec {
+  std::string accelerator_type;  // "v5p-8"
+  std::string runtime_version;   // "v2-alpha-tpuv5"
+  std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> labels;
+  bool spot = false;
+  bool reserved = false;
+  std::string network = "default";
+};
+
+struct RpcStatus {
+  int code = 0;
+  std::string message;
+};
+
+// google.longrunning.Operation, as Cloud TPU returns it.
+struct Operation {
+  std::string name;  // "projects/P/locations/Z/operations/ID"
+  bool done = false;
+  std::optional<RpcStatus> error;
+  nlohmann::json response;
+  nlohmann::json metadata;
+  nlohmann::json raw;
+};
+
+struct Node {
+  std::string name;  // full resource name
+  std::string accelerator_type;
+  std::string runtime_version;
+  std::string state;
+  std::string health;
+  bool spot = false;
+  std::map<std::string, std::string> labels;
+  std::vector<std::string> ip_addresses;  // one per worker host
+  nlohmann::json raw;
+};
+
+// The Node body `gcloud compute tpus tpu-vm create` sends, plus labels.
+nlohmann::json NodeToJson(const NodeSpec& spec);
+Operation OperationFromJson(const nlohmann::json& json);
+Node NodeFromJson(const nlohmann::json& json);
+std::vector<std::string> DiffNode(const NodeSpec& want, const Node& have);
+
+}  // namespace tputrain::gcp::tpu

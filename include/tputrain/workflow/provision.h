@@ -1,0 +1,116 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/cancel.h"
+#include "tputrain/core/clock.h"
+#include "tputrain/core/reporter.h"
+#include "tputrain/core/result.h"
+#include "tputrain/gcp/container/types.h"
+#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/storage/types.h"
+#include "tputrain/gcp/tpu/types.h"
+#include "tputrain/http/transport.h"
+#include "tputrain/state/ledger.h"
+
+// Provisioning: the order of calls, their parallelism, idempotent creates, waiting, and the
+// ledger. The API clients only send; everything that decides lives here.
+namespace tputrain::workflow {
+
+inline constexpr char kRunLabel[] = "tputrain-run";
+
+struct ApiEndpoints {
+  std::string container;
+  std::string tpu;
+  std::string storage;  // ends in storage/v1/
+  std::string iam;
+  std::string resourcemanager;  // cloudresourcemanager
+};
+
+// What every provisioning call needs from its caller.
+struct ProvisionEnv {
+  http::Transport& transport;
+  ApiEndpoints endpoints;
+  core::Clock& clock;
+  core::Sleeper& sleeper;
+  core::Reporter& reporter;
+  const core::CancelToken* cancel = nullptr;
+  // Where creates and deletes are recorded; null records nothing.
+  state::LedgerStore* ledger = nullptr;
+  std::string run_id;  // also the value of the tputrain-run label
+  gcp::operations::PollOptions poll;
+  // Waiting out "the cluster already has an operation" and the per-cluster operation quota.
+  gcp::operations::PollOptions busy_retry{std::chrono::milliseconds(2000), 1.5, std::chrono::milliseconds(20000),
+                                          std::chrono::minutes(30)};
+  bool async = false;  // return once each operation has started
+  // --dry-run: mutating requests are appended here and nothing is sent (not even reads).
+  std::vector<http::Request>* dry_run = nullptr;
+};
+
+// One resource's fate in a command.
+struct Outcome {
+  std::string kind;      // cluster, nodepool, tpu-vm, bucket, service-account, iam-member
+  std::string name;      // what the user calls it
+  std::string resource;  // the ledger key: the full API name or a composite key
+  // created | exists, adopted | started | deleted | already gone | bound | already bound |
+  // unbound | would send
+  std::string action;
+  std::string operation;
+  nlohmann::json details = nlohmann::json::object();
+};
+nlohmann::json ToJson(const Outcome& outcome);
+nlohmann::json ToJson(const std::vector<Outcome>& outcomes);
+
+struct ClusterCreate {
+  gcp::container::ClusterRef ref;
+  gcp::container::ClusterSpec spec;
+  // TPU slice pools created (concurrently) once the cluster is RUNNING.
+  std::vector<gcp::container::NodePoolSpec> pools;
+};
+
+// Creates the cluster (or adopts an identical one), waits for it, then creates `pools`.
+// Every outcome reached is returned even when a later step fails: the error then lists them.
+core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const ClusterCreate& request);
+// Creates several node pools at once; FAILED_PRECONDITION "cluster already has an operation"
+// and the concurrent-operations 429 are waited out and retried.
+core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const gcp::container::ClusterRef& cluster,
+                                                   const std::vector<gcp::container::NodePoolSpec>& pools);
+core::Result<Outcome> DeleteCluster(ProvisionEnv& env, const gcp::container::ClusterRef& ref);
+core::Result<Outcome> DeleteNodePool(ProvisionEnv& env, const gcp::container::NodePoolRef& ref);
+
+core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref, const gcp::tpu::NodeSpec& spec);
+// Several TPU VMs at once (independent resources).
+core::Result<std::vector<Outcome>> CreateTpuVms(ProvisionEnv& env,
+                                                const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& vms);
+core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref);
+
+core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project, const gcp::storage::BucketSpec& spec);
+// A bucket holding objects is deleted only with `force` (objects first, every version).
+core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket, bool force);
+
+core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project,
+                                           const std::string& account_id, const std::string& display_name);
+
+enum class PolicyTarget { kProject, kBucket, kServiceAccount };
+struct PolicyBinding {
+  PolicyTarget target = PolicyTarget::kProject;
+  std::string resource;  // project id, bucket name or service-account email
+  std::string role;
+  std::string member;
+};
+// Read-modify-write with the etag, retried on 409 ABORTED; touches only `member`.
+core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& binding);
+core::Result<Outcome> RemovePolicyBinding(ProvisionEnv& env, const PolicyBinding& binding);
+
+// principal://iam.googleapis.com/projects/NUM/locations/global/workloadIdentityPools/
+// PROJECT.svc.id.goog/subject/ns/NS/sa/KSA, with NUM looked up once (a placeholder in --dry-run).
+core::Result<std::string> WorkloadIdentityPrincipal(ProvisionEnv& env, const std::string& project,
+                                                    const std::string& ns, const std::string& ksa);
+// serviceAccount:PROJECT.svc.id.goog[NS/KSA], the member a GSA's workloadIdentityUser binding takes.
+std::string LegacyWorkloadIdentityMember(const std::string& project, const std::string& ns, const std::string& ksa);
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,61 @@
+#include "tputrain/gcp/tpu/client.h"
+
+#include "tputrain/gcp/api_call.h"
+
+namespace tputrain::gcp::tpu {
+
+Client::Client(http::Transport& transport, std::string base_url)
+    : transport_(transport), base_url_(std::move(base_url)) {}
+
+http::Request Client::BuildCreateNode(const NodeRef& ref, const NodeSpec& spec) const {
+  // The body is the bare Node; its id travels in the query, as in tpu.projects.locations.nodes.create.
+  nlohmann::json body = NodeToJson(spec);
+  return JsonRequest("POST", JoinUrl(base_url_, "v2/" + ref.Parent() + "/nodes?nodeId=" + http::UrlEncode(ref.node)),
+                     &body);
+}
+
+http::Request Client::BuildDeleteNode(const NodeRef& ref) const {
+  return JsonRequest("DELETE", JoinUrl(base_url_, "v2/" + ref.Name()));
+}
+
+core::Result<Operation> Client::CreateNode(const NodeRef& ref, const NodeSpec& spec) {
+  auto body = CallJson(transport_, BuildCreateNode(ref, spec), "tpu.projects.locations.nodes.create");
+  if (!body) return core::Fail(body.error());
+  return OperationFromJson(*body);
+}
+
+core::Result<Node> Client::GetNode(const NodeRef& ref) {
+  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v2/" + ref.Name())),
+                       "tpu.projects.locations.nodes.get");
+  if (!body) return core::Fail(body.error());
+  return NodeFromJson(*body);
+}
+
+core::Result<std::vector<Node>> Client::ListNodes(const std::string& project, const std::string& zone) {
+  std::vector<Node> nodes;
+  std::string page_token;
+  do {
+    std::string url = JoinUrl(base_url_, "v2/projects/" + project + "/locations/" + zone + "/nodes");
+    if (!page_token.empty()) url += "?pageToken=" + http::UrlEncode(page_token);
+    auto body = CallJson(transport_, JsonRequest("GET", url), "tpu.projects.locations.nodes.list");
+    if (!body) return core::Fail(body.error());
+    for (const auto& item : body->value("nodes", nlohmann::json::array())) nodes.push_back(NodeFromJson(item));
+    page_token = body->value("nextPageToken", "");
+  } while (!page_token.empty());
+  return nodes;
+}
+
+core::Result<Operation> Client::DeleteNode(const NodeRef& ref) {
+  auto body = CallJson(transport_, BuildDeleteNode(ref), "tpu.projects.locations.nodes.delete");
+  if (!body) return core::Fail(body.error());
+  return OperationFromJson(*body);
+}
+
+core::Result<Operation> Client::GetOperation(const std::string& name) {
+  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v2/" + name)),
+                       "tpu.projects.locations.operations.get");
+  if (!body) return core::Fail(body.error());
+  return OperationFromJson(*body);
+}
+
+}  // namespace tputrain::gcp::tpu

@@ -1,0 +1,215 @@
+// GKE clusters and node pools: the cluster first, then every pool at once.
+#include <future>
+
+#include "provision_steps.h"
+#include "tputrain/gcp/container/client.h"
+#include "tputrain/workflow/provision.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using gcp::container::ClusterRef;
+using gcp::container::NodePoolRef;
+using gcp::container::NodePoolSpec;
+using internal::CreateSteps;
+
+gcp::operations::PollEnv PollEnvOf(ProvisionEnv& env) { return {env.clock, env.sleeper, env.cancel}; }
+
+// One live line per operation: its status and how long it has run.
+gcp::operations::ContainerProgress ProgressOf(ProvisionEnv& env, const std::string& task) {
+  auto start = env.clock.Now();
+  return [&env, task, start](const gcp::container::Operation& op) {
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
+    env.reporter.Progress(task, op.operation_type + " " + op.status + " " + internal::Seconds(elapsed));
+  };
+}
+
+core::Status WaitContainer(ProvisionEnv& env, gcp::container::Client& client, const ClusterRef& ref,
+                           const std::string& operation, const std::string& task) {
+  auto done = gcp::operations::WaitForContainerOperation(client, ref.Location(), operation, env.poll, PollEnvOf(env),
+                                                         ProgressOf(env, task));
+  if (!done) return core::Fail(done.error());
+  return {};
+}
+
+std::map<std::string, std::string> WithRunLabel(const ProvisionEnv& env, std::map<std::string, std::string> labels) {
+  if (!env.run_id.empty()) labels.emplace(kRunLabel, env.run_id);
+  return labels;
+}
+
+core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster, NodePoolSpec spec) {
+  gcp::container::Client client(env.transport, env.endpoints.container);
+  spec.resource_labels = WithRunLabel(env, spec.resource_labels);
+  NodePoolRef ref{cluster, spec.name};
+  const std::string task = "nodepool " + spec.name;
+  CreateSteps steps;
+  steps.kind = "nodepool";
+  steps.name = spec.name;
+  steps.resource = ref.Name();
+  steps.details = {{"project", cluster.project}, {"location", cluster.location}, {"cluster", cluster.cluster},
+                   {"nodepool", spec.name},      {"machineType", spec.machine_type},
+                   {"tpuTopology", spec.tpu_topology}, {"nodeCount", spec.node_count}};
+  steps.request = client.BuildCreateNodePool(cluster, spec);
+  steps.post = [&]() {
+    return internal::RetryWhileBusy(env, task, [&]() -> core::Result<std::string> {
+      auto op = client.CreateNodePool(cluster, spec);
+      if (!op) return core::Fail(op.error());
+      return op->name;
+    });
+  };
+  steps.wait = [&](const std::string& op) { return WaitContainer(env, client, cluster, op, task); };
+  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+    auto pool = client.GetNodePool(ref);
+    if (!pool) return core::Fail(pool.error());
+    return gcp::container::DiffNodePool(spec, *pool);
+  };
+  steps.ready = [&]() -> core::Result<bool> {
+    auto pool = client.GetNodePool(ref);
+    if (!pool) return core::Fail(pool.error());
+    if (pool->status == "ERROR") return core::Fail(core::Error::Make(core::ErrorKind::kResourceExhausted, pool->status_message));
+    return pool->status == "RUNNING";
+  };
+  std::string where = spec.node_locations.empty() ? cluster.location : spec.node_locations.front();
+  steps.explain = [&, where](core::Error error) {
+    return internal::ExplainCapacity(std::move(error), "node pool " + spec.name, where,
+                                     spec.machine_type + (spec.tpu_topology.empty() ? "" : " " + spec.tpu_topology));
+  };
+  return internal::RunCreate(env, steps);
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const Outcome& outcome) {
+  nlohmann::json json = {{"kind", outcome.kind}, {"name", outcome.name}, {"resource", outcome.resource},
+                         {"action", outcome.action}};
+  if (!outcome.operation.empty()) json["operation"] = outcome.operation;
+  if (!outcome.details.empty()) json["details"] = outcome.details;
+  return json;
+}
+
+nlohmann::json ToJson(const std::vector<Outcome>& outcomes) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& outcome : outcomes) json.push_back(ToJson(outcome));
+  return json;
+}
+
+core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const ClusterRef& cluster,
+                                                   const std::vector<NodePoolSpec>& pools) {
+  // Each pool is its own operation; GKE runs several on one cluster at once, so they go
+  // together and the slowest decides how long this takes.
+  std::vector<std::future<core::Result<Outcome>>> running;
+  running.reserve(pools.size());
+  // A dry run only lists requests, in order.
+  auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
+  for (const auto& pool : pools) {
+    running.push_back(std::async(policy, [&env, &cluster, pool] { return CreateOnePool(env, cluster, pool); }));
+  }
+  std::vector<Outcome> outcomes;
+  std::string failures;
+  std::optional<core::Error> first_error;
+  for (size_t i = 0; i < running.size(); ++i) {
+    auto result = running[i].get();
+    if (result) {
+      outcomes.push_back(std::move(*result));
+      continue;
+    }
+    if (!first_error) first_error = result.error();
+    failures += (failures.empty() ? "" : "\n") + std::string("node pool ") + pools[i].name + ": " + result.error().message;
+  }
+  if (first_error) {
+    core::Error error = *first_error;
+    error.message = failures;
+    if (!outcomes.empty()) {
+      error.message += "\n(done: ";
+      for (size_t i = 0; i < outcomes.size(); ++i) error.message += (i ? ", " : "") + outcomes[i].name + " " + outcomes[i].action;
+      error.message += ")";
+    }
+    return core::Fail(error);
+  }
+  return outcomes;
+}
+
+core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const ClusterCreate& request) {
+  gcp::container::Client client(env.transport, env.endpoints.container);
+  gcp::container::ClusterSpec spec = request.spec;
+  spec.resource_labels = WithRunLabel(env, spec.resource_labels);
+  const ClusterRef& ref = request.ref;
+  const std::string task = "cluster " + spec.name;
+  CreateSteps steps;
+  steps.kind = "cluster";
+  steps.name = spec.name;
+  steps.resource = ref.Name();
+  steps.details = {{"project", ref.project}, {"location", ref.location}, {"cluster", ref.cluster}};
+  steps.request = client.BuildCreateCluster(ref.Location(), spec);
+  steps.post = [&]() -> core::Result<std::string> {
+    auto op = client.CreateCluster(ref.Location(), spec);
+    if (!op) return core::Fail(op.error());
+    return op->name;
+  };
+  steps.wait = [&](const std::string& op) { return WaitContainer(env, client, ref, op, task); };
+  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+    auto cluster = client.GetCluster(ref);
+    if (!cluster) return core::Fail(cluster.error());
+    return gcp::container::DiffCluster(spec, *cluster);
+  };
+  steps.ready = [&]() -> core::Result<bool> {
+    auto cluster = client.GetCluster(ref);
+    if (!cluster) return core::Fail(cluster.error());
+    if (cluster->status == "ERROR") return core::Fail(core::Error::Make(core::ErrorKind::kInternal, cluster->status_message));
+    return cluster->status == "RUNNING";
+  };
+  steps.explain = [&](core::Error error) {
+    return internal::ExplainCapacity(std::move(error), "cluster " + spec.name, ref.location,
+                                     spec.default_pool.machine_type.empty() ? "default machine type"
+                                                                            : spec.default_pool.machine_type);
+  };
+  auto cluster = internal::RunCreate(env, steps);
+  if (!cluster) return core::Fail(cluster.error());
+  std::vector<Outcome> outcomes{*cluster};
+  if (request.pools.empty()) return outcomes;
+  if (env.async && env.dry_run == nullptr && cluster->action == "started") {
+    // Pools need a RUNNING cluster; --async stops at the cluster's operation.
+    env.reporter.Warn("--async: the node pools are not created until the cluster is RUNNING; run 'tputrain nodepool create' then");
+    return outcomes;
+  }
+  auto pools = CreateNodePools(env, ref, request.pools);
+  if (!pools) {
+    core::Error error = pools.error();
+    error.message = "cluster " + spec.name + " " + cluster->action + "; " + error.message;
+    return core::Fail(error);
+  }
+  outcomes.insert(outcomes.end(), pools->begin(), pools->end());
+  return outcomes;
+}
+
+core::Result<Outcome> DeleteCluster(ProvisionEnv& env, const ClusterRef& ref) {
+  gcp::container::Client client(env.transport, env.endpoints.container);
+  internal::DeleteSteps steps{"cluster", ref.cluster, ref.Name(), client.BuildDeleteCluster(ref), nullptr, nullptr};
+  steps.send = [&]() {
+    return internal::RetryWhileBusy(env, "cluster " + ref.cluster, [&]() -> core::Result<std::string> {
+      auto op = client.DeleteCluster(ref);
+      if (!op) return core::Fail(op.error());
+      return op->name;
+    });
+  };
+  steps.wait = [&](const std::string& op) { return WaitContainer(env, client, ref, op, "cluster " + ref.cluster); };
+  return internal::RunDelete(env, steps);
+}
+
+core::Result<Outcome> DeleteNodePool(ProvisionEnv& env, const NodePoolRef& ref) {
+  gcp::container::Client client(env.transport, env.endpoints.container);
+  internal::DeleteSteps steps{"nodepool", ref.pool, ref.Name(), client.BuildDeleteNodePool(ref), nullptr, nullptr};
+  steps.send = [&]() {
+    return internal::RetryWhileBusy(env, "nodepool " + ref.pool, [&]() -> core::Result<std::string> {
+      auto op = client.DeleteNodePool(ref);
+      if (!op) return core::Fail(op.error());
+      return op->name;
+    });
+  };
+  steps.wait = [&](const std::string& op) {
+    return WaitContainer(env, client, ref.cluster, op, "nodepool " + ref.pool);
+  };
+  return internal::RunDelete(env, steps);
+}
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,220 @@
+#include "provision_steps.h"
+
+#include <mutex>
+
+namespace tputrain::workflow::internal {
+namespace {
+
+using state::EntryState;
+
+// Ledger calls from parallel creates go one at a time (the file lock also guards other processes).
+std::mutex ledger_mutex;
+
+bool PreviouslyOwned(ProvisionEnv& env, const std::string& kind, const std::string& resource) {
+  if (env.ledger == nullptr) return false;
+  auto ledger = env.ledger->Load(env.run_id);
+  if (!ledger) return false;
+  auto* entry = ledger->Find(kind, resource);
+  return entry != nullptr && entry->owned && entry->state != EntryState::kDeleted;
+}
+
+void Warn(ProvisionEnv& env, const core::Status& status) {
+  if (!status) env.reporter.Warn("run ledger: " + status.error().message);
+}
+
+void Record(ProvisionEnv& env, const std::string& kind, const std::string& resource, EntryState state,
+            const std::string& operation = "") {
+  if (env.ledger == nullptr) return;
+  std::lock_guard lock(ledger_mutex);
+  Warn(env, env.ledger->RecordState(env.run_id, kind, resource, state, operation));
+}
+
+void RecordOwner(ProvisionEnv& env, const std::string& kind, const std::string& resource, bool owned) {
+  if (env.ledger == nullptr) return;
+  std::lock_guard lock(ledger_mutex);
+  Warn(env, env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
+    if (auto* entry = ledger.Find(kind, resource)) entry->owned = owned;
+  }));
+}
+
+bool Contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+Outcome MakeOutcome(const CreateSteps& steps, std::string action, std::string operation = "") {
+  return Outcome{steps.kind, steps.name, steps.resource, std::move(action), std::move(operation), steps.details};
+}
+
+// The resource after a failed create: it may exist (GKE keeps a pool in ERROR after a stockout).
+void RecordWhatExists(ProvisionEnv& env, const CreateSteps& steps) {
+  auto diff = steps.diff();
+  if (diff) {
+    Record(env, steps.kind, steps.resource, EntryState::kCreated);
+  } else if (diff.error().kind == core::ErrorKind::kNotFound) {
+    Record(env, steps.kind, steps.resource, EntryState::kDeleted);
+  }
+  // Anything else: the entry stays `creating`, which cleanup resolves by looking again.
+}
+
+}  // namespace
+
+std::string Seconds(std::chrono::milliseconds elapsed) { return std::to_string(elapsed.count() / 1000) + "s"; }
+
+bool IsAmbiguous(const core::Error& error) {
+  if (error.http_status >= 500) return true;
+  return error.http_status == 0 &&
+         (error.kind == core::ErrorKind::kUnavailable || error.kind == core::ErrorKind::kDeadlineExceeded);
+}
+
+bool IsClusterBusy(const core::Error& error) {
+  if (error.kind == core::ErrorKind::kFailedPrecondition) {
+    return error.reason == "CLUSTER_ALREADY_HAS_OPERATION" || Contains(error.message, "incompatible operation") ||
+           Contains(error.message, "Please wait and try again") || Contains(error.message, "currently being");
+  }
+  if (error.kind == core::ErrorKind::kResourceExhausted) {
+    return Contains(error.message, "concurrent operations") || Contains(error.message, "Too many operations");
+  }
+  return false;
+}
+
+core::Result<std::string> RetryWhileBusy(ProvisionEnv& env, const std::string& task,
+                                         const std::function<core::Result<std::string>()>& call) {
+  const auto start = env.clock.Now();
+  for (int attempt = 0;; ++attempt) {
+    auto result = call();
+    if (result || !IsClusterBusy(result.error())) return result;
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
+    if (env.busy_retry.timeout && elapsed >= *env.busy_retry.timeout) return result;
+    env.reporter.Progress(task, "waiting: the cluster is busy (" + result.error().message + ")");
+    if (!env.sleeper.Sleep(gcp::operations::PollDelay(env.busy_retry, attempt))) {
+      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting"));
+    }
+  }
+}
+
+core::Error ExplainCapacity(core::Error error, const std::string& what, const std::string& location,
+                            const std::string& machine) {
+  if (error.kind != core::ErrorKind::kResourceExhausted) return error;
+  bool stockout = Contains(error.message, "capacity") || Contains(error.message, "Not enough resources") ||
+                  Contains(error.message, "STOCKOUT") || Contains(error.message, "stockout");
+  error.message = what + " in " + location + " (" + machine + "): " +
+                  (stockout ? "out of capacity (stockout): " : "quota exceeded: ") + error.message +
+                  "\n  hint: try another zone (--location), --spot, or a reservation (--reservation NAME)";
+  return error;
+}
+
+core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
+  if (env.dry_run != nullptr) {
+    env.dry_run->push_back(steps.request);
+    return MakeOutcome(steps, "would send");
+  }
+  const std::string task = steps.kind + " " + steps.name;
+  bool owned_before = PreviouslyOwned(env, steps.kind, steps.resource);
+  if (env.ledger != nullptr) {
+    std::lock_guard lock(ledger_mutex);
+    Warn(env, env.ledger->RecordCreating(
+                  env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details}));
+  }
+  env.reporter.Progress(task, "creating");
+  auto posted = steps.post();
+  if (!posted && IsAmbiguous(posted.error())) {
+    // The create may have landed: look before sending it again.
+    auto diff = steps.diff();
+    if (diff) {
+      env.reporter.Progress(task, "the create's reply was lost; it exists, waiting for it");
+      auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, {env.clock, env.sleeper, env.cancel});
+      if (!ready) return core::Fail(steps.explain ? steps.explain(ready.error()) : ready.error());
+      Record(env, steps.kind, steps.resource, EntryState::kCreated);
+      env.reporter.Done(task, "created");
+      return MakeOutcome(steps, "created");
+    }
+    if (diff.error().kind != core::ErrorKind::kNotFound) return core::Fail(posted.error());
+    posted = steps.post();  // not there: this second create is not a blind one
+  }
+  if (!posted && posted.error().kind == core::ErrorKind::kAlreadyExists) {
+    auto diff = steps.diff();
+    if (!diff) return core::Fail(diff.error());
+    RecordOwner(env, steps.kind, steps.resource, owned_before);
+    Record(env, steps.kind, steps.resource, EntryState::kCreated);
+    if (!diff->empty()) {
+      std::string fields;
+      for (const auto& item : *diff) fields += "\n  " + item;
+      core::Error error = core::Error::Make(core::ErrorKind::kAlreadyExists,
+                                            steps.kind + " " + steps.name + " exists with a different shape:" + fields);
+      error.http_status = 409;
+      return core::Fail(error);
+    }
+    env.reporter.Done(task, "exists, adopted");
+    return MakeOutcome(steps, "exists, adopted");
+  }
+  if (!posted) {
+    Record(env, steps.kind, steps.resource, EntryState::kDeleted);
+    env.reporter.Done(task, "failed");
+    return core::Fail(steps.explain ? steps.explain(posted.error()) : posted.error());
+  }
+  const std::string operation = *posted;
+  if (operation.empty()) {
+    Record(env, steps.kind, steps.resource, EntryState::kCreated);
+    env.reporter.Done(task, "created");
+    return MakeOutcome(steps, "created");
+  }
+  Record(env, steps.kind, steps.resource, EntryState::kCreating, operation);
+  if (env.async) {
+    env.reporter.Done(task, "started (operation " + operation + ")");
+    return MakeOutcome(steps, "started", operation);
+  }
+  auto waited = steps.wait(operation);
+  if (!waited) {
+    if (waited.error().kind == core::ErrorKind::kDeadlineExceeded ||
+        waited.error().kind == core::ErrorKind::kCancelled) {
+      env.reporter.Done(task, "still running (operation " + operation + ")");
+      return core::Fail(waited.error());  // the entry stays `creating` with its operation
+    }
+    RecordWhatExists(env, steps);
+    env.reporter.Done(task, "failed");
+    return core::Fail(steps.explain ? steps.explain(waited.error()) : waited.error());
+  }
+  Record(env, steps.kind, steps.resource, EntryState::kCreated, operation);
+  env.reporter.Done(task, "created");
+  return MakeOutcome(steps, "created", operation);
+}
+
+core::Result<Outcome> RunDelete(ProvisionEnv& env, const DeleteSteps& steps) {
+  Outcome outcome{steps.kind, steps.name, steps.resource, "", "", nlohmann::json::object()};
+  if (env.dry_run != nullptr) {
+    env.dry_run->push_back(steps.request);
+    outcome.action = "would send";
+    return outcome;
+  }
+  const std::string task = steps.kind + " " + steps.name;
+  env.reporter.Progress(task, "deleting");
+  auto sent = steps.send();
+  if (!sent && sent.error().kind == core::ErrorKind::kNotFound) {
+    Record(env, steps.kind, steps.resource, EntryState::kDeleted);
+    env.reporter.Done(task, "already gone");
+    outcome.action = "already gone";
+    return outcome;
+  }
+  if (!sent) {
+    env.reporter.Done(task, "failed");
+    return core::Fail(sent.error());
+  }
+  outcome.operation = *sent;
+  if (!outcome.operation.empty()) {
+    Record(env, steps.kind, steps.resource, EntryState::kDeleting, outcome.operation);
+    if (env.async) {
+      env.reporter.Done(task, "deleting (operation " + outcome.operation + ")");
+      outcome.action = "started";
+      return outcome;
+    }
+    auto waited = steps.wait(outcome.operation);
+    if (!waited) {
+      env.reporter.Done(task, "failed");
+      return core::Fail(waited.error());
+    }
+  }
+  Record(env, steps.kind, steps.resource, EntryState::kDeleted, outcome.operation);
+  env.reporter.Done(task, "deleted");
+  outcome.action = "deleted";
+  return outcome;
+}
+
+}  // namespace tputrain::workflow::internal

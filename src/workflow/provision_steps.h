@@ -1,0 +1,60 @@
+#pragma once
+
+// The create/delete skeleton every resource kind shares (private to the workflow module).
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/workflow/provision.h"
+
+namespace tputrain::workflow::internal {
+
+// What one idempotent create needs to know about its resource kind.
+struct CreateSteps {
+  std::string kind;
+  std::string name;      // display name
+  std::string resource;  // ledger key
+  nlohmann::json details = nlohmann::json::object();
+  http::Request request;  // what --dry-run prints
+  // Sends the create; returns the operation to wait for ("" when the create is synchronous).
+  std::function<core::Result<std::string>()> post;
+  // Waits for the operation (never called with "").
+  std::function<core::Status(const std::string& operation)> wait;
+  // Reads the resource: the fields that differ from the request, or kNotFound.
+  std::function<core::Result<std::vector<std::string>>()> diff;
+  // Polled after an ambiguous create found the resource: true once it is usable.
+  std::function<core::Result<bool>()> ready;
+  // Turns a failure into the message users need (stockout hints).
+  std::function<core::Error(core::Error)> explain;
+};
+
+core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps);
+
+struct DeleteSteps {
+  std::string kind;
+  std::string name;
+  std::string resource;
+  http::Request request;
+  std::function<core::Result<std::string>()> send;  // "" when synchronous
+  std::function<core::Status(const std::string& operation)> wait;
+};
+
+// 404 is "already gone"; the ledger entry (if any) ends kDeleted.
+core::Result<Outcome> RunDelete(ProvisionEnv& env, const DeleteSteps& steps);
+
+// No reply, or a 5xx reply: the create may or may not have happened.
+bool IsAmbiguous(const core::Error& error);
+// GKE's "cluster already has an operation" and per-cluster operation quota answers.
+bool IsClusterBusy(const core::Error& error);
+// Sends `call` again after a backoff while the cluster is busy.
+core::Result<std::string> RetryWhileBusy(ProvisionEnv& env, const std::string& task,
+                                         const std::function<core::Result<std::string>()>& call);
+
+// Stockout and quota, with the place, the machine and what to try instead.
+core::Error ExplainCapacity(core::Error error, const std::string& what, const std::string& location,
+                            const std::string& machine);
+
+std::string Seconds(std::chrono::milliseconds elapsed);
+
+}  // namespace tputrain::workflow::internal

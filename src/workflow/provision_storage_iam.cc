@@ -1,0 +1,245 @@
+// Buckets, service accounts and IAM members: synchronous APIs, no operations to wait for.
+#include "provision_steps.h"
+#include "tputrain/gcp/iam/client.h"
+#include "tputrain/gcp/resourcemanager/client.h"
+#include "tputrain/gcp/storage/client.h"
+#include "tputrain/workflow/provision.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using gcp::iam::Policy;
+
+std::string TargetName(PolicyTarget target) {
+  switch (target) {
+    case PolicyTarget::kProject: return "project";
+    case PolicyTarget::kBucket: return "bucket";
+    case PolicyTarget::kServiceAccount: return "service-account";
+  }
+  return "";
+}
+
+// The three policy APIs behind one pair of calls.
+struct PolicyApi {
+  ProvisionEnv& env;
+  const PolicyBinding& binding;
+
+  core::Result<Policy> Get() {
+    switch (binding.target) {
+      case PolicyTarget::kProject:
+        return gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager).GetIamPolicy(binding.resource);
+      case PolicyTarget::kBucket:
+        return gcp::storage::Client(env.transport, env.endpoints.storage).GetIamPolicy(binding.resource);
+      case PolicyTarget::kServiceAccount:
+        return gcp::iam::Client(env.transport, env.endpoints.iam).GetIamPolicy(binding.resource);
+    }
+    return core::Fail(core::Error::Internal("unknown policy target"));
+  }
+  core::Result<Policy> Set(const Policy& policy) {
+    switch (binding.target) {
+      case PolicyTarget::kProject:
+        return gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager)
+            .SetIamPolicy(binding.resource, policy);
+      case PolicyTarget::kBucket:
+        return gcp::storage::Client(env.transport, env.endpoints.storage).SetIamPolicy(binding.resource, policy);
+      case PolicyTarget::kServiceAccount:
+        return gcp::iam::Client(env.transport, env.endpoints.iam).SetIamPolicy(binding.resource, policy);
+    }
+    return core::Fail(core::Error::Internal("unknown policy target"));
+  }
+  http::Request BuildSet(const Policy& policy) {
+    switch (binding.target) {
+      case PolicyTarget::kProject:
+        return gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager)
+            .BuildSetIamPolicy(binding.resource, policy);
+      case PolicyTarget::kBucket:
+        return gcp::storage::Client(env.transport, env.endpoints.storage).BuildSetIamPolicy(binding.resource, policy);
+      case PolicyTarget::kServiceAccount:
+        return gcp::iam::Client(env.transport, env.endpoints.iam).BuildSetIamPolicy(binding.resource, policy);
+    }
+    return {};
+  }
+};
+
+Outcome BindingOutcome(const PolicyBinding& binding, std::string action) {
+  std::string key = TargetName(binding.target) + "/" + binding.resource + "|" + binding.role + "|" + binding.member;
+  return Outcome{"iam-member",
+                 binding.member + " " + binding.role + " on " + TargetName(binding.target) + " " + binding.resource,
+                 key,
+                 std::move(action),
+                 "",
+                 {{"target", TargetName(binding.target)},
+                  {"resource", binding.resource},
+                  {"role", binding.role},
+                  {"member", binding.member}}};
+}
+
+// Get, change, set with the etag; a concurrent change (409 ABORTED) starts the cycle again.
+core::Result<bool> ModifyPolicy(ProvisionEnv& env, const PolicyBinding& binding, bool add) {
+  PolicyApi api{env, binding};
+  for (int attempt = 0;; ++attempt) {
+    auto policy = api.Get();
+    if (!policy) return core::Fail(policy.error());
+    bool changed = add ? gcp::iam::AddMember(*policy, binding.role, binding.member)
+                       : gcp::iam::RemoveMember(*policy, binding.role, binding.member);
+    if (!changed) return false;
+    auto set = api.Set(*policy);
+    if (set) return true;
+    if (set.error().kind != core::ErrorKind::kAborted || attempt >= 5) return core::Fail(set.error());
+    if (!env.sleeper.Sleep(gcp::operations::PollDelay({std::chrono::milliseconds(500), 2.0, std::chrono::seconds(8)},
+                                                      attempt))) {
+      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
+    }
+  }
+}
+
+}  // namespace
+
+core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project, const gcp::storage::BucketSpec& request) {
+  gcp::storage::Client client(env.transport, env.endpoints.storage);
+  gcp::storage::BucketSpec spec = request;
+  if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
+  internal::CreateSteps steps;
+  steps.kind = "bucket";
+  steps.name = spec.name;
+  steps.resource = spec.name;
+  steps.details = {{"project", project}, {"bucket", spec.name}};
+  steps.request = client.BuildInsertBucket(project, spec);
+  steps.post = [&]() -> core::Result<std::string> {
+    auto bucket = client.InsertBucket(project, spec);
+    if (!bucket) return core::Fail(bucket.error());
+    return std::string();
+  };
+  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+    auto bucket = client.GetBucket(spec.name);
+    if (!bucket) return core::Fail(bucket.error());
+    return gcp::storage::DiffBucket(spec, *bucket);
+  };
+  steps.ready = [] { return core::Result<bool>(true); };
+  steps.wait = [](const std::string&) { return core::Status(); };
+  return internal::RunCreate(env, steps);
+}
+
+core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket, bool force) {
+  gcp::storage::Client client(env.transport, env.endpoints.storage);
+  internal::DeleteSteps steps{"bucket", bucket, bucket, client.BuildDeleteBucket(bucket), nullptr, nullptr};
+  steps.send = [&]() -> core::Result<std::string> {
+    auto objects = client.ListObjects(bucket);
+    if (!objects) return core::Fail(objects.error());
+    if (!objects->empty() && !force) {
+      return core::Fail(core::Error::Usage("bucket " + bucket + " holds " + std::to_string(objects->size()) +
+                                           " object(s); pass --force to delete them with it"));
+    }
+    for (const auto& object : *objects) {
+      auto deleted = client.DeleteObject(bucket, object);
+      if (!deleted && deleted.error().kind != core::ErrorKind::kNotFound) return core::Fail(deleted.error());
+    }
+    auto deleted = client.DeleteBucket(bucket);
+    if (!deleted) return core::Fail(deleted.error());
+    return std::string();
+  };
+  steps.wait = [](const std::string&) { return core::Status(); };
+  return internal::RunDelete(env, steps);
+}
+
+core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project,
+                                           const std::string& account_id, const std::string& display_name) {
+  gcp::iam::Client client(env.transport, env.endpoints.iam);
+  std::string email = gcp::iam::ServiceAccountEmail(account_id, project);
+  internal::CreateSteps steps;
+  steps.kind = "service-account";
+  steps.name = email;
+  steps.resource = email;
+  steps.details = {{"project", project}, {"email", email}};
+  steps.request = client.BuildCreateServiceAccount(project, account_id, display_name);
+  steps.post = [&]() -> core::Result<std::string> {
+    auto account = client.CreateServiceAccount(project, account_id, display_name);
+    if (!account) return core::Fail(account.error());
+    return std::string();
+  };
+  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+    auto account = client.GetServiceAccount(email);
+    if (!account) return core::Fail(account.error());
+    return std::vector<std::string>{};  // an account has no shape beyond its id
+  };
+  steps.ready = [] { return core::Result<bool>(true); };
+  steps.wait = [](const std::string&) { return core::Status(); };
+  return internal::RunCreate(env, steps);
+}
+
+core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
+  Outcome outcome = BindingOutcome(binding, "bound");
+  if (env.dry_run != nullptr) {
+    // The set carries the policy as read plus this member; the read is not sent in a dry run.
+    Policy policy;
+    policy.etag = "<etag from getIamPolicy>";
+    gcp::iam::AddMember(policy, binding.role, binding.member);
+    env.dry_run->push_back(PolicyApi{env, binding}.BuildSet(policy));
+    outcome.action = "would send";
+    return outcome;
+  }
+  const std::string task = "iam " + binding.role;
+  bool owned_before = false;
+  if (env.ledger != nullptr) {
+    auto ledger = env.ledger->Load(env.run_id);
+    if (ledger) {
+      auto* entry = ledger->Find(outcome.kind, outcome.resource);
+      owned_before = entry != nullptr && entry->owned && entry->state != state::EntryState::kDeleted;
+    }
+    auto recorded = env.ledger->RecordCreating(
+        env.run_id, state::LedgerEntry{.kind = outcome.kind, .name = outcome.resource, .details = outcome.details});
+    if (!recorded) env.reporter.Warn("run ledger: " + recorded.error().message);
+  }
+  auto changed = ModifyPolicy(env, binding, /*add=*/true);
+  if (!changed) {
+    if (env.ledger != nullptr) {
+      (void)env.ledger->RecordState(env.run_id, outcome.kind, outcome.resource, state::EntryState::kDeleted);
+    }
+    return core::Fail(changed.error());
+  }
+  if (env.ledger != nullptr) {
+    // A member that was there before is not ours to remove later.
+    bool owned = *changed || owned_before;
+    (void)env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
+      if (auto* entry = ledger.Find(outcome.kind, outcome.resource)) {
+        entry->owned = owned;
+        entry->state = state::EntryState::kCreated;
+      }
+    });
+  }
+  outcome.action = *changed ? "bound" : "already bound";
+  env.reporter.Done(task, outcome.name + ": " + outcome.action);
+  return outcome;
+}
+
+core::Result<Outcome> RemovePolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
+  Outcome outcome = BindingOutcome(binding, "unbound");
+  auto changed = ModifyPolicy(env, binding, /*add=*/false);
+  if (!changed) return core::Fail(changed.error());
+  if (env.ledger != nullptr) {
+    (void)env.ledger->RecordState(env.run_id, outcome.kind, outcome.resource, state::EntryState::kDeleted);
+  }
+  outcome.action = *changed ? "unbound" : "already gone";
+  return outcome;
+}
+
+core::Result<std::string> WorkloadIdentityPrincipal(ProvisionEnv& env, const std::string& project,
+                                                    const std::string& ns, const std::string& ksa) {
+  std::string number = "PROJECT_NUMBER";
+  if (env.dry_run == nullptr) {
+    auto found = gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager).GetProject(project);
+    if (!found) return core::Fail(found.error());
+    if (found->project_number.empty()) {
+      return core::Fail(core::Error::Internal("project " + project + " has no projectNumber in its description"));
+    }
+    number = found->project_number;
+  }
+  return "principal://iam.googleapis.com/projects/" + number + "/locations/global/workloadIdentityPools/" + project +
+         ".svc.id.goog/subject/ns/" + ns + "/sa/" + ksa;
+}
+
+std::string LegacyWorkloadIdentityMember(const std::string& project, const std::string& ns, const std::string& ksa) {
+  return "serviceAccount:" + project + ".svc.id.goog[" + ns + "/" + ksa + "]";
+}
+
+}  // namespace tputrain::workflow

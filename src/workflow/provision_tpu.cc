@@ -1,0 +1,92 @@
+// Cloud TPU VMs: independent resources, so several are created at once.
+#include <future>
+
+#include "provision_steps.h"
+#include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/provision.h"
+
+namespace tputrain::workflow {
+
+core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref, const gcp::tpu::NodeSpec& request) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  gcp::tpu::NodeSpec spec = request;
+  if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
+  const std::string task = "tpu-vm " + ref.node;
+  internal::CreateSteps steps;
+  steps.kind = "tpu-vm";
+  steps.name = ref.node;
+  steps.resource = ref.Name();
+  steps.details = {{"project", ref.project}, {"zone", ref.zone}, {"node", ref.node},
+                   {"acceleratorType", spec.accelerator_type}};
+  steps.request = client.BuildCreateNode(ref, spec);
+  steps.post = [&]() -> core::Result<std::string> {
+    auto op = client.CreateNode(ref, spec);
+    if (!op) return core::Fail(op.error());
+    return op->name;
+  };
+  steps.wait = [&](const std::string& op) -> core::Status {
+    auto start = env.clock.Now();
+    auto done = gcp::operations::WaitForTpuOperation(
+        client, op, env.poll, {env.clock, env.sleeper, env.cancel}, [&](const gcp::tpu::Operation& seen) {
+          auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
+          env.reporter.Progress(task, std::string(seen.done ? "done " : "creating ") + internal::Seconds(elapsed));
+        });
+    if (!done) return core::Fail(done.error());
+    return {};
+  };
+  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+    auto node = client.GetNode(ref);
+    if (!node) return core::Fail(node.error());
+    return gcp::tpu::DiffNode(spec, *node);
+  };
+  steps.ready = [&]() -> core::Result<bool> {
+    auto node = client.GetNode(ref);
+    if (!node) return core::Fail(node.error());
+    return node->state == "READY";
+  };
+  steps.explain = [&](core::Error error) {
+    return internal::ExplainCapacity(std::move(error), "TPU VM " + ref.node, ref.zone, spec.accelerator_type);
+  };
+  return internal::RunCreate(env, steps);
+}
+
+core::Result<std::vector<Outcome>> CreateTpuVms(
+    ProvisionEnv& env, const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& vms) {
+  auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
+  std::vector<std::future<core::Result<Outcome>>> running;
+  for (const auto& [ref, spec] : vms) {
+    running.push_back(std::async(policy, [&env, ref, spec] { return CreateTpuVm(env, ref, spec); }));
+  }
+  std::vector<Outcome> outcomes;
+  std::optional<core::Error> error;
+  for (auto& future : running) {
+    auto result = future.get();
+    if (result) {
+      outcomes.push_back(std::move(*result));
+    } else if (!error) {
+      error = result.error();
+    } else {
+      error->message += "\n" + result.error().message;
+    }
+  }
+  if (error) return core::Fail(*error);
+  return outcomes;
+}
+
+core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  internal::DeleteSteps steps{"tpu-vm", ref.node, ref.Name(), client.BuildDeleteNode(ref), nullptr, nullptr};
+  steps.send = [&]() -> core::Result<std::string> {
+    auto op = client.DeleteNode(ref);
+    if (!op) return core::Fail(op.error());
+    return op->name;
+  };
+  steps.wait = [&](const std::string& op) -> core::Status {
+    auto done = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    if (!done) return core::Fail(done.error());
+    return {};
+  };
+  return internal::RunDelete(env, steps);
+}
+
+}  // namespace tputrain::workflow
