@@ -52,7 +52,9 @@ bool EndOfFormValue(char c) { return c == '&' || c == '"' || c == '\'' || std::i
 
 void RedactBearer(std::string& text) {
   size_t at = 0;
-  while ((at = FindNoCase(text, "bearer", at)) != std::string::npos) {
+  // Case-sensitive, as tokens are written; header lines of any case are caught by the
+  // Authorization rule, and "bearer" in prose is left alone.
+  while ((at = text.find("Bearer", at)) != std::string::npos) {
     size_t begin = at + 6;
     size_t after_space = begin;
     while (after_space < text.size() && (text[after_space] == ' ' || text[after_space] == '\t')) ++after_space;
