@@ -5,6 +5,7 @@
 
 #include "commands/commands.h"
 #include "tputrain/cli/main.h"
+#include "tputrain/core/redact.h"
 #include "tputrain/core/version.h"
 
 namespace tputrain::cli {
@@ -39,11 +40,11 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
 void ReportError(Context& context, const core::Error& error) {
   context.err << "ERROR: ";
   if (!core::IsUsageError(error) && error.http_status == 0 && error.where.empty()) {
-    context.err << error.message << "\n";
+    context.err << core::Redact(error.message) << "\n";
     return;
   }
   if (!error.where.empty()) context.err << "(" << error.where << ") ";
-  context.err << error.message << "\n";
+  context.err << core::Redact(error.message) << "\n";
 }
 
 }  // namespace
@@ -62,6 +63,7 @@ int Main(int argc, const char* const* argv, Context& context) {
       "\nExit codes: 0 ok, 1 operation failed, 2 usage or bad input, 4 no credentials, 130 interrupted.");
   AddGlobalFlags(app, context.global);
 
+  SetupAuthCommand(app, context);
   SetupConfigCommand(app, context);
   SetupEmulatorCommand(app, context);
   SetupJobCommand(app, context);

@@ -8,6 +8,7 @@
 // command's outcome in `context` when it runs. Only commands that work are registered.
 namespace tputrain::cli {
 
+void SetupAuthCommand(CLI::App& root, Context& context);
 void SetupConfigCommand(CLI::App& root, Context& context);
 void SetupEmulatorCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);

@@ -1,0 +1,51 @@
+#include "commands/commands.h"
+#include "gcp_stack.h"
+#include "tputrain/cli/output.h"
+
+namespace tputrain::cli {
+namespace {
+
+core::Result<int> RunAuthStatus(Context& context) {
+  auto stack = GcpStack::Create(context);
+  if (!stack) return core::Fail(stack.error());
+  // Getting a token proves the credentials work; it is never printed.
+  if (auto token = (*stack)->tokens().Token(); !token) return core::Fail(token.error());
+  auto info = (*stack)->tokens().Info();
+  if (!info) return core::Fail(info.error());
+  nlohmann::json json = {{"source", info->source},
+                         {"origin", info->origin},
+                         {"account", info->account.empty() ? nlohmann::json(nullptr) : nlohmann::json(info->account)},
+                         {"token", "valid"}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    PrintTable(out, {"source", "origin", "account", "token"},
+               {{info->source, info->origin, info->account.empty() ? "-" : info->account, "valid"}});
+  });
+  return core::kExitOk;
+}
+
+core::Result<int> RunAuthPrintAccessToken(Context& context) {
+  auto stack = GcpStack::Create(context);
+  if (!stack) return core::Fail(stack.error());
+  auto token = (*stack)->tokens().Token();
+  if (!token) return core::Fail(token.error());
+  context.out << *token << "\n";
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupAuthCommand(CLI::App& root, Context& context) {
+  auto* auth = root.add_subcommand("auth", "Show the Google credentials tputrain uses (as gcloud and client libraries)");
+  auth->require_subcommand(1);
+  auto* status = auth->add_subcommand("status", "Say which credentials are in use and whose they are, never the token");
+  status->footer(
+      "Order: --access-token-file or CLOUDSDK_AUTH_ACCESS_TOKEN_FILE, GOOGLE_APPLICATION_CREDENTIALS,\n"
+      "gcloud's application_default_credentials.json, then the metadata server.\n\n"
+      "Example:\n  tputrain auth status --format json");
+  status->callback([&context] { context.outcome = RunAuthStatus(context); });
+  auto* print = auth->add_subcommand("print-access-token", "Print an access token, for piping into other tools");
+  print->footer("Example:\n  curl -H \"Authorization: Bearer $(tputrain auth print-access-token)\" ...");
+  print->callback([&context] { context.outcome = RunAuthPrintAccessToken(context); });
+}
+
+}  // namespace tputrain::cli
