@@ -71,7 +71,11 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
                     (text.empty() ? std::string() : ": " + text);
     return error;
   }
-  if (auto status = StringAt(*object, "status"); !status.empty()) error.kind = core::KindFromStatusName(status);
+  if (auto status = StringAt(*object, "status"); !status.empty()) {
+    error.kind = core::KindFromStatusName(status);
+  } else if (response.status == 409) {
+    error.kind = core::ErrorKind::kAlreadyExists;  // Cloud Storage's legacy shape: a 409 is "conflict", the name is taken
+  }
   error.message = StringAt(*object, "message");
   if (error.message.empty()) error.message = std::string(where) + ": HTTP " + std::to_string(response.status);
   if (const auto* info = DetailOfType(*object, kErrorInfo)) error.reason = StringAt(*info, "reason");

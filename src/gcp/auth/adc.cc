@@ -60,7 +60,8 @@ core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string
   if (!json.is_object()) {
     return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: not a JSON object"));
   }
-  auto type = json.value("type", nlohmann::json()).is_string() ? json["type"].get<std::string>() : std::string();
+  std::string type;
+  if (auto it = json.find("type"); it != json.end() && it->is_string()) type = it->get<std::string>();
   if (type == "service_account") return ServiceAccountSource(json, path, transport, clock);
   if (type == "authorized_user") return AuthorizedUserSource(json, path, transport, clock);
   if (type.empty()) return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: no \"type\""));

@@ -1,5 +1,7 @@
 #include "tputrain/gcp/auth/auth_transport.h"
 
+#include <vector>
+
 namespace tputrain::gcp::auth {
 
 core::Result<http::Request> AuthTransport::WithToken(const http::Request& request) {

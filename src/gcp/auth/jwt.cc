@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include <cstdint>
 #include <memory>
 
 #include <nlohmann/json.hpp>

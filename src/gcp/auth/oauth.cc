@@ -1,5 +1,7 @@
 #include "tputrain/gcp/auth/oauth.h"
 
+#include <initializer_list>
+
 #include "tputrain/core/redact.h"
 #include "tputrain/gcp/auth/jwt.h"
 
