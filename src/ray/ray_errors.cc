@@ -77,6 +77,9 @@ core::Error ErrorFromRay(const http::Response& response, std::string_view where)
     return error;
   }
   error.message = OneLine(body);
+  if (response.status == 401 || response.status == 403) {
+    error.message += " (the dashboard wants a Ray token: set RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH, or pass --header)";
+  }
   if (error.message.empty()) error.message = "HTTP " + std::to_string(response.status) + " from the Ray dashboard";
   return error;
 }
