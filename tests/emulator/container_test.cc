@@ -1,6 +1,11 @@
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <catch2/catch.hpp>
 
 #include "emulator/emulator_test_util.h"
+#include "tputrain/emulator/server.h"
 
 namespace tputrain::emulator {
 namespace {
@@ -140,6 +145,45 @@ TEST_CASE("unknown paths are 404 in Google's shape; the server config answers") 
   auto config = driver.Send("GET", kZone + "/serverConfig");
   CHECK(config.status == 200);
   CHECK(config.body["validMasterVersions"].size() > 0);
+}
+
+}  // namespace
+}  // namespace tputrain::emulator
+
+namespace tputrain::emulator {
+namespace {
+
+TEST_CASE("--cluster-endpoint and --cluster-ca-file set what created clusters report") {
+  char path[] = "/tmp/tputrain-emulator-ca-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  std::string pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  REQUIRE(write(fd, pem.data(), pem.size()) == static_cast<ssize_t>(pem.size()));
+  close(fd);
+  StartOptions options;
+  options.cluster_endpoint = "https://127.0.0.1:6443/";
+  options.cluster_ca_file = path;
+  auto config = MakeConfig(options);
+  std::remove(path);
+  REQUIRE(config);
+  CHECK(config->cluster_endpoint == "127.0.0.1:6443");
+  Driver driver(*config);
+  driver.Send("POST", kZone + "/clusters", ClusterBody("c"));
+  driver.Advance(2s);
+  auto cluster = driver.Send("GET", kZone + "/clusters/c");
+  CHECK(cluster.body["endpoint"] == "127.0.0.1:6443");
+  CHECK(Base64Decode(cluster.body["masterAuth"]["clusterCaCertificate"].get<std::string>()) == pem);
+
+  options.cluster_ca_file = "/nonexistent/ca.pem";
+  auto missing = MakeConfig(options);
+  REQUIRE_FALSE(missing);
+  CHECK(core::IsUsageError(missing.error()));
+  StartOptions bad_latency;
+  bad_latency.op_latency = "soon";
+  CHECK_FALSE(MakeConfig(bad_latency));
+  StartOptions bad_faults;
+  bad_faults.faults = "clusters.create=sometimes";
+  CHECK_FALSE(MakeConfig(bad_faults));
 }
 
 }  // namespace

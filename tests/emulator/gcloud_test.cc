@@ -98,6 +98,7 @@ class GcloudAgainstEmulator {
   }
 
   const fs::path& dir() const { return dir_; }
+  const std::string& base_url() const { return base_url_; }
 
  private:
   int port_;
@@ -214,12 +215,28 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
   Run(env, {"compute", "tpus", "tpu-vm", "delete", "v5p-node", "--zone=us-east5-a"});
   Run(env, {"storage", "buckets", "delete", "gs://tputrain-ckpt"});
 
-  auto state = *env.State();
+  auto dumped = RunProcess({{tputrain::testing::TputrainBinary(), "emulator", "state", "--url", env.base_url()}});
+  CHECK(dumped.exit_code == 0);
+  auto state = nlohmann::json::parse(dumped.out);
   CHECK(state["clusters"].empty());
   CHECK(state["tpuNodes"].empty());
   CHECK(state["buckets"].empty());
   CHECK(state["serviceAccounts"].contains("jetstream-pathways@p.iam.gserviceaccount.com"));
   CHECK(env.Requests().dump().find(kToken) == std::string::npos);  // the log never keeps tokens
+}
+
+TEST_CASE("tputrain emulator start rejects bad flags with exit 2 and one line naming the flag") {
+  for (std::vector<std::string> flags : {std::vector<std::string>{"--faults", "nodePools.create=MAYBE"},
+                                         std::vector<std::string>{"--op-latency", "soon"},
+                                         std::vector<std::string>{"--port", "70000"}}) {
+    std::vector<std::string> argv = {tputrain::testing::TputrainBinary(), "emulator", "start"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto result = RunProcess({argv}, std::chrono::seconds(20));
+    INFO(result.err);
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find(flags[0]) != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  }
 }
 
 }  // namespace
