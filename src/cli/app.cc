@@ -71,6 +71,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);
+  SetupSubmitCommand(app, context);
 
 
   try {
