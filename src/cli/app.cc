@@ -64,13 +64,17 @@ int Main(int argc, const char* const* argv, Context& context) {
   AddGlobalFlags(app, context.global);
 
   SetupAuthCommand(app, context);
+  SetupBucketCommand(app, context);
+  SetupClusterCommands(app, context);
   SetupConfigCommand(app, context);
   SetupEmulatorCommand(app, context);
+  SetupIamCommand(app, context);
   SetupJobCommand(app, context);
   SetupK8sCommands(app, context);
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);
+  SetupTpuVmCommand(app, context);
   SetupSubmitCommand(app, context);
 
 

@@ -9,13 +9,17 @@
 namespace tputrain::cli {
 
 void SetupAuthCommand(CLI::App& root, Context& context);
+void SetupBucketCommand(CLI::App& root, Context& context);
+void SetupClusterCommands(CLI::App& root, Context& context);  // cluster, nodepool
 void SetupConfigCommand(CLI::App& root, Context& context);
 void SetupEmulatorCommand(CLI::App& root, Context& context);
+void SetupIamCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);
 void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
+void SetupTpuVmCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
 
 }  // namespace tputrain::cli

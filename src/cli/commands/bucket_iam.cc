@@ -1,0 +1,160 @@
+// tputrain bucket create|delete and tputrain iam (workload identity, service accounts).
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "tputrain/gcp/iam/types.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct BucketOptions {
+  std::string name;
+  std::string location;
+  std::string storage_class;
+  bool uniform = false;
+  bool force = false;
+  ProvisionFlags provision;
+};
+
+struct IamOptions {
+  std::string ksa;
+  std::string bucket;
+  bool project_role = false;
+  std::string gsa;
+  std::string role;
+  std::string account;
+  std::string display_name;
+  std::vector<std::string> roles;
+  ProvisionFlags provision;
+};
+
+std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }
+
+core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  gcp::storage::BucketSpec spec{BucketName(options.name), options.location, options.storage_class, options.uniform, {}};
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::CreateBucket(env, *project, spec);
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::DeleteBucket(env, BucketName(options.name), options.force);
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& context) {
+  auto slash = options.ksa.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == options.ksa.size()) {
+    return core::Fail(core::Error::Usage("--ksa: expected NAMESPACE/NAME, got '" + options.ksa + "'"));
+  }
+  int targets = (options.bucket.empty() ? 0 : 1) + (options.project_role ? 1 : 0) + (options.gsa.empty() ? 0 : 1);
+  if (targets != 1) return core::Fail(core::Error::Usage("--bucket: give exactly one of --bucket, --project-role, --gsa"));
+  std::string role = options.role;
+  if (role.empty() && !options.gsa.empty()) role = "roles/iam.workloadIdentityUser";
+  if (role.empty()) return core::Fail(core::Error::Usage("--role: required (e.g. roles/storage.objectUser)"));
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  std::string ns = options.ksa.substr(0, slash);
+  std::string ksa = options.ksa.substr(slash + 1);
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        workflow::PolicyBinding binding;
+                        binding.role = role;
+                        if (!options.gsa.empty()) {
+                          binding.target = workflow::PolicyTarget::kServiceAccount;
+                          binding.resource = options.gsa;
+                          binding.member = workflow::LegacyWorkloadIdentityMember(*project, ns, ksa);
+                        } else {
+                          auto member = workflow::WorkloadIdentityPrincipal(env, *project, ns, ksa);
+                          if (!member) return core::Fail(member.error());
+                          binding.member = *member;
+                          binding.target = options.project_role ? workflow::PolicyTarget::kProject
+                                                                : workflow::PolicyTarget::kBucket;
+                          binding.resource = options.project_role ? *project : BucketName(options.bucket);
+                        }
+                        auto outcome = workflow::AddPolicyBinding(env, binding);
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        std::vector<workflow::Outcome> outcomes;
+                        auto account = workflow::CreateServiceAccount(env, *project, options.account,
+                                                                      options.display_name);
+                        if (!account) return core::Fail(account.error());
+                        outcomes.push_back(*account);
+                        std::string email = gcp::iam::ServiceAccountEmail(options.account, *project);
+                        for (const auto& role : options.roles) {
+                          auto bound = workflow::AddPolicyBinding(
+                              env, {workflow::PolicyTarget::kProject, *project, role, "serviceAccount:" + email});
+                          if (!bound) return core::Fail(bound.error());
+                          outcomes.push_back(*bound);
+                        }
+                        return outcomes;
+                      });
+}
+
+}  // namespace
+
+void SetupBucketCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<BucketOptions>();
+  auto* bucket = root.add_subcommand("bucket", "Cloud Storage buckets");
+  bucket->require_subcommand(1);
+  auto* create = bucket->add_subcommand("create", "Create a bucket");
+  create->add_option("name", options->name, "Bucket (NAME or gs://NAME)")->required();
+  create->add_option("--default-storage-class,--storage-class", options->storage_class, "STANDARD, NEARLINE, ...");
+  create->add_option("--bucket-location", options->location, "Bucket location (us-east5, US); default: the server's");
+  create->add_flag("--uniform-bucket-level-access", options->uniform, "Uniform bucket-level access");
+  AddProvisionFlags(create, options->provision, /*waits=*/false);
+  create->footer("Example:\n  tputrain bucket create gs://my-ckpt --bucket-location us-east5 --uniform-bucket-level-access");
+  create->callback([options, &context] { context.outcome = RunBucketCreate(*options, context); });
+  auto* remove = bucket->add_subcommand("delete", "Delete a bucket");
+  remove->add_option("name", options->name, "Bucket (NAME or gs://NAME)")->required();
+  remove->add_flag("--force", options->force, "Delete the bucket's objects (every version) first");
+  AddProvisionFlags(remove, options->provision, /*waits=*/false);
+  remove->callback([options, &context] { context.outcome = RunBucketDelete(*options, context); });
+}
+
+void SetupIamCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<IamOptions>();
+  auto* iam = root.add_subcommand("iam", "IAM for workloads: workload identity and service accounts");
+  iam->require_subcommand(1);
+  auto* bind = iam->add_subcommand("bind-workload-identity", "Grant a Kubernetes service account a role");
+  bind->add_option("--ksa", options->ksa, "Kubernetes service account NAMESPACE/NAME")->required();
+  bind->add_option("--bucket", options->bucket, "Grant the role on this bucket");
+  bind->add_flag("--project-role", options->project_role, "Grant the role on the project");
+  bind->add_option("--gsa", options->gsa,
+                   "Let the KSA act as this Google service account (roles/iam.workloadIdentityUser)");
+  bind->add_option("--role", options->role, "Role (roles/storage.objectUser)");
+  AddProvisionFlags(bind, options->provision, /*waits=*/false);
+  bind->footer(
+      "Examples:\n"
+      "  tputrain iam bind-workload-identity --ksa default/ray-ksa --bucket my-ckpt --role roles/storage.objectUser\n"
+      "  tputrain iam bind-workload-identity --ksa default/sax-sa --gsa sax@PROJECT.iam.gserviceaccount.com");
+  bind->callback([options, &context] { context.outcome = RunBindWorkloadIdentity(*options, context); });
+
+  auto* account = iam->add_subcommand("service-account", "Google service accounts");
+  account->require_subcommand(1);
+  auto* create = account->add_subcommand("create", "Create a service account, with project roles");
+  create->add_option("name", options->account, "Account id (6-30 characters)")->required();
+  create->add_option("--display-name", options->display_name, "Display name");
+  create->add_option("--role", options->roles, "Project role to grant the account (repeatable)");
+  AddProvisionFlags(create, options->provision, /*waits=*/false);
+  create->footer("Example:\n  tputrain iam service-account create sax-sa --role roles/storage.objectUser");
+  create->callback([options, &context] { context.outcome = RunServiceAccountCreate(*options, context); });
+}
+
+}  // namespace tputrain::cli

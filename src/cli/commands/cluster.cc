@@ -1,0 +1,282 @@
+// tputrain cluster create|delete|describe|list|get-credentials and nodepool create|delete|list|describe.
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/gcp/container/client.h"
+#include "tputrain/k8s/kubeconfig_writer.h"
+
+namespace tputrain::cli {
+namespace {
+
+using gcp::container::ClusterRef;
+
+struct ClusterOptions {
+  std::string name;
+  bool autopilot = false;
+  bool ray_operator = false;
+  bool gcs_fuse = false;
+  bool workload_identity = false;
+  std::string workload_pool;
+  std::string machine_type;
+  int num_nodes = 3;
+  std::string cluster_version;
+  std::vector<std::string> scopes;
+  std::vector<std::string> node_locations;
+  PoolFlags pool;  // --tpu-type and friends
+  ProvisionFlags provision;
+  std::string kubeconfig;
+  bool token_exec = false;
+};
+
+struct NodePoolOptions {
+  std::string name;
+  std::string cluster;
+  PoolFlags pool;
+  ProvisionFlags provision;
+};
+
+core::Result<ClusterRef> ClusterRefOf(Context& context, const std::string& name) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto location = RequireSetting(context, "location");
+  if (!location) return core::Fail(location.error());
+  return ClusterRef{*project, *location, name};
+}
+
+core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
+  auto ref = ClusterRefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  workflow::ClusterCreate request;
+  request.ref = *ref;
+  auto& spec = request.spec;
+  spec.name = options.name;
+  spec.autopilot = options.autopilot;
+  spec.ray_operator = options.ray_operator;
+  spec.gcs_fuse = options.gcs_fuse;
+  spec.workload_pool = options.workload_pool;
+  if (options.workload_identity && spec.workload_pool.empty()) spec.workload_pool = ref->project + ".svc.id.goog";
+  spec.cluster_version = options.cluster_version;
+  spec.node_locations = options.node_locations;
+  spec.default_pool.machine_type = options.machine_type;
+  spec.default_pool.node_count = options.num_nodes;
+  spec.default_pool.oauth_scopes = gcp::container::ExpandScopes(options.scopes);
+  if (!options.pool.tpu_type.empty()) {
+    if (options.autopilot) {
+      return core::Fail(core::Error::Usage("--tpu-type: Autopilot provisions TPU nodes itself; drop --autopilot"));
+    }
+    auto pools = PoolsFromFlags(options.pool.tpu_type, options.pool);
+    if (!pools) return core::Fail(pools.error());
+    request.pools = std::move(*pools);
+  }
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::CreateCluster(env, request);
+  });
+}
+
+core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& context) {
+  auto ref = ClusterRefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::DeleteCluster(env, *ref);
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunClusterDescribe(const ClusterOptions& options, Context& context) {
+  auto ref = ClusterRefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    auto cluster = gcp::container::Client(transport, endpoints.container).GetCluster(*ref);
+    if (!cluster) return core::Fail(cluster.error());
+    PrintResult(context, cluster->raw, [&](std::ostream& out) { out << ToYaml(cluster->raw); });
+    return core::kExitOk;
+  });
+}
+
+core::Result<int> RunClusterList(Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto settings = context.settings();
+  std::string location = settings ? settings->Get("location").value_or("-") : "-";
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    auto clusters = gcp::container::Client(transport, endpoints.container).ListClusters({*project, location});
+    if (!clusters) return core::Fail(clusters.error());
+    nlohmann::json json = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& cluster : *clusters) {
+      json.push_back(cluster.raw);
+      rows.push_back({cluster.name, cluster.location, cluster.current_master_version, cluster.endpoint, cluster.status});
+    }
+    PrintResult(context, json, [&](std::ostream& out) {
+      PrintTable(out, {"name", "location", "master_version", "endpoint", "status"}, rows);
+    });
+    return core::kExitOk;
+  });
+}
+
+core::Result<int> RunGetCredentials(const ClusterOptions& options, Context& context) {
+  auto ref = ClusterRefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    auto cluster = gcp::container::Client(transport, endpoints.container).GetCluster(*ref);
+    if (!cluster) return core::Fail(cluster.error());
+    if (cluster->endpoint.empty()) {
+      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                          "cluster " + ref->cluster + " has no endpoint yet (status " +
+                                              cluster->status + "); wait until it is RUNNING"));
+    }
+    k8s::KubeconfigEntry entry;
+    entry.name = "gke_" + ref->project + "_" + ref->location + "_" + ref->cluster;
+    entry.server = cluster->endpoint.rfind("http", 0) == 0 ? cluster->endpoint : "https://" + cluster->endpoint;
+    entry.ca_data = cluster->ca_certificate;
+    if (options.token_exec) entry.auth = k8s::KubeconfigEntry::Auth::kTputrainTokenExec;
+    std::string path = k8s::KubeconfigWritePath(options.kubeconfig, context.env);
+    auto written = k8s::WriteKubeconfigEntry(path, entry);
+    if (!written) return core::Fail(written.error());
+    context.reporter().Info("kubeconfig entry " + entry.name + " written to " + path);
+    PrintResult(context, {{"context", entry.name}, {"kubeconfig", path}, {"server", entry.server}},
+                [&](std::ostream& out) { out << "context " << entry.name << " in " << path << "\n"; });
+    return core::kExitOk;
+  });
+}
+
+core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
+  auto ref = ClusterRefOf(context, options.cluster);
+  if (!ref) return core::Fail(ref.error());
+  auto pools = PoolsFromFlags(options.name, options.pool);
+  if (!pools) return core::Fail(pools.error());
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::CreateNodePools(env, *ref, *pools);
+  });
+}
+
+core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
+  auto ref = ClusterRefOf(context, options.cluster);
+  if (!ref) return core::Fail(ref.error());
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::DeleteNodePool(env, {*ref, options.name});
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
+  auto ref = ClusterRefOf(context, options.cluster);
+  if (!ref) return core::Fail(ref.error());
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    gcp::container::Client client(transport, endpoints.container);
+    if (!list) {
+      auto pool = client.GetNodePool({*ref, options.name});
+      if (!pool) return core::Fail(pool.error());
+      PrintResult(context, pool->raw, [&](std::ostream& out) { out << ToYaml(pool->raw); });
+      return core::kExitOk;
+    }
+    auto pools = client.ListNodePools(*ref);
+    if (!pools) return core::Fail(pools.error());
+    nlohmann::json json = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& pool : *pools) {
+      json.push_back(pool.raw);
+      rows.push_back({pool.name, pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), pool.status});
+    }
+    PrintResult(context, json, [&](std::ostream& out) {
+      PrintTable(out, {"name", "machine_type", "tpu_topology", "nodes", "status"}, rows);
+    });
+    return core::kExitOk;
+  });
+}
+
+void SetupCluster(CLI::App& root, Context& context) {
+  auto options = std::make_shared<ClusterOptions>();
+  auto* cluster = root.add_subcommand("cluster", "GKE clusters (with TPU slice node pools)");
+  cluster->require_subcommand(1);
+
+  auto* create = cluster->add_subcommand("create", "Create a GKE cluster (Standard unless --autopilot)");
+  create->add_option("name", options->name, "Cluster name")->required();
+  create->add_flag("--autopilot", options->autopilot, "An Autopilot cluster");
+  create->add_flag("--ray-operator", options->ray_operator, "Enable the Ray operator add-on");
+  create->add_flag("--gcs-fuse", options->gcs_fuse, "Enable the Cloud Storage FUSE CSI driver add-on");
+  create->add_flag("--workload-identity", options->workload_identity, "Workload Identity (pool PROJECT.svc.id.goog)");
+  create->add_option("--workload-pool", options->workload_pool, "Workload Identity pool (PROJECT.svc.id.goog)");
+  create->add_option("--machine-type", options->machine_type, "Machine type of the default pool");
+  create->add_option("--num-nodes", options->num_nodes, "Nodes in the default pool")->capture_default_str();
+  create->add_option("--cluster-version", options->cluster_version, "Initial GKE version");
+  create->add_option("--scopes", options->scopes, "OAuth scopes of the default pool")->delimiter(',');
+  create->add_option("--node-locations", options->node_locations, "Zones of the nodes")->delimiter(',');
+  create->add_option("--tpu-type", options->pool.tpu_type, "Also create TPU slice node pool(s) of this type (v6e-16)");
+  create->add_option("--num-slices", options->pool.num_slices, "TPU slice pools to create")->check(CLI::Range(1, 64));
+  create->add_flag("--spot", options->pool.spot, "TPU pools on Spot VMs");
+  create->add_option("--reservation", options->pool.reservation, "TPU pools consume this reservation");
+  AddProvisionFlags(create, options->provision);
+  create->footer(
+      "Examples:\n"
+      "  tputrain cluster create ray-tpu --location us-east5-b --ray-operator --gcs-fuse --workload-identity \\\n"
+      "      --machine-type n1-standard-16 --tpu-type v6e-16\n"
+      "  tputrain cluster create jetstream --location us-east5 --cluster-version 1.32.4-gke.1415000 \\\n"
+      "      --scopes cloud-platform --machine-type n2-standard-32 --dry-run");
+  create->callback([options, &context] { context.outcome = RunClusterCreate(*options, context); });
+
+  auto* remove = cluster->add_subcommand("delete", "Delete a GKE cluster");
+  remove->add_option("name", options->name, "Cluster name")->required();
+  AddProvisionFlags(remove, options->provision);
+  remove->callback([options, &context] { context.outcome = RunClusterDelete(*options, context); });
+
+  auto* describe = cluster->add_subcommand("describe", "Show a cluster");
+  describe->add_option("name", options->name, "Cluster name")->required();
+  describe->callback([options, &context] { context.outcome = RunClusterDescribe(*options, context); });
+
+  auto* list = cluster->add_subcommand("list", "List clusters (every location unless --location)");
+  list->callback([&context] { context.outcome = RunClusterList(context); });
+
+  auto* credentials = cluster->add_subcommand("get-credentials", "Write a kubeconfig entry for a cluster");
+  credentials->add_option("name", options->name, "Cluster name")->required();
+  credentials->add_option("--kubeconfig", options->kubeconfig, "File to write (default: KUBECONFIG, ~/.kube/config)");
+  credentials->add_flag("--token-exec", options->token_exec,
+                        "Authenticate with 'tputrain auth print-access-token' instead of gke-gcloud-auth-plugin");
+  credentials->callback([options, &context] { context.outcome = RunGetCredentials(*options, context); });
+}
+
+void SetupNodePool(CLI::App& root, Context& context) {
+  auto options = std::make_shared<NodePoolOptions>();
+  auto* nodepool = root.add_subcommand("nodepool", "GKE node pools (TPU slices)");
+  nodepool->require_subcommand(1);
+
+  auto* create = nodepool->add_subcommand("create", "Create TPU slice node pool(s), several at once");
+  create->add_option("name", options->name, "Node pool name (NAME-0, NAME-1, ... with --num-slices)")->required();
+  create->add_option("--cluster", options->cluster, "Cluster")->required();
+  AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
+  AddProvisionFlags(create, options->provision);
+  create->footer(
+      "Examples:\n"
+      "  tputrain nodepool create v6e-16 --cluster ray-tpu --location us-east5-b --tpu-type v6e-16\n"
+      "  tputrain nodepool create tpu --cluster saxml --location us-west4 --machine-type ct5lp-hightpu-4t \\\n"
+      "      --tpu-topology 4x8 --num-slices 2");
+  create->callback([options, &context] { context.outcome = RunNodePoolCreate(*options, context); });
+
+  auto* remove = nodepool->add_subcommand("delete", "Delete a node pool");
+  remove->add_option("name", options->name, "Node pool name")->required();
+  remove->add_option("--cluster", options->cluster, "Cluster")->required();
+  AddProvisionFlags(remove, options->provision);
+  remove->callback([options, &context] { context.outcome = RunNodePoolDelete(*options, context); });
+
+  auto* describe = nodepool->add_subcommand("describe", "Show a node pool");
+  describe->add_option("name", options->name, "Node pool name")->required();
+  describe->add_option("--cluster", options->cluster, "Cluster")->required();
+  describe->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, false); });
+
+  auto* list = nodepool->add_subcommand("list", "List a cluster's node pools");
+  list->add_option("--cluster", options->cluster, "Cluster")->required();
+  list->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, true); });
+}
+
+}  // namespace
+
+void SetupClusterCommands(CLI::App& root, Context& context) {
+  SetupCluster(root, context);
+  SetupNodePool(root, context);
+}
+
+}  // namespace tputrain::cli

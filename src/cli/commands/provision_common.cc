@@ -1,0 +1,199 @@
+#include "commands/provision_common.h"
+
+#include "gcp_stack.h"
+#include "tputrain/catalog/tpu_types.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/core/redact.h"
+#include "tputrain/http/curl_transport.h"
+#include "tputrain/state/ledger.h"
+
+namespace tputrain::cli {
+namespace {
+
+workflow::ApiEndpoints EndpointsOf(const gcp::Endpoints& endpoints) {
+  return {endpoints.container, endpoints.tpu, endpoints.storage, endpoints.iam, endpoints.cloudresourcemanager};
+}
+
+core::Result<std::optional<std::chrono::milliseconds>> ParseTimeout(const std::string& text) {
+  if (text.empty()) return std::optional<std::chrono::milliseconds>();
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60000 : unit == "h" ? 3600000 : unit == "ms" ? 1 : -1;
+  if (used == 0 || value <= 0 || scale < 0) {
+    return core::Fail(core::Error::Usage("--timeout: expected a duration such as 90s, 30m or 2h, got '" + text + "'"));
+  }
+  return std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(static_cast<int64_t>(value * scale)));
+}
+
+void PrintOutcomes(Context& context, const std::string& run_id, const std::vector<workflow::Outcome>& outcomes) {
+  nlohmann::json json = {{"run", run_id}, {"resources", workflow::ToJson(outcomes)}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& outcome : outcomes) rows.push_back({outcome.kind, outcome.name, outcome.action, outcome.operation});
+    PrintTable(out, {"kind", "name", "result", "operation"}, rows);
+    if (!run_id.empty()) out << "run: " << run_id << "\n";
+  });
+}
+
+}  // namespace
+
+void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
+  command->add_option("--run", flags.run_id, "Run ID to record resources under (else TPUTRAIN_RUN, else the current run)");
+  command->add_option("--state-dir", flags.state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)");
+  if (waits) {
+    command->add_flag("--async", flags.async, "Return once each operation has started");
+    command->add_option("--timeout", flags.timeout,
+                        "Stop waiting after this long (e.g. 30m); the operation goes on");
+  }
+}
+
+core::Result<std::string> RequireSetting(Context& context, const std::string& key) {
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  return settings->Require(key);
+}
+
+core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body) {
+  auto timeout = ParseTimeout(flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  if (context.global.dry_run) {
+    // Nothing is sent, not even reads, and no credentials are needed.
+    std::vector<http::Request> planned;
+    http::CurlTransport unused;
+    core::SystemClock clock;
+    core::RealSleeper sleeper(context.cancel);
+    workflow::ProvisionEnv env{unused, EndpointsOf(gcp::Endpoints::FromEnv(context.env)), clock, sleeper,
+                               context.reporter()};
+    env.dry_run = &planned;
+    env.run_id = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "RUN_ID") : flags.run_id;
+    auto outcomes = body(env);
+    if (!outcomes) return core::Fail(outcomes.error());
+    for (const auto& request : planned) {
+      context.out << request.method << " " << request.url << "\n";
+      if (!request.body.empty()) context.out << core::Redact(request.body) << "\n";
+    }
+    return core::kExitOk;
+  }
+  auto stack = GcpStack::Create(context);
+  if (!stack) return core::Fail(stack.error());
+  std::string dir = flags.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : flags.state_dir;
+  state::LedgerStore ledger(dir, (*stack)->clock());
+  auto run_id = ledger.ResolveRun(flags.run_id, context.env, /*create=*/true);
+  if (!run_id) return core::Fail(run_id.error());
+  workflow::ProvisionEnv env{(*stack)->transport(), EndpointsOf((*stack)->endpoints()), (*stack)->clock(),
+                             (*stack)->sleeper(), context.reporter()};
+  env.cancel = context.cancel;
+  env.ledger = &ledger;
+  env.run_id = *run_id;
+  env.async = flags.async;
+  env.poll.timeout = *timeout;
+  auto outcomes = body(env);
+  if (!outcomes) {
+    core::Error error = outcomes.error();
+    if (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0) {
+      error.message += "; run the same command again to resume waiting (creates adopt what exists)";
+    }
+    error.message += "\n  what exists is recorded in the run ledger: tputrain runs show --run " + *run_id;
+    return core::Fail(error);
+  }
+  PrintOutcomes(context, *run_id, *outcomes);
+  return core::kExitOk;
+}
+
+core::Result<int> RunRead(Context& context, const ReadBody& body) {
+  auto stack = GcpStack::Create(context);
+  if (!stack) return core::Fail(stack.error());
+  return body((*stack)->transport(), EndpointsOf((*stack)->endpoints()));
+}
+
+void AddPoolFlags(CLI::App* command, PoolFlags& flags, bool with_machine_type) {
+  command->add_option("--tpu-type", flags.tpu_type,
+                      "TPU slice type (v6e-16, v5litepod-32, v5p-8, v6e-4x4): machine type, topology and node count");
+  if (with_machine_type) {
+    command->add_option("--machine-type", flags.machine_type, "GKE machine type of the pool (ct6e-standard-4t)");
+    command->add_option("--num-nodes", flags.num_nodes, "Nodes (hosts); derived from the TPU topology unless given");
+    command->add_option("--scopes", flags.scopes, "OAuth scopes of the nodes (cloud-platform, ...)")->delimiter(',');
+  }
+  command->add_option("--tpu-topology", flags.tpu_topology, "TPU topology (4x4, 2x2x1)");
+  command->add_option("--num-slices", flags.num_slices, "Node pools to create, one per slice (multislice)")
+      ->check(CLI::Range(1, 64));
+  command->add_option("--placement-type", flags.placement_type, "COMPACT placement")->check(CLI::IsMember({"COMPACT"}));
+  command->add_option("--workload-metadata", flags.workload_metadata, "GCE_METADATA or GKE_METADATA")
+      ->check(CLI::IsMember({"GCE_METADATA", "GKE_METADATA"}));
+  command->add_option("--threads-per-core", flags.threads_per_core, "Threads per core (1 or 2)")->check(CLI::Range(1, 2));
+  command->add_option("--node-locations", flags.node_locations, "Zones of the nodes")->delimiter(',');
+  command->add_flag("--spot", flags.spot, "Spot VMs");
+  command->add_option("--reservation", flags.reservation, "Consume this specific reservation");
+}
+
+core::Result<std::vector<gcp::container::NodePoolSpec>> PoolsFromFlags(const std::string& name,
+                                                                       const PoolFlags& flags) {
+  gcp::container::NodePoolSpec spec;
+  spec.machine_type = flags.machine_type;
+  spec.tpu_topology = flags.tpu_topology;
+  std::optional<catalog::TpuSliceType> slice;
+  if (!flags.tpu_type.empty()) {
+    auto found = catalog::FindSliceType(flags.tpu_type);
+    if (!found) return core::Fail(core::Error::Usage("--tpu-type: " + found.error().message));
+    slice = *found;
+    if (!spec.machine_type.empty() && spec.machine_type != slice->machine_type) {
+      return core::Fail(core::Error::Usage("--machine-type: " + flags.tpu_type + " runs on " + slice->machine_type +
+                                           ", not " + spec.machine_type));
+    }
+    if (!spec.tpu_topology.empty() && spec.tpu_topology != slice->topology) {
+      return core::Fail(core::Error::Usage("--tpu-topology: " + flags.tpu_type + " is " + slice->topology + ", not " +
+                                           spec.tpu_topology));
+    }
+  } else if (!spec.tpu_topology.empty()) {
+    if (spec.machine_type.empty()) {
+      return core::Fail(core::Error::Usage("--machine-type: required with --tpu-topology (or give --tpu-type)"));
+    }
+    auto found = catalog::FindSliceByMachineType(spec.machine_type, spec.tpu_topology);
+    if (!found) return core::Fail(core::Error::Usage("--tpu-topology: " + found.error().message));
+    slice = *found;
+  } else if (spec.machine_type.empty()) {
+    return core::Fail(core::Error::Usage("--tpu-type: expected a TPU slice type (or --machine-type)"));
+  }
+  spec.node_count = flags.num_nodes;
+  if (slice) {
+    spec.machine_type = slice->machine_type;
+    spec.tpu_topology = slice->topology;
+    if (flags.num_nodes != 0 && flags.num_nodes != slice->hosts) {
+      return core::Fail(core::Error::Usage("--num-nodes: " + slice->accelerator_type + " (" + slice->topology +
+                                           ") has " + std::to_string(slice->hosts) + " host(s), not " +
+                                           std::to_string(flags.num_nodes)));
+    }
+    spec.node_count = slice->hosts;
+  }
+  if (spec.node_count <= 0) return core::Fail(core::Error::Usage("--num-nodes: expected a positive node count"));
+  spec.placement_type = flags.placement_type;
+  spec.workload_metadata = flags.workload_metadata;
+  if (flags.threads_per_core != 0) spec.threads_per_core = flags.threads_per_core;
+  spec.node_locations = flags.node_locations;
+  spec.oauth_scopes = gcp::container::ExpandScopes(flags.scopes);
+  spec.spot = flags.spot;
+  spec.reservation = flags.reservation;
+  std::vector<gcp::container::NodePoolSpec> pools;
+  for (int i = 0; i < flags.num_slices; ++i) {
+    pools.push_back(spec);
+    pools.back().name = flags.num_slices == 1 ? name : name + "-" + std::to_string(i);
+  }
+  return pools;
+}
+
+std::map<std::string, std::string> ParseKeyValues(const std::vector<std::string>& items) {
+  std::map<std::string, std::string> out;
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    out[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
+  }
+  return out;
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tputrain/cli/context.h"
+#include "tputrain/gcp/container/types.h"
+#include "tputrain/workflow/provision.h"
+
+// What every provisioning command shares: the run ledger flags, --async/--timeout, building
+// the workflow's environment, --dry-run printing, and the summary.
+namespace tputrain::cli {
+
+struct ProvisionFlags {
+  std::string run_id;
+  std::string state_dir;
+  bool async = false;
+  std::string timeout;  // "30m", "90s", "1h" or seconds
+};
+
+void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);
+
+using ProvisionBody = std::function<core::Result<std::vector<workflow::Outcome>>(workflow::ProvisionEnv&)>;
+
+// Runs `body` with the Google API stack, the run ledger and the poll settings; prints the
+// requests under --dry-run (sending nothing), else the outcomes as a table or JSON.
+core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body);
+
+// For read-only commands (describe, list): the API stack and endpoints only.
+using ReadBody = std::function<core::Result<int>(http::Transport&, const workflow::ApiEndpoints&)>;
+core::Result<int> RunRead(Context& context, const ReadBody& body);
+
+core::Result<std::string> RequireSetting(Context& context, const std::string& key);
+
+// Flags that describe a TPU slice node pool, shared by `cluster create --tpu-type` and
+// `nodepool create` (gcloud's names).
+struct PoolFlags {
+  std::string tpu_type;  // "v6e-16": machine type, topology and node count from the catalog
+  std::string machine_type;
+  std::string tpu_topology;
+  int num_nodes = 0;
+  int num_slices = 1;
+  std::string placement_type;
+  std::string workload_metadata;
+  int threads_per_core = 0;
+  std::vector<std::string> node_locations;
+  std::vector<std::string> scopes;
+  bool spot = false;
+  std::string reservation;
+};
+
+void AddPoolFlags(CLI::App* command, PoolFlags& flags, bool with_machine_type);
+// The pools the flags ask for (one per slice), checked before any call: a node count that does
+// not match the topology is a usage error.
+core::Result<std::vector<gcp::container::NodePoolSpec>> PoolsFromFlags(const std::string& name,
+                                                                       const PoolFlags& flags);
+
+std::map<std::string, std::string> ParseKeyValues(const std::vector<std::string>& items);
+
+}  // namespace tputrain::cli

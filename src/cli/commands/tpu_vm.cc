@@ -1,0 +1,138 @@
+// tputrain tpu-vm create|delete|list|describe (Cloud TPU tpu/v2).
+#include <fstream>
+#include <sstream>
+
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "tputrain/catalog/tpu_types.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/gcp/tpu/client.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct TpuVmOptions {
+  std::vector<std::string> names;
+  std::string accelerator_type;
+  std::string version;
+  std::vector<std::string> metadata;
+  std::vector<std::string> metadata_from_file;
+  std::vector<std::string> labels;
+  bool spot = false;
+  ProvisionFlags provision;
+};
+
+core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
+  auto slice = catalog::FindSliceType(options.accelerator_type);
+  if (!slice) return core::Fail(core::Error::Usage("--accelerator-type: " + slice.error().message));
+  gcp::tpu::NodeSpec spec;
+  spec.accelerator_type = slice->accelerator_type;
+  spec.runtime_version = options.version.empty() ? slice->generation->tpu_vm_runtime_version : options.version;
+  spec.metadata = ParseKeyValues(options.metadata);
+  for (const auto& [key, path] : ParseKeyValues(options.metadata_from_file)) {
+    std::ifstream in(path);
+    if (!in) return core::Fail(core::Error::Usage("--metadata-from-file: cannot read " + path + " (for " + key + ")"));
+    std::stringstream text;
+    text << in.rdbuf();
+    spec.metadata[key] = text.str();
+  }
+  spec.labels = ParseKeyValues(options.labels);
+  spec.spot = options.spot;
+  return spec;
+}
+
+core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto zone = RequireSetting(context, "location");
+  if (!zone) return core::Fail(zone.error());
+  auto spec = SpecOf(options);
+  if (!spec) return core::Fail(spec.error());
+  std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
+  for (const auto& name : options.names) vms.push_back({{*project, *zone, name}, *spec});
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::CreateTpuVms(env, vms);
+  });
+}
+
+core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto zone = RequireSetting(context, "location");
+  if (!zone) return core::Fail(zone.error());
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        std::vector<workflow::Outcome> outcomes;
+                        for (const auto& name : options.names) {
+                          auto outcome = workflow::DeleteTpuVm(env, {*project, *zone, name});
+                          if (!outcome) return core::Fail(outcome.error());
+                          outcomes.push_back(*outcome);
+                        }
+                        return outcomes;
+                      });
+}
+
+core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool list) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto settings = context.settings();
+  std::string zone = settings ? settings->Get("location").value_or("-") : "-";
+  if (!list && zone == "-") return core::Fail(core::Error::Usage("--zone: required"));
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    gcp::tpu::Client client(transport, endpoints.tpu);
+    if (!list) {
+      auto node = client.GetNode({*project, zone, options.names.front()});
+      if (!node) return core::Fail(node.error());
+      PrintResult(context, node->raw, [&](std::ostream& out) { out << ToYaml(node->raw); });
+      return core::kExitOk;
+    }
+    auto nodes = client.ListNodes(*project, zone);
+    if (!nodes) return core::Fail(nodes.error());
+    nlohmann::json json = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& node : *nodes) {
+      json.push_back(node.raw);
+      rows.push_back({node.name.substr(node.name.rfind('/') + 1), node.accelerator_type, node.runtime_version,
+                      node.state});
+    }
+    PrintResult(context, json, [&](std::ostream& out) {
+      PrintTable(out, {"name", "accelerator_type", "version", "state"}, rows);
+    });
+    return core::kExitOk;
+  });
+}
+
+}  // namespace
+
+void SetupTpuVmCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<TpuVmOptions>();
+  auto* tpu_vm = root.add_subcommand("tpu-vm", "Cloud TPU VMs");
+  tpu_vm->require_subcommand(1);
+
+  auto* create = tpu_vm->add_subcommand("create", "Create TPU VM(s); several names are created at once");
+  create->add_option("names", options->names, "TPU VM name(s)")->required();
+  create->add_option("--accelerator-type", options->accelerator_type, "Slice type (v5p-8, v6e-16)")->required();
+  create->add_option("--version", options->version, "TPU software version (default: the generation's, from the catalog)");
+  create->add_option("--metadata", options->metadata, "KEY=VALUE metadata")->delimiter(',');
+  create->add_option("--metadata-from-file", options->metadata_from_file, "KEY=FILE metadata (startup-script=FILE)")
+      ->delimiter(',');
+  create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
+  create->add_flag("--spot", options->spot, "Spot capacity");
+  AddProvisionFlags(create, options->provision);
+  create->footer("Example:\n  tputrain tpu-vm create v5p-node --zone us-east5-a --accelerator-type v5p-8");
+  create->callback([options, &context] { context.outcome = RunCreate(*options, context); });
+
+  auto* remove = tpu_vm->add_subcommand("delete", "Delete TPU VM(s)");
+  remove->add_option("names", options->names, "TPU VM name(s)")->required();
+  AddProvisionFlags(remove, options->provision);
+  remove->callback([options, &context] { context.outcome = RunDelete(*options, context); });
+
+  auto* describe = tpu_vm->add_subcommand("describe", "Show a TPU VM");
+  describe->add_option("names", options->names, "TPU VM name")->required()->expected(1);
+  describe->callback([options, &context] { context.outcome = RunRead(*options, context, false); });
+
+  auto* list = tpu_vm->add_subcommand("list", "List TPU VMs (every zone unless --zone)");
+  list->callback([options, &context] { context.outcome = RunRead(*options, context, true); });
+}
+
+}  // namespace tputrain::cli

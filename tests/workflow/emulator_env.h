@@ -1,0 +1,121 @@
+#pragma once
+
+// `tputrain emulator start` on a free loopback port, and tputrain/gcloud pointed at it through
+// CLOUDSDK_API_ENDPOINT_OVERRIDES_* and an access-token file, each test in its own directory.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/free_port.h"
+#include "testing/scoped_process.h"
+#include "tputrain/http/curl_transport.h"
+
+namespace tputrain::workflow::testing {
+
+namespace fs = std::filesystem;
+using tputrain::testing::ProcessOptions;
+using tputrain::testing::ProcessResult;
+
+class EmulatorEnv {
+ public:
+  explicit EmulatorEnv(std::vector<std::string> extra_args = {}, std::string op_latency = "300ms")
+      : port_(tputrain::testing::FreeLoopbackPort()) {
+    char dir_template[] = "/tmp/tputrain-provision-XXXXXX";
+    if (mkdtemp(dir_template) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = dir_template;
+    fs::create_directories(dir_ / "gcloud");
+    std::ofstream(dir_ / "token") << "provision-test-token\n";
+    base_url_ = "http://127.0.0.1:" + std::to_string(port_);
+    std::vector<std::string> argv = {tputrain::testing::TputrainBinary(), "emulator", "start", "--port",
+                                     std::to_string(port_), "--op-latency", op_latency};
+    argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+    emulator_ = std::make_unique<tputrain::testing::ScopedProcess>(ProcessOptions{argv});
+    ready_ = tputrain::testing::WaitFor([&] { return Get("/_emulator/state").has_value(); }, std::chrono::seconds(20));
+  }
+  ~EmulatorEnv() {
+    emulator_.reset();
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+
+  bool ready() const { return ready_; }
+  const fs::path& dir() const { return dir_; }
+  std::string state_dir() const { return (dir_ / "state").string(); }
+
+  std::optional<nlohmann::json> Get(const std::string& path) {
+    http::Request request;
+    request.url = base_url_ + path;
+    request.timeout = std::chrono::seconds(5);
+    auto response = transport_.Send(request);
+    if (!response || response->status != 200) return std::nullopt;
+    return nlohmann::json::parse(response->body);
+  }
+  nlohmann::json State() { return Get("/_emulator/state").value_or(nlohmann::json()); }
+  nlohmann::json Requests() { return Get("/_emulator/requests").value_or(nlohmann::json::array()); }
+  void Reset() {
+    http::Request request;
+    request.method = "POST";
+    request.url = base_url_ + "/_emulator/reset";
+    (void)transport_.Send(request);
+  }
+
+  std::map<std::string, std::optional<std::string>> Environment() const {
+    std::map<std::string, std::optional<std::string>> env;
+    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
+      env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
+    }
+    env["CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE"] = base_url_ + "/compute/v1/";
+    env["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] = base_url_ + "/storage/v1/";
+    env["CLOUDSDK_CONFIG"] = (dir_ / "gcloud").string();
+    env["KUBECONFIG"] = (dir_ / "kubeconfig").string();
+    env["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = (dir_ / "token").string();
+    env["CLOUDSDK_CORE_PROJECT"] = "p";
+    env["CLOUDSDK_CORE_DISABLE_PROMPTS"] = "1";
+    env["CLOUDSDK_CORE_DISABLE_USAGE_REPORTING"] = "true";
+    env["CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK"] = "true";
+    env["CLOUDSDK_CORE_CHECK_GCE_METADATA"] = "false";
+    env["XDG_STATE_HOME"] = (dir_ / "xdg").string();
+    env["TPUTRAIN_RUN"] = std::nullopt;
+    env["CLOUDSDK_COMPUTE_ZONE"] = std::nullopt;
+    env["CLOUDSDK_COMPUTE_REGION"] = std::nullopt;
+    return env;
+  }
+
+  // tputrain ARGS --state-dir DIR (the ledger of this test).
+  ProcessResult Tputrain(std::vector<std::string> args, bool with_state_dir = true) {
+    ProcessOptions options;
+    options.argv = {tputrain::testing::TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    if (with_state_dir) {
+      options.argv.push_back("--state-dir");
+      options.argv.push_back(state_dir());
+    }
+    options.env = Environment();
+    return tputrain::testing::RunProcess(options, std::chrono::seconds(180));
+  }
+
+  ProcessResult Gcloud(std::vector<std::string> args) {
+    ProcessOptions options;
+    options.argv = {"/usr/bin/gcloud"};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.env = Environment();
+    return tputrain::testing::RunProcess(options, std::chrono::seconds(180));
+  }
+
+ private:
+  int port_;
+  fs::path dir_;
+  std::string base_url_;
+  bool ready_ = false;
+  http::CurlTransport transport_;
+  std::unique_ptr<tputrain::testing::ScopedProcess> emulator_;
+};
+
+}  // namespace tputrain::workflow::testing

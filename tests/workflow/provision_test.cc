@@ -1,0 +1,168 @@
+// Request shapes and retry logic of the clients, the poller and the workflow, on a scripted
+// transport (behaviour against the emulator is in the integration tests).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "testing/fake_transport.h"
+#include "tputrain/emulator/schema.h"
+#include "tputrain/gcp/container/client.h"
+#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/workflow/provision.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using nlohmann::json;
+using tputrain::testing::FakeClock;
+using tputrain::testing::FakeTransport;
+using tputrain::testing::JsonReply;
+
+const gcp::container::ClusterRef kCluster{"p", "us-east5-b", "ray-tpu"};
+
+gcp::container::NodePoolSpec V6e16() {
+  gcp::container::NodePoolSpec spec;
+  spec.name = "v6e-16";
+  spec.machine_type = "ct6e-standard-4t";
+  spec.node_count = 4;
+  spec.tpu_topology = "4x4";
+  spec.threads_per_core = 1;
+  return spec;
+}
+
+struct Fixture {
+  FakeTransport transport;
+  FakeClock clock;
+  core::NullReporter reporter;
+  ProvisionEnv env{transport, {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"},
+                   clock, clock, reporter};
+};
+
+TEST_CASE("the seed 001 node pool body is gcloud's, field by field, and valid against discovery") {
+  FakeTransport transport;
+  gcp::container::Client client(transport, "https://container.googleapis.com/");
+  auto request = client.BuildCreateNodePool(kCluster, V6e16());
+  CHECK(request.method == "POST");
+  CHECK(request.url == "https://container.googleapis.com/v1/projects/p/locations/us-east5-b/clusters/ray-tpu/nodePools");
+  CHECK_FALSE(request.idempotent);
+  // gcloud 528's capture for `node-pools create v6e-16 ... --threads-per-core=1 --tpu-topology=4x4 --num-nodes=4`.
+  json gcloud = json::parse(R"({"nodePool": {"config": {"advancedMachineFeatures": {"threadsPerCore": "1"},
+    "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only",
+    "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring",
+    "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol",
+    "https://www.googleapis.com/auth/trace.append"]}, "initialNodeCount": 4, "management": {"autoRepair": true,
+    "autoUpgrade": true}, "name": "v6e-16", "placementPolicy": {"tpuTopology": "4x4"}, "upgradeSettings":
+    {"maxSurge": 1}}, "parent": "projects/p/locations/us-east5-b/clusters/ray-tpu"})");
+  json ours = json::parse(request.body);
+  CHECK(ours == gcloud);
+  auto schemas = emulator::SchemaSet::Builtin();
+  REQUIRE(schemas);
+  CHECK_FALSE(schemas->Validate("container", "CreateNodePoolRequest", ours,
+                                "container.projects.locations.clusters.nodePools.create"));
+}
+
+TEST_CASE("polling starts soon, grows and is capped; a timeout stops waiting, not the operation") {
+  gcp::operations::PollOptions options;
+  CHECK(gcp::operations::PollDelay(options, 0) == std::chrono::milliseconds(1000));
+  CHECK(gcp::operations::PollDelay(options, 1) == std::chrono::milliseconds(1500));
+  CHECK(gcp::operations::PollDelay(options, 2) == std::chrono::milliseconds(2250));
+  CHECK(gcp::operations::PollDelay(options, 20) == std::chrono::milliseconds(10000));
+  FakeClock clock;
+  options.timeout = std::chrono::seconds(30);
+  int polls = 0;
+  auto status = gcp::operations::PollUntilDone(
+      [&]() -> core::Result<bool> {
+        ++polls;
+        return false;
+      },
+      options, {clock, clock, nullptr});
+  REQUIRE_FALSE(status);
+  CHECK(status.error().kind == core::ErrorKind::kDeadlineExceeded);
+  CHECK(status.error().message.find("the operation goes on") != std::string::npos);
+  auto sleeps = clock.sleeps();
+  REQUIRE(sleeps.size() >= 3);
+  CHECK(sleeps[0] < sleeps[1]);
+  std::chrono::milliseconds total{0};
+  for (auto sleep : sleeps) total += sleep;
+  CHECK(total == std::chrono::seconds(30));
+}
+
+TEST_CASE("a pool create answered 'cluster already has an operation' is waited out and sent again") {
+  Fixture f;
+  f.transport.On("POST", "/nodePools",
+                 {JsonReply(400, R"({"error":{"code":400,"status":"FAILED_PRECONDITION","message":"Operation operation-1 is currently creating cluster ray-tpu. Please wait and try again once it is done.","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"CLUSTER_ALREADY_HAS_OPERATION"}]}})"),
+                  JsonReply(429, R"({"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Too many operations: cluster \"ray-tpu\" hits the concurrent operations quota 5, please try again later."}})"),
+                  JsonReply(200, R"({"name":"operation-2","status":"RUNNING"})")});
+  f.transport.On("GET", "/operations/operation-2",
+                 {JsonReply(200, R"({"name":"operation-2","status":"RUNNING"})"),
+                  JsonReply(200, R"({"name":"operation-2","status":"DONE"})")});
+  auto outcomes = CreateNodePools(f.env, kCluster, {V6e16()});
+  REQUIRE(outcomes);
+  CHECK((*outcomes)[0].action == "created");
+  CHECK(f.transport.Count("POST", "/nodePools") == 3);
+  CHECK(f.clock.sleeps().size() >= 3);
+}
+
+TEST_CASE("a create whose reply was lost is resolved by reading, never by a second POST") {
+  Fixture f;
+  f.transport.On("POST", "/nodePools", {JsonReply(503, R"({"error":{"code":503,"status":"UNAVAILABLE","message":"backend"}})")});
+  json pool = {{"name", "v6e-16"}, {"status", "RUNNING"}, {"initialNodeCount", 4},
+          {"config", {{"machineType", "ct6e-standard-4t"}, {"advancedMachineFeatures", {{"threadsPerCore", "1"}}}}},
+          {"placementPolicy", {{"tpuTopology", "4x4"}}}};
+  f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, pool.dump())});
+  auto outcomes = CreateNodePools(f.env, kCluster, {V6e16()});
+  REQUIRE(outcomes);
+  CHECK((*outcomes)[0].action == "created");
+  CHECK(f.transport.Count("POST", "/nodePools") == 1);
+}
+
+TEST_CASE("409 on create: the same shape is adopted, a different one names the fields") {
+  Fixture f;
+  f.transport.On("POST", "/nodePools", {JsonReply(409, R"({"error":{"code":409,"status":"ALREADY_EXISTS","message":"Already exists"}})")});
+  json pool = {{"name", "v6e-16"}, {"status", "RUNNING"}, {"initialNodeCount", 4},
+               {"config", {{"machineType", "ct6e-standard-4t"}}}, {"placementPolicy", {{"tpuTopology", "4x4"}}}};
+  f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, pool.dump())});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  auto adopted = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE(adopted);
+  CHECK((*adopted)[0].action == "exists, adopted");
+  spec.tpu_topology = "4x8";
+  spec.node_count = 8;
+  auto refused = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("placementPolicy.tpuTopology: want 4x8, have 4x4") != std::string::npos);
+  CHECK(refused.error().message.find("initialNodeCount: want 8, have 4") != std::string::npos);
+}
+
+TEST_CASE("an operation that ends in a stockout is an error with the place, the machine and a hint") {
+  Fixture f;
+  f.transport.On("POST", "/nodePools", {JsonReply(200, R"({"name":"operation-3","status":"RUNNING"})")});
+  f.transport.On("GET", "/operations/operation-3",
+                 {JsonReply(200, R"({"name":"operation-3","status":"DONE","statusMessage":"Google Compute Engine: Not enough resources available to fulfill the request.","error":{"code":8,"message":"Not enough resources"}})")});
+  auto result = CreateNodePools(f.env, kCluster, {V6e16()});
+  REQUIRE_FALSE(result);
+  CHECK(result.error().kind == core::ErrorKind::kResourceExhausted);
+  CHECK(result.error().message.find("Google Compute Engine: Not enough resources available") != std::string::npos);
+  CHECK(result.error().message.find("us-east5-b (ct6e-standard-4t 4x4)") != std::string::npos);
+  CHECK(result.error().message.find("--reservation") != std::string::npos);
+}
+
+TEST_CASE("--dry-run collects the requests and sends nothing") {
+  Fixture f;
+  std::vector<http::Request> planned;
+  f.env.dry_run = &planned;
+  f.env.run_id = "r1";
+  ClusterCreate request{kCluster, {}, {V6e16(), V6e16()}};
+  request.spec.name = "ray-tpu";
+  request.spec.ray_operator = true;
+  request.pools[1].name = "v6e-16-b";
+  auto outcomes = CreateCluster(f.env, request);
+  REQUIRE(outcomes);
+  CHECK(outcomes->size() == 3);
+  REQUIRE(planned.size() == 3);
+  CHECK(json::parse(planned[0].body)["cluster"]["resourceLabels"]["tputrain-run"] == "r1");
+  CHECK(f.transport.requests().empty());
+}
+
+}  // namespace
+}  // namespace tputrain::workflow
