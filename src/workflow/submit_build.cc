@@ -14,6 +14,8 @@ constexpr std::string_view kImageLauncher = "python /app/maxtext_ray_trainer.py 
 // MaxText 0.2.5 from PyPI: the trainer module picks its packaged base.yml when none is given.
 constexpr std::string_view kPipLauncher = "python -m maxtext.trainers.pre_train.train";
 constexpr std::string_view kDefaultOutputDir = "/data/";  // the RayCluster template's bucket mount
+// Any Ray node can write here; a CPU preset runs on clusters without the bucket mount.
+constexpr std::string_view kCpuOutputDir = "/tmp/tputrain-runs/";
 constexpr int64_t kSeedSteps = 100;                       // seed 001's steps=100
 
 // Ordered key=value arguments where a later value replaces an earlier one in place: MaxText
@@ -195,7 +197,8 @@ core::Result<MaxTextJob> BuildMaxTextJob(const SubmitSpec& spec, core::Clock& cl
 
   // Seed 001's order: output, data, batch, sequence, model, steps, mesh, run name.
   Arguments args;
-  args.Set("base_output_directory", spec.output_dir.empty() ? std::string(kDefaultOutputDir) : spec.output_dir);
+  std::string_view default_output = job.cpu ? kCpuOutputDir : kDefaultOutputDir;
+  args.Set("base_output_directory", spec.output_dir.empty() ? std::string(default_output) : spec.output_dir);
   args.Set("dataset_type", "synthetic");
   args.Set("per_device_batch_size", std::to_string(job.preset.per_device_batch_size));
   args.Set("max_target_length", std::to_string(job.preset.max_target_length));

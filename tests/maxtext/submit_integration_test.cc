@@ -162,7 +162,7 @@ TEST_CASE("a MaxText run inside Ray Train's JaxTrainer is followed too", "[integ
   std::string dir = TempDir();
   auto result = Submit({"--model", "maxtext-cpu-smoke", "--launcher", "python jax_trainer.py", "--working-dir",
                         std::string(TPUTRAIN_SOURCE_DIR) + "/tests/maxtext/jobs", "--output-dir", dir, "--steps", "6",
-                        "--set", "jax_cache_dir=" + dir + "/jax", "--logs"});
+                        "--set", "jax_cache_dir=" + dir + "/jax", "--env", "RAY_TRAIN_V2_ENABLED=1", "--logs"});
   INFO(result.out << result.err.substr(result.err.size() > 4000 ? result.err.size() - 4000 : 0));
   REQUIRE(result.exit_code == 0);
   auto json = Json(result);

@@ -86,7 +86,8 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
                      "Environment variable KEY=VALUE for the job (repeatable; RAY_DEDUP_LOGS=0 unless given)");
   submit->add_option("--run-name", options->spec.run_name, "MaxText run_name (default: <model>-<UTC time>)");
   submit->add_option("--output-dir", options->spec.output_dir,
-                     "MaxText base_output_directory on the cluster (default: /data/, the bucket mount)");
+                     "MaxText base_output_directory on the cluster (default: /data/, the bucket mount; CPU presets: "
+                     "/tmp/tputrain-runs/)");
   submit->add_option("--launcher", options->spec.launcher,
                      "Command that receives MaxText's KEY=VALUE arguments (default: seed 001's "
                      "'python /app/maxtext_ray_trainer.py <base.yml>'; CPU presets: 'python -m "
