@@ -5,6 +5,7 @@
 
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
+#include "testing/scoped_process.h"
 #include "tputrain/http/websocket.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/jobs_client.h"
@@ -89,6 +90,22 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   CHECK(log.find("hello through the proxy") != std::string::npos);
   for (const auto& notice : notices) UNSCOPED_INFO(notice);
   CHECK(notices.empty());  // the WebSocket tail went through the proxy: no fallback to polling
+
+  // The same through the CLI, with only the kubeconfig: the job's exit code comes back.
+  std::string kubeconfig = server.WriteKubeconfig("rayproxy-" + ns, server.admin_token(), ns);
+  for (auto [code, want] : {std::pair{0, 0}, std::pair{7, 1}}) {
+    ProcessOptions cli;
+    cli.argv = {TputrainBinary(), "job", "submit", "--raycluster", "ray", "--kubeconfig", kubeconfig, "--",
+                "python", "-c", "import sys; print('hello from the cli'); sys.exit(" + std::to_string(code) + ")"};
+    cli.env = {{"RAY_ADDRESS", std::nullopt}, {"KUBECONFIG", std::nullopt}};
+    auto result = RunProcess(cli, std::chrono::seconds(300));
+    INFO(result.err);
+    CHECK(result.exit_code == want);
+    CHECK(result.out.find("hello from the cli") != std::string::npos);
+    CHECK(result.err.find("polling") == std::string::npos);
+    CHECK(result.out.find(server.admin_token()) == std::string::npos);
+    CHECK(result.err.find(server.admin_token()) == std::string::npos);
+  }
 }
 
 }  // namespace

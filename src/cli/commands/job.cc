@@ -3,6 +3,7 @@
 
 #include "commands/commands.h"
 #include "commands/job_submit.h"
+#include "commands/k8s_access.h"
 #include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/clock.h"
@@ -13,6 +14,7 @@ namespace {
 
 struct JobOptions {
   ray::ConnectionFlags connection;
+  RayClusterFlags raycluster;
   JobSubmitFlags submit;
   std::string id;
   bool no_wait = false;
@@ -25,11 +27,19 @@ struct Session {
   http::CurlTransport transport;
   core::RealSleeper sleeper;
   ray::JobsClient client;
-  Session(ray::ClientOptions options, const core::CancelToken* cancel)
-      : sleeper(cancel), client(transport, sleeper, std::move(options)) {}
+  http::WebSocketOptions websocket;  // for the log tail
+  Session(ray::ClientOptions options, const core::CancelToken* cancel, http::CurlOptions curl = {},
+          http::WebSocketOptions ws = {})
+      : transport(std::move(curl)), sleeper(cancel), client(transport, sleeper, std::move(options)),
+        websocket(std::move(ws)) {}
 };
 
 core::Result<std::unique_ptr<Session>> Connect(const JobOptions& options, Context& context) {
+  if (!options.raycluster.name.empty()) {  // through the Kubernetes API server's service proxy
+    auto route = ResolveRayClusterRoute(options.raycluster, options.connection, context);
+    if (!route) return core::Fail(route.error());
+    return std::make_unique<Session>(std::move(route->client), context.cancel, route->curl, route->websocket);
+  }
   auto client_options = ResolveRayClient(options.connection, context);
   if (!client_options) return core::Fail(client_options.error());
   return std::make_unique<Session>(std::move(*client_options), context.cancel);
@@ -130,7 +140,7 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
     PrintResult(context, {{"submission_id", id}}, [&](std::ostream& out) { out << id << "\n"; });
     return core::kExitOk;
   }
-  auto job = FollowJob(context, client, id, LogSink(context));
+  auto job = FollowJob(context, client, id, LogSink(context), 0, (*session)->websocket);
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }
@@ -149,7 +159,7 @@ core::Result<int> RunLogs(const JobOptions& options, Context& context) {
   if (!session) return core::Fail(session.error());
   auto& client = (*session)->client;
   if (options.follow) {
-    auto job = FollowJob(context, client, options.id, LogSink(context));
+    auto job = FollowJob(context, client, options.id, LogSink(context), 0, (*session)->websocket);
     if (!job) return core::Fail(job.error());
     return Finish(context, *job);
   }
@@ -250,6 +260,7 @@ void SetupJobCommand(CLI::App& root, Context& context) {
   auto add = [&](const char* name, const char* help, auto run, bool takes_id) {
     auto* command = job->add_subcommand(name, help);
     AddRayConnectionFlags(command, options->connection);
+    AddRayClusterFlags(*command, options->raycluster);
     if (takes_id) command->add_option("id", options->id, "Submission id (or Ray job id)")->required();
     command->callback([options, &context, run] { context.outcome = run(*options, context); });
     return command;

@@ -7,55 +7,14 @@
 #include <sstream>
 
 #include "commands/commands.h"
+#include "commands/k8s_access.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/k8s/apply.h"
-#include "tputrain/k8s/connect.h"
 #include "tputrain/k8s/delete.h"
 #include "tputrain/k8s/wait.h"
 
 namespace tputrain::cli {
 namespace {
-
-struct AccessFlags {
-  std::string kubeconfig;
-  std::string context;
-  std::string ns;
-  bool insecure = false;
-};
-
-void AddAccessFlags(CLI::App& command, AccessFlags& flags) {
-  command.add_option("--kubeconfig", flags.kubeconfig, "Kubeconfig file (default: KUBECONFIG, else ~/.kube/config)");
-  command.add_option("--context", flags.context, "Kubeconfig context (default: its current-context)");
-  command.add_option("-n,--namespace", flags.ns, "Namespace for objects that name none (default: the context's)");
-  command.add_flag("--insecure-skip-tls-verify", flags.insecure,
-                   "Accept a kubeconfig cluster that disables TLS verification");
-}
-
-// The Google access token that GKE contexts (gke-gcloud-auth-plugin) need.
-core::Result<std::string> GoogleToken(Context& context) {
-  std::string file = context.global.access_token_file;
-  if (file.empty()) file = context.env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
-  if (file.empty()) {
-    return core::Fail(core::Error::NoCredentials(
-        "this kubeconfig context authenticates with Google credentials (gke-gcloud-auth-plugin): "
-        "pass --access-token-file FILE"));
-  }
-  std::ifstream in(file);
-  std::string token;
-  if (!in || !std::getline(in, token) || token.empty()) {
-    return core::Fail(core::Error::Usage("--access-token-file: cannot read a token from " + file));
-  }
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  return token;
-}
-
-core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const AccessFlags& flags, Context& context,
-                                                              core::Clock& clock) {
-  auto access = k8s::LoadClusterAccess({flags.kubeconfig, flags.context, flags.insecure}, context.env);
-  if (!access) return core::Fail(access.error());
-  k8s::Credentials::Deps deps{&context.env, &clock, [&context] { return GoogleToken(context); }};
-  return k8s::Connect(*access, std::move(deps));
-}
 
 core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file) {
   std::string text;
@@ -91,7 +50,7 @@ nlohmann::json ObjectJson(const k8s::Object& object) {
 }
 
 struct ApplyFlags {
-  AccessFlags access;
+  KubeAccessFlags access;
   std::string file;
   bool force_conflicts = false;
 };
@@ -132,7 +91,7 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
 }
 
 struct DeleteFlags {
-  AccessFlags access;
+  KubeAccessFlags access;
   std::string file;
   bool no_wait = false;
   std::string timeout = "5m";
@@ -177,7 +136,7 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
 }
 
 struct WaitFlags {
-  AccessFlags access;
+  KubeAccessFlags access;
   std::string target;
   std::string condition = "ready";
   std::string timeout = "5m";
@@ -210,7 +169,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   auto* apply = root.add_subcommand("apply", "Server-side apply Kubernetes manifests (CRDs and Namespaces first)");
   apply->add_option("-f,--filename", apply_flags->file, "Manifest file, or - for stdin")->required();
   apply->add_flag("--force-conflicts", apply_flags->force_conflicts, "Take over fields another manager owns");
-  AddAccessFlags(*apply, apply_flags->access);
+  AddKubeAccessFlags(*apply, apply_flags->access);
   apply->footer(
       "Examples:\n  tputrain render raycluster-maxtext --set CLUSTER_NAME=ray | tputrain apply -f -\n"
       "  tputrain apply -f jobset.yaml --dry-run   # the server validates, stores nothing");
@@ -221,7 +180,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   del->add_option("-f,--filename", delete_flags->file, "Manifest file, or - for stdin")->required();
   del->add_flag("--no-wait", delete_flags->no_wait, "Return once deletion is accepted");
   del->add_option("--timeout", delete_flags->timeout, "How long each object may take to go (default 5m)");
-  AddAccessFlags(*del, delete_flags->access);
+  AddKubeAccessFlags(*del, delete_flags->access);
   del->footer("Example:\n  tputrain delete -f raycluster.yaml -n ml");
   del->callback([delete_flags, &context] { context.outcome = RunDelete(*delete_flags, context); });
 
@@ -231,7 +190,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
       ->required();
   wait->add_option("--for", wait_flags->condition, "What to wait for (ready)")->check(CLI::IsMember({"ready"}));
   wait->add_option("--timeout", wait_flags->timeout, "How long to wait (default 5m)");
-  AddAccessFlags(*wait, wait_flags->access);
+  AddKubeAccessFlags(*wait, wait_flags->access);
   wait->footer("Example:\n  tputrain wait raycluster/ray --for ready --timeout 20m -n ml");
   wait->callback([wait_flags, &context] { context.outcome = RunWait(*wait_flags, context); });
 }

@@ -44,8 +44,9 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
 }
 
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
-                                        const ray::LogTextHandler& on_text, uint64_t start_offset) {
-  http::CurlWebSocketConnector connector;
+                                        const ray::LogTextHandler& on_text, uint64_t start_offset,
+                                        const http::WebSocketOptions& websocket) {
+  http::CurlWebSocketConnector connector(websocket);
   core::RealSleeper sleeper(context.cancel);
   ray::FollowOptions options;
   options.start_offset = start_offset;

@@ -23,6 +23,7 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
 // on a TTY asks whether to stop the job (and then waits for it to stop), otherwise prints the
 // re-attach command on stderr and returns kCancelled. Returns the job's final details.
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
-                                        const ray::LogTextHandler& on_text, uint64_t start_offset = 0);
+                                        const ray::LogTextHandler& on_text, uint64_t start_offset = 0,
+                                        const http::WebSocketOptions& websocket = {});
 
 }  // namespace tputrain::cli
