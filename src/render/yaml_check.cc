@@ -1,5 +1,7 @@
 #include "tputrain/render/yaml_check.h"
 
+#include "yaml_documents.h"
+
 #include <set>
 #include <vector>
 
@@ -9,6 +11,7 @@ namespace tputrain::render {
 namespace {
 
 constexpr std::string_view kPlaceholderPrefix = "tputrainvalue";
+constexpr int kMaxDepth = 200;
 
 struct Checker {
   std::string_view file;
@@ -67,20 +70,23 @@ struct Checker {
   }
 
   // Every placeholder anywhere under a node: whose values could have changed its shape.
-  static void Collect(const YAML::Node& node, std::vector<std::size_t>& out) {
+  static void Collect(const YAML::Node& node, std::vector<std::size_t>& out, int depth = 0) {
+    if (depth > kMaxDepth) return;
     if (node.IsScalar()) {
       for (auto index : Placeholders(node.Scalar())) out.push_back(index);
     } else if (node.IsSequence()) {
-      for (const auto& item : node) Collect(item, out);
+      for (const auto& item : node) Collect(item, out, depth + 1);
     } else if (node.IsMap()) {
       for (const auto& entry : node) {
-        Collect(entry.first, out);
-        Collect(entry.second, out);
+        Collect(entry.first, out, depth + 1);
+        Collect(entry.second, out, depth + 1);
       }
     }
   }
 
-  static int LineOf(const YAML::Node& node) { return node.Mark().is_null() ? 0 : node.Mark().line + 1; }
+  // Marks are relative to the document's own text (see LoadYamlDocuments).
+  mutable int line_offset = 0;
+  int LineOf(const YAML::Node& node) const { return node.Mark().is_null() ? 0 : line_offset + node.Mark().line + 1; }
 
   core::Status Scalar(const YAML::Node& actual, const YAML::Node& shape) const {
     const std::string& placeholder_text = shape.Scalar();
@@ -108,7 +114,9 @@ struct Checker {
                                                     : "")));
   }
 
-  core::Status Compare(const YAML::Node& actual, const YAML::Node& shape) const {
+  core::Status Compare(const YAML::Node& actual, const YAML::Node& shape, int depth = 0) const {
+    // An anchor aliased inside itself makes yaml-cpp build a cycle; no manifest nests this deep.
+    if (depth > kMaxDepth) return core::Fail(Fail(LineOf(actual), "YAML nested deeper than 200 levels"));
     if (actual.IsNull() && shape.IsScalar() && shape.Tag() == "?" && !Placeholders(shape.Scalar()).empty()) {
       return core::Fail(Fail(LineOf(actual), "YAML would read the value as null, not a string: " +
                                                  Blame(Placeholders(shape.Scalar())) +
@@ -123,7 +131,7 @@ struct Checker {
     if (actual.IsScalar()) return Scalar(actual, shape);
     if (actual.IsSequence()) {
       for (std::size_t i = 0; i < actual.size(); ++i) {
-        auto status = Compare(actual[i], shape[i]);
+        auto status = Compare(actual[i], shape[i], depth + 1);
         if (!status) return status;
       }
       return {};
@@ -135,9 +143,9 @@ struct Checker {
       if (entry->first.IsScalar() && !keys.insert(entry->first.Scalar()).second) {
         return core::Fail(Fail(LineOf(entry->first), "duplicate key '" + entry->first.Scalar() + "'"));
       }
-      auto status = Compare(entry->first, shape_entry->first);
+      auto status = Compare(entry->first, shape_entry->first, depth + 1);
       if (!status) return status;
-      status = Compare(entry->second, shape_entry->second);
+      status = Compare(entry->second, shape_entry->second, depth + 1);
       if (!status) return status;
     }
     return {};
@@ -185,19 +193,15 @@ struct Checker {
   }
 
   core::Status Run() const {
-    std::vector<YAML::Node> shape;
-    try {
-      shape = YAML::LoadAll(WithPlaceholders(rendered));
-    } catch (const YAML::Exception& e) {
-      return core::Fail(Fail(e.mark.is_null() ? 0 : e.mark.line + 1, "the template is not valid YAML: " + e.msg));
+    std::vector<YamlDocument> shape;
+    YamlLoadError error;
+    if (!LoadYamlDocuments(WithPlaceholders(rendered), shape, error)) {
+      return core::Fail(Fail(error.line, "the template is not valid YAML: " + error.message));
     }
-    std::vector<YAML::Node> actual;
-    try {
-      actual = YAML::LoadAll(rendered.text);
-    } catch (const YAML::Exception& e) {
-      const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-      return core::Fail(Fail(line, "the rendered YAML does not parse (" + e.msg + "); values near there: " +
-                                       Blame(SpansNear(line))));
+    std::vector<YamlDocument> actual;
+    if (!LoadYamlDocuments(rendered.text, actual, error)) {
+      return core::Fail(Fail(error.line, "the rendered YAML does not parse (" + error.message +
+                                             "); values near there: " + Blame(SpansNear(error.line))));
     }
     if (actual.size() != shape.size()) {
       std::vector<std::size_t> all;
@@ -206,10 +210,11 @@ struct Checker {
     }
     std::size_t objects = 0;
     for (std::size_t i = 0; i < actual.size(); ++i) {
-      auto status = Compare(actual[i], shape[i]);
+      line_offset = actual[i].first_line;
+      auto status = Compare(actual[i].node, shape[i].node);
       if (!status) return status;
-      if (actual[i].IsNull()) continue;  // an empty document between two "---" is allowed
-      status = Object(actual[i], i);
+      if (actual[i].node.IsNull()) continue;  // an empty document between two "---" is allowed
+      status = Object(actual[i].node, i);
       if (!status) return status;
       ++objects;
     }

@@ -108,3 +108,21 @@ TEST_CASE("duplicate keys and unparsable output are errors") {
   CHECK_THAT(Check(std::string(kHead) + "  a: x\n  a: y\n", {}), Catch::Contains("duplicate key 'a'"));
   CHECK_THAT(Check(std::string(kHead) + "  a: [x\n", {}), Catch::Contains("not valid YAML"));
 }
+
+TEST_CASE("streams that would never end yaml-cpp's LoadAll are errors, not hangs") {
+  CHECK_THAT(Check(",", {}), Catch::Contains("not valid YAML"));
+  CHECK_THAT(Check(std::string(kHead) + "  a: x\n,\n", {}), Catch::Contains("not valid YAML"));
+  CHECK_THAT(Check(std::string(kHead) + "  a: ${V}\n", {{"V", "x\n,"}}), Catch::Contains("${V}"));
+}
+
+TEST_CASE("an anchor aliased inside itself is refused, not followed forever") {
+  CHECK_THAT(Check("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata: &x [*x]\n", {}),
+             Catch::Contains("nested deeper"));
+}
+
+TEST_CASE("document markers split the stream; lines count from the start of the file") {
+  const std::string two = "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: B\nmetadata:\n"
+                          "  labels: {}\n";
+  CHECK_THAT(Check(two, {}), Catch::Contains("test.yaml:6: document 2 (B) has no metadata.name"));
+  CHECK(Check("# leading comment\n---\napiVersion: v1\nkind: A\nmetadata:\n  name: a\n...\n", {}).empty());
+}
