@@ -74,8 +74,8 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);
-  SetupTpuVmCommand(app, context);
   SetupSubmitCommand(app, context);
+  SetupTpuVmCommand(app, context);
 
 
   try {

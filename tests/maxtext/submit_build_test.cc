@@ -10,7 +10,7 @@ class FixedClock final : public core::Clock {
  public:
   TimePoint Now() override { return {}; }
   std::chrono::system_clock::time_point WallNow() override {
-    return std::chrono::system_clock::time_point(std::chrono::seconds(1795000000));  // 2026-11-17T06:13:20Z
+    return std::chrono::system_clock::time_point(std::chrono::seconds(1795000000));  // 2026-11-18T11:06:40Z
   }
 };
 
@@ -46,7 +46,7 @@ TEST_CASE("the CPU smoke preset runs MaxText's trainer module with the tiny shap
   REQUIRE(job);
   CHECK(job->request.entrypoint.rfind("python -m maxtext.trainers.pre_train.train base_output_directory=/tmp/tputrain-runs/ "
                                       "dataset_type=synthetic per_device_batch_size=1 max_target_length=128 steps=3 "
-                                      "run_name=maxtext-cpu-smoke-20261117-061320 base_emb_dim=64",
+                                      "run_name=maxtext-cpu-smoke-20261118-110640 base_emb_dim=64",
                                       0) == 0);
   CHECK(job->request.entrypoint.find("hardware=cpu skip_jax_distributed_system=true") != std::string::npos);
   CHECK(job->steps == 3);

@@ -19,7 +19,7 @@ void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
-void SetupTpuVmCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
+void SetupTpuVmCommand(CLI::App& root, Context& context);
 
 }  // namespace tputrain::cli
