@@ -58,7 +58,11 @@ class EmulatorEnv {
     return nlohmann::json::parse(response->body);
   }
   nlohmann::json State() { return Get("/_emulator/state").value_or(nlohmann::json()); }
-  nlohmann::json Requests() { return Get("/_emulator/requests").value_or(nlohmann::json::array()); }
+  // The emulator's request log: {"requests": [{method, path, query, body, status, start_ms, end_ms}]}.
+  nlohmann::json Requests() {
+    auto reply = Get("/_emulator/requests");
+    return reply && reply->is_object() ? reply->value("requests", nlohmann::json::array()) : nlohmann::json::array();
+  }
   void Reset() {
     http::Request request;
     request.method = "POST";
