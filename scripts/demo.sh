@@ -1,14 +1,59 @@
 #!/usr/bin/env bash
-# The main job, locally: build tputrain and walk the seed workloads through it. Needs no cloud
-# account: everything runs on this machine.
+# The main job, locally, with no cloud account: size the seed workloads, provision seed 001's
+# resources against tputrain's own Google Cloud emulator, train a tiny MaxText model as a Ray job
+# on a local Ray head (real MaxText, on CPU), then delete everything again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh >/dev/null
-tputrain=${TPUTRAIN_BUILD_DIR:-build}/tputrain
+build_dir=${TPUTRAIN_BUILD_DIR:-build}
+case $build_dir in /*) ;; *) build_dir=$PWD/$build_dir ;; esac
+tputrain=$build_dir/tputrain
+cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
+work=$(mktemp -d /tmp/tputrain-demo-XXXXXX)
+emulator_pid=""
+ray_started=""
+cleanup() {
+  [ -n "$ray_started" ] && "$cache/maxtext/bin/ray" stop --force >/dev/null 2>&1 || true
+  [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
-echo "== Sizing the seed workloads (tputrain plan)"
+echo "== 1. Sizing the seed workloads (tputrain plan)"
 for model in llama3-8b llama3.1-405b llama2-70b saxml-175b-test; do
   echo "-- $model"
-  "$tputrain" plan --model "$model"
+  "$tputrain" plan --model "$model" | grep -E '^(slice|slices|node pool|ici) '
 done
+
+echo "== 2. Provisioning seed 001 against the local emulator"
+"$tputrain" emulator start --port 0 --op-latency 1s >"$work/emulator.env" 2>"$work/emulator.log" &
+emulator_pid=$!
+for _ in $(seq 100); do grep -q '^export CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE' "$work/emulator.env" && break; sleep 0.1; done
+# shellcheck disable=SC1090
+source <(grep '^export ' "$work/emulator.env")
+echo "demo-token" >"$work/token"
+export CLOUDSDK_AUTH_ACCESS_TOKEN_FILE=$work/token CLOUDSDK_CORE_PROJECT=tputrain-demo TPUTRAIN_RUN=demo
+export CLOUDSDK_CONFIG=$work/gcloud XDG_STATE_HOME=$work/state KUBECONFIG=$work/kubeconfig
+"$tputrain" cluster create ray-tpu --location us-east5-b --ray-operator --gcs-fuse --workload-identity \
+  --machine-type n1-standard-16 --tpu-type v6e-16
+"$tputrain" bucket create gs://tputrain-demo-ckpt --bucket-location us-east5
+"$tputrain" iam bind-workload-identity --ksa default/ray-ksa --bucket tputrain-demo-ckpt --role roles/storage.objectUser
+"$tputrain" runs show
+
+echo "== 3. Training MaxText (CPU smoke preset) as a job on a local Ray head"
+scripts/peers/ray.sh
+scripts/peers/maxtext.sh
+ray_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+dash_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PATH="$cache/maxtext/bin:$PATH" "$cache/maxtext/bin/ray" start --head --node-ip-address 127.0.0.1 --port "$ray_port" --dashboard-host 127.0.0.1 \
+  --dashboard-port "$dash_port" --min-worker-port 20000 --max-worker-port 20999 --num-cpus 2 \
+  --disable-usage-stats --temp-dir "$work/ray" >/dev/null
+ray_started=1
+"$tputrain" submit --model maxtext-cpu-smoke --address "http://127.0.0.1:$dash_port"
+
+echo "== 4. Deleting everything again"
+"$tputrain" bucket delete gs://tputrain-demo-ckpt --quiet
+"$tputrain" cluster delete ray-tpu --location us-east5-b --quiet
+"$tputrain" emulator state --url "$TPUTRAIN_EMULATOR_URL" |
+  python3 -c 'import json,sys; s=json.load(sys.stdin); print("emulator now holds:", json.dumps(s)[:300])'
