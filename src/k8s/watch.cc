@@ -132,7 +132,9 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
       continue;
     }
     if (stream_error) {
-      if (stream_error->http_status >= 500) {
+      // A restarted API server answers 429 "storage is (re)initializing" until its watch cache is
+      // ready again: as transient as a 5xx.
+      if (stream_error->http_status >= 500 || stream_error->http_status == 429) {
         last_failure = *stream_error;
         if (!pause()) return core::Fail(Cancelled());
         ++outcome.stats.resumes;

@@ -82,6 +82,7 @@ TEST_CASE("a dropped watch is resumed and still sees the change", "[integration]
   server.RestartApiServer();  // kills the server under the open watch
   WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray", {{"state", "ready"}});
   auto result = waiter.get();
+  INFO((result ? std::string() : result.error().message));
   REQUIRE(result);
   CHECK(result->object["status"]["state"] == "ready");
   CHECK(result->stats.watches >= 2);
