@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "tputrain/ray/entrypoint.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/workflow/submit.h"
 
@@ -72,23 +73,6 @@ std::vector<std::string> Words(std::string_view text) {
   return words;
 }
 
-// shlex.quote for each word: the Jobs API runs the entrypoint through a shell.
-std::string ShellJoin(const std::vector<std::string>& argv) {
-  std::string joined;
-  for (const auto& arg : argv) {
-    if (!joined.empty()) joined += ' ';
-    bool safe = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                      "0123456789@%+=:,./_-") == std::string::npos;
-    if (safe) {
-      joined += arg;
-      continue;
-    }
-    joined += '\'';
-    for (char c : arg) joined += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
-    joined += '\'';
-  }
-  return joined;
-}
 
 std::string DefaultRunName(const std::string& model, core::Clock& clock) {
   std::time_t now = std::chrono::system_clock::to_time_t(clock.WallNow());
@@ -235,7 +219,7 @@ core::Result<MaxTextJob> BuildMaxTextJob(const SubmitSpec& spec, core::Clock& cl
   if (job.argv.empty()) return core::Fail(core::Error::Usage("--launcher: expected a command, e.g. 'python train.py'"));
   for (const auto& [key, value] : args.items()) job.argv.push_back(key + "=" + value);
 
-  job.request.entrypoint = ShellJoin(job.argv);
+  job.request.entrypoint = ray::ShellJoin(job.argv);
   job.request.submission_id = spec.submission_id;
   nlohmann::json env_vars = nlohmann::json::object();
   for (const auto& assignment : spec.env) {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tputrain/ray/entrypoint.h"
+
 namespace tputrain::cli {
 namespace {
 
@@ -63,29 +65,13 @@ bool IsRemoteUri(const std::string& path) { return path.find("://") != std::stri
 
 }  // namespace
 
-std::string ShellJoin(const std::vector<std::string>& argv) {
-  std::string joined;
-  for (const auto& arg : argv) {
-    if (!joined.empty()) joined += ' ';
-    bool safe = !arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                      "0123456789@%+=:,./_-") == std::string::npos;
-    if (safe) {
-      joined += arg;
-      continue;
-    }
-    joined += '\'';
-    for (char c : arg) joined += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
-    joined += '\'';
-  }
-  return joined;
-}
 
 core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags, std::string& local_working_dir) {
   ray::SubmitRequest request;
   if (flags.command.empty()) {
     return core::Fail(core::Error::Usage("job submit: the entrypoint is missing: add -- COMMAND ARGS..."));
   }
-  request.entrypoint = ShellJoin(flags.command);
+  request.entrypoint = ray::ShellJoin(flags.command);
   if (!flags.submission_id.empty() &&
       flags.submission_id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
           std::string::npos) {

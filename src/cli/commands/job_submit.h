@@ -23,9 +23,6 @@ struct JobSubmitFlags {
   std::string resources_json;
 };
 
-// shlex.join, as the Ray CLI builds the entrypoint from its arguments.
-std::string ShellJoin(const std::vector<std::string>& argv);
-
 // Everything but a local working_dir, which the caller zips and uploads; returned in
 // `local_working_dir` (empty when there is none).
 core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags, std::string& local_working_dir);
