@@ -131,7 +131,13 @@ json StartOperation(Call& call, const std::string& type, const std::string& clus
              {"_cluster", cluster_key},
              {"_pool", pool},
              {"_due", call.now_ms + call.config.op_latency.count()}};
-  if (call.op_fault == FaultAction::kStuck) op["_stuck"] = true;
+  if (call.op_fault == FaultAction::kStuck) {
+    if (call.config.stuck_for.count() > 0) {
+      op["_due"] = call.now_ms + call.config.stuck_for.count();
+    } else {
+      op["_stuck"] = true;
+    }
+  }
   if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
   call.world["containerOperations"][Parent(call) + "/operations/" + id] = op;
   call.mutated = true;

@@ -59,6 +59,11 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
   auto latency = ParseDuration(options.op_latency);
   if (!latency) return core::Fail(core::Error::Usage("--op-latency: " + latency.error().message));
   config.op_latency = *latency;
+  if (!options.stuck_for.empty()) {
+    auto stuck_for = ParseDuration(options.stuck_for);
+    if (!stuck_for) return core::Fail(core::Error::Usage("--stuck-for: " + stuck_for.error().message));
+    config.stuck_for = *stuck_for;
+  }
   config.state_file = options.state_file;
   auto faults = ParseFaults(options.faults, Emulator::MethodIds(), Emulator::OperationMethodIds());
   if (!faults) return core::Fail(faults.error());

@@ -32,7 +32,13 @@ json StartOperation(Call& call, const std::string& verb, const std::string& targ
              {"_due", call.now_ms + call.config.op_latency.count()},
              {"_target", target},
              {"_response", response}};
-  if (call.op_fault == FaultAction::kStuck) op["_stuck"] = true;
+  if (call.op_fault == FaultAction::kStuck) {
+    if (call.config.stuck_for.count() > 0) {
+      op["_due"] = call.now_ms + call.config.stuck_for.count();
+    } else {
+      op["_stuck"] = true;
+    }
+  }
   if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
   call.world["tpuOperations"][name] = op;
   call.mutated = true;

@@ -174,6 +174,22 @@ TEST_CASE("faults: immediate errors, stockout and stuck operations, dropped conn
     driver.Advance(1h);
     CHECK(driver.Send("GET", zone + "/operations/" + op.body["name"].get<std::string>()).body["status"] == "RUNNING");
   }
+  SECTION("with stuck_for, a stuck operation runs that long, then finishes") {
+    EmulatorConfig config = config_with("clusters.create=stuck@nth:1,nodes.create=stuck");
+    config.stuck_for = 30s;
+    Driver driver(config);
+    auto op = driver.Send("POST", zone + "/clusters", cluster);
+    auto tpu_op = driver.Send("POST", kTpu + "/nodes?nodeId=n", TpuNode("v5p-8"));
+    const std::string op_path = zone + "/operations/" + op.body["name"].get<std::string>();
+    const std::string tpu_op_path = "/v2/" + tpu_op.body["name"].get<std::string>();
+    driver.Advance(29s);
+    CHECK(driver.Send("GET", op_path).body["status"] == "RUNNING");
+    CHECK(driver.Send("GET", tpu_op_path).body["done"] == false);
+    driver.Advance(1s);
+    CHECK(driver.Send("GET", op_path).body["status"] == "DONE");
+    CHECK(driver.Send("GET", zone + "/clusters/c").body["status"] == "RUNNING");
+    CHECK(driver.Send("GET", tpu_op_path).body["done"] == true);
+  }
   SECTION("503 on the 2nd request; drop and lose-reply close the connection") {
     Driver driver(config_with("*=503@nth:2,buckets.insert=drop@nth:1,nodes.create=lose-reply"));
     CHECK(driver.Send("GET", "/v1/projects/p").status == 200);

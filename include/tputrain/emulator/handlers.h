@@ -20,6 +20,9 @@ namespace tputrain::emulator {
 
 struct EmulatorConfig {
   std::chrono::milliseconds op_latency{2000};  // how long an operation runs
+  // How long a `stuck` operation runs; 0: for ever. Real stuck operations do end (GKE times a
+  // create out after hours), so a bounded stuck lets cleanup tests wait one out.
+  std::chrono::milliseconds stuck_for{0};
   std::string state_file;                      // persist the world here (atomic rewrite)
   std::vector<FaultRule> faults;
   uint64_t seed = 0;

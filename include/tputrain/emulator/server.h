@@ -22,6 +22,7 @@ struct StartOptions {
   std::string host = "127.0.0.1";
   int port = kDefaultPort;  // 0: any free port
   std::string op_latency = "2s";
+  std::string stuck_for;  // empty or "0": stuck operations never finish
   std::string state_file;
   std::string faults;
   uint64_t seed = 0;

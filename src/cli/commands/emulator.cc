@@ -37,6 +37,8 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
   start->add_option("--op-latency", start_options->op_latency,
                     "How long operations run before they are done (e.g. 250ms, 2s)")
       ->capture_default_str();
+  start->add_option("--stuck-for", start_options->stuck_for,
+                    "How long operations a `stuck` fault hits run (e.g. 20s; default: for ever)");
   start->add_option("--state-file", start_options->state_file,
                     "Keep every resource in this JSON file, rewritten atomically, so a restart keeps them");
   start->add_option("--faults", start_options->faults,
