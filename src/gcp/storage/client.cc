@@ -41,6 +41,20 @@ core::Status Client::DeleteBucket(const std::string& bucket) {
   return {};
 }
 
+core::Result<std::vector<Bucket>> Client::ListBuckets(const std::string& project) {
+  std::vector<Bucket> buckets;
+  std::string page_token;
+  do {
+    std::string url = JoinUrl(base_url_, "b?project=" + http::UrlEncode(project) + "&maxResults=1000&projection=noAcl");
+    if (!page_token.empty()) url += "&pageToken=" + http::UrlEncode(page_token);
+    auto body = CallJson(transport_, JsonRequest("GET", url), "storage.buckets.list");
+    if (!body) return core::Fail(body.error());
+    for (const auto& item : body->value("items", nlohmann::json::array())) buckets.push_back(BucketFromJson(item));
+    page_token = body->value("nextPageToken", "");
+  } while (!page_token.empty());
+  return buckets;
+}
+
 core::Result<std::vector<Object>> Client::ListObjects(const std::string& bucket) {
   std::vector<Object> objects;
   std::string page_token;

@@ -22,6 +22,8 @@ class Client {
   core::Result<Bucket> InsertBucket(const std::string& project, const BucketSpec& spec);
   core::Result<Bucket> GetBucket(const std::string& bucket);
   core::Status DeleteBucket(const std::string& bucket);
+  // Every bucket of `project`, all pages.
+  core::Result<std::vector<Bucket>> ListBuckets(const std::string& project);
   // Every version of every object.
   core::Result<std::vector<Object>> ListObjects(const std::string& bucket);
   core::Status DeleteObject(const std::string& bucket, const Object& object);

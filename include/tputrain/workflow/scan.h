@@ -1,0 +1,52 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/result.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/provision.h"
+
+// Leaked resources: those in the project that carry the tputrain-run label but that no local
+// ledger knows (the runner that made them died with its ledger). Only labelled resources are
+// ever listed, so a scan never touches what tputrain did not create.
+namespace tputrain::workflow {
+
+struct ScanRequest {
+  std::string project;
+  // GKE locations (zones or regions) to list clusters in; empty: every location ("-").
+  std::vector<std::string> locations;
+  // TPU VM zones; empty: every zone ("-").
+  std::vector<std::string> tpu_zones;
+  // Only resources of this run (the label's value); empty: every run.
+  std::string run_id;
+};
+
+struct LeakedResource {
+  std::string kind;      // cluster, nodepool, tpu-vm, bucket
+  std::string name;      // what the user calls it (cluster, pool, node or bucket name)
+  std::string resource;  // the key a ledger would hold: the full API name, or the bucket name
+  std::string run_id;    // the tputrain-run label's value
+  std::string location;  // zone or region ("" for buckets' multi-regions is their location)
+  std::string cluster;   // node pools: the cluster's full name
+};
+
+nlohmann::json ToJson(const LeakedResource& leaked);
+
+// Every (kind, resource) key of a live entry in any ledger under `store`'s directory. An
+// unreadable ledger is an error: its resources would otherwise look leaked.
+core::Result<std::vector<std::pair<std::string, std::string>>> LedgeredKeys(const state::LedgerStore& store);
+
+// Lists clusters (with their node pools), TPU VMs and buckets of the project, keeps those with
+// the tputrain-run label, and drops those whose key is in `ledgered`.
+core::Result<std::vector<LeakedResource>> ScanLeaked(
+    ProvisionEnv& env, const ScanRequest& request, const std::vector<std::pair<std::string, std::string>>& ledgered);
+
+// Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects),
+// each tier in parallel. Node pools of a cluster that is itself deleted go with it. Returns every
+// outcome; the first failure (after every tier ran) is the error, listing what was done.
+core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::vector<LeakedResource>& leaked);
+
+}  // namespace tputrain::workflow

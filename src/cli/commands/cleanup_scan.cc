@@ -1,0 +1,110 @@
+#include "commands/cleanup_scan.h"
+
+#include <iostream>
+
+#include "gcp_stack.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/scan.h"
+
+namespace tputrain::cli {
+namespace {
+
+bool LooksLikeZone(const std::string& location) {
+  auto dash = location.rfind('-');
+  return dash != std::string::npos && location.size() - dash == 2;
+}
+
+// gcloud refuses an unattended delete; so does this, unless told --yes/--quiet.
+core::Result<bool> Confirmed(Context& context, bool yes, size_t count) {
+  if (yes || context.global.quiet) return true;
+  if (!context.stdin_is_tty) {
+    return core::Fail(core::Error::Usage(
+        "--delete-leaked: there is no terminal to confirm on; add --yes (or --quiet) to delete without asking"));
+  }
+  context.err << "Delete these " << count << " leaked resource(s)? [y/N] " << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& leaked,
+                 const std::vector<workflow::Outcome>* deleted) {
+  nlohmann::json json = {{"leaked", nlohmann::json::array()}};
+  for (const auto& item : leaked) json["leaked"].push_back(workflow::ToJson(item));
+  if (deleted != nullptr) json["deleted"] = workflow::ToJson(*deleted);
+  PrintResult(context, json, [&](std::ostream& out) {
+    if (leaked.empty()) {
+      out << "No leaked resources: every resource with the " << workflow::kRunLabel << " label is in a ledger.\n";
+      return;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& item : leaked) rows.push_back({item.kind, item.name, item.run_id, item.location});
+    PrintTable(out, {"kind", "name", "run", "location"}, rows);
+    if (deleted != nullptr) {
+      out << "\n";
+      std::vector<std::vector<std::string>> done;
+      for (const auto& outcome : *deleted) done.push_back({outcome.kind, outcome.name, outcome.action});
+      PrintTable(out, {"kind", "name", "result"}, done);
+    } else {
+      out << "\nDelete them with: tputrain cleanup --scan --delete-leaked --yes\n";
+    }
+  });
+}
+
+}  // namespace
+
+void AddScanFlags(CLI::App* cleanup, ScanFlags& flags) {
+  cleanup->add_flag("--scan", flags.scan,
+                    "List resources in the project labelled tputrain-run that no local ledger knows (leaked)");
+  cleanup->add_flag("--delete-leaked", flags.delete_leaked, "With --scan: delete what the scan lists");
+}
+
+core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::string& run_id,
+                          const std::string& state_dir, bool yes) {
+  if (flags.delete_leaked && !flags.scan) return core::Fail(core::Error::Usage("--delete-leaked: needs --scan"));
+  if (context.global.dry_run) {
+    return core::Fail(core::Error::Usage("--dry-run: a scan only reads; leave out --delete-leaked to see what it finds"));
+  }
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  auto project = settings->Require("project");
+  if (!project) return core::Fail(project.error());
+  workflow::ScanRequest request{*project, {}, {}, run_id};
+  if (auto location = settings->Get("location"); location && !location->empty()) {
+    request.locations = {*location};
+    if (LooksLikeZone(*location)) request.tpu_zones = {*location};
+  }
+  auto stack = GcpStack::Create(context);
+  if (!stack) return core::Fail(stack.error());
+  state::LedgerStore store(state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : state_dir,
+                           (*stack)->clock());
+  auto ledgered = workflow::LedgeredKeys(store);
+  if (!ledgered) return core::Fail(ledgered.error());
+  const auto& endpoints = (*stack)->endpoints();
+  workflow::ProvisionEnv env{(*stack)->transport(),
+                             {endpoints.container, endpoints.tpu, endpoints.storage, endpoints.iam,
+                              endpoints.cloudresourcemanager},
+                             (*stack)->clock(),
+                             (*stack)->sleeper(),
+                             context.reporter()};
+  env.cancel = context.cancel;
+  auto leaked = workflow::ScanLeaked(env, request, *ledgered);
+  if (!leaked) return core::Fail(leaked.error());
+  if (!flags.delete_leaked || leaked->empty()) {
+    PrintLeaked(context, *leaked, nullptr);
+    return core::kExitOk;
+  }
+  auto confirmed = Confirmed(context, yes, leaked->size());
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) {
+    context.err << "Nothing deleted.\n";
+    return core::kExitOk;
+  }
+  auto deleted = workflow::DeleteLeaked(env, *leaked);
+  if (!deleted) return core::Fail(deleted.error());
+  PrintLeaked(context, *leaked, &*deleted);
+  return core::kExitOk;
+}
+
+}  // namespace tputrain::cli

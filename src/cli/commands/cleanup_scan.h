@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tputrain/cli/context.h"
+#include "tputrain/core/result.h"
+
+// `tputrain cleanup --scan [--delete-leaked]`: resources carrying the tputrain-run label that no
+// local ledger knows. Kept apart from the ledger-driven cleanup, which it shares only flags with.
+namespace tputrain::cli {
+
+struct ScanFlags {
+  bool scan = false;
+  bool delete_leaked = false;
+};
+
+void AddScanFlags(CLI::App* cleanup, ScanFlags& flags);
+
+// `run_id` restricts the scan to that run's label (empty: every run); `state_dir` is where the
+// ledgers are ("" for the default); `yes` is --yes.
+core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::string& run_id,
+                          const std::string& state_dir, bool yes);
+
+}  // namespace tputrain::cli

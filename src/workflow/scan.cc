@@ -1,0 +1,193 @@
+#include "tputrain/workflow/scan.h"
+
+#include <algorithm>
+#include <future>
+#include <set>
+
+#include "tputrain/gcp/container/client.h"
+#include "tputrain/gcp/storage/client.h"
+#include "tputrain/gcp/tpu/client.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using Keys = std::set<std::pair<std::string, std::string>>;
+
+// The label's value, when the resource carries it and it is the run asked for.
+std::optional<std::string> RunOf(const std::map<std::string, std::string>& labels, const std::string& wanted) {
+  auto it = labels.find(kRunLabel);
+  if (it == labels.end() || it->second.empty()) return std::nullopt;
+  if (!wanted.empty() && it->second != wanted) return std::nullopt;
+  return it->second;
+}
+
+std::string Segment(const std::string& name, const std::string& after) {
+  auto at = name.find("/" + after + "/");
+  if (at == std::string::npos) return "";
+  auto begin = at + after.size() + 2;
+  return name.substr(begin, name.find('/', begin) - begin);
+}
+
+core::Status ScanClusters(ProvisionEnv& env, const ScanRequest& request, const Keys& ledgered,
+                          std::vector<LeakedResource>& out) {
+  gcp::container::Client client(env.transport, env.endpoints.container);
+  std::vector<std::string> locations = request.locations.empty() ? std::vector<std::string>{"-"} : request.locations;
+  for (const auto& location : locations) {
+    auto clusters = client.ListClusters({request.project, location});
+    if (!clusters) return core::Fail(clusters.error());
+    for (const auto& cluster : *clusters) {
+      gcp::container::ClusterRef ref{request.project, cluster.location.empty() ? location : cluster.location,
+                                     cluster.name};
+      if (auto run = RunOf(cluster.resource_labels, request.run_id); run && !ledgered.contains({"cluster", ref.Name()})) {
+        out.push_back({"cluster", cluster.name, ref.Name(), *run, ref.location, ""});
+      }
+      for (const auto& pool : cluster.node_pools) {
+        gcp::container::NodePoolRef pool_ref{ref, pool.name};
+        auto run = RunOf(pool.resource_labels, request.run_id);
+        if (run && !ledgered.contains({"nodepool", pool_ref.Name()})) {
+          out.push_back({"nodepool", pool.name, pool_ref.Name(), *run, ref.location, ref.Name()});
+        }
+      }
+    }
+  }
+  return {};
+}
+
+core::Status ScanTpuVms(ProvisionEnv& env, const ScanRequest& request, const Keys& ledgered,
+                        std::vector<LeakedResource>& out) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  std::vector<std::string> zones = request.tpu_zones.empty() ? std::vector<std::string>{"-"} : request.tpu_zones;
+  for (const auto& zone : zones) {
+    auto nodes = client.ListNodes(request.project, zone);
+    if (!nodes) return core::Fail(nodes.error());
+    for (const auto& node : *nodes) {
+      auto run = RunOf(node.labels, request.run_id);
+      if (!run || ledgered.contains({"tpu-vm", node.name})) continue;
+      out.push_back({"tpu-vm", node.name.substr(node.name.rfind('/') + 1), node.name, *run,
+                     Segment(node.name, "locations"), ""});
+    }
+  }
+  return {};
+}
+
+core::Status ScanBuckets(ProvisionEnv& env, const ScanRequest& request, const Keys& ledgered,
+                         std::vector<LeakedResource>& out) {
+  gcp::storage::Client client(env.transport, env.endpoints.storage);
+  auto buckets = client.ListBuckets(request.project);
+  if (!buckets) return core::Fail(buckets.error());
+  for (const auto& bucket : *buckets) {
+    auto run = RunOf(bucket.labels, request.run_id);
+    if (!run || ledgered.contains({"bucket", bucket.name})) continue;
+    out.push_back({"bucket", bucket.name, bucket.name, *run, bucket.location, ""});
+  }
+  return {};
+}
+
+gcp::container::ClusterRef ClusterRefOf(const std::string& name) {
+  std::string rooted = "/" + name;
+  return {Segment(rooted, "projects"), Segment(rooted, "locations"), Segment(rooted, "clusters")};
+}
+
+// Runs one tier's deletes concurrently, collecting outcomes and failure lines.
+void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, std::vector<Outcome>& outcomes,
+             std::string& failures, std::optional<core::Error>& first_error) {
+  std::vector<std::future<core::Result<Outcome>>> running;
+  for (const LeakedResource* item : tier) {
+    running.push_back(std::async(std::launch::async, [&env, item]() -> core::Result<Outcome> {
+      if (item->kind == "nodepool") {
+        auto cluster = ClusterRefOf(item->cluster);
+        return DeleteNodePool(env, {cluster, item->name});
+      }
+      if (item->kind == "cluster") return DeleteCluster(env, ClusterRefOf(item->resource));
+      if (item->kind == "tpu-vm") {
+        return DeleteTpuVm(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
+      }
+      return DeleteBucket(env, item->name, /*force=*/true);
+    }));
+  }
+  for (size_t i = 0; i < running.size(); ++i) {
+    auto result = running[i].get();
+    if (result) {
+      outcomes.push_back(std::move(*result));
+      continue;
+    }
+    if (!first_error) first_error = result.error();
+    failures += (failures.empty() ? "" : "\n") + tier[i]->kind + " " + tier[i]->name + ": " + result.error().message;
+  }
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const LeakedResource& leaked) {
+  nlohmann::json json = {{"kind", leaked.kind},     {"name", leaked.name},        {"resource", leaked.resource},
+                         {"run", leaked.run_id},    {"location", leaked.location}};
+  if (!leaked.cluster.empty()) json["cluster"] = leaked.cluster;
+  return json;
+}
+
+core::Result<std::vector<std::pair<std::string, std::string>>> LedgeredKeys(const state::LedgerStore& store) {
+  auto runs = store.ListRuns();
+  if (!runs) return core::Fail(runs.error());
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& run : *runs) {
+    auto ledger = store.Load(run);
+    if (!ledger) {
+      core::Error error = ledger.error();
+      error.message += " (a scan needs every ledger: its resources would otherwise look leaked)";
+      return core::Fail(error);
+    }
+    for (const auto* entry : ledger->Live()) keys.emplace_back(entry->kind, entry->name);
+  }
+  return keys;
+}
+
+core::Result<std::vector<LeakedResource>> ScanLeaked(
+    ProvisionEnv& env, const ScanRequest& request, const std::vector<std::pair<std::string, std::string>>& ledgered) {
+  if (request.project.empty()) return core::Fail(core::Error::Usage("--project: a scan needs the project"));
+  Keys keys(ledgered.begin(), ledgered.end());
+  std::vector<LeakedResource> leaked;
+  if (auto status = ScanClusters(env, request, keys, leaked); !status) return core::Fail(status.error());
+  if (auto status = ScanTpuVms(env, request, keys, leaked); !status) return core::Fail(status.error());
+  if (auto status = ScanBuckets(env, request, keys, leaked); !status) return core::Fail(status.error());
+  return leaked;
+}
+
+core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::vector<LeakedResource>& leaked) {
+  // Nothing here is in a ledger, and nothing is to be written to one.
+  ProvisionEnv unledgered = env;
+  unledgered.ledger = nullptr;
+  std::set<std::string> doomed_clusters;
+  for (const auto& item : leaked) {
+    if (item.kind == "cluster") doomed_clusters.insert(item.resource);
+  }
+  std::vector<Outcome> outcomes;
+  std::string failures;
+  std::optional<core::Error> first_error;
+  for (const char* kind : {"nodepool", "cluster", "tpu-vm", "bucket"}) {
+    std::vector<const LeakedResource*> tier;
+    for (const auto& item : leaked) {
+      if (item.kind != kind) continue;
+      if (item.kind == "nodepool" && doomed_clusters.contains(item.cluster)) {
+        outcomes.push_back({"nodepool", item.name, item.resource, "goes with its cluster", "", nlohmann::json::object()});
+        continue;
+      }
+      tier.push_back(&item);
+    }
+    RunTier(unledgered, tier, outcomes, failures, first_error);
+  }
+  if (first_error) {
+    core::Error error = *first_error;
+    error.message = failures;
+    if (!outcomes.empty()) {
+      error.message += "\n(done: ";
+      for (size_t i = 0; i < outcomes.size(); ++i) {
+        error.message += (i ? ", " : "") + outcomes[i].kind + " " + outcomes[i].name + " " + outcomes[i].action;
+      }
+      error.message += ")";
+    }
+    return core::Fail(error);
+  }
+  return outcomes;
+}
+
+}  // namespace tputrain::workflow
