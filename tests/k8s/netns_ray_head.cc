@@ -32,9 +32,10 @@ void MustIp(const std::vector<std::string>& args) {
 
 }  // namespace
 
-NetnsRayHead::NetnsRayHead() {
+NetnsRayHead::NetnsRayHead(const std::string& venv_dir) {
   auto env = core::Env::FromProcess();
-  std::string venv = env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/ray";
+  std::string venv =
+      venv_dir.empty() ? env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/ray" : venv_dir;
   ray_bin_ = venv + "/bin";
   if (access((ray_bin_ + "/ray").c_str(), X_OK) != 0) {
     throw std::runtime_error("no Ray in " + venv + ": run scripts/peers/ray.sh (or scripts/setup-test-peers.sh)");

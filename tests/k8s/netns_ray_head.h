@@ -12,7 +12,9 @@ namespace tputrain::testing {
 // it share the CTest RESOURCE_LOCK "ray_head" (`ray stop --force` stops every Ray process).
 class NetnsRayHead {
  public:
-  NetnsRayHead();  // throws std::runtime_error with Ray's output on failure
+  // `venv`: where Ray is installed (empty: the Ray peer, $TPUTRAIN_TEST_CACHE/ray); its Python
+  // runs the jobs. Throws std::runtime_error with Ray's output on failure.
+  explicit NetnsRayHead(const std::string& venv = "");
   ~NetnsRayHead();
   NetnsRayHead(const NetnsRayHead&) = delete;
   NetnsRayHead& operator=(const NetnsRayHead&) = delete;

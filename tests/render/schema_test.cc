@@ -50,7 +50,7 @@ TEST_CASE("the validator venv exists (scripts/peers/python-tools.sh)") {
 TEST_CASE("every object of every built-in template validates against its schema") {
   REQUIRE(fs::exists(ToolsPython()));
   TempDir dir;
-  const std::vector<std::string> templates = {"raycluster-maxtext",  "jetstream-pathways-405b",
+  const std::vector<std::string> templates = {"raycluster-maxtext",  "raycluster-cpu", "jetstream-pathways-405b",
                                               "jetstream-pathways-disagg-70b", "checkpoint-converter", "saxml"};
   std::vector<std::string> argv = {ToolsPython(), kSource + "/tests/render/validate_manifests.py", "--crds",
                                    kSource + "/data/crds"};
@@ -61,7 +61,7 @@ TEST_CASE("every object of every built-in template validates against its schema"
   INFO(result.out << result.err);
   CHECK(result.exit_code == 0);
   // The objects the seeds apply, each checked by the right schema.
-  for (const char* line : {"RayCluster/maxtext-tpu-cluster (CRD ray.io/v1)",
+  for (const char* line : {"RayCluster/maxtext-tpu-cluster (CRD ray.io/v1)", "RayCluster/maxtext-cpu-smoke (CRD ray.io/v1)",
                            "LeaderWorkerSet/jetstream-pathways (CRD leaderworkerset.x-k8s.io/v1)",
                            "JobSet/sax-model-server-set (CRD jobset.x-k8s.io/v1alpha2)",
                            "Service/jetstream-svc (kubernetes", "Job/checkpoint-converter (kubernetes",
@@ -69,7 +69,7 @@ TEST_CASE("every object of every built-in template validates against its schema"
                            "Service/sax-http-lb (kubernetes", "ServiceAccount/sax-sa (kubernetes"}) {
     CHECK_THAT(result.out, Catch::Contains(line));
   }
-  CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 11);
+  CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 12);
   CHECK(result.out.find("INVALID") == std::string::npos);
 }
 

@@ -83,7 +83,7 @@ bool HasTpuToleration(const YAML::Node& pod_spec) {
 TEST_CASE("every built-in template has a seed values file and renders with it") {
   auto templates = tputrain::render::ListTemplates({kTemplates});
   REQUIRE(templates);
-  CHECK(templates->size() == 6);
+  CHECK(templates->size() == 7);
   for (const auto& summary : *templates) {
     INFO(summary.name);
     CHECK(std::filesystem::exists(kSeedValues + summary.name + ".yaml"));

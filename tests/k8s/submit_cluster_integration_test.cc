@@ -1,0 +1,249 @@
+// `tputrain submit --model` on a Kubernetes cluster, end to end: a real kube-apiserver with the
+// project's KubeRay CRD, the test playing KubeRay (status.state and the head's Service and
+// Endpoints), a real Ray head from the MaxText venv in a network namespace behind the service
+// proxy, and real MaxText training on CPU. Then the same through the emulator's GKE cluster.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "k8s/k8s_test_util.h"
+#include "k8s/netns_ray_head.h"
+#include "testing/scoped_process.h"
+#include "tputrain/core/env.h"
+#include "tputrain/state/ledger.h"
+
+namespace tputrain::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string MaxTextVenv() {
+  auto env = core::Env::FromProcess();
+  return env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/maxtext";
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string pattern = "/tmp/trsubmit-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+void Create(k8s::Client& admin, const std::string& path, const nlohmann::json& body) {
+  auto response = admin.Send("POST", path, body.dump());
+  if (!response || !response->ok()) {
+    throw std::runtime_error("POST " + path + " failed: " + (response ? response->body : response.error().message));
+  }
+}
+
+// KubeRay's part once the RayCluster exists: the head Pod (running at the netns head's IP),
+// the NAME-head-svc Service with Endpoints naming that Pod, then status.state = ready.
+void PlayKubeRay(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
+  std::string pod = name + "-head";
+  Create(admin, "/api/v1/namespaces/" + ns + "/pods",
+         {{"apiVersion", "v1"}, {"kind", "Pod"},
+          {"metadata", {{"name", pod}, {"labels", {{"ray.io/cluster", name}, {"ray.io/node-type", "head"}}}}},
+          {"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.60.0"}}}}}}});
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
+              {{"phase", "Running"}, {"podIP", ip}, {"podIPs", {{{"ip", ip}}}},
+               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
+  Create(admin, "/api/v1/namespaces/" + ns + "/services",
+         {{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", name + "-head-svc"}}},
+          {"spec", {{"ports", {{{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}}}}}}});
+  Create(admin, "/api/v1/namespaces/" + ns + "/endpoints",
+         {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", {{"name", name + "-head-svc"}}},
+          {"subsets", {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
+                        {"ports", {{{"name", "dashboard"}, {"port", 8265}}}}}}}});
+  WriteStatus(admin, "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name, {{"state", "ready"}});
+}
+
+std::optional<nlohmann::json> GetJson(k8s::Client& admin, const std::string& path) {
+  auto response = admin.Send("GET", path);
+  if (!response || !response->ok()) return std::nullopt;
+  return nlohmann::json::parse(response->body);
+}
+
+std::string ResourceVersion(k8s::Client& admin, const std::string& path) {
+  auto object = GetJson(admin, path);
+  REQUIRE(object);
+  return (*object)["metadata"]["resourceVersion"].get<std::string>();
+}
+
+bool RequestsTpu(const std::string& text) { return text.find("google.com/tpu") != std::string::npos; }
+
+std::map<std::string, std::optional<std::string>> CliEnv(const std::string& home) {
+  return {{"KUBECONFIG", std::nullopt}, {"RAY_ADDRESS", std::nullopt}, {"TPUTRAIN_RUN", std::nullopt},
+          {"XDG_STATE_HOME", home + "/xdg"}, {"XDG_CONFIG_HOME", home + "/config"}, {"NO_COLOR", "1"}};
+}
+
+nlohmann::json ParseOut(const ProcessResult& result) {
+  auto json = nlohmann::json::parse(result.out, nullptr, false);
+  INFO(result.out);
+  REQUIRE_FALSE(json.is_discarded());
+  return json;
+}
+
+std::vector<const state::LedgerEntry*> EntriesOf(const state::Ledger& ledger, const std::string& kind) {
+  std::vector<const state::LedgerEntry*> found;
+  for (const auto& entry : ledger.entries) {
+    if (entry.kind == kind) found.push_back(&entry);
+  }
+  return found;
+}
+
+// Runs `submit` in the background and plays KubeRay once the RayCluster shows up; returns what
+// the command printed.
+ProcessResult SubmitPlayingKubeRay(const std::vector<std::string>& argv, const std::map<std::string, std::optional<std::string>>& env,
+                                   ApiServer& server, const std::string& ns, const std::string& name,
+                                   const std::string& head_ip) {
+  ScopedProcess submit(ProcessOptions{argv, env, "", ""});
+  std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
+  bool appeared = WaitFor([&] { return GetJson(server.admin(), path).has_value() || !submit.running(); },
+                          std::chrono::minutes(3));
+  INFO(submit.ReadErr());
+  REQUIRE(appeared);
+  auto cluster = GetJson(server.admin(), path);
+  REQUIRE(cluster);
+  CHECK((*cluster)["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "tputrain");
+  CHECK_FALSE(RequestsTpu(cluster->dump()));
+  CHECK((*cluster)["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] == "tputrain-test/ray-maxtext:cpu");
+  PlayKubeRay(server.admin(), ns, name, head_ip);
+  WaitFor([&] { return !submit.running(); }, std::chrono::minutes(15));
+  ProcessResult result;
+  result.exit_code = submit.Stop();
+  result.out = submit.ReadOut();
+  result.err = submit.ReadErr();
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, trains through the proxy, and reuses the RayCluster",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("submit");
+  NetnsRayHead head(MaxTextVenv());
+  TempDir home;
+  std::string kubeconfig = server.WriteKubeconfig("submit-" + ns, server.admin_token(), ns);
+  const std::string name = "smoke";
+  const std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
+  const std::string state_dir = home.path + "/state";
+  std::vector<std::string> common = {TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--kubeconfig",
+                                     kubeconfig, "--raycluster", name, "--image", "tputrain-test/ray-maxtext:cpu",
+                                     "--output-dir", home.path + "/runs", "--set", "jax_cache_dir=" + home.path + "/jax",
+                                     "--run", "cluster-run", "--state-dir", state_dir, "--format", "json"};
+  auto env = CliEnv(home.path);
+
+  SECTION("--dry-run prints the apply, then the job request, and changes nothing") {
+    auto args = common;
+    args.erase(args.end() - 2, args.end());  // the text form
+    args.push_back("--dry-run");
+    auto dry = RunProcess(ProcessOptions{args, env, "", ""}, std::chrono::seconds(120));
+    INFO(dry.out << dry.err);
+    REQUIRE(dry.exit_code == 0);
+    std::string apply_line = "PATCH " + server.server() + path + "?fieldManager=tputrain\n";
+    std::string job_line = "POST " + server.server() + "/api/v1/namespaces/" + ns + "/services/" + name +
+                           "-head-svc:8265/proxy/api/jobs/\n";
+    auto apply_at = dry.out.find(apply_line);
+    auto job_at = dry.out.find(job_line);
+    REQUIRE(apply_at != std::string::npos);
+    REQUIRE(job_at != std::string::npos);
+    CHECK(apply_at < job_at);
+    CHECK(dry.out.find("python -m maxtext.trainers.pre_train.train") > job_at);
+    CHECK_FALSE(RequestsTpu(dry.out));
+
+    auto json_args = args;
+    json_args.insert(json_args.end(), {"--format", "json"});
+    auto dry_json = RunProcess(ProcessOptions{json_args, env, "", ""}, std::chrono::seconds(120));
+    REQUIRE(dry_json.exit_code == 0);
+    auto plan = ParseOut(dry_json);
+    REQUIRE(plan["applies"].size() == 1);
+    CHECK(plan["applies"][0]["body"]["kind"] == "RayCluster");
+    CHECK(plan["applies"][0]["body"]["metadata"]["namespace"] == ns);
+    CHECK(plan["job_requests"].back()["body"]["runtime_env"]["env_vars"]["JAX_PLATFORMS"] == "cpu");
+    for (const auto* result : {&dry, &dry_json}) {
+      CHECK(result->out.find(server.admin_token()) == std::string::npos);
+      CHECK(result->err.find(server.admin_token()) == std::string::npos);
+    }
+    CHECK_FALSE(GetJson(server.admin(), path).has_value());  // nothing applied
+    CHECK_FALSE(fs::exists(state_dir));                       // nothing recorded
+  }
+
+  SECTION("the first submit applies and waits; the second finds the RayCluster ready and reuses it") {
+    auto first = SubmitPlayingKubeRay(common, env, server, ns, name, head.ip());
+    INFO(first.out << first.err.substr(first.err.size() > 4000 ? first.err.size() - 4000 : 0));
+    REQUIRE(first.exit_code == 0);
+    auto json = ParseOut(first);
+    CHECK(json["status"] == "SUCCEEDED");
+    CHECK(json["summary"]["steps_logged"] == 8);
+    CHECK(json["raycluster"]["name"] == name);
+    CHECK(json["raycluster"]["namespace"] == ns);
+    REQUIRE(json["raycluster"]["applied"].size() == 1);
+    CHECK(json["raycluster"]["applied"][0]["action"] == "created");
+    CHECK(first.err.find("RayCluster " + ns + "/" + name + " ready") != std::string::npos);
+    std::string version = ResourceVersion(server.admin(), path);
+
+    core::SystemClock clock;
+    state::LedgerStore store(state_dir, clock);
+    auto ledger = store.Load("cluster-run");
+    REQUIRE(ledger);
+    auto objects = EntriesOf(*ledger, "k8s-object");
+    REQUIRE(objects.size() == 1);
+    CHECK(objects[0]->name == "kubeconfig:test|ray.io/v1|RayCluster|" + ns + "|" + name);
+    CHECK(objects[0]->state == state::EntryState::kCreated);
+    CHECK(objects[0]->owned);
+    CHECK(objects[0]->details == nlohmann::json{{"api_version", "ray.io/v1"}, {"kind", "RayCluster"},
+                                                {"namespace", ns}, {"name", name},
+                                                {"access", {{"kubeconfig", kubeconfig}, {"context", "test"}}}});
+    auto jobs = EntriesOf(*ledger, "ray-job");
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0]->name == json["submission_id"].get<std::string>());
+    CHECK(jobs[0]->state == state::EntryState::kCreated);
+    CHECK(jobs[0]->details == nlohmann::json{{"raycluster", name}, {"namespace", ns},
+                                             {"access", {{"kubeconfig", kubeconfig}, {"context", "test"}}}});
+
+    auto second = RunProcess(ProcessOptions{common, env, "", ""}, std::chrono::seconds(900));
+    INFO(second.out << second.err.substr(second.err.size() > 4000 ? second.err.size() - 4000 : 0));
+    REQUIRE(second.exit_code == 0);
+    auto again = ParseOut(second);
+    CHECK(again["status"] == "SUCCEEDED");
+    CHECK(again["raycluster"]["applied"][0]["action"] == "unchanged");
+    CHECK(again["raycluster"]["applied"][0]["resourceVersion"] == version);
+    CHECK(ResourceVersion(server.admin(), path) == version);
+    CHECK(again["submission_id"] != json["submission_id"]);
+
+    ledger = store.Load("cluster-run");
+    REQUIRE(ledger);
+    REQUIRE(EntriesOf(*ledger, "k8s-object").size() == 1);
+    CHECK(EntriesOf(*ledger, "k8s-object")[0]->owned);  // made by this run's first submit
+    CHECK(EntriesOf(*ledger, "ray-job").size() == 2);
+
+    // Another run finds the RayCluster there: recorded, but not its to delete.
+    auto other = common;
+    *std::find(other.begin(), other.end(), "cluster-run") = "other-run";
+    other.insert(other.end(), {"--no-wait"});
+    auto adopted = RunProcess(ProcessOptions{other, env, "", ""}, std::chrono::seconds(300));
+    INFO(adopted.err);
+    REQUIRE(adopted.exit_code == 0);
+    auto other_ledger = store.Load("other-run");
+    REQUIRE(other_ledger);
+    REQUIRE(EntriesOf(*other_ledger, "k8s-object").size() == 1);
+    CHECK_FALSE(EntriesOf(*other_ledger, "k8s-object")[0]->owned);
+
+    for (const auto* result : {&first, &second, &adopted}) {
+      CHECK(result->out.find(server.admin_token()) == std::string::npos);
+      CHECK(result->err.find(server.admin_token()) == std::string::npos);
+    }
+  }
+}
+
+}  // namespace tputrain::testing
