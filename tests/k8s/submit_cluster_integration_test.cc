@@ -10,6 +10,7 @@
 
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
+#include "ray/ray_head.h"
 #include "testing/scoped_process.h"
 #include "tputrain/core/env.h"
 #include "tputrain/state/ledger.h"
@@ -243,6 +244,42 @@ TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, train
       CHECK(result->out.find(server.admin_token()) == std::string::npos);
       CHECK(result->err.find(server.admin_token()) == std::string::npos);
     }
+  }
+}
+
+TEST_CASE("submit --address records its Ray job in the run ledger, and refuses cluster flags beside it",
+          "[integration]") {
+  RayHead head(RayHead::Options{"", 1, {}});
+  TempDir home;
+  auto env = CliEnv(home.path);
+  const std::string state_dir = home.path + "/state";
+  auto result = RunProcess(ProcessOptions{{TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--address",
+                                           head.address(), "--launcher", "python -c pass", "--no-wait", "--run",
+                                           "address-run", "--state-dir", state_dir, "--format", "json"},
+                                          env, "", ""},
+                           std::chrono::seconds(300));
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  auto json = ParseOut(result);
+  core::SystemClock clock;
+  state::LedgerStore store(state_dir, clock);
+  auto ledger = store.Load("address-run");
+  REQUIRE(ledger);
+  auto jobs = EntriesOf(*ledger, "ray-job");
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0]->name == json["submission_id"].get<std::string>());
+  CHECK(jobs[0]->state == state::EntryState::kCreated);
+  CHECK(jobs[0]->details == nlohmann::json{{"address", head.address()}});
+  CHECK(EntriesOf(*ledger, "k8s-object").empty());
+
+  for (const char* flag : {"--raycluster", "--kubeconfig", "--image"}) {
+    auto both = RunProcess(ProcessOptions{{TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--address",
+                                           head.address(), flag, "x", "--state-dir", state_dir},
+                                          env, "", ""});
+    CHECK(both.exit_code == 2);
+    CHECK(both.err == std::string("ERROR: --address and ") + flag +
+                          " are exclusive: pass --address for a Ray you reach directly, or the cluster flags for a "
+                          "RayCluster tputrain applies\n");
   }
 }
 

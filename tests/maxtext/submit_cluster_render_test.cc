@@ -1,0 +1,145 @@
+// The RayCluster `submit` applies, rendered from the built-in templates for the job's slice, and
+// the ledger entries it writes (CONTRACTS §2).
+#include <catch2/catch.hpp>
+
+#include "tputrain/workflow/ledger_entries.h"
+#include "tputrain/workflow/submit_cluster.h"
+
+using namespace tputrain;
+
+namespace {
+
+class FixedClock final : public core::Clock {
+ public:
+  TimePoint Now() override { return {}; }
+  std::chrono::system_clock::time_point WallNow() override {
+    return std::chrono::system_clock::time_point(std::chrono::seconds(1795000000));
+  }
+};
+
+workflow::MaxTextJob Job(const std::string& model, const std::string& tpu_type = "") {
+  FixedClock clock;
+  workflow::SubmitSpec spec;
+  spec.model = model;
+  spec.tpu_type = tpu_type;
+  auto job = workflow::BuildMaxTextJob(spec, clock);
+  REQUIRE(job);
+  return *job;
+}
+
+workflow::RayClusterRequest Request() {
+  workflow::RayClusterRequest request;
+  request.template_dirs = {std::string(TPUTRAIN_SOURCE_DIR) + "/templates"};
+  request.image = "registry.example/ray-maxtext:1";
+  return request;
+}
+
+const nlohmann::json& RayCluster(const workflow::RenderedRayCluster& rendered) {
+  REQUIRE(rendered.objects.size() == 1);
+  REQUIRE(rendered.objects[0].kind == "RayCluster");
+  return rendered.objects[0].json;
+}
+
+}  // namespace
+
+TEST_CASE("the default RayCluster name is stable per model and slice, and a valid KubeRay name", "[submit]") {
+  CHECK(workflow::DefaultRayClusterName(Job("maxtext-cpu-smoke")) == "maxtext-cpu-smoke");
+  CHECK(workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-16")) == "llama3-8b-v6e-16");
+  CHECK(workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-16")) ==
+        workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-16")));
+}
+
+TEST_CASE("a CPU preset gets a head-only RayCluster that asks for no TPU", "[submit]") {
+  auto rendered = workflow::RenderRayCluster(Job("maxtext-cpu-smoke"), Request());
+  INFO((rendered ? "" : rendered.error().message));
+  REQUIRE(rendered);
+  CHECK(rendered->template_name == "raycluster-cpu");
+  const auto& cluster = RayCluster(*rendered);
+  CHECK(cluster["metadata"]["name"] == "maxtext-cpu-smoke");
+  CHECK(cluster.dump().find("google.com/tpu") == std::string::npos);
+  CHECK_FALSE(cluster["spec"].contains("workerGroupSpecs"));
+  const auto& head = cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0];
+  CHECK(head["image"] == "registry.example/ray-maxtext:1");
+  CHECK(cluster["spec"]["headGroupSpec"]["rayStartParams"] == nlohmann::json::object());
+}
+
+TEST_CASE("a TPU preset's RayCluster has one worker group shaped like the planned slice", "[submit]") {
+  auto request = Request();
+  request.sets = {"KSA_NAME=ray-ksa", "GS_BUCKET=my-bucket"};
+  request.name = "train";
+  auto rendered = workflow::RenderRayCluster(Job("llama3-8b", "v6e-16"), request);
+  INFO((rendered ? "" : rendered.error().message));
+  REQUIRE(rendered);
+  CHECK(rendered->template_name == "raycluster-maxtext");
+  const auto& cluster = RayCluster(*rendered);
+  CHECK(cluster["metadata"]["name"] == "train");
+  const auto& group = cluster["spec"]["workerGroupSpecs"][0];
+  CHECK(group["replicas"] == 1);
+  CHECK(group["numOfHosts"] == 4);
+  const auto& pod = group["template"]["spec"];
+  CHECK(pod["containers"][0]["resources"]["requests"]["google.com/tpu"] == "4");
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-topology"] == "4x4");
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"] == "tpu-v6e-slice");
+
+  // A bigger slice reshapes the group: the slice comes from the job, never from a template value.
+  auto bigger = workflow::RenderRayCluster(Job("llama3-8b", "v6e-32"), request);
+  REQUIRE(bigger);
+  CHECK(RayCluster(*bigger)["spec"]["workerGroupSpecs"][0]["numOfHosts"] == 8);
+}
+
+TEST_CASE("RayCluster inputs that cannot work are usage errors naming the flag", "[submit]") {
+  auto cpu = Job("maxtext-cpu-smoke");
+  auto tpu = Job("llama3-8b", "v6e-16");
+  struct Case {
+    std::function<void(workflow::RayClusterRequest&)> change;
+    const workflow::MaxTextJob* job;
+    std::string flag;
+  };
+  std::vector<Case> cases = {
+      {[](auto& r) { r.name = "Not_A_Label"; }, &cpu, "--raycluster"},
+      {[](auto& r) { r.name = std::string(54, 'a'); }, &cpu, "--raycluster"},
+      {[](auto& r) { r.image.clear(); }, &cpu, "--image"},
+      {[](auto& r) { r.sets = {"TPU_TYPE=v6e-8"}; }, &tpu, "--raycluster-set TPU_TYPE"},
+      {[](auto& r) { r.sets = {"RAY_CLUSTER_NAME=x"}; }, &cpu, "--raycluster-set RAY_CLUSTER_NAME"},
+      {[](auto& r) { r.template_name = "raycluster-cpu"; }, &tpu, "--raycluster-template raycluster-cpu"},
+      {[](auto& r) { r.template_name = "raycluster-maxtext"; r.sets = {"KSA_NAME=k", "GS_BUCKET=b"}; }, &cpu,
+       "--raycluster-template raycluster-maxtext"},
+  };
+  for (const auto& c : cases) {
+    auto request = Request();
+    c.change(request);
+    auto rendered = workflow::RenderRayCluster(*c.job, request);
+    REQUIRE_FALSE(rendered);
+    INFO(rendered.error().message);
+    CHECK(rendered.error().kind == core::ErrorKind::kInvalidArgument);
+    CHECK(rendered.error().message.rfind(c.flag, 0) == 0);
+  }
+}
+
+TEST_CASE("ledger entries name the cluster, the object and the job as cleanup needs them", "[submit]") {
+  nlohmann::json kubeconfig = {{"kubeconfig", "/home/u/.kube/config"}, {"context", "ctx"}};
+  nlohmann::json gke = {{"gke_cluster", "projects/p/locations/us-east5/clusters/c"}};
+  CHECK(workflow::AccessId(kubeconfig) == "kubeconfig:ctx");
+  CHECK(workflow::AccessId(gke) == "gke:projects/p/locations/us-east5/clusters/c");
+
+  k8s::Object object;
+  object.api_version = "ray.io/v1";
+  object.kind = "RayCluster";
+  object.ns = "ml";
+  object.name = "ray";
+  auto entry = workflow::K8sObjectEntry(gke, object, false);
+  CHECK(entry.kind == "k8s-object");
+  CHECK(entry.name == "gke:projects/p/locations/us-east5/clusters/c|ray.io/v1|RayCluster|ml|ray");
+  CHECK_FALSE(entry.owned);
+  CHECK(entry.details == nlohmann::json{{"api_version", "ray.io/v1"}, {"kind", "RayCluster"}, {"namespace", "ml"},
+                                        {"name", "ray"}, {"access", gke}});
+  object.api_version = "v1";
+  object.kind = "Namespace";
+  object.ns.clear();
+  CHECK(workflow::K8sObjectEntry(kubeconfig, object, true).name == "kubeconfig:ctx|v1|Namespace||ray");
+
+  auto job = workflow::RayJobEntry("raysubmit_abc", {{"address", "http://127.0.0.1:8265"}});
+  CHECK(job.kind == "ray-job");
+  CHECK(job.name == "raysubmit_abc");
+  CHECK(job.details["address"] == "http://127.0.0.1:8265");
+}
