@@ -11,8 +11,10 @@
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "ray/ray_head.h"
+#include "testing/free_port.h"
 #include "testing/scoped_process.h"
 #include "tputrain/core/env.h"
+#include "tputrain/http/curl_transport.h"
 #include "tputrain/state/ledger.h"
 
 namespace tputrain::testing {
@@ -280,6 +282,118 @@ TEST_CASE("submit --address records its Ray job in the run ledger, and refuses c
     CHECK(both.err == std::string("ERROR: --address and ") + flag +
                           " are exclusive: pass --address for a Ray you reach directly, or the cluster flags for a "
                           "RayCluster tputrain applies\n");
+  }
+}
+
+namespace {
+
+// `tputrain emulator start` handing out the test API server as its clusters' endpoint and CA.
+class Emulator {
+ public:
+  Emulator(const ApiServer& server, const std::string& dir) : base_url_("http://127.0.0.1:" + std::to_string(FreeLoopbackPort())) {
+    WriteTextFile(dir + "/cluster-ca.pem", server.ca_pem());
+    process_ = std::make_unique<ScopedProcess>(ProcessOptions{
+        {TputrainBinary(), "emulator", "start", "--port", base_url_.substr(base_url_.rfind(':') + 1), "--op-latency",
+         "100ms", "--cluster-endpoint", server.server(), "--cluster-ca-file", dir + "/cluster-ca.pem"}});
+    ready_ = WaitFor(
+        [&] {
+          http::Request request;
+          request.url = base_url_ + "/_emulator/state";
+          auto response = transport_.Send(request);
+          return response && response->status == 200;
+        },
+        std::chrono::seconds(20));
+  }
+  bool ready() const { return ready_; }
+  const std::string& url() const { return base_url_; }
+
+ private:
+  std::string base_url_;
+  http::CurlTransport transport_;
+  std::unique_ptr<ScopedProcess> process_;
+  bool ready_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("cluster create on the emulator, then submit --model on that cluster, end to end", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("emusubmit");
+  TempDir home;
+  Emulator emulator(server, home.path);
+  REQUIRE(emulator.ready());
+  WriteTextFile(home.path + "/google-token", server.google_token() + "\n");
+  fs::create_directories(home.path + "/gcloud");
+  auto env = CliEnv(home.path);
+  env["CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER"] = emulator.url() + "/";
+  env["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = home.path + "/google-token";
+  env["CLOUDSDK_CONFIG"] = home.path + "/gcloud";
+  env["CLOUDSDK_CORE_PROJECT"] = "p";
+  const std::string state_dir = home.path + "/state";
+  const std::string kubeconfig = home.path + "/kubeconfig";
+  auto tputrain = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), TputrainBinary());
+    return RunProcess(ProcessOptions{args, env, "", ""}, std::chrono::seconds(300));
+  };
+
+  auto created = tputrain({"cluster", "create", "ray-cpu", "--location", "us-east5-b", "--ray-operator", "--run",
+                           "emu-run", "--state-dir", state_dir});
+  INFO(created.out << created.err);
+  REQUIRE(created.exit_code == 0);
+  // The cluster's kubeconfig entry, as gcloud writes it: gke-gcloud-auth-plugin, served by
+  // tputrain's own Google token.
+  auto credentials = tputrain({"cluster", "get-credentials", "ray-cpu", "--location", "us-east5-b", "--kubeconfig",
+                               kubeconfig});
+  INFO(credentials.out << credentials.err);
+  REQUIRE(credentials.exit_code == 0);
+  const std::string context = "gke_p_us-east5-b_ray-cpu";
+  std::vector<std::string> submit = {TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--kubeconfig",
+                                     kubeconfig, "-n", ns, "--image", "tputrain-test/ray-maxtext:cpu",
+                                     "--output-dir", home.path + "/runs", "--set", "jax_cache_dir=" + home.path + "/jax",
+                                     "--run", "emu-run", "--state-dir", state_dir};
+  const std::string name = "maxtext-cpu-smoke";  // the default name for the CPU preset
+  const std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
+
+  auto dry_args = submit;
+  dry_args.push_back("--dry-run");
+  auto dry = RunProcess(ProcessOptions{dry_args, env, "", ""}, std::chrono::seconds(120));
+  INFO(dry.out << dry.err);
+  REQUIRE(dry.exit_code == 0);
+  auto apply_at = dry.out.find("PATCH " + server.server() + path + "?fieldManager=tputrain\n");
+  auto job_at = dry.out.find("POST " + server.server() + "/api/v1/namespaces/" + ns + "/services/" + name +
+                             "-head-svc:8265/proxy/api/jobs/\n");
+  REQUIRE(apply_at != std::string::npos);
+  REQUIRE(job_at != std::string::npos);
+  CHECK(apply_at < job_at);
+  CHECK_FALSE(GetJson(server.admin(), path).has_value());
+
+  NetnsRayHead head(MaxTextVenv());
+  submit.insert(submit.end(), {"--format", "json"});
+  auto result = SubmitPlayingKubeRay(submit, env, server, ns, name, head.ip());
+  INFO(result.out << result.err.substr(result.err.size() > 4000 ? result.err.size() - 4000 : 0));
+  REQUIRE(result.exit_code == 0);
+  auto json = ParseOut(result);
+  CHECK(json["status"] == "SUCCEEDED");
+  CHECK(json["summary"]["steps_logged"] == 8);
+  CHECK(json["raycluster"]["applied"][0]["action"] == "created");
+
+  // One ledger for the run: the GKE cluster, then the RayCluster and the job on it.
+  core::SystemClock clock;
+  state::LedgerStore store(state_dir, clock);
+  auto ledger = store.Load("emu-run");
+  REQUIRE(ledger);
+  CHECK(EntriesOf(*ledger, "cluster").size() == 1);
+  auto objects = EntriesOf(*ledger, "k8s-object");
+  REQUIRE(objects.size() == 1);
+  CHECK(objects[0]->name == "kubeconfig:" + context + "|ray.io/v1|RayCluster|" + ns + "|" + name);
+  CHECK(objects[0]->details["access"] == nlohmann::json{{"kubeconfig", kubeconfig}, {"context", context}});
+  auto jobs = EntriesOf(*ledger, "ray-job");
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0]->name == json["submission_id"].get<std::string>());
+  for (const auto* run : {&created, &credentials, &dry, &result}) {
+    CHECK(run->out.find(server.google_token()) == std::string::npos);
+    CHECK(run->err.find(server.google_token()) == std::string::npos);
   }
 }
 
