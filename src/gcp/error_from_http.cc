@@ -50,12 +50,22 @@ std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
 
 std::optional<std::chrono::milliseconds> RetryDelayOf(const http::Response& response) {
   auto body = ParseBody(response.body);
-  if (const auto* error = ErrorObject(body)) {
+  const auto* error = ErrorObject(body);
+  if (error != nullptr) {
     if (const auto* retry = DetailOfType(*error, kRetryInfo)) {
       if (auto delay = ParseDuration(StringAt(*retry, "retryDelay"))) return delay;
     }
   }
-  return http::RetryAfterHeader(response);
+  if (auto after = http::RetryAfterHeader(response)) return after;
+  // A request-rate quota ("... limit 'Read requests per minute' ...") frees up within its
+  // window, unlike a resource quota (chips, CPUs): worth a few backed-off tries.
+  if (response.status == 429 && error != nullptr) {
+    std::string message = StringAt(*error, "message");
+    if (message.find(" per minute") != std::string::npos || message.find(" per second") != std::string::npos) {
+      return std::chrono::milliseconds(1000);
+    }
+  }
+  return std::nullopt;
 }
 
 core::Error ErrorFromHttp(const http::Response& response, std::string_view where) {

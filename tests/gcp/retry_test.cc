@@ -157,6 +157,25 @@ TEST_CASE("429 without retry information is quota: one attempt, reported as such
   CHECK(error.http_status == 429);
 }
 
+TEST_CASE("429 for a request-rate quota (per minute) is retried with backoff", "[retry]") {
+  Scripted scripted;
+  scripted.failures = 2;
+  scripted.status = 429;
+  scripted.body = R"({"error":{"code":429,"message":"Quota exceeded for quota metric 'Read requests' and limit 'Read )"
+                  R"(requests per minute' of service 'tpu.googleapis.com'.","status":"RESOURCE_EXHAUSTED"}})";
+  LoopbackServer loopback(scripted.server);
+  tputrain::http::CurlTransport curl;
+  RecordingSleeper sleeper;
+  RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
+  auto reply = retrying.Send(Get(loopback));
+  REQUIRE(reply.has_value());
+  CHECK(reply->status == 200);
+  CHECK(scripted.attempts == 3);
+  REQUIRE(sleeper.waits.size() == 2);
+  CHECK(sleeper.waits[0] >= std::chrono::seconds(1));
+  CHECK(sleeper.waits[1] >= std::chrono::seconds(1));
+}
+
 TEST_CASE("non-retryable statuses are tried exactly once", "[retry]") {
   auto status = GENERATE(400, 401, 403, 404, 409);
   Scripted scripted;
