@@ -1,33 +1,33 @@
 #include "commands/k8s_access.h"
 
-#include <fstream>
+#include "gcp_stack.h"
 
 #include "tputrain/k8s/service_proxy.h"
+#include "tputrain/workflow/cluster_access.h"
 
 namespace tputrain::cli {
 namespace {
 
-// The Google access token that GKE contexts (gke-gcloud-auth-plugin) need.
-core::Result<std::string> GoogleToken(Context& context) {
-  std::string file = context.global.access_token_file;
-  if (file.empty()) file = context.env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
-  if (file.empty()) {
-    return core::Fail(core::Error::NoCredentials(
-        "this kubeconfig context authenticates with Google credentials (gke-gcloud-auth-plugin): "
-        "pass --access-token-file FILE"));
-  }
-  std::ifstream in(file);
-  std::string token;
-  if (!in || !std::getline(in, token) || token.empty()) {
-    return core::Fail(core::Error::Usage("--access-token-file: cannot read a token from " + file));
-  }
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  return token;
+// Google access tokens from Application Default Credentials, the credentials resolved on first
+// use (a kubeconfig context with a static token never needs them) and kept for the process.
+k8s::GoogleTokenSource LazyGoogleTokens(Context& context) {
+  auto stack = std::make_shared<std::unique_ptr<GcpStack>>();
+  return [&context, stack]() -> core::Result<std::string> {
+    if (!*stack) {
+      auto created = GcpStack::Create(context);
+      if (!created) return core::Fail(created.error());
+      *stack = std::move(*created);
+    }
+    return (*stack)->tokens().Token();
+  };
 }
 
 }  // namespace
 
 void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags) {
+  command.add_option("--cluster", flags.gke_cluster,
+                     "GKE cluster to reach (with --location): its endpoint and CA from the API, the token from "
+                     "your Google credentials; no kubeconfig needed");
   command.add_option("--kubeconfig", flags.kubeconfig, "Kubeconfig file (default: KUBECONFIG, else ~/.kube/config)");
   command.add_option("--context", flags.context, "Kubeconfig context (default: its current-context)");
   command.add_option("-n,--namespace", flags.ns, "Kubernetes namespace (default: the context's)");
@@ -35,11 +35,47 @@ void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags) {
                    "Accept a kubeconfig cluster that disables TLS verification");
 }
 
+core::Result<gcp::container::ClusterRef> GkeClusterRef(const KubeAccessFlags& flags, Context& context) {
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  auto project = settings->Require("project");
+  if (!project) return core::Fail(project.error());
+  auto location = settings->Get("location");
+  if (!location || location->empty()) {
+    return core::Fail(core::Error::Usage("--location: --cluster " + flags.gke_cluster +
+                                         " needs the cluster's zone or region (--location, or CLOUDSDK_COMPUTE_ZONE)"));
+  }
+  return gcp::container::ClusterRef{*project, *location, flags.gke_cluster};
+}
+
+core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::container::ClusterRef& ref,
+                                                                 const std::string& ns, Context& context,
+                                                                 core::Clock& clock) {
+  auto stack = GcpStack::Create(context);
+  if (!stack) return core::Fail(stack.error());
+  std::shared_ptr<GcpStack> shared = std::move(*stack);
+  auto access = workflow::GkeClusterAccess(shared->transport(), shared->endpoints().container, ref);
+  if (!access) return core::Fail(access.error());
+  if (!ns.empty()) access->default_namespace = ns;
+  k8s::Credentials::Deps deps{&context.env, &clock, [shared] { return shared->tokens().Token(); }};
+  return k8s::Connect(*access, std::move(deps));
+}
+
 core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFlags& flags, Context& context,
                                                               core::Clock& clock) {
+  if (flags.gke_ref) return ConnectGkeCluster(*flags.gke_ref, flags.ns, context, clock);
+  if (!flags.gke_cluster.empty()) {
+    if (!flags.kubeconfig.empty() || !flags.context.empty()) {
+      return core::Fail(core::Error::Usage(
+          "--cluster and --kubeconfig/--context are exclusive: name a GKE cluster or a kubeconfig context"));
+    }
+    auto ref = GkeClusterRef(flags, context);
+    if (!ref) return core::Fail(ref.error());
+    return ConnectGkeCluster(*ref, flags.ns, context, clock);
+  }
   auto access = k8s::LoadClusterAccess({flags.kubeconfig, flags.context, flags.insecure}, context.env);
   if (!access) return core::Fail(access.error());
-  k8s::Credentials::Deps deps{&context.env, &clock, [&context] { return GoogleToken(context); }};
+  k8s::Credentials::Deps deps{&context.env, &clock, LazyGoogleTokens(context)};
   return k8s::Connect(*access, std::move(deps));
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "tputrain/cli/context.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/gcp/container/types.h"
 #include "tputrain/http/curl_transport.h"
 #include "tputrain/http/websocket.h"
 #include "tputrain/k8s/connect.h"
@@ -17,17 +19,29 @@
 namespace tputrain::cli {
 
 struct KubeAccessFlags {
+  std::string gke_cluster;  // --cluster: a GKE cluster, found with the project and --location
+  std::optional<gcp::container::ClusterRef> gke_ref;  // a GKE cluster already known in full (a ledger's)
   std::string kubeconfig;
   std::string context;
   std::string ns;
   bool insecure = false;
 };
 
-// --kubeconfig, --context, -n/--namespace, --insecure-skip-tls-verify
+// --cluster, --kubeconfig, --context, -n/--namespace, --insecure-skip-tls-verify
 void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags);
 
+// --cluster NAME with the configured project and location (a usage error names what is missing).
+core::Result<gcp::container::ClusterRef> GkeClusterRef(const KubeAccessFlags& flags, Context& context);
+
+// A GKE cluster named by --cluster, else the kubeconfig's context. Google tokens (for GKE and
+// for kubeconfig entries that use gke-gcloud-auth-plugin) come from Application Default
+// Credentials, fetched only when a request needs one.
 core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFlags& flags, Context& context,
                                                               core::Clock& clock);
+// The GKE cluster `ref`, reached as `get-credentials` would set kubectl up.
+core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::container::ClusterRef& ref,
+                                                                 const std::string& ns, Context& context,
+                                                                 core::Clock& clock);
 
 struct RayClusterFlags {
   std::string name;  // --raycluster

@@ -82,7 +82,11 @@ core::Status CompleteRayClusterRequest(SubmitOptions& options, Context& context)
 }
 
 // How `cleanup` reaches this cluster again (the run ledger's "access", CONTRACTS §2).
-nlohmann::json AccessOf(const SubmitOptions& options, const k8s::Connection& connection) {
+nlohmann::json AccessOf(const SubmitOptions& options, const k8s::Connection& connection, Context& context) {
+  if (!options.access.gke_cluster.empty()) {
+    auto ref = GkeClusterRef(options.access, context);
+    if (ref) return {{"gke_cluster", ref->Name()}};
+  }
   std::string kubeconfig;
   if (!options.access.kubeconfig.empty()) {
     std::error_code error;
@@ -187,7 +191,7 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
     if (!ledger) return core::Fail(ledger.error());
     websocket.ca_pem = k8s::TlsFor(kube.access, *kube.credentials).ca_pem;
     workflow::ClusterSubmitEnv env{*kube.client, *kube.discovery, {clock, sleeper, context.cancel}, context.reporter(),
-                                   AccessOf(options, kube), {&*ledger, run_id}, {}};
+                                   AccessOf(options, kube, context), {&*ledger, run_id}, {}};
     env.make_ray_client = [&](const k8s::ProxyEndpoint& endpoint) -> core::Result<std::unique_ptr<ray::JobsClient>> {
       ray::ConnectionFlags flags = options.connection;
       flags.address = endpoint.base_url;

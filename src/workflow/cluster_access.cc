@@ -1,0 +1,49 @@
+#include "tputrain/workflow/cluster_access.h"
+
+#include "tputrain/gcp/container/client.h"
+
+namespace tputrain::workflow {
+
+core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, const std::string& container_endpoint,
+                                                  const gcp::container::ClusterRef& ref) {
+  auto cluster = gcp::container::Client(transport, container_endpoint).GetCluster(ref);
+  if (!cluster) return core::Fail(cluster.error());
+  if (cluster->endpoint.empty()) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "cluster " + ref.cluster + " has no endpoint yet (status " + cluster->status +
+                                            "); wait until it is RUNNING"));
+  }
+  k8s::ClusterAccess access;
+  access.context = "gke_" + ref.project + "_" + ref.location + "_" + ref.cluster;
+  access.server = cluster->endpoint.rfind("http", 0) == 0 ? cluster->endpoint : "https://" + cluster->endpoint;
+  if (!cluster->ca_certificate.empty()) {
+    auto pem = k8s::DecodeBase64(cluster->ca_certificate, "masterAuth.clusterCaCertificate");
+    if (!pem) return core::Fail(pem.error());
+    access.ca_pem = *pem;
+  }
+  k8s::ExecConfig plugin;
+  plugin.command = "gke-gcloud-auth-plugin";
+  plugin.provide_cluster_info = true;
+  access.exec = plugin;
+  return access;
+}
+
+core::Result<gcp::container::ClusterRef> ClusterRefFromName(const std::string& name) {
+  // projects/P/locations/L/clusters/C
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t slash = name.find('/', start);
+    parts.push_back(name.substr(start, slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  if (parts.size() != 6 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "clusters" ||
+      parts[1].empty() || parts[3].empty() || parts[5].empty()) {
+    return core::Fail(core::Error::Usage("expected a cluster name projects/P/locations/L/clusters/C, got '" + name +
+                                         "'"));
+  }
+  return gcp::container::ClusterRef{parts[1], parts[3], parts[5]};
+}
+
+}  // namespace tputrain::workflow
