@@ -52,8 +52,9 @@ PATH="$cache/maxtext/bin:$PATH" "$cache/maxtext/bin/ray" start --head --node-ip-
 ray_started=1
 "$tputrain" submit --model maxtext-cpu-smoke --address "http://127.0.0.1:$dash_port"
 
-echo "== 4. Deleting everything again"
-"$tputrain" bucket delete gs://tputrain-demo-ckpt --quiet
-"$tputrain" cluster delete ray-tpu --location us-east5-b --quiet
+echo "== 4. Deleting everything the run created, from its ledger"
+"$tputrain" cleanup --dry-run
+"$tputrain" cleanup --yes
+"$tputrain" cleanup --run demo --dry-run --detailed-exitcode  # 0: nothing left to delete
 "$tputrain" emulator state --url "$TPUTRAIN_EMULATOR_URL" |
   python3 -c 'import json,sys; s=json.load(sys.stdin); print("emulator now holds:", json.dumps(s)[:300])'

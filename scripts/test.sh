@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs what it needs, builds, sets up the test
-# peers, runs every CTest test. Extra arguments go to ctest (e.g. -L unit, -R emulator).
+# peers, runs every CTest test but the long ones (label `long`: 120 cleanup chaos schedules, run
+# them with `ctest --test-dir build -L long`). Extra arguments go to ctest (e.g. -L unit, -R emulator).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -8,4 +9,4 @@ scripts/build.sh
 build_dir=${TPUTRAIN_BUILD_DIR:-build}
 scripts/setup-test-peers.sh
 cd "$build_dir"
-ctest --output-on-failure --no-tests=error -j "$(nproc)" "$@"
+ctest --output-on-failure --no-tests=error -j "$(nproc)" -LE long "$@"

@@ -65,6 +65,7 @@ int Main(int argc, const char* const* argv, Context& context) {
 
   SetupAuthCommand(app, context);
   SetupBucketCommand(app, context);
+  SetupCleanupCommand(app, context);
   SetupClusterCommands(app, context);
   SetupConfigCommand(app, context);
   SetupEmulatorCommand(app, context);

@@ -167,6 +167,19 @@ core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string&
   return internal::RunCreate(env, steps);
 }
 
+core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string& email) {
+  gcp::iam::Client client(env.transport, env.endpoints.iam);
+  internal::DeleteSteps steps{"service-account", email, email, client.BuildDeleteServiceAccount(email), nullptr,
+                              nullptr};
+  steps.send = [&]() -> core::Result<std::string> {
+    auto deleted = client.DeleteServiceAccount(email);
+    if (!deleted) return core::Fail(deleted.error());
+    return std::string();
+  };
+  steps.wait = [](const std::string&) { return core::Status(); };
+  return internal::RunDelete(env, steps);
+}
+
 core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
   Outcome outcome = BindingOutcome(binding, "bound");
   if (env.dry_run != nullptr) {
@@ -192,7 +205,9 @@ core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& b
   }
   auto changed = ModifyPolicy(env, binding, /*add=*/true);
   if (!changed) {
-    if (env.ledger != nullptr) {
+    // A set that got no reply (or a 5xx) may have landed: the entry stays `creating` so that
+    // cleanup looks and removes the member if it is there.
+    if (env.ledger != nullptr && !internal::IsAmbiguous(changed.error())) {
       (void)env.ledger->RecordState(env.run_id, outcome.kind, outcome.resource, state::EntryState::kDeleted);
     }
     return core::Fail(changed.error());
@@ -214,12 +229,22 @@ core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& b
 
 core::Result<Outcome> RemovePolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
   Outcome outcome = BindingOutcome(binding, "unbound");
+  if (env.dry_run != nullptr) {
+    Policy policy;
+    policy.etag = "<etag from getIamPolicy>";
+    env.dry_run->push_back(PolicyApi{env, binding}.BuildSet(policy));
+    outcome.action = "would send";
+    return outcome;
+  }
   auto changed = ModifyPolicy(env, binding, /*add=*/false);
-  if (!changed) return core::Fail(changed.error());
+  // The bucket or service account the policy belongs to is gone, and the member with it.
+  bool resource_gone = !changed && changed.error().kind == core::ErrorKind::kNotFound;
+  if (!changed && !resource_gone) return core::Fail(changed.error());
   if (env.ledger != nullptr) {
     (void)env.ledger->RecordState(env.run_id, outcome.kind, outcome.resource, state::EntryState::kDeleted);
   }
-  outcome.action = *changed ? "unbound" : "already gone";
+  outcome.action = !resource_gone && *changed ? "unbound" : "already gone";
+  env.reporter.Done("iam " + binding.role, outcome.name + ": " + outcome.action);
   return outcome;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "k8s/finalizer.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "ray/ray_head.h"
@@ -391,7 +392,59 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
   auto jobs = EntriesOf(*ledger, "ray-job");
   REQUIRE(jobs.size() == 1);
   CHECK(jobs[0]->name == json["submission_id"].get<std::string>());
-  for (const auto* run : {&created, &credentials, &dry, &result}) {
+
+  // The same cluster named as GKE knows it: no kubeconfig, the endpoint and CA from clusters.get,
+  // the token from the Google credentials. The ready RayCluster is reused.
+  std::vector<std::string> by_name = {TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--cluster",
+                                      "ray-cpu", "--location", "us-east5-b", "-n", ns, "--image",
+                                      "tputrain-test/ray-maxtext:cpu", "--output-dir", home.path + "/runs", "--set",
+                                      "jax_cache_dir=" + home.path + "/jax", "--run", "emu-run", "--state-dir",
+                                      state_dir, "--format", "json"};
+  auto named = RunProcess(ProcessOptions{by_name, env, "", ""}, std::chrono::seconds(300));
+  INFO(named.out << named.err.substr(named.err.size() > 4000 ? named.err.size() - 4000 : 0));
+  REQUIRE(named.exit_code == 0);
+  auto named_json = ParseOut(named);
+  CHECK(named_json["status"] == "SUCCEEDED");
+  CHECK(named_json["raycluster"]["applied"][0]["action"] == "unchanged");
+  ledger = store.Load("emu-run");
+  REQUIRE(ledger);
+  const std::string gke = "projects/p/locations/us-east5-b/clusters/ray-cpu";
+  bool recorded_by_name = false;
+  for (const auto* entry : EntriesOf(*ledger, "k8s-object")) {
+    if (entry->details["access"] == nlohmann::json{{"gke_cluster", gke}}) {
+      recorded_by_name = true;
+      CHECK(entry->name == "gke:" + gke + "|ray.io/v1|RayCluster|" + ns + "|" + name);
+    }
+  }
+  CHECK(recorded_by_name);
+  CHECK(EntriesOf(*ledger, "ray-job").size() == 2);
+
+  // cleanup: the jobs (finished), the RayCluster (Foreground; the test plays the garbage
+  // collector), then the GKE cluster on the emulator; the whole ledger ends deleted.
+  Finalizer finalizer(server.admin(), {path});
+  auto cleaned = tputrain({"cleanup", "--run", "emu-run", "--yes", "--state-dir", state_dir, "--format", "json"});
+  INFO(cleaned.out << cleaned.err);
+  REQUIRE(cleaned.exit_code == 0);
+  CHECK_FALSE(GetJson(server.admin(), path).has_value());
+  http::CurlTransport transport;
+  http::Request state_request;
+  state_request.url = emulator.url() + "/_emulator/state";
+  auto state = transport.Send(state_request);
+  REQUIRE(state);
+  const auto emulated = nlohmann::json::parse(state->body);
+  const auto clusters = emulated.value("clusters", nlohmann::json::object());
+  for (const auto& [key, cluster] : clusters.items()) {
+    CHECK(key.find("/clusters/ray-cpu") == std::string::npos);
+  }
+  ledger = store.Load("emu-run");
+  REQUIRE(ledger);
+  for (const auto& entry : ledger->entries) {
+    INFO(entry.kind << " " << entry.name);
+    CHECK((entry.state == state::EntryState::kDeleted || !entry.owned));
+  }
+  CHECK(ledger->Live().size() <= 1);  // at most the RayCluster entry adopted under the GKE access
+
+  for (const auto* run : {&created, &credentials, &dry, &result, &named, &cleaned}) {
     CHECK(run->out.find(server.google_token()) == std::string::npos);
     CHECK(run->err.find(server.google_token()) == std::string::npos);
   }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "k8s/finalizer.h"
 #include "k8s/k8s_test_util.h"
 #include "tputrain/k8s/delete.h"
 #include "tputrain/k8s/wait.h"
@@ -174,49 +175,6 @@ TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from t
               {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
   CHECK(WaitObjectReady(*connection, "v1", "Pod", "pod", ns, options));
 }
-
-// Plays the garbage collector and the namespace controller: clears the finalizers that
-// foreground deletion adds once an object is being deleted.
-class Finalizer {
- public:
-  Finalizer(k8s::Client& admin, std::vector<std::string> paths) : admin_(admin), paths_(std::move(paths)) {
-    thread_ = std::thread([this] { Run(); });
-  }
-  ~Finalizer() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  void Run() {
-    while (!stop_) {
-      for (const auto& path : paths_) {
-        auto object = admin_.GetJson(path, "");
-        if (!object || !(*object)["metadata"].contains("deletionTimestamp")) continue;
-        auto finalizers = (*object)["metadata"].value("finalizers", nlohmann::json::array());
-        nlohmann::json keep = nlohmann::json::array();
-        for (const auto& finalizer : finalizers) {
-          if (finalizer != "foregroundDeletion") keep.push_back(finalizer);
-        }
-        if (keep.size() != finalizers.size()) {
-          (void)admin_.Send("PATCH", path, nlohmann::json{{"metadata", {{"finalizers", keep}}}}.dump(),
-                            "application/merge-patch+json");
-        }
-        if ((*object)["kind"] == "Namespace" && !(*object)["spec"].value("finalizers", nlohmann::json::array()).empty()) {
-          auto ns = *object;
-          ns["spec"]["finalizers"] = nlohmann::json::array();
-          (void)admin_.Send("PUT", path + "/finalize", ns.dump());
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-
-  k8s::Client& admin_;
-  std::vector<std::string> paths_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
 
 TEST_CASE("delete goes in reverse order with foreground propagation, each gone before the next", "[integration]") {
   auto& server = ApiServer::Shared();

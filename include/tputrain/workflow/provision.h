@@ -94,6 +94,7 @@ core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket,
 
 core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project,
                                            const std::string& account_id, const std::string& display_name);
+core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string& email);
 
 enum class PolicyTarget { kProject, kBucket, kServiceAccount };
 struct PolicyBinding {

@@ -15,19 +15,6 @@ bool LooksLikeZone(const std::string& location) {
   return dash != std::string::npos && location.size() - dash == 2;
 }
 
-// gcloud refuses an unattended delete; so does this, unless told --yes/--quiet.
-core::Result<bool> Confirmed(Context& context, bool yes, size_t count) {
-  if (yes || context.global.quiet) return true;
-  if (!context.stdin_is_tty) {
-    return core::Fail(core::Error::Usage(
-        "--delete-leaked: there is no terminal to confirm on; add --yes (or --quiet) to delete without asking"));
-  }
-  context.err << "Delete these " << count << " leaked resource(s)? [y/N] " << std::flush;
-  std::string answer;
-  std::getline(std::cin, answer);
-  return answer == "y" || answer == "Y" || answer == "yes";
-}
-
 void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& leaked,
                  const std::vector<workflow::Outcome>* deleted) {
   nlohmann::json json = {{"leaked", nlohmann::json::array()}};
@@ -53,6 +40,18 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
 }
 
 }  // namespace
+
+core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& flag, const std::string& question) {
+  if (yes || context.global.quiet) return true;
+  if (!context.stdin_is_tty) {
+    return core::Fail(core::Error::Usage(flag + ": there is no terminal to confirm on; add --yes (or --quiet) to "
+                                                "delete without asking"));
+  }
+  context.err << question << " [y/N] " << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
 
 void AddScanFlags(CLI::App* cleanup, ScanFlags& flags) {
   cleanup->add_flag("--scan", flags.scan,
@@ -95,7 +94,8 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
     PrintLeaked(context, *leaked, nullptr);
     return core::kExitOk;
   }
-  auto confirmed = Confirmed(context, yes, leaked->size());
+  auto confirmed = ConfirmDelete(context, yes, "--delete-leaked",
+                                 "Delete these " + std::to_string(leaked->size()) + " leaked resource(s)?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) {
     context.err << "Nothing deleted.\n";

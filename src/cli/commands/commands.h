@@ -10,6 +10,7 @@ namespace tputrain::cli {
 
 void SetupAuthCommand(CLI::App& root, Context& context);
 void SetupBucketCommand(CLI::App& root, Context& context);
+void SetupCleanupCommand(CLI::App& root, Context& context);
 void SetupClusterCommands(CLI::App& root, Context& context);  // cluster, nodepool
 void SetupConfigCommand(CLI::App& root, Context& context);
 void SetupEmulatorCommand(CLI::App& root, Context& context);

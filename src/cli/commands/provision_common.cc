@@ -14,23 +14,6 @@ workflow::ApiEndpoints EndpointsOf(const gcp::Endpoints& endpoints) {
   return {endpoints.container, endpoints.tpu, endpoints.storage, endpoints.iam, endpoints.cloudresourcemanager};
 }
 
-core::Result<std::optional<std::chrono::milliseconds>> ParseTimeout(const std::string& text) {
-  if (text.empty()) return std::optional<std::chrono::milliseconds>();
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  double scale = unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60000 : unit == "h" ? 3600000 : unit == "ms" ? 1 : -1;
-  if (used == 0 || value <= 0 || scale < 0) {
-    return core::Fail(core::Error::Usage("--timeout: expected a duration such as 90s, 30m or 2h, got '" + text + "'"));
-  }
-  return std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(static_cast<int64_t>(value * scale)));
-}
-
 void PrintOutcomes(Context& context, const std::string& run_id, const std::vector<workflow::Outcome>& outcomes) {
   nlohmann::json json = {{"run", run_id}, {"resources", workflow::ToJson(outcomes)}};
   PrintResult(context, json, [&](std::ostream& out) {
@@ -42,6 +25,23 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
 }
 
 }  // namespace
+
+core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag, const std::string& text) {
+  if (text.empty()) return std::optional<std::chrono::milliseconds>();
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60000 : unit == "h" ? 3600000 : unit == "ms" ? 1 : -1;
+  if (used == 0 || value <= 0 || scale < 0) {
+    return core::Fail(core::Error::Usage(flag + ": expected a duration such as 90s, 30m or 2h, got '" + text + "'"));
+  }
+  return std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(static_cast<int64_t>(value * scale)));
+}
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   command->add_option("--run", flags.run_id, "Run ID to record resources under (else TPUTRAIN_RUN, else the current run)");
@@ -60,7 +60,7 @@ core::Result<std::string> RequireSetting(Context& context, const std::string& ke
 }
 
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body) {
-  auto timeout = ParseTimeout(flags.timeout);
+  auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
   if (context.global.dry_run) {
     // Nothing is sent, not even reads, and no credentials are needed.
@@ -98,6 +98,10 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     core::Error error = outcomes.error();
     if (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0) {
       error.message += "; run the same command again to resume waiting (creates adopt what exists)";
+    }
+    if (error.kind == core::ErrorKind::kCancelled) {
+      error.message += "; run the same command again to resume, or 'tputrain cleanup --run " + *run_id +
+                       " --yes' to delete what was made";
     }
     error.message += "\n  what exists is recorded in the run ledger: tputrain runs show --run " + *run_id;
     return core::Fail(error);

@@ -23,6 +23,10 @@ struct ProvisionFlags {
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);
 
+// "90s", "30m", "2h", "500ms" or seconds; empty: no limit. A usage error names `flag`.
+core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
+                                                                        const std::string& text);
+
 using ProvisionBody = std::function<core::Result<std::vector<workflow::Outcome>>(workflow::ProvisionEnv&)>;
 
 // Runs `body` with the Google API stack, the run ledger and the poll settings; prints the

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/result.h"
+#include "tputrain/k8s/connect.h"
+#include "tputrain/ray/jobs_client.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/provision.h"
+
+// `tputrain cleanup`: everything a run's ledger holds, deleted in reverse dependency order.
+// The ledger is the source of truth; the cloud is asked only about what it names.
+namespace tputrain::workflow {
+
+// Cleanup tiers, first deleted first: workloads before the machines they run on, machines
+// before the storage and identities they use.
+inline constexpr std::string_view kCleanupOrder[] = {"ray-job", "k8s-object", "nodepool", "cluster",
+                                                     "tpu-vm",  "bucket",     "iam-member", "service-account"};
+// The tier of `kind`; kinds the order does not know go last.
+int CleanupTier(std::string_view kind);
+
+// The ledger key of the cluster a node-pool entry belongs to.
+std::string PoolClusterKey(const state::LedgerEntry& pool);
+
+// What one ledger entry will meet.
+struct PlannedDelete {
+  state::LedgerEntry entry;
+  // delete | wait for OPERATION, then delete | goes with its cluster | kept (adopted)
+  std::string action;
+};
+
+struct CleanupPlan {
+  std::string run_id;
+  std::vector<PlannedDelete> deletes;  // in deletion order
+  std::vector<PlannedDelete> kept;     // adopted resources, left alone without `force`
+};
+
+// Live entries in cleanup order; within a tier the latest recorded first. Node pools of a
+// cluster that is itself deleted go with it (one operation instead of one per pool).
+CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force);
+nlohmann::json ToJson(const CleanupPlan& plan);
+
+// A Jobs client with the transport it sends through (which it does not own).
+struct RayJobsAccess {
+  std::unique_ptr<http::Transport> transport;
+  std::unique_ptr<ray::JobsClient> client;
+};
+
+// How cleanup reaches what the cloud APIs do not: the Kubernetes cluster an object lives in and
+// the Ray dashboard a job was submitted to. Set by the caller (they need credentials and TLS
+// settings only it has).
+struct CleanupReach {
+  // A connection to the cluster a k8s-object entry's details.access names.
+  std::function<core::Result<std::unique_ptr<k8s::Connection>>(const nlohmann::json& access)> connect_cluster;
+  // A Jobs client for a ray-job entry's details ({address} or {raycluster, namespace, access}).
+  std::function<core::Result<RayJobsAccess>(const nlohmann::json& details)> ray_jobs;
+};
+
+// Carries out `plan` with `env` (whose ledger and run_id must be the plan's run), tier by tier,
+// each tier's deletes in parallel. A failure does not stop the tiers after it: a stuck
+// Kubernetes object must not keep a TPU node pool billing. 404 is "already gone". Returns every
+// outcome; the error (the first one's kind) lists the failures and what was done.
+core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPlan& plan, const CleanupReach& reach);
+
+// The cloud deletes cleanup sends for one entry (a node pool, cluster, TPU VM, bucket with its
+// objects, IAM member or service account). A pending create or delete operation recorded in
+// the entry is waited for first. Private to cleanup; exposed for its tests.
+core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEntry& entry);
+
+// Stops a ray-job entry's job if it still runs (the job then ends STOPPED); unreachable Ray
+// heads are reported, not fatal when `head_doomed` (its RayCluster goes in this cleanup too).
+core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntry& entry, const CleanupReach& reach,
+                                      bool head_doomed);
+
+// Deletes the k8s-object entries of one cluster (they share details.access) in reverse apply
+// order, Foreground, waiting until each is gone.
+core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std::vector<state::LedgerEntry>& entries,
+                                                    const CleanupReach& reach);
+
+}  // namespace tputrain::workflow

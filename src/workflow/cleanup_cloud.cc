@@ -1,0 +1,95 @@
+// The Google Cloud side of cleanup: one ledger entry's delete, after its pending operation.
+#include "tputrain/gcp/container/client.h"
+#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/cleanup.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using gcp::container::ClusterRef;
+
+std::string Detail(const state::LedgerEntry& entry, const char* key) {
+  return entry.details.is_object() ? entry.details.value(key, "") : "";
+}
+
+ClusterRef ClusterOf(const state::LedgerEntry& entry) {
+  return {Detail(entry, "project"), Detail(entry, "location"), Detail(entry, "cluster")};
+}
+
+core::Error Malformed(const state::LedgerEntry& entry, const std::string& missing) {
+  return core::Error::Internal("run ledger: " + entry.kind + " " + entry.name + " lacks " + missing +
+                               " in its details; delete it by hand and edit the ledger");
+}
+
+// A create or delete that a killed process left running: wait for it, so that the delete that
+// follows meets a settled resource. Its own failure does not matter (the delete finds out what
+// exists); an interrupted or timed-out wait does.
+core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry& entry) {
+  bool pending = entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting;
+  if (!pending || entry.operation.empty() || env.dry_run != nullptr) return {};
+  gcp::operations::PollEnv poll_env{env.clock, env.sleeper, env.cancel};
+  env.reporter.Progress(entry.kind + " " + entry.name, "waiting for " + entry.operation);
+  core::Error error;
+  if (entry.kind == "cluster" || entry.kind == "nodepool") {
+    gcp::container::Client client(env.transport, env.endpoints.container);
+    auto done = gcp::operations::WaitForContainerOperation(client, ClusterOf(entry).Location(), entry.operation,
+                                                           env.poll, poll_env);
+    if (done) return {};
+    error = done.error();
+  } else if (entry.kind == "tpu-vm") {
+    gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+    auto done = gcp::operations::WaitForTpuOperation(client, entry.operation, env.poll, poll_env);
+    if (done) return {};
+    error = done.error();
+  } else {
+    return {};
+  }
+  if (error.kind == core::ErrorKind::kCancelled ||
+      (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0)) {
+    return core::Fail(error);
+  }
+  return {};
+}
+
+core::Result<PolicyTarget> TargetOf(const state::LedgerEntry& entry) {
+  std::string target = Detail(entry, "target");
+  if (target == "project") return PolicyTarget::kProject;
+  if (target == "bucket") return PolicyTarget::kBucket;
+  if (target == "service-account") return PolicyTarget::kServiceAccount;
+  return core::Fail(Malformed(entry, "a target (project, bucket or service-account)"));
+}
+
+}  // namespace
+
+core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEntry& entry) {
+  if (auto settled = SettlePendingOperation(env, entry); !settled) return core::Fail(settled.error());
+  if (entry.kind == "cluster") {
+    ClusterRef ref = ClusterOf(entry);
+    if (ref.cluster.empty() || ref.location.empty()) return core::Fail(Malformed(entry, "project/location/cluster"));
+    return DeleteCluster(env, ref);
+  }
+  if (entry.kind == "nodepool") {
+    gcp::container::NodePoolRef ref{ClusterOf(entry), Detail(entry, "nodepool")};
+    if (ref.pool.empty() || ref.cluster.cluster.empty()) return core::Fail(Malformed(entry, "cluster/nodepool"));
+    return DeleteNodePool(env, ref);
+  }
+  if (entry.kind == "tpu-vm") {
+    gcp::tpu::NodeRef ref{Detail(entry, "project"), Detail(entry, "zone"), Detail(entry, "node")};
+    if (ref.node.empty() || ref.zone.empty()) return core::Fail(Malformed(entry, "project/zone/node"));
+    return DeleteTpuVm(env, ref);
+  }
+  if (entry.kind == "bucket") {
+    // Only buckets the run created reach here (the plan keeps adopted ones): objects go too.
+    return DeleteBucket(env, entry.name, /*force=*/true);
+  }
+  if (entry.kind == "iam-member") {
+    auto target = TargetOf(entry);
+    if (!target) return core::Fail(target.error());
+    return RemovePolicyBinding(env, {*target, Detail(entry, "resource"), Detail(entry, "role"), Detail(entry, "member")});
+  }
+  if (entry.kind == "service-account") return DeleteServiceAccount(env, entry.name);
+  return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.kind));
+}
+
+}  // namespace tputrain::workflow

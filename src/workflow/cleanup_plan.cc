@@ -1,0 +1,73 @@
+// What `cleanup` will delete, in which order, before anything is sent.
+#include <algorithm>
+#include <set>
+
+#include "tputrain/workflow/cleanup.h"
+
+namespace tputrain::workflow {
+namespace {
+
+std::string ActionFor(const state::LedgerEntry& entry) {
+  bool pending = (entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting) &&
+                 !entry.operation.empty();
+  return pending ? "wait for " + entry.operation + ", then delete" : "delete";
+}
+
+}  // namespace
+
+std::string PoolClusterKey(const state::LedgerEntry& pool) {
+  const auto& details = pool.details;
+  if (!details.is_object()) return "";
+  return "projects/" + details.value("project", "") + "/locations/" + details.value("location", "") + "/clusters/" +
+         details.value("cluster", "");
+}
+
+int CleanupTier(std::string_view kind) {
+  for (size_t tier = 0; tier < std::size(kCleanupOrder); ++tier) {
+    if (kCleanupOrder[tier] == kind) return static_cast<int>(tier);
+  }
+  return static_cast<int>(std::size(kCleanupOrder));
+}
+
+CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force) {
+  CleanupPlan plan;
+  plan.run_id = ledger.run_id;
+  std::vector<const state::LedgerEntry*> live = ledger.Live();
+  std::set<std::string> doomed_clusters;
+  for (const auto* entry : live) {
+    if (entry->kind == "cluster" && (entry->owned || force)) doomed_clusters.insert(entry->name);
+  }
+  // Later entries depend on earlier ones more often than the reverse: delete the newest first.
+  std::reverse(live.begin(), live.end());
+  std::stable_sort(live.begin(), live.end(), [](const state::LedgerEntry* a, const state::LedgerEntry* b) {
+    return CleanupTier(a->kind) < CleanupTier(b->kind);
+  });
+  for (const auto* entry : live) {
+    if (!entry->owned && !force) {
+      plan.kept.push_back({*entry, "kept (adopted; --force deletes it)"});
+      continue;
+    }
+    if (entry->kind == "nodepool" && doomed_clusters.contains(PoolClusterKey(*entry))) {
+      plan.deletes.push_back({*entry, "goes with its cluster"});
+      continue;
+    }
+    plan.deletes.push_back({*entry, ActionFor(*entry)});
+  }
+  return plan;
+}
+
+nlohmann::json ToJson(const CleanupPlan& plan) {
+  auto items = [](const std::vector<PlannedDelete>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : list) {
+      out.push_back({{"kind", item.entry.kind},
+                     {"name", item.entry.name},
+                     {"state", state::EntryStateName(item.entry.state)},
+                     {"action", item.action}});
+    }
+    return out;
+  };
+  return {{"run", plan.run_id}, {"delete", items(plan.deletes)}, {"kept", items(plan.kept)}};
+}
+
+}  // namespace tputrain::workflow

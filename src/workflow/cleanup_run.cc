@@ -1,0 +1,190 @@
+// Carrying out a cleanup plan: tier after tier, each tier in parallel.
+#include <future>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/ledger_entries.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using Planned = std::vector<const PlannedDelete*>;
+
+struct Tally {
+  std::vector<Outcome> outcomes;
+  std::vector<std::string> failures;
+  std::optional<core::Error> first_error;
+
+  void Add(core::Result<Outcome> result, const state::LedgerEntry& entry) {
+    if (result) {
+      outcomes.push_back(std::move(*result));
+      return;
+    }
+    Fail(result.error(), entry.kind + " " + entry.name);
+  }
+  void Fail(const core::Error& error, const std::string& what) {
+    if (!first_error) first_error = error;
+    failures.push_back(what + ": " + error.message);
+  }
+};
+
+bool Cancelled(const ProvisionEnv& env) { return env.cancel != nullptr && env.cancel->cancelled(); }
+
+// A ray-job whose RayCluster (same cluster, namespace and name) is deleted in this cleanup.
+bool HeadDoomed(const state::LedgerEntry& job, const CleanupPlan& plan) {
+  const auto& details = job.details;
+  if (!details.is_object() || !details.contains("raycluster")) return false;
+  std::string access = AccessId(details.value("access", nlohmann::json::object()));
+  for (const auto& planned : plan.deletes) {
+    const auto& object = planned.entry.details;
+    if (planned.entry.kind == "k8s-object" && object.value("kind", "") == "RayCluster" &&
+        object.value("name", "") == details.value("raycluster", "") &&
+        object.value("namespace", "") == details.value("namespace", "") &&
+        AccessId(object.value("access", nlohmann::json::object())) == access) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void RunRayJobs(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier, const CleanupReach& reach,
+                Tally& tally) {
+  std::vector<std::future<core::Result<Outcome>>> running;
+  for (const auto* item : tier) {
+    bool doomed = HeadDoomed(item->entry, plan);
+    running.push_back(std::async(std::launch::async, [&env, &reach, item, doomed] {
+      return StopRayJobEntry(env, item->entry, reach, doomed);
+    }));
+  }
+  for (size_t i = 0; i < running.size(); ++i) tally.Add(running[i].get(), tier[i]->entry);
+}
+
+// The GKE cluster of this run that a Kubernetes access record points at, if any: by name, or by
+// the context name get-credentials gives it (gke_PROJECT_LOCATION_CLUSTER).
+std::string HostingCluster(const nlohmann::json& access, const CleanupPlan& plan) {
+  for (const auto& planned : plan.deletes) {
+    if (planned.entry.kind != "cluster") continue;
+    const auto& details = planned.entry.details;
+    std::string context = "gke_" + details.value("project", "") + "_" + details.value("location", "") + "_" +
+                          details.value("cluster", "");
+    if (access.value("gke_cluster", "") == planned.entry.name || access.value("context", "") == context) {
+      return planned.entry.name;
+    }
+  }
+  return "";
+}
+
+// Entries deleted by deleting the cluster they live in, with that cluster's ledger key.
+using GoesWithCluster = std::vector<std::pair<const PlannedDelete*, std::string>>;
+
+void RunK8sObjects(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier, const CleanupReach& reach,
+                   Tally& tally, GoesWithCluster& with_cluster) {
+  std::map<std::string, std::vector<const PlannedDelete*>> by_cluster;
+  for (const auto* item : tier) {
+    by_cluster[AccessId(item->entry.details.value("access", nlohmann::json::object()))].push_back(item);
+  }
+  std::vector<std::pair<std::vector<const PlannedDelete*>*, std::future<core::Result<std::vector<Outcome>>>>> running;
+  for (auto& [cluster, items] : by_cluster) {
+    std::vector<state::LedgerEntry> entries;
+    for (const auto* item : items) entries.push_back(item->entry);
+    running.emplace_back(&items, std::async(std::launch::async, [&env, &reach, entries = std::move(entries)] {
+                           return DeleteK8sEntries(env, entries, reach);
+                         }));
+  }
+  for (auto& [items, future] : running) {
+    auto result = future.get();
+    if (result) {
+      tally.outcomes.insert(tally.outcomes.end(), result->begin(), result->end());
+      continue;
+    }
+    // A cluster this cleanup deletes anyway takes its objects with it: an unreachable API
+    // server or a lost kubeconfig must not stop the cleanup.
+    const auto access = items->front()->entry.details.value("access", nlohmann::json::object());
+    std::string hosting = HostingCluster(access, plan);
+    if (hosting.empty()) {
+      tally.Fail(result.error(), "k8s-object");
+      continue;
+    }
+    env.reporter.Warn(result.error().message + "; they go with cluster " + hosting);
+    for (const auto* item : *items) with_cluster.emplace_back(item, hosting);
+  }
+}
+
+void RunCloud(ProvisionEnv& env, const Planned& tier, Tally& tally) {
+  auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
+  std::vector<std::future<core::Result<Outcome>>> running;
+  for (const auto* item : tier) {
+    running.push_back(std::async(policy, [&env, item] { return DeleteCloudEntry(env, item->entry); }));
+  }
+  for (size_t i = 0; i < running.size(); ++i) tally.Add(running[i].get(), tier[i]->entry);
+}
+
+// What went with its cluster, recorded once the cluster's delete is known to be done.
+void RecordGoneWithCluster(ProvisionEnv& env, const GoesWithCluster& with_cluster, Tally& tally) {
+  std::set<std::string> clusters_gone;
+  for (const auto& outcome : tally.outcomes) {
+    if (outcome.kind == "cluster" && (outcome.action == "deleted" || outcome.action == "already gone")) {
+      clusters_gone.insert(outcome.resource);
+    }
+  }
+  for (const auto& [item, cluster] : with_cluster) {
+    if (!clusters_gone.contains(cluster)) continue;
+    const auto& entry = item->entry;
+    if (env.ledger != nullptr) {
+      auto status = env.ledger->RecordState(env.run_id, entry.kind, entry.name, state::EntryState::kDeleted);
+      if (!status) env.reporter.Warn("run ledger: " + status.error().message);
+    }
+    std::string name = entry.kind == "nodepool" ? entry.details.value("nodepool", entry.name)
+                                                : entry.details.value("kind", "") + " " + entry.details.value("name", "");
+    tally.outcomes.push_back({entry.kind, name, entry.name, "went with its cluster", "", entry.details});
+  }
+}
+
+}  // namespace
+
+core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPlan& plan, const CleanupReach& reach) {
+  std::map<int, Planned> tiers;
+  GoesWithCluster with_cluster;
+  for (const auto& item : plan.deletes) {
+    if (item.action == "goes with its cluster") {
+      if (env.dry_run == nullptr) with_cluster.emplace_back(&item, PoolClusterKey(item.entry));
+      continue;
+    }
+    tiers[CleanupTier(item.entry.kind)].push_back(&item);
+  }
+  Tally tally;
+  for (const auto& [tier, items] : tiers) {
+    if (Cancelled(env)) break;
+    const std::string& kind = items.front()->entry.kind;
+    if (kind == "ray-job") {
+      RunRayJobs(env, plan, items, reach, tally);
+    } else if (kind == "k8s-object") {
+      RunK8sObjects(env, plan, items, reach, tally, with_cluster);
+    } else {
+      RunCloud(env, items, tally);
+    }
+    if (kind == "cluster") RecordGoneWithCluster(env, with_cluster, tally);
+  }
+  if (Cancelled(env)) {
+    // Whatever else failed, the user stopped it: exit 130, and a re-run resumes.
+    if (!tally.first_error) tally.failures.push_back("interrupted");
+    tally.first_error = core::Error::Make(core::ErrorKind::kCancelled, "interrupted");
+  }
+  if (!tally.first_error) return tally.outcomes;
+  core::Error error = *tally.first_error;
+  error.message.clear();
+  for (const auto& line : tally.failures) error.message += (error.message.empty() ? "" : "\n") + line;
+  if (!tally.outcomes.empty()) {
+    error.message += "\n(done: ";
+    for (size_t i = 0; i < tally.outcomes.size(); ++i) {
+      const auto& outcome = tally.outcomes[i];
+      error.message += (i ? ", " : "") + outcome.kind + " " + outcome.name + " " + outcome.action;
+    }
+    error.message += ")";
+  }
+  return core::Fail(error);
+}
+
+}  // namespace tputrain::workflow

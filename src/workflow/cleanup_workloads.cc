@@ -1,0 +1,125 @@
+// The workload side of cleanup: Ray jobs stopped, Kubernetes objects deleted, before the
+// machines under them go.
+#include <mutex>
+
+#include "tputrain/k8s/delete.h"
+#include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/ledger_entries.h"
+
+namespace tputrain::workflow {
+namespace {
+
+std::mutex ledger_mutex;
+
+void RecordDeleted(ProvisionEnv& env, const state::LedgerEntry& entry) {
+  if (env.ledger == nullptr) return;
+  std::lock_guard lock(ledger_mutex);
+  auto status = env.ledger->RecordState(env.run_id, entry.kind, entry.name, state::EntryState::kDeleted);
+  if (!status) env.reporter.Warn("run ledger: " + status.error().message);
+}
+
+Outcome Done(ProvisionEnv& env, const state::LedgerEntry& entry, const std::string& name, std::string action) {
+  RecordDeleted(env, entry);
+  env.reporter.Done(entry.kind + " " + name, action);
+  return Outcome{entry.kind, name, entry.name, std::move(action), "", entry.details};
+}
+
+// Connection refused, no route, name not resolved: the head is not there to ask.
+bool Unreachable(const core::Error& error) {
+  return error.http_status == 0 &&
+         (error.kind == core::ErrorKind::kUnavailable || error.kind == core::ErrorKind::kDeadlineExceeded);
+}
+
+k8s::Object ObjectOf(const state::LedgerEntry& entry) {
+  k8s::Object object;
+  object.api_version = entry.details.value("api_version", "");
+  object.kind = entry.details.value("kind", "");
+  object.name = entry.details.value("name", "");
+  object.ns = entry.details.value("namespace", "");
+  object.source = "run ledger";
+  object.json = {{"apiVersion", object.api_version}, {"kind", object.kind}, {"metadata", {{"name", object.name}}}};
+  if (!object.ns.empty()) object.json["metadata"]["namespace"] = object.ns;
+  return object;
+}
+
+}  // namespace
+
+core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntry& entry, const CleanupReach& reach,
+                                      bool head_doomed) {
+  const std::string& id = entry.name;
+  auto why_not = [&](const core::Error& error) -> core::Result<Outcome> {
+    if (head_doomed) return Done(env, entry, id, "goes with its RayCluster");
+    if (Unreachable(error)) {
+      // tputrain did not make this Ray cluster; with its head gone, no job of it runs.
+      env.reporter.Warn("ray-job " + id + ": the Ray head is unreachable (" + error.message +
+                        "); nothing left to stop");
+      return Done(env, entry, id, "Ray head unreachable");
+    }
+    core::Error failed = error;
+    failed.message = "stopping Ray job " + id + ": " + failed.message;
+    return core::Fail(failed);
+  };
+  if (env.dry_run != nullptr) return Outcome{entry.kind, id, entry.name, "would stop", "", entry.details};
+  if (!reach.ray_jobs) return why_not(core::Error::Internal("no way to reach Ray was given"));
+  auto access = reach.ray_jobs(entry.details);
+  if (!access) return why_not(access.error());
+  env.reporter.Progress("ray-job " + id, "stopping");
+  auto stopped = access->client->Stop(id);
+  if (!stopped) {
+    if (stopped.error().kind == core::ErrorKind::kNotFound) return Done(env, entry, id, "already gone");
+    return why_not(stopped.error());
+  }
+  return Done(env, entry, id, *stopped ? "stopped" : "already finished");
+}
+
+core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std::vector<state::LedgerEntry>& entries,
+                                                    const CleanupReach& reach) {
+  std::vector<Outcome> outcomes;
+  if (entries.empty()) return outcomes;
+  const nlohmann::json access = entries.front().details.value("access", nlohmann::json::object());
+  if (env.dry_run != nullptr) {
+    for (const auto& entry : entries) {
+      outcomes.push_back({entry.kind, ObjectOf(entry).Describe(), entry.name, "would delete", "", entry.details});
+    }
+    return outcomes;
+  }
+  auto fail = [&](core::Error error) -> core::Result<std::vector<Outcome>> {
+    error.message = "Kubernetes objects on " + AccessId(access) + ": " + error.message;
+    return core::Fail(error);
+  };
+  if (!reach.connect_cluster) return fail(core::Error::Internal("no way to reach the cluster was given"));
+  auto connection = reach.connect_cluster(access);
+  if (!connection) return fail(connection.error());
+  std::vector<k8s::Object> objects;
+  for (const auto& entry : entries) {
+    objects.push_back(ObjectOf(entry));
+    env.reporter.Progress("k8s " + objects.back().Describe(), "deleting");
+  }
+  // The entry an object came from; its namespace may have been filled in from the context.
+  auto entry_of = [&](const k8s::Object& object) -> const state::LedgerEntry* {
+    const state::LedgerEntry* same_name = nullptr;
+    for (const auto& entry : entries) {
+      const auto& details = entry.details;
+      if (details.value("kind", "") != object.kind || details.value("name", "") != object.name ||
+          details.value("api_version", "") != object.api_version) {
+        continue;
+      }
+      if (details.value("namespace", "") == object.ns) return &entry;
+      same_name = &entry;
+    }
+    return same_name;
+  };
+  k8s::DeleteOptions options;
+  if (env.poll.timeout) options.timeout = *env.poll.timeout;
+  auto deleted = k8s::Delete(*(*connection)->client, *(*connection)->discovery, objects, options,
+                             {env.clock, env.sleeper, env.cancel}, [&](const k8s::DeleteResult& result) {
+                               const state::LedgerEntry* entry = entry_of(result.object);
+                               if (entry == nullptr) return;
+                               outcomes.push_back(Done(env, *entry, result.object.Describe(),
+                                                       result.existed ? "deleted" : "already gone"));
+                             });
+  if (!deleted) return fail(deleted.error());
+  return outcomes;
+}
+
+}  // namespace tputrain::workflow

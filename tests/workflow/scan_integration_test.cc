@@ -1,0 +1,116 @@
+// `tputrain cleanup --scan [--delete-leaked]` against `tputrain emulator start`: what carries the
+// tputrain-run label and is in no ledger is listed and deleted; nothing else is touched.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "emulator_env.h"
+
+namespace tputrain::workflow::testing {
+namespace {
+
+using nlohmann::json;
+
+void Ok(EmulatorEnv& env, const std::vector<std::string>& args) {
+  auto result = env.Tputrain(args);
+  std::string command = "tputrain";
+  for (const auto& arg : args) command += " " + arg;
+  INFO(command << "\nstdout: " << result.out << "\nstderr: " << result.err);
+  REQUIRE(result.exit_code == 0);
+}
+
+// A resource made behind tputrain's back (no label), straight through the emulator's REST API.
+void CreateForeign(EmulatorEnv& env, const std::string& url, const json& body) {
+  http::CurlTransport transport;
+  http::Request request;
+  request.method = "POST";
+  request.url = url;
+  request.headers = {{"Authorization", "Bearer provision-test-token"}, {"Content-Type", "application/json"}};
+  request.body = body.dump();
+  auto response = transport.Send(request);
+  REQUIRE(response);
+  INFO(response->body);
+  REQUIRE(response->status == 200);
+  (void)env;
+}
+
+std::set<std::string> Listed(const json& scan) {
+  std::set<std::string> out;
+  for (const auto& item : scan["leaked"]) out.insert(item["kind"].get<std::string>() + " " + item["name"].get<std::string>());
+  return out;
+}
+
+bool HasKeyEndingWith(const json& section, const std::string& suffix) {
+  for (const auto& [key, value] : section.items()) {
+    if (key.size() >= suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+  }
+  return false;
+}
+
+TEST_CASE("cleanup --scan lists labelled resources no ledger knows; --delete-leaked deletes exactly those",
+          "[integration]") {
+  EmulatorEnv env({}, "100ms");
+  REQUIRE(env.ready());
+  // A run whose ledger is lost (the CI runner died with it).
+  Ok(env, {"cluster", "create", "leak-c", "--location", "us-east5-b", "--tpu-type", "v6e-16", "--run", "lost"});
+  Ok(env, {"bucket", "create", "gs://leak-b", "--run", "lost"});
+  Ok(env, {"tpu-vm", "create", "leak-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--run", "lost"});
+  // A run whose ledger is still here.
+  Ok(env, {"cluster", "create", "kept-c", "--location", "us-east5-b", "--tpu-type", "v6e-16", "--run", "kept"});
+  Ok(env, {"bucket", "create", "gs://kept-b", "--run", "kept"});
+  // Resources tputrain did not make.
+  auto environment = env.Environment();
+  std::string container = *environment["CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER"];
+  std::string storage = *environment["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"];
+  CreateForeign(env, storage + "b?project=p", {{"name", "foreign-b"}, {"labels", {{"team", "x"}}}});
+  CreateForeign(env, container + "v1/projects/p/locations/us-east5-b/clusters", {{"cluster", {{"name", "foreign-c"}}}});
+  REQUIRE(std::filesystem::remove(std::filesystem::path(env.state_dir()) / "lost.json"));
+
+  auto scan = env.Tputrain({"cleanup", "--scan", "--format", "json"});
+  INFO(scan.out << scan.err);
+  REQUIRE(scan.exit_code == 0);
+  CHECK(Listed(json::parse(scan.out)) ==
+        std::set<std::string>{"cluster leak-c", "nodepool v6e-16", "bucket leak-b", "tpu-vm leak-vm"});
+  const json scanned = json::parse(scan.out);
+  for (const auto& item : scanned["leaked"]) CHECK(item["run"] == "lost");
+
+  auto only_kept = env.Tputrain({"cleanup", "--scan", "--run", "kept", "--format", "json"});
+  REQUIRE(only_kept.exit_code == 0);
+  CHECK(json::parse(only_kept.out)["leaked"].empty());
+
+  // No terminal and no --yes: refused, nothing deleted.
+  auto unattended = env.Tputrain({"cleanup", "--scan", "--delete-leaked"});
+  CHECK(unattended.exit_code == 2);
+  CHECK(unattended.err.find("--yes") != std::string::npos);
+  CHECK(HasKeyEndingWith(env.State()["buckets"], "leak-b"));
+
+  auto deleted = env.Tputrain({"cleanup", "--scan", "--delete-leaked", "--yes", "--format", "json"});
+  INFO(deleted.out << deleted.err);
+  REQUIRE(deleted.exit_code == 0);
+  json state = env.State();
+  CHECK_FALSE(HasKeyEndingWith(state["clusters"], "/clusters/leak-c"));
+  CHECK_FALSE(HasKeyEndingWith(state["buckets"], "leak-b"));
+  CHECK_FALSE(HasKeyEndingWith(state["tpuNodes"], "/nodes/leak-vm"));
+  CHECK(HasKeyEndingWith(state["clusters"], "/clusters/kept-c"));
+  CHECK(HasKeyEndingWith(state["clusters"], "/clusters/foreign-c"));
+  CHECK(HasKeyEndingWith(state["buckets"], "kept-b"));
+  CHECK(HasKeyEndingWith(state["buckets"], "foreign-b"));
+
+  auto again = env.Tputrain({"cleanup", "--scan", "--format", "json"});
+  REQUIRE(again.exit_code == 0);
+  CHECK(json::parse(again.out)["leaked"].empty());
+}
+
+TEST_CASE("a scan refuses to guess when a ledger is unreadable", "[integration]") {
+  EmulatorEnv env({}, "100ms");
+  REQUIRE(env.ready());
+  Ok(env, {"bucket", "create", "gs://run-b", "--run", "r1"});
+  std::ofstream(std::filesystem::path(env.state_dir()) / "r1.json", std::ios::trunc) << "{\"run_id\": ";
+  auto scan = env.Tputrain({"cleanup", "--scan", "--delete-leaked", "--yes"});
+  CHECK(scan.exit_code != 0);
+  CHECK(scan.err.find("r1.json") != std::string::npos);
+  CHECK(HasKeyEndingWith(env.State()["buckets"], "run-b"));
+}
+
+}  // namespace
+}  // namespace tputrain::workflow::testing
