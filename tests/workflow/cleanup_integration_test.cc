@@ -2,6 +2,10 @@
 // already deleted behind tputrain's back, a bucket holding objects, adopted resources kept.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
+#include <functional>
+
 #include "emulator_env.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/state/ledger.h"
@@ -259,6 +263,64 @@ TEST_CASE("Kubernetes objects on a cluster the run deletes go with it when the A
   CHECK(failed.err.find("gone/kubeconfig") != std::string::npos);
   CHECK(failed.err.find("tputrain cleanup --run r7") != std::string::npos);
   CHECK(LoadLedger(env, "r7").Live().size() == 1);
+}
+
+// Starts `tputrain ARGS`, waits until `ready` holds, sends Ctrl-C (SIGINT) and returns what it printed.
+// `ready` sees what the command has printed on stderr so far.
+ProcessResult Interrupt(EmulatorEnv& env, std::vector<std::string> args,
+                        const std::function<bool(const std::string&)>& ready) {
+  ProcessOptions options;
+  options.argv = {tputrain::testing::TputrainBinary()};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.argv.insert(options.argv.end(), {"--state-dir", env.state_dir()});
+  options.env = env.Environment();
+  tputrain::testing::ScopedProcess process(options);
+  bool became_ready = tputrain::testing::WaitFor([&] { return ready(process.ReadErr()); }, std::chrono::seconds(30));
+  INFO(process.ReadErr());
+  REQUIRE(became_ready);
+  ::kill(process.pid(), SIGINT);
+  // The wait stops at once: the backoff sleep is interruptible.
+  CHECK(tputrain::testing::WaitFor([&] { return !process.running(); }, std::chrono::seconds(10)));
+  ProcessResult result;
+  result.exit_code = process.Stop();
+  result.out = process.ReadOut();
+  result.err = process.ReadErr();
+  return result;
+}
+
+TEST_CASE("Ctrl-C during a create or a cleanup: the ledger stays true, the way on is printed, exit 130",
+          "[integration]") {
+  EmulatorEnv env({}, "60s");  // operations that outlast the test's patience
+  REQUIRE(env.ready());
+  core::SystemClock clock;
+  state::LedgerStore store(env.state_dir(), clock);
+  auto has_operation = [&](state::EntryState wanted) {
+    auto ledger = store.Load("r8");
+    if (!ledger) return false;
+    for (const auto& entry : ledger->entries) {
+      if (entry.kind == "cluster" && entry.state == wanted && !entry.operation.empty()) return true;
+    }
+    return false;
+  };
+
+  auto created = Interrupt(env, {"cluster", "create", "c8", "--location", "us-east5-b", "--run", "r8"},
+                           [&](const std::string&) { return has_operation(state::EntryState::kCreating); });
+  INFO(created.err);
+  CHECK(created.exit_code == 130);
+  CHECK(created.err.find("tputrain cleanup --run r8 --yes") != std::string::npos);
+  CHECK(created.err.find("run the same command again to resume") != std::string::npos);
+  CHECK(has_operation(state::EntryState::kCreating));
+
+  // cleanup waits for that create before deleting; interrupted too, it says how to go on.
+  auto cleaning = Interrupt(env, {"cleanup", "--run", "r8", "--yes"}, [](const std::string& err) {
+    return err.find("waiting for operation-") != std::string::npos;
+  });
+  INFO(cleaning.err);
+  CHECK(cleaning.exit_code == 130);
+  CHECK(cleaning.err.find("tputrain cleanup --run r8 --yes' again") != std::string::npos);
+  auto ledger = store.Load("r8");
+  REQUIRE(ledger);
+  CHECK(ledger->Live().size() == 1);
 }
 
 TEST_CASE("cleanup with no run recorded has nothing to do", "[integration]") {
