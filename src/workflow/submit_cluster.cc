@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "tputrain/k8s/wait.h"
+#include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/submit_cluster.h"
 
 namespace tputrain::workflow {
@@ -11,38 +12,7 @@ constexpr std::string_view kApplyContentType = "application/apply-patch+yaml";
 // Endpoints lag the pod); the dashboard is probed this long before submitting.
 constexpr std::chrono::seconds kHeadProbeTimeout{120};
 
-struct Resolved {
-  k8s::Object object;  // with its namespace filled in, as Apply sends it
-  std::string path;    // the object's path on the API server
-};
-
-// The namespace and path of each object, as k8s::Apply will resolve them.
-core::Result<std::vector<Resolved>> Resolve(k8s::Client& client, k8s::Discovery& discovery,
-                                            std::vector<k8s::Object> objects, const std::string& ns) {
-  std::vector<Resolved> resolved;
-  for (auto& object : objects) {
-    auto info = discovery.Lookup(object.api_version, object.kind);
-    if (!info) {
-      auto error = info.error();
-      error.message = object.source + ": " + error.message;
-      return core::Fail(error);
-    }
-    if (info->namespaced) {
-      auto object_ns = k8s::NamespaceFor(object, ns, client.default_namespace());
-      if (!object_ns) return core::Fail(object_ns.error());
-      object.ns = *object_ns;
-      object.json["metadata"]["namespace"] = object.ns;
-    } else {
-      object.ns.clear();
-      object.json["metadata"].erase("namespace");
-    }
-    std::string path = info->ObjectPath(object.ns, object.name);
-    resolved.push_back({std::move(object), std::move(path)});
-  }
-  return resolved;
-}
-
-const k8s::Object& RayClusterOf(const std::vector<Resolved>& resolved) {
+const k8s::Object& RayClusterOf(const std::vector<ResolvedObject>& resolved) {
   for (const auto& item : resolved) {
     if (item.object.kind == "RayCluster") return item.object;
   }
@@ -82,7 +52,7 @@ core::Result<nlohmann::json> PlanOnCluster(k8s::Client& client, k8s::Discovery& 
                                            const RayClusterRequest& request) {
   auto rendered = RenderRayCluster(job, request);
   if (!rendered) return core::Fail(rendered.error());
-  auto resolved = Resolve(client, discovery, rendered->objects, request.ns);
+  auto resolved = ResolveObjects(client, discovery, rendered->objects, request.ns);
   if (!resolved) return core::Fail(resolved.error());
   const k8s::Object& cluster = RayClusterOf(*resolved);
 
@@ -120,25 +90,10 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
                                                    const FollowFunction& follow, const SubmitCallbacks& callbacks) {
   auto rendered = RenderRayCluster(job, request);
   if (!rendered) return core::Fail(rendered.error());
-  auto resolved = Resolve(env.client, env.discovery, rendered->objects, request.ns);
+  auto resolved = ResolveObjects(env.client, env.discovery, rendered->objects, request.ns);
   if (!resolved) return core::Fail(resolved.error());
   const k8s::Object cluster = RayClusterOf(*resolved);
   const std::string what = "RayCluster " + cluster.ns + "/" + cluster.name;
-
-  // Each object goes into the ledger before it is sent. One that is already there and not in
-  // this run's ledger was made by someone else (or another run): recorded, but not owned.
-  std::vector<k8s::Object> objects;
-  for (const auto& item : *resolved) {
-    auto existing = env.client.Send("GET", item.path);
-    if (!existing) return core::Fail(existing.error());
-    if (!existing->ok() && existing->status != 404) {
-      return core::Fail(k8s::ErrorFromStatus(existing->status, existing->body, item.object.Describe()));
-    }
-    if (auto recorded = env.ledger.Creating(K8sObjectEntry(env.access, item.object, existing->status == 404)); !recorded) {
-      return core::Fail(recorded.error());
-    }
-    objects.push_back(item.object);
-  }
 
   ClusterSubmitOutcome outcome;
   outcome.raycluster = cluster.name;
@@ -146,17 +101,12 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   env.reporter.Progress("raycluster", "applying " + what);
   k8s::ApplyOptions apply_options;
   apply_options.ns = cluster.ns;
-  core::Status recorded;
-  auto applied = k8s::Apply(env.client, env.discovery, std::move(objects), apply_options, env.watch,
-                            [&](const k8s::ApplyResult& result) {
-                              auto status = env.ledger.Created(K8sObjectEntry(env.access, result.object, true));
-                              if (!status && recorded) recorded = status;
-                              outcome.applied.push_back({result.object, result.action, result.resource_version});
-                              env.reporter.Info(result.object.Describe() + " " +
-                                                std::string(k8s::ApplyActionName(result.action, false)));
-                            });
+  RecordedApplyEnv apply_env{env.client, env.discovery, env.watch, env.access, env.ledger};
+  auto applied = ApplyRecorded(apply_env, rendered->objects, apply_options, [&](const k8s::ApplyResult& result) {
+    outcome.applied.push_back({result.object, result.action, result.resource_version});
+    env.reporter.Info(result.object.Describe() + " " + std::string(k8s::ApplyActionName(result.action, false)));
+  });
   if (!applied) return core::Fail(applied.error());
-  if (!recorded) return core::Fail(recorded.error());
 
   env.reporter.Progress("raycluster", "waiting for " + what + " to be ready");
   k8s::WatchOptions watch_options;

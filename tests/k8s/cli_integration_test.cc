@@ -3,6 +3,7 @@
 // any output.
 #include <catch2/catch.hpp>
 
+#include "k8s/finalizer.h"
 #include "k8s/k8s_test_util.h"
 
 namespace tputrain::testing {
@@ -18,7 +19,8 @@ struct Cli {
     options.argv = {TputrainBinary()};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
     options.stdin_text = stdin_text;
-    options.env = {{"KUBECONFIG", kubeconfig}, {"NO_COLOR", "1"}};
+    options.env = {{"KUBECONFIG", kubeconfig}, {"NO_COLOR", "1"}, {"XDG_STATE_HOME", kubeconfig + ".state"},
+                   {"TPUTRAIN_RUN", std::nullopt}};
     auto result = RunProcess(options, std::chrono::seconds(120));
     runs.push_back(result);
     return result;
@@ -51,6 +53,23 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
   INFO(applied.err);
   REQUIRE(applied.exit_code == 0);
   CHECK(applied.out == "RayCluster " + ns + "/ray created\n");
+
+  // The run ledger holds it, so that `tputrain cleanup` can delete it.
+  auto ledger_entry = [&]() -> nlohmann::json {
+    auto shown = cli.Run({"runs", "show", "--format", "json"});
+    if (shown.exit_code != 0) return nullptr;
+    const auto ledger = nlohmann::json::parse(shown.out);
+    for (const auto& entry : ledger["entries"]) {
+      if (entry["kind"] == "k8s-object" && entry["name"].get<std::string>().ends_with("|RayCluster|" + ns + "|ray")) {
+        return entry;
+      }
+    }
+    return nullptr;
+  };
+  auto recorded = ledger_entry();
+  REQUIRE(recorded.is_object());
+  CHECK(recorded["state"] == "created");
+  CHECK(recorded["owned"] == true);
 
   auto again = cli.Run({"apply", "-f", "-", "--verbose"}, rendered.out);
   REQUIRE(again.exit_code == 0);
@@ -85,6 +104,19 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
   INFO(deleted.err);
   CHECK(deleted.exit_code == 0);
   CHECK(deleted.out == "RayCluster " + ns + "/ray deleted\n");
+  CHECK(ledger_entry()["state"] == "deleted");
+
+  // What `apply` made, `cleanup` deletes (the test plays the garbage collector).
+  auto config = cli.Run({"apply", "-f", "-"}, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: made\n");
+  REQUIRE(config.exit_code == 0);
+  const std::string made = "/api/v1/namespaces/" + ns + "/configmaps/made";
+  Finalizer finalizer(server.admin(), {made});
+  auto cleaned = cli.Run({"cleanup", "--yes"});
+  INFO(cleaned.err);
+  CHECK(cleaned.exit_code == 0);
+  auto gone = server.admin().Send("GET", made);
+  REQUIRE(gone);
+  CHECK(gone->status == 404);
   cli.CheckNoSecrets();
 }
 

@@ -8,10 +8,13 @@
 
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
+#include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/delete.h"
 #include "tputrain/k8s/wait.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/apply_recorded.h"
 
 namespace tputrain::cli {
 namespace {
@@ -51,9 +54,14 @@ nlohmann::json ObjectJson(const k8s::Object& object) {
 
 struct ApplyFlags {
   KubeAccessFlags access;
+  ProvisionFlags ledger;  // --run, --state-dir
   std::string file;
   bool force_conflicts = false;
 };
+
+std::string StateDir(const ProvisionFlags& flags, const Context& context) {
+  return flags.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : flags.state_dir;
+}
 
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto objects = ReadManifests(flags.file);
@@ -67,14 +75,25 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   options.force_conflicts = flags.force_conflicts;
   options.ns = flags.access.ns;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  auto applied = k8s::Apply(*(*connection)->client, *(*connection)->discovery, std::move(*objects), options,
-                            {clock, sleeper, context.cancel}, [&](const k8s::ApplyResult& result) {
-                              if (table) {
-                                context.out << result.object.Describe() << " "
-                                            << k8s::ApplyActionName(result.action, options.dry_run) << "\n";
-                                context.out.flush();
-                              }
-                            });
+  // Every object goes into the run ledger before it is sent, so `tputrain cleanup` deletes it.
+  state::LedgerStore store(StateDir(flags.ledger, context), clock);
+  std::string run_id;
+  if (!options.dry_run) {
+    auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/true);
+    if (!run) return core::Fail(run.error());
+    run_id = *run;
+  }
+  workflow::RecordedApplyEnv env{*(*connection)->client,
+                                 *(*connection)->discovery,
+                                 {clock, sleeper, context.cancel},
+                                 AccessRecord(flags.access, **connection, context),
+                                 {options.dry_run ? nullptr : &store, run_id}};
+  auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
+    if (table) {
+      context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, options.dry_run) << "\n";
+      context.out.flush();
+    }
+  });
   if (!applied) return core::Fail(applied.error());
   if (!table) {
     nlohmann::json json = nlohmann::json::array();
@@ -92,6 +111,7 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
 
 struct DeleteFlags {
   KubeAccessFlags access;
+  ProvisionFlags ledger;
   std::string file;
   bool no_wait = false;
   std::string timeout = "5m";
@@ -112,8 +132,21 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   options.wait = !flags.no_wait;
   options.timeout = *timeout;
   bool table = context.global.output_format() == OutputFormat::kTable;
+  // Objects the run ledger holds are marked deleted, so cleanup does not look for them again.
+  state::LedgerStore store(StateDir(flags.ledger, context), clock);
+  auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/false);
+  const auto access = AccessRecord(flags.access, **connection, context);
+  auto forget = [&](const k8s::Object& object) {
+    if (options.dry_run || !run || run->empty()) return;
+    const std::string key = workflow::K8sObjectEntry(access, object, true).name;
+    auto status = store.Update(*run, [&](state::Ledger& ledger) {
+      if (auto* entry = ledger.Find("k8s-object", key)) entry->state = state::EntryState::kDeleted;
+    });
+    if (!status && status.error().kind != core::ErrorKind::kNotFound) context.reporter().Warn(status.error().message);
+  };
   auto deleted = k8s::Delete(*(*connection)->client, *(*connection)->discovery, std::move(*objects), options,
                              {clock, sleeper, context.cancel}, [&](const k8s::DeleteResult& result) {
+                               forget(result.object);
                                if (table) {
                                  context.out << result.object.Describe() << " "
                                              << (result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted")
@@ -170,6 +203,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   apply->add_option("-f,--filename", apply_flags->file, "Manifest file, or - for stdin")->required();
   apply->add_flag("--force-conflicts", apply_flags->force_conflicts, "Take over fields another manager owns");
   AddKubeAccessFlags(*apply, apply_flags->access);
+  AddProvisionFlags(apply, apply_flags->ledger, /*waits=*/false);
   apply->footer(
       "Examples:\n  tputrain render raycluster-maxtext --set CLUSTER_NAME=ray | tputrain apply -f -\n"
       "  tputrain apply -f jobset.yaml --dry-run   # the server validates, stores nothing");
@@ -181,6 +215,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   del->add_flag("--no-wait", delete_flags->no_wait, "Return once deletion is accepted");
   del->add_option("--timeout", delete_flags->timeout, "How long each object may take to go (default 5m)");
   AddKubeAccessFlags(*del, delete_flags->access);
+  AddProvisionFlags(del, delete_flags->ledger, /*waits=*/false);
   del->footer("Example:\n  tputrain delete -f raycluster.yaml -n ml");
   del->callback([delete_flags, &context] { context.outcome = RunDelete(*delete_flags, context); });
 

@@ -1,5 +1,7 @@
 #include "commands/k8s_access.h"
 
+#include <filesystem>
+
 #include "gcp_stack.h"
 
 #include "tputrain/k8s/service_proxy.h"
@@ -77,6 +79,21 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFl
   if (!access) return core::Fail(access.error());
   k8s::Credentials::Deps deps{&context.env, &clock, LazyGoogleTokens(context)};
   return k8s::Connect(*access, std::move(deps));
+}
+
+nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context) {
+  if (flags.gke_ref) return {{"gke_cluster", flags.gke_ref->Name()}};
+  if (!flags.gke_cluster.empty()) {
+    auto ref = GkeClusterRef(flags, context);
+    if (ref) return {{"gke_cluster", ref->Name()}};
+  }
+  std::string kubeconfig;
+  if (!flags.kubeconfig.empty()) {
+    std::error_code error;
+    auto absolute = std::filesystem::absolute(flags.kubeconfig, error);
+    kubeconfig = error ? flags.kubeconfig : absolute.lexically_normal().string();
+  }
+  return {{"kubeconfig", kubeconfig}, {"context", connection.access.context}};
 }
 
 void AddRayClusterFlags(CLI::App& command, RayClusterFlags& flags) {

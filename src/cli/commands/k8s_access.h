@@ -43,6 +43,10 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::cont
                                                                  const std::string& ns, Context& context,
                                                                  core::Clock& clock);
 
+// How `cleanup` reaches this cluster again, for the run ledger (ledger_entries.h):
+// {"gke_cluster": NAME} or {"kubeconfig": absolute path or "", "context": CTX}.
+nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context);
+
 struct RayClusterFlags {
   std::string name;  // --raycluster
   KubeAccessFlags access;

@@ -81,21 +81,6 @@ core::Status CompleteRayClusterRequest(SubmitOptions& options, Context& context)
   return {};
 }
 
-// How `cleanup` reaches this cluster again (the run ledger's "access", CONTRACTS §2).
-nlohmann::json AccessOf(const SubmitOptions& options, const k8s::Connection& connection, Context& context) {
-  if (!options.access.gke_cluster.empty()) {
-    auto ref = GkeClusterRef(options.access, context);
-    if (ref) return {{"gke_cluster", ref->Name()}};
-  }
-  std::string kubeconfig;
-  if (!options.access.kubeconfig.empty()) {
-    std::error_code error;
-    auto absolute = std::filesystem::absolute(options.access.kubeconfig, error);
-    kubeconfig = error ? options.access.kubeconfig : absolute.lexically_normal().string();
-  }
-  return {{"kubeconfig", kubeconfig}, {"context", connection.access.context}};
-}
-
 core::Result<state::LedgerStore> OpenLedger(const SubmitOptions& options, Context& context, core::Clock& clock,
                                             std::string& run_id) {
   std::string dir = options.ledger.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.ledger.state_dir;
@@ -191,7 +176,7 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
     if (!ledger) return core::Fail(ledger.error());
     websocket.ca_pem = k8s::TlsFor(kube.access, *kube.credentials).ca_pem;
     workflow::ClusterSubmitEnv env{*kube.client, *kube.discovery, {clock, sleeper, context.cancel}, context.reporter(),
-                                   AccessOf(options, kube, context), {&*ledger, run_id}, {}};
+                                   AccessRecord(options.access, kube, context), {&*ledger, run_id}, {}};
     env.make_ray_client = [&](const k8s::ProxyEndpoint& endpoint) -> core::Result<std::unique_ptr<ray::JobsClient>> {
       ray::ConnectionFlags flags = options.connection;
       flags.address = endpoint.base_url;

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/result.h"
+#include "tputrain/k8s/apply.h"
+#include "tputrain/k8s/client.h"
+#include "tputrain/k8s/discovery.h"
+#include "tputrain/k8s/manifest.h"
+#include "tputrain/k8s/watch.h"
+#include "tputrain/workflow/ledger_entries.h"
+
+// Server-side apply with the run ledger kept true: every object is recorded before it is sent,
+// so `tputrain cleanup` deletes what tputrain applied (workloads before node pools and clusters).
+namespace tputrain::workflow {
+
+struct ResolvedObject {
+  k8s::Object object;  // with its namespace filled in (empty for cluster-scoped kinds), as Apply sends it
+  std::string path;    // its path on the API server; empty for a kind whose CRD the same manifest brings
+};
+
+// The namespace and path of each object, as k8s::Apply will resolve them. A kind not yet served
+// is accepted when `objects` holds its CustomResourceDefinition (scope from the CRD).
+core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8s::Discovery& discovery,
+                                                         const std::vector<k8s::Object>& objects, const std::string& ns);
+
+struct RecordedApplyEnv {
+  k8s::Client& client;
+  k8s::Discovery& discovery;
+  k8s::WatchDeps watch;
+  nlohmann::json access;  // ledger_entries.h: how cleanup reaches this cluster again
+  LedgerRecorder ledger;
+};
+
+// Records each object (`creating`; not owned when it already exists), applies them all in
+// dependency order, and marks each `created` once the server has it. A dry run records nothing.
+core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env, const std::vector<k8s::Object>& objects,
+                                                          const k8s::ApplyOptions& options,
+                                                          const std::function<void(const k8s::ApplyResult&)>& on_applied = {});
+
+}  // namespace tputrain::workflow

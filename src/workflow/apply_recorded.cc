@@ -1,0 +1,91 @@
+#include "tputrain/workflow/apply_recorded.h"
+
+namespace tputrain::workflow {
+namespace {
+
+// The CRD in `objects` that defines `group`/`kind`, if any.
+const k8s::Object* DefiningCrd(const std::vector<k8s::Object>& objects, const std::string& api_version,
+                               const std::string& kind) {
+  std::string group = api_version.substr(0, api_version.find('/'));
+  for (const auto& object : objects) {
+    if (object.kind != "CustomResourceDefinition" || !object.json.contains("spec")) continue;
+    const auto& spec = object.json["spec"];
+    if (spec.value("group", "") == group && spec.value("names", nlohmann::json::object()).value("kind", "") == kind) {
+      return &object;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8s::Discovery& discovery,
+                                                         const std::vector<k8s::Object>& objects, const std::string& ns) {
+  std::vector<ResolvedObject> resolved;
+  for (auto object : objects) {
+    bool namespaced = true;
+    std::string path;
+    auto info = discovery.Lookup(object.api_version, object.kind);
+    if (info) {
+      namespaced = info->namespaced;
+    } else if (const auto* crd = DefiningCrd(objects, object.api_version, object.kind)) {
+      namespaced = crd->json["spec"].value("scope", "Namespaced") == "Namespaced";
+    } else {
+      auto error = info.error();
+      error.message = object.source + ": " + error.message;
+      return core::Fail(error);
+    }
+    if (namespaced) {
+      auto object_ns = k8s::NamespaceFor(object, ns, client.default_namespace());
+      if (!object_ns) return core::Fail(object_ns.error());
+      object.ns = *object_ns;
+      object.json["metadata"]["namespace"] = object.ns;
+    } else {
+      object.ns.clear();
+      object.json["metadata"].erase("namespace");
+    }
+    if (info) path = info->ObjectPath(object.ns, object.name);
+    resolved.push_back({std::move(object), std::move(path)});
+  }
+  return resolved;
+}
+
+core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env, const std::vector<k8s::Object>& objects,
+                                                          const k8s::ApplyOptions& options,
+                                                          const std::function<void(const k8s::ApplyResult&)>& on_applied) {
+  auto resolved = ResolveObjects(env.client, env.discovery, objects, options.ns);
+  if (!resolved) return core::Fail(resolved.error());
+  std::vector<k8s::Object> to_apply;
+  for (const auto& item : *resolved) {
+    if (!options.dry_run) {
+      // One that is already there was made by someone else (or an earlier run): recorded, not owned.
+      bool existed = false;
+      if (!item.path.empty()) {
+        auto existing = env.client.Send("GET", item.path);
+        if (!existing) return core::Fail(existing.error());
+        if (!existing->ok() && existing->status != 404) {
+          return core::Fail(k8s::ErrorFromStatus(existing->status, existing->body, item.object.Describe()));
+        }
+        existed = existing->ok();
+      }
+      if (auto recorded = env.ledger.Creating(K8sObjectEntry(env.access, item.object, !existed)); !recorded) {
+        return core::Fail(recorded.error());
+      }
+    }
+    to_apply.push_back(item.object);
+  }
+  core::Status recorded;
+  auto applied = k8s::Apply(env.client, env.discovery, std::move(to_apply), options, env.watch,
+                            [&](const k8s::ApplyResult& result) {
+                              if (!options.dry_run) {
+                                auto status = env.ledger.Created(K8sObjectEntry(env.access, result.object, true));
+                                if (!status && recorded) recorded = status;
+                              }
+                              if (on_applied) on_applied(result);
+                            });
+  if (!applied) return core::Fail(applied.error());
+  if (!recorded) return core::Fail(recorded.error());
+  return applied;
+}
+
+}  // namespace tputrain::workflow
