@@ -72,6 +72,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupIamCommand(app, context);
   SetupJobCommand(app, context);
   SetupK8sCommands(app, context);
+  SetupOperatorsCommand(app, context);
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);

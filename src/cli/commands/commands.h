@@ -17,6 +17,7 @@ void SetupEmulatorCommand(CLI::App& root, Context& context);
 void SetupIamCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);
 void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
+void SetupOperatorsCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);

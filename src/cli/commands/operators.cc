@@ -1,0 +1,130 @@
+// tputrain operators check [NAME...] | install lws|jobset [--manifest FILE|URL]
+#include "commands/commands.h"
+#include "commands/k8s_access.h"
+#include "commands/provision_common.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/http/curl_transport.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/operators.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct OperatorFlags {
+  KubeAccessFlags access;
+  ProvisionFlags ledger;  // --run, --state-dir
+  std::vector<std::string> names;
+  std::string manifest;
+  std::string timeout = "5m";
+};
+
+core::Result<int> RunCheck(const OperatorFlags& flags, Context& context) {
+  std::vector<workflow::OperatorInfo> wanted;
+  for (const auto& name : flags.names) {
+    auto info = workflow::FindOperator(name);
+    if (!info) return core::Fail(info.error());
+    wanted.push_back(*info);
+  }
+  if (wanted.empty()) wanted = workflow::KnownOperators();
+  core::SystemClock clock;
+  auto connection = ConnectCluster(flags.access, context, clock);
+  if (!connection) return core::Fail(connection.error());
+  auto statuses = workflow::CheckOperators(*(*connection)->discovery, wanted);
+  if (!statuses) return core::Fail(statuses.error());
+  bool all = true;
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& status : *statuses) {
+    all = all && status.installed;
+    json.push_back({{"operator", status.info.name},
+                    {"kind", status.info.kind},
+                    {"installed", status.installed},
+                    {"fix", status.installed ? "" : status.info.fix}});
+    rows.push_back({status.info.name, status.info.kind, status.installed ? "installed" : "missing",
+                    status.installed ? "" : status.info.fix});
+  }
+  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"operator", "kind", "status", "fix"}, rows); });
+  return all ? core::kExitOk : core::kExitFailed;
+}
+
+core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
+  if (flags.names.size() != 1) return core::Fail(core::Error::Usage("operator: name one (lws or jobset)"));
+  auto info = workflow::FindOperator(flags.names.front());
+  if (!info) return core::Fail(info.error());
+  auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  if (info->manifest_url.empty()) {
+    return core::Fail(core::Error::Usage(info->name + ": installed as a GKE add-on, not from a manifest: " + info->fix));
+  }
+  http::CurlTransport download;
+  auto objects = workflow::LoadOperatorManifest(download, flags.manifest.empty() ? info->manifest_url : flags.manifest);
+  if (!objects) return core::Fail(objects.error());
+  core::SystemClock clock;
+  core::RealSleeper sleeper(context.cancel);
+  auto connection = ConnectCluster(flags.access, context, clock);
+  if (!connection) return core::Fail(connection.error());
+  const bool dry_run = context.global.dry_run;
+  state::LedgerStore store(flags.ledger.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env)
+                                                          : flags.ledger.state_dir,
+                           clock);
+  std::string run_id;
+  if (!dry_run) {
+    auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/true);
+    if (!run) return core::Fail(run.error());
+    run_id = *run;
+  }
+  workflow::RecordedApplyEnv env{*(*connection)->client,
+                                 *(*connection)->discovery,
+                                 {clock, sleeper, context.cancel},
+                                 AccessRecord(flags.access, **connection, context),
+                                 {dry_run ? nullptr : &store, run_id}};
+  auto installed = workflow::InstallOperator(env, *info, *objects, dry_run,
+                                             timeout->value_or(std::chrono::minutes(5)), context.reporter());
+  if (!installed) return core::Fail(installed.error());
+  nlohmann::json applied = nlohmann::json::array();
+  for (const auto& result : installed->applied) {
+    applied.push_back({{"kind", result.object.kind},
+                       {"namespace", result.object.ns},
+                       {"name", result.object.name},
+                       {"action", std::string(k8s::ApplyActionName(result.action, dry_run))}});
+  }
+  nlohmann::json json = {{"operator", info->name}, {"version", info->version}, {"applied", applied},
+                         {"ready", installed->ready}, {"run", run_id}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    out << info->name << " " << info->version << ": " << installed->applied.size() << " objects applied"
+        << (dry_run ? " (server dry run)" : "") << "\n";
+    for (const auto& ready : installed->ready) out << "Deployment " << ready << " available\n";
+  });
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupOperatorsCommand(CLI::App& root, Context& context) {
+  auto* operators = root.add_subcommand(
+      "operators", "The operators the workloads need: KubeRay (GKE add-on), LeaderWorkerSet, JobSet");
+  operators->require_subcommand(1);
+
+  auto check_flags = std::make_shared<OperatorFlags>();
+  auto* check = operators->add_subcommand("check", "Say which operators are installed, and how to get the others");
+  check->add_option("operator", check_flags->names, "kuberay, lws, jobset (default: all)");
+  AddKubeAccessFlags(*check, check_flags->access);
+  check->footer("Exit codes: 0 all installed, 1 some missing.\nExample:\n  tputrain operators check kuberay lws");
+  check->callback([check_flags, &context] { context.outcome = RunCheck(*check_flags, context); });
+
+  auto install_flags = std::make_shared<OperatorFlags>();
+  auto* install = operators->add_subcommand(
+      "install", "Install LeaderWorkerSet or JobSet from its pinned release manifest, and wait until it runs");
+  install->add_option("operator", install_flags->names, "lws or jobset")->required();
+  install->add_option("--manifest", install_flags->manifest,
+                      "Release manifest to use instead of the pinned one: a file (air-gapped sites) or URL");
+  install->add_option("--timeout", install_flags->timeout, "How long its Deployments may take (default 5m)");
+  AddKubeAccessFlags(*install, install_flags->access);
+  AddProvisionFlags(install, install_flags->ledger, /*waits=*/false);
+  install->footer(
+      "Examples:\n  tputrain operators install lws --cluster jetstream --location us-east5\n"
+      "  tputrain operators install jobset --manifest ./jobset-v0.12.0.yaml --dry-run");
+  install->callback([install_flags, &context] { context.outcome = RunInstall(*install_flags, context); });
+}
+
+}  // namespace tputrain::cli
