@@ -3,6 +3,10 @@
 // server's service proxy with the Ray Jobs client, the log followed over the proxied WebSocket.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
+#include <thread>
+
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "testing/scoped_process.h"
@@ -106,6 +110,34 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
     CHECK(result.out.find(server.admin_token()) == std::string::npos);
     CHECK(result.err.find(server.admin_token()) == std::string::npos);
   }
+
+  // Ctrl-C while following, without a terminal: detached, with a re-attach command that goes
+  // through the RayCluster again (the proxy URL alone would lack the cluster's credential).
+  ProcessOptions sleeper_job;
+  sleeper_job.argv = {TputrainBinary(), "job", "submit", "--raycluster", "ray", "--kubeconfig", kubeconfig,
+                      "--no-wait", "--", "sleep", "60"};
+  sleeper_job.env = {{"RAY_ADDRESS", std::nullopt}, {"KUBECONFIG", std::nullopt}};
+  auto started = RunProcess(sleeper_job, std::chrono::seconds(120));
+  REQUIRE(started.exit_code == 0);
+  std::string id = started.out.substr(0, started.out.find('\n'));
+  ProcessOptions follow_cli;
+  follow_cli.argv = {TputrainBinary(), "job", "logs", "--follow", id, "--raycluster", "ray", "--kubeconfig", kubeconfig};
+  follow_cli.env = sleeper_job.env;
+  {
+    ScopedProcess following(follow_cli);
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    REQUIRE(following.running());
+    ::kill(following.pid(), SIGINT);
+    REQUIRE(WaitFor([&] { return !following.running(); }, std::chrono::seconds(20)));
+    CHECK(following.Stop() == 130);
+    INFO(following.ReadErr());
+    CHECK(following.ReadErr().find("tputrain job logs --follow " + id + " --raycluster ray --kubeconfig " +
+                                   kubeconfig) != std::string::npos);
+  }
+  auto stopped = RunProcess({{TputrainBinary(), "job", "stop", id, "--raycluster", "ray", "--kubeconfig", kubeconfig},
+                             sleeper_job.env},
+                            std::chrono::seconds(60));
+  CHECK(stopped.exit_code == 0);
 }
 
 }  // namespace

@@ -45,6 +45,11 @@ core::Result<std::unique_ptr<Session>> Connect(const JobOptions& options, Contex
   return std::make_unique<Session>(std::move(*client_options), context.cancel);
 }
 
+// How to reach this Ray again: through the same RayCluster, or at the same address.
+std::string ReattachFlags(const JobOptions& options, const Context& context) {
+  return options.raycluster.name.empty() ? "" : RayClusterFlagsText(options.raycluster, context);
+}
+
 std::string FormatTime(const std::optional<int64_t>& ms) {
   if (!ms) return "";
   std::time_t seconds = static_cast<std::time_t>(*ms / 1000);
@@ -140,7 +145,7 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
     PrintResult(context, {{"submission_id", id}}, [&](std::ostream& out) { out << id << "\n"; });
     return core::kExitOk;
   }
-  auto job = FollowJob(context, client, id, LogSink(context), 0, (*session)->websocket);
+  auto job = FollowJob(context, client, id, LogSink(context), 0, (*session)->websocket, ReattachFlags(options, context));
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }
@@ -159,7 +164,8 @@ core::Result<int> RunLogs(const JobOptions& options, Context& context) {
   if (!session) return core::Fail(session.error());
   auto& client = (*session)->client;
   if (options.follow) {
-    auto job = FollowJob(context, client, options.id, LogSink(context), 0, (*session)->websocket);
+    auto job = FollowJob(context, client, options.id, LogSink(context), 0, (*session)->websocket,
+                         ReattachFlags(options, context));
     if (!job) return core::Fail(job.error());
     return Finish(context, *job);
   }

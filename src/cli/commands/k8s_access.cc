@@ -5,6 +5,7 @@
 #include "gcp_stack.h"
 
 #include "tputrain/k8s/service_proxy.h"
+#include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/cluster_access.h"
 
 namespace tputrain::cli {
@@ -100,6 +101,18 @@ void AddRayClusterFlags(CLI::App& command, RayClusterFlags& flags) {
   command.add_option("--raycluster", flags.name,
                      "Reach this RayCluster's head (NAME-head-svc:8265) through the Kubernetes API server");
   AddKubeAccessFlags(command, flags.access);
+}
+
+std::string RayClusterFlagsText(const RayClusterFlags& flags, const Context& context) {
+  std::vector<std::string> argv = {"--raycluster", flags.name};
+  if (!flags.access.ns.empty()) argv.insert(argv.end(), {"-n", flags.access.ns});
+  if (!flags.access.gke_cluster.empty()) {
+    argv.insert(argv.end(), {"--cluster", flags.access.gke_cluster});
+    if (!context.global.location.empty()) argv.insert(argv.end(), {"--location", context.global.location});
+  }
+  if (!flags.access.kubeconfig.empty()) argv.insert(argv.end(), {"--kubeconfig", flags.access.kubeconfig});
+  if (!flags.access.context.empty()) argv.insert(argv.end(), {"--context", flags.access.context});
+  return ray::ShellJoin(argv);
 }
 
 core::Result<RayClusterRoute> ResolveRayClusterRoute(const RayClusterFlags& flags,

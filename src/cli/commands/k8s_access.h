@@ -55,6 +55,10 @@ struct RayClusterFlags {
 // --raycluster NAME plus the kubeconfig flags (--kubeconfig, --context, -n).
 void AddRayClusterFlags(CLI::App& command, RayClusterFlags& flags);
 
+// The same flags as a command line fragment ("--raycluster ray -n ml --kubeconfig ..."), for
+// hints that tell people how to come back to this Ray.
+std::string RayClusterFlagsText(const RayClusterFlags& flags, const Context& context);
+
 // The Ray Jobs client settings for RayCluster `flags.name`: its head through the service
 // proxy, with the Kubernetes credential in Authorization and Ray's own headers (--header,
 // RAY_JOB_HEADERS, a Ray token as X-Ray-Authorization) added, and transports that trust the

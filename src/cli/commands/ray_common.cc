@@ -7,8 +7,8 @@
 namespace tputrain::cli {
 namespace {
 
-std::string ReattachCommand(const ray::JobsClient& client, const std::string& id) {
-  return "tputrain job logs --follow " + id + " --address " + client.options().address;
+std::string ReattachCommand(const ray::JobsClient& client, const std::string& id, const std::string& flags) {
+  return "tputrain job logs --follow " + id + " " + (flags.empty() ? "--address " + client.options().address : flags);
 }
 
 // Polls until the job is terminal, after a stop was asked for.
@@ -45,7 +45,7 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
 
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
                                         const ray::LogTextHandler& on_text, uint64_t start_offset,
-                                        const http::WebSocketOptions& websocket) {
+                                        const http::WebSocketOptions& websocket, const std::string& reattach_flags) {
   http::CurlWebSocketConnector connector(websocket);
   core::RealSleeper sleeper(context.cancel);
   ray::FollowOptions options;
@@ -67,7 +67,7 @@ core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& clien
       return WaitUntilTerminal(client, id, uninterrupted);
     }
   }
-  context.err << "Detached; job '" << id << "' keeps running. Re-attach with:\n  " << ReattachCommand(client, id)
+  context.err << "Detached; job '" << id << "' keeps running. Re-attach with:\n  " << ReattachCommand(client, id, reattach_flags)
               << "\n";
   return job;
 }

@@ -22,8 +22,11 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
 // Follows `id` until the job is terminal, handing each new log piece to `on_text`. On Ctrl-C:
 // on a TTY asks whether to stop the job (and then waits for it to stop), otherwise prints the
 // re-attach command on stderr and returns kCancelled. Returns the job's final details.
+// `reattach_flags` say how to reach this Ray again on the command line, for the re-attach hint
+// (empty: --address and the client's address).
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
                                         const ray::LogTextHandler& on_text, uint64_t start_offset = 0,
-                                        const http::WebSocketOptions& websocket = {});
+                                        const http::WebSocketOptions& websocket = {},
+                                        const std::string& reattach_flags = "");
 
 }  // namespace tputrain::cli

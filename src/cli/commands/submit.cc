@@ -142,9 +142,16 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
   callbacks.on_progress = [&](const maxtext::ProgressState& state) { printer.Update(state); };
   if (options.logs) callbacks.on_log = [&](std::string_view text) { context.err << text << std::flush; };
   http::WebSocketOptions websocket;
-  auto follow = [&context, &websocket](ray::JobsClient& c, const std::string& id,
-                                       const std::function<void(std::string_view)>& on_text) {
-    return FollowJob(context, c, id, on_text, 0, websocket);
+  std::string reattach;  // through the RayCluster, not the proxy URL that needs the cluster's credential
+  if (cluster_flag != nullptr) {
+    RayClusterFlags raycluster{options.raycluster.name.empty() ? workflow::DefaultRayClusterName(*job)
+                                                               : options.raycluster.name,
+                               options.access};
+    reattach = RayClusterFlagsText(raycluster, context);
+  }
+  auto follow = [&context, &websocket, &reattach](ray::JobsClient& c, const std::string& id,
+                                                  const std::function<void(std::string_view)>& on_text) {
+    return FollowJob(context, c, id, on_text, 0, websocket, reattach);
   };
 
   Submitted submitted;
