@@ -76,18 +76,11 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   options.ns = flags.access.ns;
   bool table = context.global.output_format() == OutputFormat::kTable;
   // Every object goes into the run ledger before it is sent, so `tputrain cleanup` deletes it.
-  state::LedgerStore store(StateDir(flags.ledger, context), clock);
-  std::string run_id;
-  if (!options.dry_run) {
-    auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/true);
-    if (!run) return core::Fail(run.error());
-    run_id = *run;
-  }
-  workflow::RecordedApplyEnv env{*(*connection)->client,
-                                 *(*connection)->discovery,
-                                 {clock, sleeper, context.cancel},
-                                 AccessRecord(flags.access, **connection, context),
-                                 {options.dry_run ? nullptr : &store, run_id}};
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
+                                clock, options.dry_run);
+  if (!ledger) return core::Fail(ledger.error());
+  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {clock, sleeper, context.cancel},
+                                 ledger->access, ledger->recorder()};
   auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
     if (table) {
       context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, options.dry_run) << "\n";

@@ -97,6 +97,20 @@ nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection&
   return {{"kubeconfig", kubeconfig}, {"context", connection.access.context}};
 }
 
+core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
+                                          const KubeAccessFlags& flags, const k8s::Connection& connection,
+                                          Context& context, core::Clock& clock, bool dry_run) {
+  ApplyLedger ledger;
+  ledger.access = AccessRecord(flags, connection, context);
+  if (dry_run) return ledger;
+  ledger.store = std::make_unique<state::LedgerStore>(
+      state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : state_dir, clock);
+  auto run = ledger.store->ResolveRun(run_flag, context.env, /*create=*/true);
+  if (!run) return core::Fail(run.error());
+  ledger.run_id = *run;
+  return ledger;
+}
+
 void AddRayClusterFlags(CLI::App& command, RayClusterFlags& flags) {
   command.add_option("--raycluster", flags.name,
                      "Reach this RayCluster's head (NAME-head-svc:8265) through the Kubernetes API server");

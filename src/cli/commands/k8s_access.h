@@ -13,6 +13,8 @@
 #include "tputrain/http/websocket.h"
 #include "tputrain/k8s/connect.h"
 #include "tputrain/ray/jobs_client.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/ledger_entries.h"
 
 // How commands reach a Kubernetes cluster: the kubeconfig flags, and the RayCluster route for
 // `tputrain job ... --raycluster NAME` (the Ray dashboard through the API server's proxy).
@@ -46,6 +48,18 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::cont
 // How `cleanup` reaches this cluster again, for the run ledger (ledger_entries.h):
 // {"gke_cluster": NAME} or {"kubeconfig": absolute path or "", "context": CTX}.
 nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context);
+
+// The run ledger that applies on a cluster are recorded in: the store (none under a dry run,
+// which records nothing), the run, and the access record of the cluster.
+struct ApplyLedger {
+  std::unique_ptr<state::LedgerStore> store;
+  std::string run_id;
+  nlohmann::json access;
+  workflow::LedgerRecorder recorder() const { return {store.get(), run_id}; }
+};
+core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
+                                          const KubeAccessFlags& flags, const k8s::Connection& connection,
+                                          Context& context, core::Clock& clock, bool dry_run);
 
 struct RayClusterFlags {
   std::string name;  // --raycluster

@@ -4,7 +4,6 @@
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/http/curl_transport.h"
-#include "tputrain/state/ledger.h"
 #include "tputrain/workflow/operators.h"
 
 namespace tputrain::cli {
@@ -64,20 +63,11 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
   auto connection = ConnectCluster(flags.access, context, clock);
   if (!connection) return core::Fail(connection.error());
   const bool dry_run = context.global.dry_run;
-  state::LedgerStore store(flags.ledger.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env)
-                                                          : flags.ledger.state_dir,
-                           clock);
-  std::string run_id;
-  if (!dry_run) {
-    auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/true);
-    if (!run) return core::Fail(run.error());
-    run_id = *run;
-  }
-  workflow::RecordedApplyEnv env{*(*connection)->client,
-                                 *(*connection)->discovery,
-                                 {clock, sleeper, context.cancel},
-                                 AccessRecord(flags.access, **connection, context),
-                                 {dry_run ? nullptr : &store, run_id}};
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
+                                clock, dry_run);
+  if (!ledger) return core::Fail(ledger.error());
+  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {clock, sleeper, context.cancel},
+                                 ledger->access, ledger->recorder()};
   auto installed = workflow::InstallOperator(env, *info, *objects, dry_run,
                                              timeout->value_or(std::chrono::minutes(5)), context.reporter());
   if (!installed) return core::Fail(installed.error());
@@ -89,7 +79,7 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
                        {"action", std::string(k8s::ApplyActionName(result.action, dry_run))}});
   }
   nlohmann::json json = {{"operator", info->name}, {"version", info->version}, {"applied", applied},
-                         {"ready", installed->ready}, {"run", run_id}};
+                         {"ready", installed->ready}, {"run", ledger->run_id}};
   PrintResult(context, json, [&](std::ostream& out) {
     out << info->name << " " << info->version << ": " << installed->applied.size() << " objects applied"
         << (dry_run ? " (server dry run)" : "") << "\n";
