@@ -23,10 +23,12 @@ std::string PoolClusterKey(const state::LedgerEntry& pool) {
 }
 
 int CleanupTier(std::string_view kind) {
-  for (size_t tier = 0; tier < std::size(kCleanupOrder); ++tier) {
-    if (kCleanupOrder[tier] == kind) return static_cast<int>(tier);
+  int last = 0;
+  for (const auto& [known, tier] : kCleanupTiers) {
+    if (known == kind) return tier;
+    last = std::max(last, tier);
   }
-  return static_cast<int>(std::size(kCleanupOrder));
+  return last + 1;
 }
 
 CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force) {

@@ -157,7 +157,7 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
   Tally tally;
   for (const auto& [tier, items] : tiers) {
     if (Cancelled(env)) break;
-    const std::string& kind = items.front()->entry.kind;
+    const std::string& kind = items.front()->entry.kind;  // the Ray and Kubernetes tiers hold one kind each
     if (kind == "ray-job") {
       RunRayJobs(env, plan, items, reach, tally);
     } else if (kind == "k8s-object") {
@@ -165,7 +165,7 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
     } else {
       RunCloud(env, items, tally);
     }
-    if (kind == "cluster") RecordGoneWithCluster(env, with_cluster, tally);
+    if (tier == CleanupTier("cluster")) RecordGoneWithCluster(env, with_cluster, tally);
   }
   if (Cancelled(env)) {
     // Whatever else failed, the user stopped it: exit 130, and a re-run resumes.

@@ -104,7 +104,7 @@ TEST_CASE("cleanup deletes a whole run in reverse dependency order, a bucket wit
     INFO(plan.out << plan.err);
     REQUIRE(plan.exit_code == 3);
     json run = json::parse(plan.out)["runs"][0];
-    CHECK(Kinds(run, "delete") == std::vector<std::string>{"nodepool", "nodepool", "cluster", "tpu-vm", "bucket",
+    CHECK(Kinds(run, "delete") == std::vector<std::string>{"nodepool", "nodepool", "tpu-vm", "cluster", "bucket",
                                                             "iam-member", "service-account"});
     CHECK(run["delete"][0]["action"] == "goes with its cluster");
     // Nothing was sent.
@@ -136,9 +136,9 @@ TEST_CASE("cleanup deletes a whole run in reverse dependency order, a bucket wit
     json outcomes = json::parse(done.out)["runs"][0]["resources"];
     std::vector<std::string> order;
     for (const auto& outcome : outcomes) order.push_back(outcome["kind"]);
-    CHECK(order == std::vector<std::string>{"cluster", "nodepool", "nodepool", "tpu-vm", "bucket", "iam-member",
+    CHECK(order == std::vector<std::string>{"tpu-vm", "cluster", "nodepool", "nodepool", "bucket", "iam-member",
                                             "service-account"});
-    CHECK(outcomes[1]["action"] == "went with its cluster");
+    CHECK(outcomes[2]["action"] == "went with its cluster");
 
     auto again = Ok(env, {"cleanup", "--run", "r1", "--yes"});
     CHECK(again.out.find("nothing to delete") != std::string::npos);

@@ -47,12 +47,12 @@ TEST_CASE("the cleanup plan deletes workloads, then machines, then storage and i
   CHECK(plan.run_id == "r");
   CHECK(Kinds(plan.deletes) ==
         std::vector<std::string>{"ray-job:job-1", "k8s-object:kubeconfig:ctx|ray.io/v1|RayCluster|default|rc",
-                                 "nodepool:" + kCluster + "/nodePools/np", "cluster:" + kCluster,
-                                 "tpu-vm:projects/p/locations/z/nodes/vm", "bucket:b",
+                                 "nodepool:" + kCluster + "/nodePools/np", "tpu-vm:projects/p/locations/z/nodes/vm",
+                                 "cluster:" + kCluster, "bucket:b",
                                  "iam-member:project/p|roles/x|serviceAccount:sa",
                                  "service-account:sa@p.iam.gserviceaccount.com"});
   CHECK(plan.deletes[2].action == "goes with its cluster");
-  CHECK(plan.deletes[3].action == "delete");
+  CHECK(plan.deletes[4].action == "delete");
   CHECK(plan.kept.empty());
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("cleanup tiers follow the documented order; unknown kinds go last") {
   CHECK(CleanupTier("ray-job") < CleanupTier("k8s-object"));
   CHECK(CleanupTier("k8s-object") < CleanupTier("nodepool"));
   CHECK(CleanupTier("nodepool") < CleanupTier("cluster"));
-  CHECK(CleanupTier("cluster") < CleanupTier("tpu-vm"));
+  CHECK(CleanupTier("cluster") == CleanupTier("tpu-vm"));  // independent, so deleted at once
   CHECK(CleanupTier("tpu-vm") < CleanupTier("bucket"));
   CHECK(CleanupTier("bucket") < CleanupTier("iam-member"));
   CHECK(CleanupTier("iam-member") < CleanupTier("service-account"));

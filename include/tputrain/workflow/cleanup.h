@@ -19,10 +19,16 @@
 namespace tputrain::workflow {
 
 // Cleanup tiers, first deleted first: workloads before the machines they run on, machines
-// before the storage and identities they use.
-inline constexpr std::string_view kCleanupOrder[] = {"ray-job", "k8s-object", "nodepool", "cluster",
-                                                     "tpu-vm",  "bucket",     "iam-member", "service-account"};
-// The tier of `kind`; kinds the order does not know go last.
+// before the storage and identities they use. TPU VMs share the clusters' tier: neither needs
+// the other gone, and each delete takes minutes, so they overlap.
+struct CleanupTierOf {
+  std::string_view kind;
+  int tier;
+};
+inline constexpr CleanupTierOf kCleanupTiers[] = {{"ray-job", 0},    {"k8s-object", 1}, {"nodepool", 2},
+                                                  {"cluster", 3},    {"tpu-vm", 3},     {"bucket", 4},
+                                                  {"iam-member", 5}, {"service-account", 6}};
+// The tier of `kind`; kinds the table does not know go last.
 int CleanupTier(std::string_view kind);
 
 // The ledger key of the cluster a node-pool entry belongs to.
