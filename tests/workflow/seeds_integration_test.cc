@@ -187,7 +187,11 @@ TEST_CASE("seed 004: TPU VMs v5p-8 and v6e-16", "[integration]") {
   INFO(listed.err);
   REQUIRE(listed.exit_code == 0);
   CHECK(json::parse(listed.out).size() == 1);
-  Run(env, {"tpu-vm", "delete", "v6e-node", "--zone", "us-east5-b", "--run", "seed004"});
+  // Without a terminal a delete needs --yes (gcloud likewise refuses an unattended delete).
+  auto unattended = env.Tputrain({"tpu-vm", "delete", "v6e-node", "--zone", "us-east5-b", "--run", "seed004"});
+  CHECK(unattended.exit_code == 2);
+  CHECK(unattended.err.find("tpu-vm delete: there is no terminal to confirm on; add --yes") != std::string::npos);
+  Run(env, {"tpu-vm", "delete", "v6e-node", "--zone", "us-east5-b", "--run", "seed004", "--yes"});
   CHECK(FindKey(env.State()["tpuNodes"], "/nodes/v6e-node") == nullptr);
   CHECK(LedgerState(Ledger(env, "seed004"), "tpu-vm", "/nodes/v6e-node") == "deleted");
 }

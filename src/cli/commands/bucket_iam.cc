@@ -42,6 +42,11 @@ core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context
 }
 
 core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
+  auto confirmed = ConfirmDelete(context, options.provision.yes, "bucket delete",
+                                 "Delete bucket gs://" + BucketName(options.name) +
+                                     (options.force ? " and every object in it?" : "?"));
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
                         auto outcome = workflow::DeleteBucket(env, BucketName(options.name), options.force);
@@ -125,6 +130,7 @@ void SetupBucketCommand(CLI::App& root, Context& context) {
   remove->add_option("name", options->name, "Bucket (NAME or gs://NAME)")->required();
   remove->add_flag("--force", options->force, "Delete the bucket's objects (every version) first");
   AddProvisionFlags(remove, options->provision, /*waits=*/false);
+  AddYesFlag(remove, options->provision.yes);
   remove->callback([options, &context] { context.outcome = RunBucketDelete(*options, context); });
 }
 

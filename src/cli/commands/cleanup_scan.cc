@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "commands/provision_common.h"
 #include "gcp_stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
@@ -40,18 +41,6 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
 }
 
 }  // namespace
-
-core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& flag, const std::string& question) {
-  if (yes || context.global.quiet) return true;
-  if (!context.stdin_is_tty) {
-    return core::Fail(core::Error::Usage(flag + ": there is no terminal to confirm on; add --yes (or --quiet) to "
-                                                "delete without asking"));
-  }
-  context.err << question << " [y/N] " << std::flush;
-  std::string answer;
-  std::getline(std::cin, answer);
-  return answer == "y" || answer == "Y" || answer == "yes";
-}
 
 void AddScanFlags(CLI::App* cleanup, ScanFlags& flags) {
   cleanup->add_flag("--scan", flags.scan,

@@ -16,10 +16,6 @@ struct ScanFlags {
   bool delete_leaked = false;
 };
 
-// gcloud refuses an unattended delete; so does tputrain, unless told --yes/--quiet. Without a
-// terminal that is a usage error naming `flag`; on one, `question` is asked.
-core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& flag, const std::string& question);
-
 void AddScanFlags(CLI::App* cleanup, ScanFlags& flags);
 
 // `run_id` restricts the scan to that run's label (empty: every run); `state_dir` is where the

@@ -76,6 +76,10 @@ core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
 core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.name);
   if (!ref) return core::Fail(ref.error());
+  auto confirmed = ConfirmDelete(context, options.provision.yes, "cluster delete",
+                                 "Delete cluster " + ref->cluster + " in " + ref->location + " and all its node pools?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
                         auto outcome = workflow::DeleteCluster(env, *ref);
@@ -155,6 +159,10 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
 core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.cluster);
   if (!ref) return core::Fail(ref.error());
+  auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
+                                 "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
                         auto outcome = workflow::DeleteNodePool(env, {*ref, options.name});
@@ -222,6 +230,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   auto* remove = cluster->add_subcommand("delete", "Delete a GKE cluster");
   remove->add_option("name", options->name, "Cluster name")->required();
   AddProvisionFlags(remove, options->provision);
+  AddYesFlag(remove, options->provision.yes);
   remove->callback([options, &context] { context.outcome = RunClusterDelete(*options, context); });
 
   auto* describe = cluster->add_subcommand("describe", "Show a cluster");
@@ -260,6 +269,7 @@ void SetupNodePool(CLI::App& root, Context& context) {
   remove->add_option("name", options->name, "Node pool name")->required();
   remove->add_option("--cluster", options->cluster, "Cluster")->required();
   AddProvisionFlags(remove, options->provision);
+  AddYesFlag(remove, options->provision.yes);
   remove->callback([options, &context] { context.outcome = RunNodePoolDelete(*options, context); });
 
   auto* describe = nodepool->add_subcommand("describe", "Show a node pool");

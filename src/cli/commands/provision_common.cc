@@ -1,5 +1,7 @@
 #include "commands/provision_common.h"
 
+#include <iostream>
+
 #include "gcp_stack.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
@@ -41,6 +43,27 @@ core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const st
     return core::Fail(core::Error::Usage(flag + ": expected a duration such as 90s, 30m or 2h, got '" + text + "'"));
   }
   return std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(static_cast<int64_t>(value * scale)));
+}
+
+void AddYesFlag(CLI::App* command, bool& yes) {
+  command->add_flag("-y,--yes", yes, "Delete without asking (needed without a terminal; so is --quiet)");
+}
+
+core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& command, const std::string& question) {
+  if (yes || context.global.quiet || context.global.dry_run) return true;
+  if (!context.stdin_is_tty) {
+    return core::Fail(core::Error::Usage(command + ": there is no terminal to confirm on; add --yes (or --quiet) to "
+                                                   "delete without asking"));
+  }
+  context.err << question << " [y/N] " << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+core::Result<int> NothingDeleted(Context& context) {
+  context.err << "Nothing deleted.\n";
+  return core::kExitOk;
 }
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {

@@ -17,11 +17,22 @@ namespace tputrain::cli {
 struct ProvisionFlags {
   std::string run_id;
   std::string state_dir;
+  bool yes = false;  // -y/--yes on destructive commands
   bool async = false;
   std::string timeout;  // "30m", "90s", "1h" or seconds
 };
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);
+
+// -y/--yes: delete without asking.
+void AddYesFlag(CLI::App* command, bool& yes);
+
+// gcloud refuses an unattended delete; so does tputrain, unless told --yes/--quiet (or it is a
+// --dry-run). Without a terminal that is a usage error naming `command`; on one, `question` is
+// asked, and false means the user said no.
+core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& command, const std::string& question);
+// What a declined delete prints and returns (exit 0: nothing was asked of the cloud).
+core::Result<int> NothingDeleted(Context& context);
 
 // "90s", "30m", "2h", "500ms" or seconds; empty: no limit. A usage error names `flag`.
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,

@@ -60,6 +60,12 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
+  std::string names;
+  for (const auto& name : options.names) names += (names.empty() ? "" : ", ") + name;
+  auto confirmed = ConfirmDelete(context, options.provision.yes, "tpu-vm delete",
+                                 "Delete TPU VM(s) " + names + " in " + *zone + "?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
                         std::vector<workflow::Outcome> outcomes;
@@ -125,6 +131,7 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   auto* remove = tpu_vm->add_subcommand("delete", "Delete TPU VM(s)");
   remove->add_option("names", options->names, "TPU VM name(s)")->required();
   AddProvisionFlags(remove, options->provision);
+  AddYesFlag(remove, options->provision.yes);
   remove->callback([options, &context] { context.outcome = RunDelete(*options, context); });
 
   auto* describe = tpu_vm->add_subcommand("describe", "Show a TPU VM");
