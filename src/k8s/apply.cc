@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tputrain/k8s/readiness.h"
+#include "tputrain/k8s/schema_validation.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -11,6 +12,11 @@ namespace {
 std::string GroupOf(const std::string& api_version) {
   auto slash = api_version.find('/');
   return slash == std::string::npos ? "" : api_version.substr(0, slash);
+}
+
+std::string VersionOf(const std::string& api_version) {
+  auto slash = api_version.find('/');
+  return slash == std::string::npos ? api_version : api_version.substr(slash + 1);
 }
 
 // group → kinds that a CRD in this batch defines.
@@ -59,6 +65,136 @@ core::Result<std::string> NamespaceFor(const Object& object, const std::string& 
   return flag_ns.empty() ? default_ns : flag_ns;
 }
 
+namespace {
+
+// Where the object goes: its namespace for a namespaced kind (written into the body too), none
+// for a cluster-scoped one.
+core::Status Place(Object& object, const ResourceInfo& info, const std::string& flag_ns,
+                   const std::string& default_ns) {
+  if (!info.namespaced) {
+    object.ns.clear();
+    if (object.json["metadata"].contains("namespace")) object.json["metadata"].erase("namespace");
+    return {};
+  }
+  auto ns = NamespaceFor(object, flag_ns, default_ns);
+  if (!ns) return core::Fail(ns.error());
+  object.ns = *ns;
+  object.json["metadata"]["namespace"] = object.ns;
+  return {};
+}
+
+// Without this check the server answers a wrong type or an unknown field with one 500 naming
+// only the first, and a missing field with a 422, after the objects before it were applied.
+// Kinds no CRD serves, and CRDs this user may not read, are left to the server.
+core::Status CheckAgainstCrd(Discovery& discovery, const ResourceInfo& info, const Object& object) {
+  auto crd = discovery.InstalledCrd(info);
+  if (!crd) return core::Fail(crd.error());
+  const nlohmann::json* schema = *crd ? SchemaForVersion(**crd, VersionOf(info.group_version)) : nullptr;
+  if (schema == nullptr) return {};
+  auto errors = ValidateAgainstSchema(object.json, *schema);
+  if (errors.empty()) return {};
+  std::string lines;
+  for (const auto& field : errors) {
+    if (!lines.empty()) lines += "\n";
+    lines += object.Describe() + ": invalid manifest: " + field.Line();
+  }
+  // Bad input, named field by field: a usage error, never retried.
+  auto error = core::Error::Usage(lines);
+  error.reason = "SchemaValidation";
+  return core::Fail(error);
+}
+
+// One server-side apply; the GET before it tells created, configured and unchanged apart.
+core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, const Object& object,
+                                    const ApplyOptions& options) {
+  std::string path = info.ObjectPath(object.ns, object.name);
+  std::string what = object.Describe();
+  auto before = client.Send("GET", path);
+  if (!before) return core::Fail(before.error());
+  std::string old_version;
+  nlohmann::json old_object;
+  if (before->ok()) {
+    old_object = nlohmann::json::parse(before->body, nullptr, false);
+    if (old_object.is_object() && old_object.contains("metadata")) {
+      old_version = old_object["metadata"].value("resourceVersion", "");
+    }
+  } else if (before->status != 404) {
+    return core::Fail(ErrorFromStatus(before->status, before->body, what));
+  }
+
+  std::string query = "?fieldManager=" + http::UrlEncode(options.field_manager);
+  if (options.force_conflicts) query += "&force=true";
+  if (options.dry_run) query += "&dryRun=All";
+  // JSON is YAML, so the body is the object as JSON: its types are already settled.
+  auto response = client.Send("PATCH", path + query, object.json.dump(), "application/apply-patch+yaml");
+  if (!response) return core::Fail(response.error());
+  if (!response->ok()) return core::Fail(ErrorFromStatus(response->status, response->body, what));
+
+  ApplyResult result;
+  result.object = object;
+  result.live = nlohmann::json::parse(response->body, nullptr, false);
+  if (result.live.is_object() && result.live.contains("metadata")) {
+    result.resource_version = result.live["metadata"].value("resourceVersion", "");
+  }
+  if (response->status == 201 || old_version.empty()) {
+    result.action = ApplyAction::kCreated;
+  } else {
+    // A dry run never bumps the resourceVersion, so compare what would be stored instead.
+    bool same = options.dry_run ? Comparable(old_object) == Comparable(result.live)
+                                : result.resource_version == old_version;
+    result.action = same ? ApplyAction::kUnchanged : ApplyAction::kConfigured;
+  }
+  return result;
+}
+
+core::Status WaitEstablished(Client& client, const ResourceInfo& info, const Object& crd, const ApplyOptions& options,
+                             WatchDeps deps) {
+  WatchOptions watch_options;
+  watch_options.timeout = options.crd_timeout;
+  auto established = WatchObject(
+      client, info.CollectionPath(""), crd.name,
+      [](const nlohmann::json* live) { return ReadyVerdict("CustomResourceDefinition", live); }, watch_options, deps);
+  if (!established) return core::Fail(established.error());
+  if (established->verdict.state != Verdict::State::kDone) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kDeadlineExceeded, crd.Describe() +
+                                                                                " was not Established in time: " +
+                                                                                established->verdict.detail));
+  }
+  return {};
+}
+
+// Established is not yet discovered: for a moment the API server may still answer 404 for the
+// new group version. Its kinds, and its schema, are forgotten and read again until served.
+core::Status WaitDiscovered(Discovery& discovery, const Object& crd, const ApplyOptions& options, WatchDeps deps) {
+  const nlohmann::json spec = crd.json.value("spec", nlohmann::json::object());
+  std::string group = spec.value("group", "");
+  std::string kind = spec.value("names", nlohmann::json::object()).value("kind", "");
+  std::string version;
+  for (const auto& entry : spec.value("versions", nlohmann::json::array())) {
+    if (entry.is_object() && entry.value("served", false)) {
+      version = entry.value("name", "");
+      break;
+    }
+  }
+  if (version.empty() || kind.empty()) {
+    discovery.Forget(group);
+    return {};
+  }
+  auto deadline = deps.clock.Now() + options.crd_timeout;
+  for (;;) {
+    discovery.Forget(group);
+    auto info = discovery.Lookup(group + "/" + version, kind);
+    if (info) return {};
+    if (deps.clock.Now() >= deadline) return core::Fail(info.error());
+    if (!deps.sleeper.Sleep(std::chrono::milliseconds(100))) {
+      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted waiting for " + kind +
+                                                                           " to be served"));
+    }
+  }
+}
+
+}  // namespace
+
 core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discovery, std::vector<Object> objects,
                                              const ApplyOptions& options, WatchDeps deps,
                                              const std::function<void(const ApplyResult&)>& on_applied) {
@@ -68,14 +204,20 @@ core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discover
     auto it = defined.find(GroupOf(object.api_version));
     return it != defined.end() && it->second.count(object.kind) != 0;
   };
-  // Resolve every kind up front, so that an unknown kind stops the apply before any change.
-  for (const auto& object : objects) {
+  // Resolve every kind, place every object and check it against its installed CRD up front, so
+  // that an unknown kind or an invalid object stops the apply before any change.
+  for (auto& object : objects) {
     if (defined_here(object)) continue;
     auto info = discovery.Lookup(object.api_version, object.kind);
     if (!info) {
       auto error = info.error();
       error.message = object.source + ": " + error.message;
       return core::Fail(error);
+    }
+    auto placed = Place(object, *info, options.ns, client.default_namespace());
+    if (!placed) return core::Fail(placed.error());
+    if (options.validate) {
+      if (auto checked = CheckAgainstCrd(discovery, *info, object); !checked) return core::Fail(checked.error());
     }
   }
 
@@ -90,70 +232,22 @@ core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discover
                                               "CustomResourceDefinition is installed; apply the CRD first"));
     }
     if (!info) return core::Fail(info.error());
-    if (info->namespaced) {
-      auto ns = NamespaceFor(object, options.ns, client.default_namespace());
-      if (!ns) return core::Fail(ns.error());
-      object.ns = *ns;
-      object.json["metadata"]["namespace"] = object.ns;
-    } else {
-      object.ns.clear();
-      if (object.json["metadata"].contains("namespace")) object.json["metadata"].erase("namespace");
+    auto placed = Place(object, *info, options.ns, client.default_namespace());
+    if (!placed) return core::Fail(placed.error());
+    // A kind whose CRD is in this batch can only be checked now that the CRD is established.
+    if (options.validate && defined_here(object)) {
+      if (auto checked = CheckAgainstCrd(discovery, *info, object); !checked) return core::Fail(checked.error());
     }
-    std::string path = info->ObjectPath(object.ns, object.name);
-    std::string what = object.Describe();
-
-    auto before = client.Send("GET", path);
-    if (!before) return core::Fail(before.error());
-    std::string old_version;
-    nlohmann::json old_object;
-    if (before->ok()) {
-      old_object = nlohmann::json::parse(before->body, nullptr, false);
-      if (old_object.is_object() && old_object.contains("metadata")) {
-        old_version = old_object["metadata"].value("resourceVersion", "");
-      }
-    } else if (before->status != 404) {
-      return core::Fail(ErrorFromStatus(before->status, before->body, what));
-    }
-
-    std::string query = "?fieldManager=" + http::UrlEncode(options.field_manager);
-    if (options.force_conflicts) query += "&force=true";
-    if (options.dry_run) query += "&dryRun=All";
-    // JSON is YAML, so the body is the object as JSON: its types are already settled.
-    auto response = client.Send("PATCH", path + query, object.json.dump(), "application/apply-patch+yaml");
-    if (!response) return core::Fail(response.error());
-    if (!response->ok()) return core::Fail(ErrorFromStatus(response->status, response->body, what));
-
-    ApplyResult result;
-    result.live = nlohmann::json::parse(response->body, nullptr, false);
-    if (result.live.is_object() && result.live.contains("metadata")) {
-      result.resource_version = result.live["metadata"].value("resourceVersion", "");
-    }
-    if (response->status == 201 || old_version.empty()) {
-      result.action = ApplyAction::kCreated;
-    } else {
-      // A dry run never bumps the resourceVersion, so compare what would be stored instead.
-      bool same = options.dry_run ? Comparable(old_object) == Comparable(result.live)
-                                  : result.resource_version == old_version;
-      result.action = same ? ApplyAction::kUnchanged : ApplyAction::kConfigured;
-    }
-    result.object = object;
-
+    auto result = SendApply(client, *info, object, options);
+    if (!result) return core::Fail(result.error());
     if (object.kind == "CustomResourceDefinition" && !options.dry_run) {
-      WatchOptions watch_options;
-      watch_options.timeout = options.crd_timeout;
-      auto established = WatchObject(
-          client, info->CollectionPath(""), object.name,
-          [](const nlohmann::json* crd) { return ReadyVerdict("CustomResourceDefinition", crd); }, watch_options, deps);
+      auto established = WaitEstablished(client, *info, object, options, deps);
       if (!established) return core::Fail(established.error());
-      if (established->verdict.state != Verdict::State::kDone) {
-        return core::Fail(core::Error::Make(core::ErrorKind::kDeadlineExceeded,
-                                            what + " was not Established in time: " + established->verdict.detail));
-      }
-      std::string group = object.json["spec"].value("group", "");
-      discovery.Forget(group);
+      auto discovered = WaitDiscovered(discovery, object, options, deps);
+      if (!discovered) return core::Fail(discovered.error());
     }
-    if (on_applied) on_applied(result);
-    results.push_back(std::move(result));
+    if (on_applied) on_applied(*result);
+    results.push_back(std::move(*result));
   }
   return results;
 }

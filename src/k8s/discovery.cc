@@ -90,10 +90,36 @@ core::Result<ResourceInfo> Discovery::Lookup(const std::string& api_version, con
   return it->second;
 }
 
+core::Result<std::shared_ptr<const nlohmann::json>> Discovery::InstalledCrd(const ResourceInfo& info) {
+  std::string group = GroupOf(info.group_version);
+  // The API server refuses a CRD whose group has no dot, so "" (core), apps, batch, ... are
+  // built in, and asking would cost a request per kind.
+  if (group.find('.') == std::string::npos) return std::shared_ptr<const nlohmann::json>();
+  std::string name = info.resource + "." + group;
+  std::lock_guard lock(mutex_);
+  if (auto it = crds_.find(name); it != crds_.end()) return it->second;
+  auto response =
+      client_.Send("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + http::UrlEncode(name));
+  if (!response) return core::Fail(response.error());
+  std::shared_ptr<const nlohmann::json> crd;
+  if (response->ok()) {
+    auto json = nlohmann::json::parse(response->body, nullptr, false);
+    if (json.is_object()) crd = std::make_shared<const nlohmann::json>(std::move(json));
+  } else if (response->status != 403 && response->status != 404) {
+    // 404: a built-in or aggregated API in a dotted group (networking.k8s.io); 403: reading CRDs
+    // is not granted to everyone. Either way the server still validates what is sent.
+    return core::Fail(ErrorFromStatus(response->status, response->body, "CustomResourceDefinition " + name));
+  }
+  crds_[name] = crd;
+  return crd;
+}
+
 void Discovery::Forget(const std::string& group) {
   std::lock_guard lock(mutex_);
   groups_loaded_ = false;
   served_.clear();
+  // A CRD's name is <plural>.<group>, and a plural has no dot.
+  std::erase_if(crds_, [&](const auto& entry) { return entry.first.substr(entry.first.find('.') + 1) == group; });
   for (auto it = by_group_version_.begin(); it != by_group_version_.end();) {
     if (GroupOf(it->first) == group) {
       it = by_group_version_.erase(it);

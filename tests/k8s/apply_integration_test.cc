@@ -1,5 +1,9 @@
 // Server-side apply against a real kube-apiserver: create, no-op re-apply, dry run, the error
-// shapes (422, the 500 typed-patch error, 403, 409), dependency order and unknown kinds.
+// shapes (422, the 500 typed-patch error, 403, 409), dependency order and unknown kinds; custom
+// resources checked against the installed CRD's schema before anything is sent.
+#include <algorithm>
+#include <tuple>
+
 #include <catch2/catch.hpp>
 
 #include "k8s/k8s_test_util.h"
@@ -53,13 +57,21 @@ TEST_CASE("apply creates in dependency order, re-apply changes nothing, dry run 
   CHECK((*stored)["data"]["port"] == "8265");  // ...but did not
 }
 
+// The server's own error shapes (what is seen when the CRD may not be read, so the client-side
+// check is skipped): the check is turned off to reach them.
+k8s::ApplyOptions ServerChecksOnly() {
+  k8s::ApplyOptions options;
+  options.validate = false;
+  return options;
+}
+
 TEST_CASE("a missing required field (422) is one line naming the field", "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();
   std::string ns = server.NewNamespace("invalid");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   auto applied = ApplyYaml(*connection, "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: bad\nspec:\n"
-                                        "  workerGroupSpecs: []\n");
+                                        "  workerGroupSpecs: []\n", ServerChecksOnly());
   REQUIRE_FALSE(applied);
   const auto& error = applied.error();
   INFO(error.message);
@@ -78,7 +90,7 @@ TEST_CASE("a wrong type or unknown field (the 500 typed-patch error) is one clea
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
 
   SECTION("wrong type") {
-    auto applied = ApplyYaml(*connection, RayClusterYaml("typed", ns, "{num-cpus: 1}"));
+    auto applied = ApplyYaml(*connection, RayClusterYaml("typed", ns, "{num-cpus: 1}"), ServerChecksOnly());
     REQUIRE_FALSE(applied);
     INFO(applied.error().message);
     CHECK(applied.error().kind == core::ErrorKind::kInvalidArgument);
@@ -91,7 +103,7 @@ TEST_CASE("a wrong type or unknown field (the 500 typed-patch error) is one clea
   SECTION("unknown field") {
     std::string yaml = RayClusterYaml("typed", ns);
     yaml.insert(yaml.find("  headGroupSpec:"), "  bogusField: 1\n");
-    auto applied = ApplyYaml(*connection, yaml);
+    auto applied = ApplyYaml(*connection, yaml, ServerChecksOnly());
     REQUIRE_FALSE(applied);
     INFO(applied.error().message);
     CHECK(applied.error().reason == "TypedPatch");
@@ -176,6 +188,209 @@ TEST_CASE("a CRD in the same file is created and Established before its objects"
   CHECK((*applied)[0].object.kind == "CustomResourceDefinition");
   CHECK((*applied)[1].object.kind == "Widget");
   CHECK((*applied)[1].live["spec"]["size"] == 3);
+}
+
+// Records every request, then sends it on: what reached the server, without an audit log.
+class RecordingTransport : public http::Transport {
+ public:
+  explicit RecordingTransport(http::Transport& inner) : inner_(inner) {}
+  core::Result<http::Response> Send(const http::Request& request) override {
+    sent_.push_back(request.method + " " + request.url);
+    return inner_.Send(request);
+  }
+  core::Result<http::Response> Stream(const http::Request& request, const http::ChunkHandler& on_chunk) override {
+    sent_.push_back(request.method + " " + request.url);
+    return inner_.Stream(request, on_chunk);
+  }
+  // Every request but a GET: what could have changed something.
+  std::vector<std::string> Writes() const {
+    std::vector<std::string> writes;
+    for (const auto& line : sent_) {
+      if (!line.starts_with("GET ")) writes.push_back(line);
+    }
+    return writes;
+  }
+  // Requests with this method whose URL ends in `path`.
+  int Count(const std::string& method, const std::string& path) const {
+    return static_cast<int>(std::count_if(sent_.begin(), sent_.end(), [&](const std::string& line) {
+      return line.starts_with(method + " ") && line.ends_with(path);
+    }));
+  }
+
+ private:
+  http::Transport& inner_;
+  std::vector<std::string> sent_;
+};
+
+// A client of its own over the connection's transport, and so a CRD cache of its own.
+struct RecordedClient {
+  explicit RecordedClient(k8s::Connection& connection)
+      : transport(*connection.transport),
+        client(transport, connection.access.server, connection.credentials, connection.access.default_namespace),
+        discovery(client) {}
+
+  core::Result<std::vector<k8s::ApplyResult>> Apply(const std::string& yaml, k8s::ApplyOptions options = {}) {
+    RealTime time;
+    return k8s::Apply(client, discovery, Parse(yaml), options, time.deps());
+  }
+
+  RecordingTransport transport;
+  k8s::Client client;
+  k8s::Discovery discovery;
+};
+
+int Status(k8s::Client& admin, const std::string& path) {
+  auto response = admin.Send("GET", path);
+  REQUIRE(response);
+  return response->status;
+}
+
+TEST_CASE("a custom resource that does not fit its installed CRD is refused before anything is sent", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("schema");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  RecordedClient recorded(*connection);
+  const std::string clusters = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/";
+
+  // One that fits goes through, checked against the same CRD.
+  auto good = recorded.Apply(RayClusterYaml("good", ns));
+  REQUIRE(good);
+  std::string version = ResourceVersion(server.admin(), clusters + "good");
+  auto writes_before = recorded.transport.Writes().size();
+  CHECK(writes_before == 1);
+
+  std::string unknown_field = RayClusterYaml("good", ns);
+  unknown_field.insert(unknown_field.find("    rayStartParams:"), "    rayStartParam: {}\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {RayClusterYaml("bad", ns, "{num-cpus: 1}"),
+       "RayCluster " + ns + "/bad: invalid manifest: spec.headGroupSpec.rayStartParams[num-cpus]: expected string, "
+                            "got integer 1"},
+      {unknown_field, "RayCluster " + ns + "/good: invalid manifest: spec.headGroupSpec.rayStartParam: unknown field"}};
+  // The ConfigMap would be applied first: it is not sent either.
+  const std::string config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: before\n---\n";
+  for (const auto& [yaml, line] : cases) {
+    for (bool dry_run : {false, true}) {
+      k8s::ApplyOptions options;
+      options.dry_run = dry_run;
+      auto applied = recorded.Apply(config_map + yaml, options);
+      REQUIRE_FALSE(applied);
+      const auto& error = applied.error();
+      CHECK(error.message == line);
+      CHECK(error.reason == "SchemaValidation");
+      CHECK(core::IsUsageError(error));  // bad input, never retried: exit 2
+      CHECK(error.http_status == 0);
+    }
+  }
+  CHECK(recorded.transport.Writes().size() == writes_before);  // no PATCH after the good one
+  // The installed CRD was read once for all five applies.
+  CHECK(recorded.transport.Count("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io") ==
+        1);
+  CHECK(Status(server.admin(), clusters + "bad") == 404);
+  CHECK(Status(server.admin(), "/api/v1/namespaces/" + ns + "/configmaps/before") == 404);
+  CHECK(ResourceVersion(server.admin(), clusters + "good") == version);
+}
+
+TEST_CASE("tputrain apply -f - names each field that does not fit the CRD on one line and exits 2", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("schemacli");
+  std::string kubeconfig = server.WriteKubeconfig("schemacli-" + ns, server.admin_token(), ns);
+  auto run = [&](const std::string& yaml, std::vector<std::string> flags) {
+    ProcessOptions options;
+    options.argv = {TputrainBinary(), "apply", "-f", "-"};
+    options.argv.insert(options.argv.end(), flags.begin(), flags.end());
+    options.stdin_text = yaml;
+    options.env = {{"KUBECONFIG", kubeconfig}, {"NO_COLOR", "1"}, {"XDG_STATE_HOME", kubeconfig + ".state"},
+                   {"TPUTRAIN_RUN", std::nullopt}};
+    return RunProcess(options, std::chrono::seconds(120));
+  };
+  std::string wrong_type = RayClusterYaml("typed", ns) +
+                           "  workerGroupSpecs:\n  - groupName: w\n    replicas: two\n    template: {}\n";
+  std::string unknown_field = RayClusterYaml("unknown", ns);
+  unknown_field.insert(unknown_field.find("    rayStartParams:"), "    rayStartParam: {}\n");
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {wrong_type, "typed", "spec.workerGroupSpecs[0].replicas: expected integer, got string \"two\""},
+      {unknown_field, "unknown", "spec.headGroupSpec.rayStartParam: unknown field"}};
+  for (const auto& [yaml, name, line] : cases) {
+    auto plain = run(yaml, {});
+    CHECK(plain.exit_code == 2);
+    CHECK(plain.out.empty());
+    CHECK(plain.err == "ERROR: RayCluster " + ns + "/" + name + ": invalid manifest: " + line + "\n");
+    auto dry = run(yaml, {"--dry-run"});
+    CHECK(dry.exit_code == 2);
+    CHECK(dry.err == plain.err);
+    CHECK(Status(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name) == 404);
+  }
+}
+
+TEST_CASE("a CRD this user may not read leaves the check to the server", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("schema403");
+  // test-nobody may apply RayClusters here, and still not read CustomResourceDefinitions.
+  auto role = server.admin().Send(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/roles",
+      nlohmann::json{{"metadata", {{"name", "rayclusters"}}},
+                     {"rules", {{{"apiGroups", {"ray.io"}}, {"resources", {"rayclusters"}},
+                                 {"verbs", {"get", "create", "patch"}}}}}}
+          .dump());
+  REQUIRE(role);
+  REQUIRE(role->ok());
+  auto binding = server.admin().Send(
+      "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings",
+      nlohmann::json{{"metadata", {{"name", "rayclusters"}}},
+                     {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "rayclusters"}}},
+                     {"subjects", {{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"}, {"name", "test-nobody"}}}}}
+          .dump());
+  REQUIRE(binding);
+  REQUIRE(binding->ok());
+  auto connection = ConnectWith(server.KubeconfigText(server.nobody_token(), ns));
+  RecordedClient recorded(*connection);
+
+  auto applied = recorded.Apply(RayClusterYaml("typed", ns, "{num-cpus: 1}"));
+  REQUIRE_FALSE(applied);
+  INFO(applied.error().message);
+  CHECK(recorded.transport.Count("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io") ==
+        1);
+  CHECK(recorded.transport.Writes().size() == 1);  // the PATCH went out...
+  CHECK(applied.error().reason == "TypedPatch");   // ...and the server refused it
+  CHECK(recorded.Apply(RayClusterYaml("fits", ns)));
+}
+
+std::string WidgetCrd(const std::string& group, const std::string& extra_properties) {
+  return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets." + group +
+         "\nspec:\n  group: " + group +
+         "\n  names: {kind: Widget, plural: widgets, singular: widget}\n  scope: Namespaced\n"
+         "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
+         "      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n"
+         "            type: object\n            properties:\n              size: {type: integer}\n" +
+         extra_properties;
+}
+
+TEST_CASE("objects of a CRD in the same file are checked once it is Established; a changed CRD is read again",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  std::string ns = server.NewNamespace("crdcheck");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  RecordedClient recorded(*connection);
+  std::string group = ns + ".tputrain.test";
+  std::string widget = "apiVersion: " + group + "/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n";
+  std::string widget_path = "/apis/" + group + "/v1/namespaces/" + ns + "/widgets/w";
+
+  auto first = recorded.Apply(widget + "  size: three\n---\n" + WidgetCrd(group, ""));
+  REQUIRE_FALSE(first);
+  CHECK(first.error().message == "Widget " + ns + "/w: invalid manifest: spec.size: expected integer, got string \"three\"");
+  CHECK(Status(server.admin(), "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets." + group) == 200);
+  CHECK(Status(server.admin(), widget_path) == 404);
+
+  // The CRD gains a field in the same file as the first Widget that uses it.
+  auto second = recorded.Apply(widget + "  size: 3\n  color: red\n---\n" +
+                               WidgetCrd(group, "              color: {type: string}\n"));
+  INFO((second ? "" : second.error().message));
+  REQUIRE(second);
+  // Had the first CRD stayed cached, color would be an unknown field.
+  CHECK((*second)[1].live["spec"]["color"] == "red");
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ struct ApplyOptions {
   bool force_conflicts = false;  // take over fields another manager owns
   std::string ns;                // -n: the namespace for objects that name none
   std::chrono::milliseconds crd_timeout{60'000};  // how long a new CRD may take to be Established
+  // Check each custom resource against the schema of the CRD installed on the cluster before it
+  // is sent (kubectl's --validate, here done client-side).
+  bool validate = true;
 };
 
 enum class ApplyAction { kCreated, kConfigured, kUnchanged };
@@ -34,7 +37,11 @@ struct ApplyResult {
 // Server-side apply of `objects` in dependency order (OrderForApply): PATCH with
 // application/apply-patch+yaml and fieldManager. A CRD is waited for until Established before
 // the objects that use it. Every kind is resolved before anything is sent, so an unknown kind
-// changes nothing. Stops at the first error. `on_applied` reports each object as it lands.
+// changes nothing; likewise, with `validate`, a custom resource that does not fit its installed
+// CRD's schema (ValidateAgainstSchema) is a usage error with one line per field, "RayCluster
+// ns/name: invalid manifest: spec.x: expected integer, got string \"two\"", and nothing is sent
+// (one whose CRD is in the same batch is checked once that CRD is Established). Stops at the
+// first error. `on_applied` reports each object as it lands.
 core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discovery, std::vector<Object> objects,
                                              const ApplyOptions& options, WatchDeps deps,
                                              const std::function<void(const ApplyResult&)>& on_applied = {});

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -32,7 +33,13 @@ class Discovery {
   // An unknown kind is an error naming the operator that provides it (KubeRay, LeaderWorkerSet,
   // JobSet) when tputrain knows it.
   core::Result<ResourceInfo> Lookup(const std::string& api_version, const std::string& kind);
-  // Forgets what is known about `group` (after its CRD was created), so it is read again.
+  // The CustomResourceDefinition that serves `info`'s kind as the cluster has it installed, read
+  // once per process (GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/<resource>.<group>).
+  // nullptr for a kind no CRD serves (a built-in group, or no such CRD) and for a CRD this user
+  // may not read (403).
+  core::Result<std::shared_ptr<const nlohmann::json>> InstalledCrd(const ResourceInfo& info);
+  // Forgets what is known about `group`, its CRDs included (after one was created or changed), so
+  // it is read again.
   void Forget(const std::string& group);
 
  private:
@@ -44,6 +51,7 @@ class Discovery {
   bool groups_loaded_ = false;
   std::set<std::string> served_;  // group versions the server lists
   std::map<std::string, std::map<std::string, ResourceInfo>> by_group_version_;  // gv → kind → info
+  std::map<std::string, std::shared_ptr<const nlohmann::json>> crds_;  // CRD name → CRD, or nullptr
 };
 
 // "the KubeRay operator (on GKE: the Ray add-on, ...)" for a known group, else "".
