@@ -1,5 +1,8 @@
 #include "tputrain/workflow/apply_recorded.h"
 
+#include <map>
+#include <set>
+
 namespace tputrain::workflow {
 namespace {
 
@@ -56,6 +59,7 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env,
   auto resolved = ResolveObjects(env.client, env.discovery, objects, options.ns);
   if (!resolved) return core::Fail(resolved.error());
   std::vector<k8s::Object> to_apply;
+  std::map<std::string, bool> existed_before;  // ledger name → the object was on the server already
   for (const auto& item : *resolved) {
     if (!options.dry_run) {
       // One that is already there was made by someone else (or an earlier run): recorded, not owned.
@@ -68,22 +72,38 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env,
         }
         existed = existing->ok();
       }
-      if (auto recorded = env.ledger.Creating(K8sObjectEntry(env.access, item.object, !existed)); !recorded) {
-        return core::Fail(recorded.error());
-      }
+      auto entry = K8sObjectEntry(env.access, item.object, !existed);
+      if (auto recorded = env.ledger.Creating(entry); !recorded) return core::Fail(recorded.error());
+      existed_before[entry.name] = existed;
     }
     to_apply.push_back(item.object);
   }
   core::Status recorded;
+  std::set<std::string> landed;
   auto applied = k8s::Apply(env.client, env.discovery, std::move(to_apply), options, env.watch,
                             [&](const k8s::ApplyResult& result) {
                               if (!options.dry_run) {
-                                auto status = env.ledger.Created(K8sObjectEntry(env.access, result.object, true));
+                                auto entry = K8sObjectEntry(env.access, result.object, true);
+                                landed.insert(entry.name);
+                                auto status = env.ledger.Created(entry);
                                 if (!status && recorded) recorded = status;
                               }
                               if (on_applied) on_applied(result);
                             });
-  if (!applied) return core::Fail(applied.error());
+  if (!applied) {
+    // A manifest refused locally (its CRD's schema) was never sent: what did not land is not
+    // there to clean up. Any other failure may have reached the server, so its entries stay.
+    if (env.ledger.store != nullptr && core::IsUsageError(applied.error())) {
+      (void)env.ledger.store->Update(env.ledger.run_id, [&](state::Ledger& ledger) {
+        for (const auto& [name, existed] : existed_before) {
+          auto* found = ledger.Find("k8s-object", name);
+          if (found == nullptr || landed.contains(name) || found->state != state::EntryState::kCreating) continue;
+          found->state = existed ? state::EntryState::kCreated : state::EntryState::kDeleted;
+        }
+      });
+    }
+    return core::Fail(applied.error());
+  }
   if (!recorded) return core::Fail(recorded.error());
   return applied;
 }

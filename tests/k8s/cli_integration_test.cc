@@ -128,9 +128,22 @@ TEST_CASE("tputrain apply reports manifest errors on one line and exits non-zero
 
   auto missing = cli.Run({"apply", "-f", "-"}, "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: bad\n"
                                                "spec:\n  workerGroupSpecs: []\n");
-  CHECK(missing.exit_code == 1);
+  // Caught against the installed CRD's schema before anything is sent: a usage error.
+  CHECK(missing.exit_code == 2);
   CHECK(Lines(missing.err) == 1);
-  CHECK(missing.err.find("spec.headGroupSpec: Required value") != std::string::npos);
+  CHECK(missing.err.find("RayCluster " + ns + "/bad: invalid manifest: spec: required field \"headGroupSpec\" missing") !=
+        std::string::npos);
+  // Nothing was sent, so the run ledger holds nothing of it to clean up.
+  auto shown = cli.Run({"runs", "show", "--format", "json"});
+  REQUIRE(shown.exit_code == 0);
+  const auto ledger = nlohmann::json::parse(shown.out);
+  int recorded = 0;
+  for (const auto& entry : ledger["entries"]) {
+    if (!entry["name"].get<std::string>().ends_with("|RayCluster|" + ns + "|bad")) continue;
+    ++recorded;
+    CHECK(entry["state"] == "deleted");
+  }
+  CHECK(recorded == 1);
 
   auto typed = cli.Run({"apply", "-f", "-", "--verbose"}, RayClusterYaml("typed", ns, "{num-cpus: 1}"));
   CHECK(typed.exit_code != 0);
