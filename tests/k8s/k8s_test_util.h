@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "k8s/apiserver_fixture.h"
@@ -56,6 +57,34 @@ inline void WriteStatus(k8s::Client& admin, const std::string& object_path, cons
   if (!response || !response->ok()) {
     throw std::runtime_error("status write failed: " + (response ? response->body : response.error().message));
   }
+}
+
+inline void CreateObject(k8s::Client& admin, const std::string& path, const nlohmann::json& body) {
+  auto response = admin.Send("POST", path, body.dump());
+  if (!response || !response->ok()) {
+    throw std::runtime_error("POST " + path + " failed: " + (response ? response->body : response.error().message));
+  }
+}
+
+// What KubeRay and the kubelet would have made for RayCluster `name`, with its head at `ip` (a
+// Ray head in a network namespace): the head Pod with that IP, the NAME-head-svc Service, and
+// Endpoints naming the Pod (without the targetRef the proxy answers 503 "no endpoints available").
+inline void PlayRayHead(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
+  std::string pod = name + "-head";
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
+               {{"apiVersion", "v1"}, {"kind", "Pod"},
+                {"metadata", {{"name", pod}, {"labels", {{"ray.io/cluster", name}, {"ray.io/node-type", "head"}}}}},
+                {"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.60.0"}}}}}}});
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
+              {{"phase", "Running"}, {"podIP", ip}, {"podIPs", {{{"ip", ip}}}},
+               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/services",
+               {{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", name + "-head-svc"}}},
+                {"spec", {{"ports", {{{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}}}}}}});
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
+               {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", {{"name", name + "-head-svc"}}},
+                {"subsets", {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
+                              {"ports", {{{"name", "dashboard"}, {"port", 8265}}}}}}}});
 }
 
 }  // namespace tputrain::testing

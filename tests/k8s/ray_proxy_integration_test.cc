@@ -18,40 +18,11 @@
 namespace tputrain::testing {
 namespace {
 
-void Create(k8s::Client& admin, const std::string& path, const nlohmann::json& body) {
-  auto response = admin.Send("POST", path, body.dump());
-  if (!response || !response->ok()) {
-    throw std::runtime_error("POST " + path + " failed: " + (response ? response->body : response.error().message));
-  }
-}
-
-// What KubeRay and the kubelet would have made for RayCluster `name`: the head Pod with its
-// IP, the NAME-head-svc Service, and Endpoints naming the Pod (without the targetRef the
-// proxy answers 503 "no endpoints available").
-void PlayKubeRay(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
-  std::string pod = name + "-head";
-  Create(admin, "/api/v1/namespaces/" + ns + "/pods", nlohmann::json::parse(R"({
-      "apiVersion": "v1", "kind": "Pod",
-      "metadata": {"name": ")" + pod + R"(", "labels": {"ray.io/cluster": ")" + name + R"(", "ray.io/node-type": "head"}},
-      "spec": {"containers": [{"name": "ray-head", "image": "rayproject/ray:2.60.0"}]}})"));
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod, nlohmann::json::parse(R"({
-      "phase": "Running", "podIP": ")" + ip + R"(", "podIPs": [{"ip": ")" + ip + R"("}],
-      "conditions": [{"type": "Ready", "status": "True"}]})"));
-  Create(admin, "/api/v1/namespaces/" + ns + "/services", nlohmann::json::parse(R"({
-      "apiVersion": "v1", "kind": "Service", "metadata": {"name": ")" + name + R"(-head-svc"},
-      "spec": {"ports": [{"name": "dashboard", "port": 8265, "targetPort": 8265}]}})"));
-  Create(admin, "/api/v1/namespaces/" + ns + "/endpoints", nlohmann::json::parse(R"({
-      "apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": ")" + name + R"(-head-svc"},
-      "subsets": [{"addresses": [{"ip": ")" + ip + R"(", "targetRef": {"kind": "Pod", "name": ")" + pod +
-                                                                     R"(", "namespace": ")" + ns + R"("}}],
-                   "ports": [{"name": "dashboard", "port": 8265}]}]})"));
-}
-
 TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service proxy", "[integration]") {
   auto& server = ApiServer::Shared();
   NetnsRayHead head;
   std::string ns = server.NewNamespace("rayproxy");
-  PlayKubeRay(server.admin(), ns, "ray", head.ip());
+  PlayRayHead(server.admin(), ns, "ray", head.ip());
 
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   auto endpoint = k8s::RayHeadEndpoint(*connection->client, ns, "ray");

@@ -41,31 +41,9 @@ struct TempDir {
   }
 };
 
-void Create(k8s::Client& admin, const std::string& path, const nlohmann::json& body) {
-  auto response = admin.Send("POST", path, body.dump());
-  if (!response || !response->ok()) {
-    throw std::runtime_error("POST " + path + " failed: " + (response ? response->body : response.error().message));
-  }
-}
-
-// KubeRay's part once the RayCluster exists: the head Pod (running at the netns head's IP),
-// the NAME-head-svc Service with Endpoints naming that Pod, then status.state = ready.
+// KubeRay's part once the RayCluster exists: its head (k8s_test_util.h), then status.state = ready.
 void PlayKubeRay(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
-  std::string pod = name + "-head";
-  Create(admin, "/api/v1/namespaces/" + ns + "/pods",
-         {{"apiVersion", "v1"}, {"kind", "Pod"},
-          {"metadata", {{"name", pod}, {"labels", {{"ray.io/cluster", name}, {"ray.io/node-type", "head"}}}}},
-          {"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.60.0"}}}}}}});
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"}, {"podIP", ip}, {"podIPs", {{{"ip", ip}}}},
-               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
-  Create(admin, "/api/v1/namespaces/" + ns + "/services",
-         {{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", name + "-head-svc"}}},
-          {"spec", {{"ports", {{{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}}}}}}});
-  Create(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-         {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", {{"name", name + "-head-svc"}}},
-          {"subsets", {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                        {"ports", {{{"name", "dashboard"}, {"port", 8265}}}}}}}});
+  PlayRayHead(admin, ns, name, ip);
   WriteStatus(admin, "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name, {{"state", "ready"}});
 }
 
