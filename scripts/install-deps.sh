@@ -9,6 +9,7 @@ packages=(
   libcpp-httplib-dev libwslay-dev
   gettext-base   # GNU envsubst, the renderer's reference in tests
   iproute2       # network namespaces for the Kubernetes service-proxy tests
+  clang-format clang-tidy  # scripts/check-format.sh and scripts/tidy.sh
 )
 
 missing=()
