@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "tputrain/core/error.h"
+#include "tputrain/core/result.h"
+
+namespace tputrain::core {
+
+// Error::reason of ReadFile's failures, for callers that treat one case apart (a missing state
+// file is an empty one; a missing credentials file is exit 4).
+inline constexpr std::string_view kFileNotFound = "FILE_NOT_FOUND";
+inline constexpr std::string_view kFileIsDirectory = "FILE_IS_DIRECTORY";
+inline constexpr std::string_view kFileUnreadable = "FILE_UNREADABLE";
+inline constexpr std::string_view kFileTooLarge = "FILE_TOO_LARGE";
+
+// The whole of the file at `path`, bytes as they are. Fails with kInvalidArgument (bad input:
+// exit 2) and one line that starts with `what`, the flag or field that named the file:
+//   "--values: cannot read /x.yaml"                      (missing; reason kFileNotFound)
+//   "--values: cannot read /x.yaml (Permission denied)"  (reason kFileUnreadable)
+//   "--values: /x is a directory"                        (reason kFileIsDirectory)
+//   "--values: /x.yaml is larger than 1 MiB"             (reason kFileTooLarge)
+// An empty `what` leaves the prefix out. `max_bytes` keeps a wrong path (a disk image, /dev/zero)
+// from filling memory; pick it from what the file can reasonably hold.
+Result<std::string> ReadFile(const std::string& path, std::string_view what, size_t max_bytes);
+
+bool IsFileNotFound(const Error& error);
+
+inline constexpr size_t kKiB = 1024;
+inline constexpr size_t kMiB = 1024 * kKiB;
+
+}  // namespace tputrain::core

@@ -1,0 +1,84 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include "tputrain/core/file.h"
+
+namespace fs = std::filesystem;
+using tputrain::core::ReadFile;
+
+namespace {
+
+struct TempDir {
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "tputrain-file-test-XXXXXX").string();
+    path = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, ec);
+    fs::remove_all(path, ec);
+  }
+  std::string Write(const std::string& name, const std::string& content) const {
+    std::string file = path + "/" + name;
+    std::ofstream(file, std::ios::binary) << content;
+    return file;
+  }
+  std::string path;
+};
+
+}  // namespace
+
+TEST_CASE("ReadFile returns the bytes as they are, up to the limit", "[unit]") {
+  TempDir dir;
+  std::string bytes("line one\r\nnul \0 inside\n", 23);
+  auto text = ReadFile(dir.Write("a.txt", bytes), "--values", 1024);
+  REQUIRE(text);
+  CHECK(*text == bytes);
+  auto empty = ReadFile(dir.Write("empty", ""), "--values", 1024);
+  REQUIRE(empty);
+  CHECK(empty->empty());
+  auto exact = ReadFile(dir.Write("exact", std::string(100, 'x')), "--values", 100);
+  REQUIRE(exact);
+  CHECK(exact->size() == 100);
+}
+
+TEST_CASE("ReadFile refuses with one usage line naming the flag: missing, directory, too large", "[unit]") {
+  TempDir dir;
+  auto missing = ReadFile(dir.path + "/absent.yaml", "--values", 1024);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message == "--values: cannot read " + dir.path + "/absent.yaml");
+  CHECK(tputrain::core::IsFileNotFound(missing.error()));
+  CHECK(tputrain::core::ExitCodeFor(missing.error()) == 2);
+
+  auto directory = ReadFile(dir.path, "--values", 1024);
+  REQUIRE_FALSE(directory);
+  CHECK(directory.error().message == "--values: " + dir.path + " is a directory");
+  CHECK_FALSE(tputrain::core::IsFileNotFound(directory.error()));
+
+  auto large = ReadFile(dir.Write("big", std::string(2049, 'x')), "--values", 2 * tputrain::core::kKiB);
+  REQUIRE_FALSE(large);
+  CHECK(large.error().message == "--values: " + dir.path + "/big is larger than 2 KiB");
+  CHECK(large.error().reason == tputrain::core::kFileTooLarge);
+
+  auto unnamed = ReadFile(dir.path + "/absent", "", 1024);
+  REQUIRE_FALSE(unnamed);
+  CHECK(unnamed.error().message == "cannot read " + dir.path + "/absent");
+}
+
+TEST_CASE("ReadFile on a file it may not read says why", "[unit]") {
+  if (geteuid() == 0) {
+    SUCCEED("root reads any file; nothing to check");
+    return;
+  }
+  TempDir dir;
+  std::string secret = dir.Write("secret", "x");
+  fs::permissions(secret, fs::perms::none);
+  auto text = ReadFile(secret, "--key-file", 1024);
+  REQUIRE_FALSE(text);
+  CHECK(text.error().message == "--key-file: cannot read " + secret + " (Permission denied)");
+  CHECK(text.error().reason == tputrain::core::kFileUnreadable);
+}
