@@ -13,13 +13,12 @@
 #include <random>
 #include <sstream>
 
+#include "tputrain/core/file.h"
+
 namespace tputrain::state {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr EntryState kAllStates[] = {EntryState::kCreating, EntryState::kCreated, EntryState::kDeleting,
-                                     EntryState::kDeleted};
 
 core::Error StateError(const std::string& path, const std::string& what) {
   auto error = core::Error::Internal(path + ": " + what);
@@ -27,12 +26,19 @@ core::Error StateError(const std::string& path, const std::string& what) {
   return error;
 }
 
+// A run's ledger lists what it made: hundreds of entries of a few hundred bytes at most.
+constexpr size_t kMaxLedgerBytes = 64 * core::kMiB;
+
+// A missing file is kNotFound (a run with nothing recorded yet); anything else is a state error.
 core::Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Fail(core::Error::Make(core::ErrorKind::kNotFound, path + ": no such file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  auto text = core::ReadFile(path, "", kMaxLedgerBytes);
+  if (text) return text;
+  if (core::IsFileNotFound(text.error())) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kNotFound, path + ": no such file"));
+  }
+  auto error = core::Error::Internal(text.error().message);
+  error.where = "ledger";
+  return core::Fail(error);
 }
 
 // Writes to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs the
@@ -129,48 +135,6 @@ std::vector<const LedgerEntry*> Ledger::Live() const {
   return live;
 }
 
-nlohmann::json ToJson(const Ledger& ledger) {
-  nlohmann::json entries = nlohmann::json::array();
-  for (const auto& entry : ledger.entries) {
-    entries.push_back({{"kind", entry.kind},
-                       {"name", entry.name},
-                       {"state", EntryStateName(entry.state)},
-                       {"operation", entry.operation},
-                       {"owned", entry.owned},
-                       {"details", entry.details},
-                       {"created_at", entry.created_at},
-                       {"updated_at", entry.updated_at}});
-  }
-  return {{"version", 1}, {"run_id", ledger.run_id}, {"created_at", ledger.created_at}, {"entries", entries}};
-}
-
-core::Result<Ledger> LedgerFromJson(const nlohmann::json& json) {
-  try {
-    Ledger ledger;
-    ledger.run_id = json.at("run_id").get<std::string>();
-    ledger.created_at = json.value("created_at", "");
-    for (const auto& item : json.at("entries")) {
-      LedgerEntry entry;
-      entry.kind = item.at("kind").get<std::string>();
-      entry.name = item.at("name").get<std::string>();
-      auto state = item.at("state").get<std::string>();
-      auto known = std::find_if(std::begin(kAllStates), std::end(kAllStates),
-                                [&](EntryState s) { return EntryStateName(s) == state; });
-      if (known == std::end(kAllStates)) return core::Fail(core::Error::Internal("unknown entry state '" + state + "'"));
-      entry.state = *known;
-      entry.operation = item.value("operation", "");
-      entry.owned = item.value("owned", true);
-      entry.details = item.value("details", nlohmann::json::object());
-      entry.created_at = item.value("created_at", "");
-      entry.updated_at = item.value("updated_at", "");
-      ledger.entries.push_back(std::move(entry));
-    }
-    return ledger;
-  } catch (const nlohmann::json::exception& e) {
-    return core::Fail(core::Error::Internal(std::string("malformed ledger: ") + e.what()));
-  }
-}
-
 LedgerStore::LedgerStore(std::string dir, core::Clock& clock) : dir_(std::move(dir)), clock_(clock) {}
 
 std::string LedgerStore::DefaultDir(const core::Env& env) {
@@ -210,6 +174,7 @@ core::Result<std::string> LedgerStore::CurrentRun() const {
 }
 
 core::Status LedgerStore::ClearCurrentRun(const std::string& run_id) {
+  std::lock_guard guard(mutex_);
   std::error_code ec;
   FileLock lock(dir_ + "/.lock");
   auto current = CurrentRun();
@@ -224,6 +189,7 @@ core::Result<std::string> LedgerStore::ResolveRun(const std::string& explicit_id
     if (auto valid = ValidateRunId(run_id); !valid) return core::Fail(valid.error());
     return run_id;
   }
+  std::lock_guard guard(mutex_);
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) return core::Fail(StateError(dir_, ec.message()));
@@ -239,6 +205,7 @@ core::Result<std::string> LedgerStore::ResolveRun(const std::string& explicit_id
 core::Result<Ledger> LedgerStore::Load(const std::string& run_id) const {
   if (auto valid = ValidateRunId(run_id); !valid) return core::Fail(valid.error());
   auto text = ReadWholeFile(PathOf(run_id));
+  if (!text && text.error().kind != core::ErrorKind::kNotFound) return core::Fail(text.error());
   if (!text) {
     auto error = core::Error::Make(core::ErrorKind::kNotFound, "no ledger for run '" + run_id + "' in " + dir_);
     return core::Fail(error);
@@ -246,12 +213,17 @@ core::Result<Ledger> LedgerStore::Load(const std::string& run_id) const {
   auto json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded()) return core::Fail(StateError(PathOf(run_id), "not valid JSON"));
   auto ledger = LedgerFromJson(json);
-  if (!ledger) return core::Fail(StateError(PathOf(run_id), ledger.error().message));
+  if (!ledger) {
+    auto error = ledger.error();  // keeps its kind: a newer schema is kFailedPrecondition
+    error.message = PathOf(run_id) + ": " + error.message;
+    return core::Fail(error);
+  }
   return ledger;
 }
 
 core::Status LedgerStore::Update(const std::string& run_id, const std::function<void(Ledger&)>& mutate) {
   if (auto valid = ValidateRunId(run_id); !valid) return valid;
+  std::lock_guard guard(mutex_);
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) return core::Fail(StateError(dir_, ec.message()));

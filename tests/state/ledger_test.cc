@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -164,4 +165,37 @@ TEST_CASE("a corrupt ledger is reported, not silently replaced") {
   CHECK_THAT(loaded.error().message, Catch::Contains("not valid JSON"));
   auto update = store.RecordCreating("broken", {.kind = "bucket", .name = "b"});
   CHECK_FALSE(update.has_value());
+}
+
+TEST_CASE("threads sharing one store lose no update, with no lock of their own") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  constexpr int kThreads = 8;
+  constexpr int kEach = 10;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kEach; ++i) {
+      REQUIRE(store.RecordCreating("parallel", {.kind = "nodepool", .name = std::to_string(t) + "-" + std::to_string(i)}));
+    }
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        std::string name = std::to_string(t) + "-" + std::to_string(i);
+        if (!store.RecordState("parallel", "nodepool", name, EntryState::kCreated, "op-" + name)) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  CHECK(failures == 0);
+  auto ledger = store.Load("parallel");
+  REQUIRE(ledger);
+  REQUIRE(ledger->entries.size() == kThreads * kEach);
+  for (const auto& entry : ledger->entries) {
+    INFO(entry.name);
+    CHECK(entry.state == EntryState::kCreated);
+    CHECK(entry.operation == "op-" + entry.name);
+  }
 }

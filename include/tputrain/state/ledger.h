@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,22 @@ struct Ledger {
   std::vector<const LedgerEntry*> Live() const;
 };
 
+// The version of the ledger file's schema this tputrain writes, in its "version" field. Every
+// release reads every older version (a file without the field is version 1); a newer one is
+// refused with kFailedPrecondition rather than half understood. Bump it only for a change an
+// older reader would misread, and add the new release's file to tests/state/golden/.
+inline constexpr int kLedgerSchemaVersion = 1;
+
 nlohmann::json ToJson(const Ledger& ledger);
+// A field of the wrong type fails with one line naming it ("entries[2].owned: expected true or
+// false"); unknown fields are ignored, as a newer release of the same version may add some.
 core::Result<Ledger> LedgerFromJson(const nlohmann::json& json);
 
 // One JSON file per run under the state directory, written atomically (temp file, fsync,
 // rename) under an exclusive lock, so two tputrain processes cannot corrupt it and a kill
-// at any moment leaves either the old or the new file.
+// at any moment leaves either the old or the new file. One store is safe to share between the
+// threads of a process (parallel creates and deletes record through it): its updates take an
+// in-process mutex as well as the file lock, so callers need no lock of their own.
 class LedgerStore {
  public:
   LedgerStore(std::string dir, core::Clock& clock);
@@ -63,7 +74,7 @@ class LedgerStore {
   core::Status ClearCurrentRun(const std::string& run_id);
 
   core::Result<Ledger> Load(const std::string& run_id) const;
-  // Lock, read, apply `mutate`, write atomically, unlock.
+  // Lock, read, apply `mutate`, write atomically, unlock. `mutate` must not call the store.
   core::Status Update(const std::string& run_id, const std::function<void(Ledger&)>& mutate);
   core::Result<std::vector<std::string>> ListRuns() const;
 
@@ -78,6 +89,10 @@ class LedgerStore {
 
   std::string dir_;
   core::Clock& clock_;
+  // The flock is per open file description, so it also orders threads today; the mutex makes
+  // that a property of this class rather than of the lock flavour, and orders the temp file
+  // name (one per process) explicitly.
+  std::mutex mutex_;
 };
 
 // Run ids are safe as file names: letters, digits, '-', '_', '.', at most 64 characters.
