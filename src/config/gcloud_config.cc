@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tputrain/core/file.h"
+
 namespace tputrain::config {
 namespace {
 
@@ -13,12 +15,10 @@ std::string Trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// gcloud's own files: a missing or unreadable one is no configuration, as gcloud treats it.
+std::string ReadConfigFile(const std::string& path) {
+  auto text = core::ReadFile(path, "", core::kMiB);
+  return text ? std::move(*text) : std::string();
 }
 
 }  // namespace
@@ -53,11 +53,11 @@ GcloudConfig ReadActiveGcloudConfig(const core::Env& env) {
   if (auto name = env.Get("CLOUDSDK_ACTIVE_CONFIG_NAME")) {
     config.name = *name;
   } else {
-    config.name = Trim(ReadFile(dir + "/active_config"));
+    config.name = Trim(ReadConfigFile(dir + "/active_config"));
     if (config.name.empty()) config.name = "default";
   }
   config.path = dir + "/configurations/config_" + config.name;
-  config.values = ParseIni(ReadFile(config.path));
+  config.values = ParseIni(ReadConfigFile(config.path));
   return config;
 }
 

@@ -206,50 +206,6 @@ std::string Rfc3339(int64_t unix_ms) {
   return std::string(buffer) + millis;
 }
 
-namespace {
-constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-}
-
-std::string Base64(std::string_view data) {
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    uint32_t v = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kBase64Alphabet[(v >> shift) & 63];
-  }
-  if (i + 1 == data.size()) {
-    uint32_t v = uint8_t(data[i]) << 16;
-    out += kBase64Alphabet[(v >> 18) & 63];
-    out += kBase64Alphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == data.size()) {
-    uint32_t v = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8);
-    out += kBase64Alphabet[(v >> 18) & 63];
-    out += kBase64Alphabet[(v >> 12) & 63];
-    out += kBase64Alphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
-std::optional<std::string> Base64Decode(std::string_view text) {
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=' || c == '\n') continue;
-    const char* position = std::strchr(kBase64Alphabet, c);
-    if (position == nullptr || c == '\0') return std::nullopt;
-    buffer = (buffer << 6) | uint32_t(position - kBase64Alphabet);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += char((buffer >> bits) & 0xff);
-    }
-  }
-  return out;
-}
-
 int64_t ProjectNumber(std::string_view project_id) {
   uint64_t hash = 1469598103934665603ULL;  // FNV-1a
   for (char c : project_id) {

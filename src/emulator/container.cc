@@ -1,6 +1,8 @@
 #include <regex>
 #include <set>
 
+#include "tputrain/core/base64.h"
+#include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/node_pool_rules.h"
 
@@ -145,10 +147,10 @@ json StartOperation(Call& call, const std::string& type, const std::string& clus
 }
 
 std::string CaCertificate(const EmulatorConfig& config, const std::string& cluster_key) {
-  if (!config.cluster_ca_pem.empty()) return Base64(config.cluster_ca_pem);
+  if (!config.cluster_ca_pem.empty()) return core::EncodeBase64(config.cluster_ca_pem);
   // Not a parseable certificate: clusters get a real CA only through --cluster-ca-file.
-  return Base64("-----BEGIN CERTIFICATE-----\n" + Base64("tputrain emulator placeholder CA for " + cluster_key) +
-                "\n-----END CERTIFICATE-----\n");
+  std::string placeholder = core::EncodeBase64("tputrain emulator placeholder CA for " + cluster_key);
+  return core::EncodeBase64("-----BEGIN CERTIFICATE-----\n" + placeholder + "\n-----END CERTIFICATE-----\n");
 }
 
 ApiResponse CreateCluster(Call& call) {
@@ -161,7 +163,7 @@ ApiResponse CreateCluster(Call& call) {
     return Aip193Error(ErrorKind::kInvalidArgument, "parent in the body does not match the URL: " +
                                                         (*body)["parent"].dump());
   }
-  if (!IsZone(location) && !IsRegion(location)) {
+  if (!core::IsZone(location) && !core::IsRegion(location)) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Location \"" + location + "\" is not a valid zone or region.");
   }
   json cluster = body->value("cluster", json());
@@ -206,7 +208,7 @@ ApiResponse CreateCluster(Call& call) {
   }
   json locations = cluster.value("locations", json::array());
   if (locations.empty()) {
-    locations = IsZone(location) ? json::array({location})
+    locations = core::IsZone(location) ? json::array({location})
                                  : json::array({location + "-a", location + "-b", location + "-c"});
   }
   int64_t nodes = 0;

@@ -150,31 +150,4 @@ std::optional<FaultRule> FaultPlan::Decide(std::string_view method_id) {
   return fired;
 }
 
-core::Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  text = Trim(text);
-  size_t unit_start = 0;
-  while (unit_start < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_start])) || text[unit_start] == '.')) {
-    ++unit_start;
-  }
-  std::string_view number = text.substr(0, unit_start);
-  std::string_view unit = text.substr(unit_start);
-  double value = 0;
-  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  auto bad = [&] {
-    return core::Fail(core::Error::Usage("expected a duration such as 250ms, 2s or 1m, got '" + std::string(text) + "'"));
-  };
-  if (number.empty() || ec != std::errc() || end != number.data() + number.size()) return bad();
-  double factor = 0;
-  if (unit == "ms") {
-    factor = 1;
-  } else if (unit == "s" || (unit.empty() && value == 0)) {
-    factor = 1000;
-  } else if (unit == "m") {
-    factor = 60000;
-  } else {
-    return bad();
-  }
-  return std::chrono::milliseconds(static_cast<int64_t>(std::llround(value * factor)));
-}
-
 }  // namespace tputrain::emulator

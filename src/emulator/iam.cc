@@ -1,5 +1,6 @@
 #include <regex>
 
+#include "tputrain/core/base64.h"
 #include "tputrain/emulator/handlers.h"
 
 // IAM iam/v1 service accounts and their policies, Resource Manager v1 projects and their
@@ -15,7 +16,7 @@ std::string IamEtag(int64_t counter) {
   if (counter == 0) return "ACAB";
   std::string bytes = "\x07\x05";
   for (int shift = 40; shift >= 0; shift -= 8) bytes += static_cast<char>((counter >> shift) & 0xff);
-  return Base64(bytes);
+  return core::EncodeBase64(bytes);
 }
 
 json ShowPolicy(const json& stored) {

@@ -9,6 +9,8 @@
 #include <httplib.h>
 
 #include "tputrain/core/clock.h"
+#include "tputrain/core/duration.h"
+#include "tputrain/core/file.h"
 #include "tputrain/emulator/emulator.h"
 
 namespace tputrain::emulator {
@@ -41,13 +43,6 @@ void ToHttplib(const ApiResponse& response, httplib::Response& out) {
   }
 }
 
-std::string ReadFile(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 }  // namespace
 
@@ -56,12 +51,12 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
   if (options.port < 0 || options.port > 65535) {
     return core::Fail(core::Error::Usage("--port: expected 0-65535, got " + std::to_string(options.port)));
   }
-  auto latency = ParseDuration(options.op_latency);
-  if (!latency) return core::Fail(core::Error::Usage("--op-latency: " + latency.error().message));
+  auto latency = core::ParseDuration("--op-latency", options.op_latency, core::ZeroDuration::kAllowed);
+  if (!latency) return core::Fail(latency.error());
   config.op_latency = *latency;
   if (!options.stuck_for.empty()) {
-    auto stuck_for = ParseDuration(options.stuck_for);
-    if (!stuck_for) return core::Fail(core::Error::Usage("--stuck-for: " + stuck_for.error().message));
+    auto stuck_for = core::ParseDuration("--stuck-for", options.stuck_for, core::ZeroDuration::kAllowed);
+    if (!stuck_for) return core::Fail(stuck_for.error());
     config.stuck_for = *stuck_for;
   }
   config.state_file = options.state_file;
@@ -76,9 +71,10 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
   config.cluster_endpoint = endpoint;
   if (!options.cluster_ca_file.empty()) {
-    bool ok = false;
-    config.cluster_ca_pem = ReadFile(options.cluster_ca_file, ok);
-    if (!ok || config.cluster_ca_pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    auto pem = core::ReadFile(options.cluster_ca_file, "--cluster-ca-file", 64 * core::kKiB);
+    if (!pem) return core::Fail(pem.error());
+    config.cluster_ca_pem = std::move(*pem);
+    if (config.cluster_ca_pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
       return core::Fail(core::Error::Usage("--cluster-ca-file: expected a readable PEM certificate file, got '" +
                                            options.cluster_ca_file + "'"));
     }

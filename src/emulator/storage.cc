@@ -2,6 +2,7 @@
 #include <regex>
 #include <set>
 
+#include "tputrain/core/base64.h"
 #include "tputrain/emulator/handlers.h"
 
 // Cloud Storage storage/v1: buckets, bucket IAM, objects (list, get, delete, media upload) and
@@ -33,7 +34,7 @@ std::string PolicyEtag(int64_t counter) {
     if (counter != 0) byte |= 0x80;
     bytes += static_cast<char>(byte);
   } while (counter != 0);
-  return Base64(bytes);
+  return core::EncodeBase64(bytes);
 }
 
 std::string LocationType(const std::string& location) {
@@ -228,7 +229,8 @@ ApiResponse GetObject(Call& call) {
   if (object == nullptr) return NoObject(call);
   if (call.request.Param("alt") == "media") {
     ApiResponse reply;
-    reply.body = Base64Decode(object->value("_content", "")).value_or("");
+    auto content = core::DecodeBase64(object->value("_content", ""));
+    if (content) reply.body = std::move(*content);
     reply.content_type = object->value("contentType", "application/octet-stream");
     return reply;
   }
@@ -272,8 +274,8 @@ ApiResponse InsertObject(Call& call) {
                  {"size", std::to_string(call.request.body.size())},
                  {"timeCreated", now},
                  {"updated", now},
-                 {"etag", Base64(generation)},
-                 {"_content", Base64(call.request.body)}};
+                 {"etag", core::EncodeBase64(generation)},
+                 {"_content", core::EncodeBase64(call.request.body)}};
   call.world["objects"][bucket][*name] = object;
   call.mutated = true;
   return JsonReply(Public(object));

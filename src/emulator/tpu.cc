@@ -1,6 +1,7 @@
 #include <regex>
 
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/handlers.h"
 
 // Cloud TPU tpu/v2: TPU VM nodes, queued resources and their long-running operations, which
@@ -103,7 +104,7 @@ void MakeReady(json& node) {
 }
 
 std::optional<ApiResponse> CheckZone(const Call& call) {
-  if (IsZone(call.args[1])) return std::nullopt;
+  if (core::IsZone(call.args[1])) return std::nullopt;
   return Aip193Error(ErrorKind::kInvalidArgument, "Location \"" + call.args[1] + "\" is not a zone; Cloud TPU nodes "
                                                   "live in zones such as us-east5-b.");
 }

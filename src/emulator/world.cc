@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "tputrain/core/file.h"
 #include "tputrain/emulator/handlers.h"
 
 namespace tputrain::emulator {
@@ -21,11 +22,11 @@ nlohmann::json NewWorld() {
 }
 
 core::Result<nlohmann::json> LoadWorld(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NewWorld();
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto world = nlohmann::json::parse(buffer.str(), nullptr, false);
+  // The state holds uploaded objects too, so the bound is generous; a missing file is a new world.
+  auto text = core::ReadFile(path, "--state-file", 512 * core::kMiB);
+  if (!text && core::IsFileNotFound(text.error())) return NewWorld();
+  if (!text) return core::Fail(text.error());
+  auto world = nlohmann::json::parse(*text, nullptr, false);
   if (world.is_discarded() || !world.is_object()) {
     return core::Fail(core::Error::Usage("--state-file " + path + ": not an emulator state file (invalid JSON)"));
   }
@@ -65,16 +66,6 @@ int64_t NextId(nlohmann::json& world) {
   int64_t id = world.value("nextId", int64_t{1});
   world["nextId"] = id + 1;
   return id;
-}
-
-bool IsRegion(std::string_view location) {
-  static const std::regex kRegion("^[a-z]+-[a-z]+[0-9]+$");
-  return std::regex_match(location.begin(), location.end(), kRegion);
-}
-
-bool IsZone(std::string_view location) {
-  static const std::regex kZone("^[a-z]+-[a-z]+[0-9]+-[a-z]$");
-  return std::regex_match(location.begin(), location.end(), kZone);
 }
 
 std::string NewOperationId(nlohmann::json& world, int64_t now_ms) {

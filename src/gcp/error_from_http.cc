@@ -39,7 +39,7 @@ nlohmann::json ParseBody(const std::string& body) {
 
 }  // namespace
 
-std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text) {
+std::optional<std::chrono::milliseconds> ParseProtobufDuration(std::string_view text) {
   if (text.size() < 2 || text.back() != 's') return std::nullopt;
   text.remove_suffix(1);
   double seconds = 0;
@@ -53,7 +53,7 @@ std::optional<std::chrono::milliseconds> RetryDelayOf(const http::Response& resp
   const auto* error = ErrorObject(body);
   if (error != nullptr) {
     if (const auto* retry = DetailOfType(*error, kRetryInfo)) {
-      if (auto delay = ParseDuration(StringAt(*retry, "retryDelay"))) return delay;
+      if (auto delay = ParseProtobufDuration(StringAt(*retry, "retryDelay"))) return delay;
     }
   }
   if (auto after = http::RetryAfterHeader(response)) return after;

@@ -1,6 +1,5 @@
 #include "websocket_handshake.h"
 
-#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -8,14 +7,13 @@
 #include <cctype>
 #include <random>
 
+#include "tputrain/core/base64.h"
+
 namespace tputrain::http::internal {
 namespace {
 
 std::string Base64(const unsigned char* data, size_t length) {
-  std::string out(4 * ((length + 2) / 3) + 1, '\0');
-  int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(length));
-  out.resize(static_cast<size_t>(written));
-  return out;
+  return core::EncodeBase64(std::string_view(reinterpret_cast<const char*>(data), length));
 }
 
 std::string Trim(std::string_view text) {

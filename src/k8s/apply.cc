@@ -1,8 +1,10 @@
 #include "tputrain/k8s/apply.h"
 
+#include <limits>
 #include <map>
 #include <set>
 
+#include "tputrain/core/poll.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/schema_validation.h"
 
@@ -180,17 +182,23 @@ core::Status WaitDiscovered(Discovery& discovery, const Object& crd, const Apply
     discovery.Forget(group);
     return {};
   }
-  auto deadline = deps.clock.Now() + options.crd_timeout;
-  for (;;) {
-    discovery.Forget(group);
-    auto info = discovery.Lookup(group + "/" + version, kind);
-    if (info) return {};
-    if (deps.clock.Now() >= deadline) return core::Fail(info.error());
-    if (!deps.sleeper.Sleep(std::chrono::milliseconds(100))) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted waiting for " + kind +
-                                                                           " to be served"));
-    }
+  // Every 100 ms until the timeout, then discovery's last word.
+  core::PollOptions poll{std::chrono::milliseconds(100), 1.0, std::chrono::milliseconds(100), options.crd_timeout};
+  poll.is_transient = [](const core::Error&) { return true; };
+  poll.transient_failures = std::numeric_limits<int>::max();
+  poll.on_timeout = core::OnTimeout::kLastError;
+  auto served = core::PollUntil(
+      [&]() -> core::Result<bool> {
+        discovery.Forget(group);
+        auto info = discovery.Lookup(group + "/" + version, kind);
+        if (!info) return core::Fail(info.error());
+        return true;
+      },
+      poll, {deps.clock, deps.sleeper, nullptr});
+  if (!served && served.error().kind == core::ErrorKind::kCancelled) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted waiting for " + kind + " to be served"));
   }
+  return served;
 }
 
 }  // namespace

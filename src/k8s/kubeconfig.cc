@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "tputrain/core/file.h"
+
 namespace tputrain::k8s {
 namespace {
 
@@ -43,13 +45,9 @@ bool Bool(const YAML::Node& node, const char* key) {
   return value == "true" || value == "True" || value == "TRUE";
 }
 
-core::Result<std::string> ReadFile(const std::string& path, const std::string& field) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Fail(Bad(field, "cannot read " + path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+// Certificates, keys and tokens are a few KiB; a kubeconfig naming many clusters a few MiB.
+constexpr size_t kMaxCredentialFileBytes = core::kMiB;
+constexpr size_t kMaxKubeconfigBytes = 16 * core::kMiB;
 
 std::string Resolve(const std::string& path, const std::string& dir) {
   if (path.empty() || fs::path(path).is_absolute() || dir.empty()) return path;
@@ -91,10 +89,12 @@ core::Status MergeText(const std::string& text, const std::string& file, const s
 core::Result<std::string> PemField(const Entry& entry, const char* data_key, const char* file_key,
                                    const std::string& where) {
   if (std::string data = Str(entry.node, data_key); !data.empty()) {
-    return DecodeBase64(data, where + "." + data_key);
+    auto pem = core::DecodeBase64(data);
+    if (!pem) return core::Fail(Bad(where + "." + data_key, pem.error().message));
+    return pem;
   }
   if (std::string path = Str(entry.node, file_key); !path.empty()) {
-    return ReadFile(Resolve(path, entry.dir), where + "." + file_key);
+    return core::ReadFile(Resolve(path, entry.dir), where + "." + file_key, kMaxCredentialFileBytes);
   }
   return std::string();
 }
@@ -170,7 +170,7 @@ core::Result<ClusterAccess> Select(const Merged& merged, const KubeconfigOptions
   access.client_key_pem = std::move(*key);
   access.token = Str(user.node, "token");
   if (std::string token_file = Str(user.node, "tokenFile"); access.token.empty() && !token_file.empty()) {
-    auto token = ReadFile(Resolve(token_file, user.dir), user_where + ".tokenFile");
+    auto token = core::ReadFile(Resolve(token_file, user.dir), user_where + ".tokenFile", kMaxCredentialFileBytes);
     if (!token) return core::Fail(token.error());
     access.token = *token;
     while (!access.token.empty() && (access.token.back() == '\n' || access.token.back() == '\r' ||
@@ -235,7 +235,7 @@ core::Result<ClusterAccess> LoadClusterAccess(const KubeconfigOptions& options, 
       if (explicit_file) return core::Fail(core::Error::Usage("--kubeconfig: no such file: " + file));
       continue;  // kubectl skips KUBECONFIG entries that do not exist
     }
-    auto text = ReadFile(file, file);
+    auto text = core::ReadFile(file, explicit_file ? "--kubeconfig" : "kubeconfig", kMaxKubeconfigBytes);
     if (!text) return core::Fail(text.error());
     std::string dir = fs::absolute(fs::path(file), ec).parent_path().string();
     if (auto s = MergeText(*text, file, dir, merged); !s) return core::Fail(s.error());
@@ -246,44 +246,6 @@ core::Result<ClusterAccess> LoadClusterAccess(const KubeconfigOptions& options, 
                                          ": pass --kubeconfig FILE, or get credentials for a cluster first"));
   }
   return Select(merged, options);
-}
-
-core::Result<std::string> DecodeBase64(const std::string& text, const std::string& field) {
-  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    auto pos = kAlphabet.find(c);
-    if (pos == std::string_view::npos) return core::Fail(core::Error::Usage(field + ": not valid base64"));
-    buffer = (buffer << 6) | static_cast<uint32_t>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
-
-std::string EncodeBase64(const std::string& bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8) |
-                 static_cast<uint8_t>(bytes[i + 2]);
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], kAlphabet[n & 63]};
-  }
-  if (i + 1 == bytes.size()) {
-    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], '=', '='};
-  } else if (i + 2 == bytes.size()) {
-    uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8);
-    out += {kAlphabet[(n >> 18) & 63], kAlphabet[(n >> 12) & 63], kAlphabet[(n >> 6) & 63], '='};
-  }
-  return out;
 }
 
 }  // namespace tputrain::k8s

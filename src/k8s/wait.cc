@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tputrain/core/duration.h"
 #include "tputrain/k8s/readiness.h"
 
 namespace tputrain::k8s {
@@ -11,13 +12,6 @@ namespace {
 std::string Lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text;
-}
-
-std::string FormatDuration(std::chrono::milliseconds duration) {
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(duration).count();
-  if (seconds >= 60 && seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
-  if (seconds > 0) return std::to_string(seconds) + "s";
-  return std::to_string(duration.count()) + "ms";
 }
 
 // The newest event about pod `name`: "Reason: message".
@@ -138,7 +132,7 @@ core::Result<WaitResult> WaitReady(Client& client, Discovery& discovery, const O
     return core::Fail(error);
   }
   if (outcome->verdict.state == Verdict::State::kWaiting) {
-    std::string message = "timed out after " + FormatDuration(options.timeout) + " waiting for " + what +
+    std::string message = "timed out after " + core::FormatDuration(options.timeout) + " waiting for " + what +
                           " to be ready: " + outcome->verdict.detail;
     if (!outcome->object.is_null()) message += ExplainPods(client, ns, kind, outcome->object);
     auto error = core::Error::Make(core::ErrorKind::kDeadlineExceeded, message);

@@ -1,6 +1,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tputrain/core/file.h"
 #include "tputrain/ray/jobs_client.h"
 
 namespace tputrain::ray {
@@ -46,11 +47,9 @@ core::Result<std::optional<std::string>> RayToken(const core::Env& env) {
   std::optional<std::string> path = env.Get("RAY_AUTH_TOKEN_PATH");
   if (!path && env.Get("RAY_AUTH_MODE").value_or("") == "token") path = env.Home() + "/.ray/auth_token";
   if (!path) return std::optional<std::string>();
-  std::ifstream file(*path);
-  if (!file) return core::Fail(core::Error::Usage("cannot read the Ray token file " + *path));
-  std::stringstream text;
-  text << file.rdbuf();
-  return std::optional<std::string>(Trim(text.str()));
+  auto text = core::ReadFile(*path, "the Ray token file", 64 * core::kKiB);
+  if (!text) return core::Fail(text.error());
+  return std::optional<std::string>(Trim(*text));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "tputrain/core/file.h"
 #include "tputrain/ray/jobs_client.h"
 #include "zip_writer.h"
 
@@ -47,11 +48,11 @@ core::Result<std::string> ZipDirectory(const std::string& dir) {
     if (fs::is_directory(status)) {
       zip.AddDirectory(name);
     } else if (fs::is_regular_file(status)) {
-      std::ifstream file(path, std::ios::binary);
-      if (!file) return core::Fail(core::Error::Usage("--working-dir: cannot read " + path.string()));
-      std::stringstream data;
-      data << file.rdbuf();
-      zip.AddFile(name, data.str(), static_cast<uint32_t>(status.permissions()));
+      // One file beyond the package limit makes the package too large, whatever it compresses to.
+      auto data = core::ReadFile(path.string(), "--working-dir", kMaxPackageBytes);
+      if (!data && data.error().reason == core::kFileTooLarge) return core::Fail(TooLarge(dir));
+      if (!data) return core::Fail(data.error());
+      zip.AddFile(name, *data, static_cast<uint32_t>(status.permissions()));
     }
     if (zip.size() > kMaxPackageBytes) return core::Fail(TooLarge(dir));
   }

@@ -8,19 +8,16 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tputrain/core/file.h"
+
 namespace tputrain::render {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kSpecFile = "template.yaml";
 
-core::Result<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Fail(core::Error::Usage(path.string() + ": cannot read the file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// A template's spec and manifests are a few KiB each; the path says which one failed.
+core::Result<std::string> ReadTemplateFile(const fs::path& path) { return core::ReadFile(path.string(), "", core::kMiB); }
 
 bool IsYamlName(const std::string& name) {
   auto ends = [&](std::string_view suffix) {
@@ -69,7 +66,7 @@ const VariableSpec* TemplateSpec::Find(std::string_view variable) const {
 core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
   const fs::path dir(directory);
   const fs::path spec_path = dir / kSpecFile;
-  auto text = ReadFile(spec_path);
+  auto text = ReadTemplateFile(spec_path);
   if (!text) return core::Fail(text.error());
   TemplateSpec spec;
   spec.name = dir.filename().string();
@@ -96,7 +93,7 @@ core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
       if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
         return core::Fail(SpecError(spec_path, "files: '" + name + "' must be a plain file name in the template directory"));
       }
-      auto body = ReadFile(dir / name);
+      auto body = ReadTemplateFile(dir / name);
       if (!body) return core::Fail(body.error());
       spec.files.push_back({name, std::move(*body), IsYamlName(name)});
     }

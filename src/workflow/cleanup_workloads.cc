@@ -1,6 +1,5 @@
 // The workload side of cleanup: Ray jobs stopped, Kubernetes objects deleted, before the
 // machines under them go.
-#include <mutex>
 
 #include "tputrain/k8s/delete.h"
 #include "tputrain/workflow/cleanup.h"
@@ -9,11 +8,8 @@
 namespace tputrain::workflow {
 namespace {
 
-std::mutex ledger_mutex;
-
 void RecordDeleted(ProvisionEnv& env, const state::LedgerEntry& entry) {
   if (env.ledger == nullptr) return;
-  std::lock_guard lock(ledger_mutex);
   auto status = env.ledger->RecordState(env.run_id, entry.kind, entry.name, state::EntryState::kDeleted);
   if (!status) env.reporter.Warn("run ledger: " + status.error().message);
 }

@@ -1,5 +1,6 @@
 #include "tputrain/workflow/cluster_access.h"
 
+#include "tputrain/core/base64.h"
 #include "tputrain/gcp/container/client.h"
 
 namespace tputrain::workflow {
@@ -14,11 +15,11 @@ core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, co
                                             "); wait until it is RUNNING"));
   }
   k8s::ClusterAccess access;
-  access.context = "gke_" + ref.project + "_" + ref.location + "_" + ref.cluster;
+  access.context = ref.KubeContextName();
   access.server = cluster->endpoint.rfind("http", 0) == 0 ? cluster->endpoint : "https://" + cluster->endpoint;
   if (!cluster->ca_certificate.empty()) {
-    auto pem = k8s::DecodeBase64(cluster->ca_certificate, "masterAuth.clusterCaCertificate");
-    if (!pem) return core::Fail(pem.error());
+    auto pem = core::DecodeBase64(cluster->ca_certificate);
+    if (!pem) return core::Fail(core::Error::Usage("masterAuth.clusterCaCertificate: " + pem.error().message));
     access.ca_pem = *pem;
   }
   k8s::ExecConfig plugin;

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tputrain/core/file.h"
 #include "tputrain/k8s/wait.h"
 
 namespace tputrain::workflow {
@@ -61,11 +62,10 @@ core::Result<std::vector<k8s::Object>> LoadOperatorManifest(http::Transport& tra
     text = response->body;
   } else {
     std::string path = source.rfind("file://", 0) == 0 ? source.substr(7) : source;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return core::Fail(core::Error::Usage("--manifest: cannot read " + path));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
+    // Release manifests are hundreds of KiB (KubeRay's CRDs are the largest); 64 MiB is plenty.
+    auto read = core::ReadFile(path, "--manifest", 64 * core::kMiB);
+    if (!read) return core::Fail(read.error());
+    text = std::move(*read);
   }
   auto objects = k8s::ParseManifests(text, source);
   if (!objects) return core::Fail(objects.error());

@@ -1,14 +1,14 @@
 #include "provision_steps.h"
 
-#include <mutex>
+#include <limits>
+#include <optional>
+
+#include "tputrain/core/poll.h"
 
 namespace tputrain::workflow::internal {
 namespace {
 
 using state::EntryState;
-
-// Ledger calls from parallel creates go one at a time (the file lock also guards other processes).
-std::mutex ledger_mutex;
 
 bool PreviouslyOwned(ProvisionEnv& env, const std::string& kind, const std::string& resource) {
   if (env.ledger == nullptr) return false;
@@ -25,13 +25,11 @@ void Warn(ProvisionEnv& env, const core::Status& status) {
 void Record(ProvisionEnv& env, const std::string& kind, const std::string& resource, EntryState state,
             const std::string& operation = "") {
   if (env.ledger == nullptr) return;
-  std::lock_guard lock(ledger_mutex);
   Warn(env, env.ledger->RecordState(env.run_id, kind, resource, state, operation));
 }
 
 void RecordOwner(ProvisionEnv& env, const std::string& kind, const std::string& resource, bool owned) {
   if (env.ledger == nullptr) return;
-  std::lock_guard lock(ledger_mutex);
   Warn(env, env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
     if (auto* entry = ledger.Find(kind, resource)) entry->owned = owned;
   }));
@@ -77,17 +75,23 @@ bool IsClusterBusy(const core::Error& error) {
 
 core::Result<std::string> RetryWhileBusy(ProvisionEnv& env, const std::string& task,
                                          const std::function<core::Result<std::string>()>& call) {
-  const auto start = env.clock.Now();
-  for (int attempt = 0;; ++attempt) {
-    auto result = call();
-    if (result || !IsClusterBusy(result.error())) return result;
-    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
-    if (env.busy_retry.timeout && elapsed >= *env.busy_retry.timeout) return result;
-    env.reporter.Progress(task, "waiting: the cluster is busy (" + result.error().message + ")");
-    if (!env.sleeper.Sleep(gcp::operations::PollDelay(env.busy_retry, attempt))) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting"));
-    }
-  }
+  // A busy cluster is waited out for as long as busy_retry allows; then its last answer stands.
+  core::PollOptions options = env.busy_retry;
+  options.is_transient = IsClusterBusy;
+  options.transient_failures = std::numeric_limits<int>::max();
+  options.on_timeout = core::OnTimeout::kLastError;
+  std::optional<core::Result<std::string>> result;
+  auto waited = core::PollUntil(
+      [&]() -> core::Result<bool> {
+        result = call();
+        if (*result || !IsClusterBusy(result->error())) return true;
+        env.reporter.Progress(task, "waiting: the cluster is busy (" + result->error().message + ")");
+        return core::Fail(result->error());
+      },
+      // No cancel token: the call is made at least once, as before; a Ctrl-C ends the sleep.
+      options, {env.clock, env.sleeper, nullptr});
+  if (!waited) return core::Fail(waited.error());
+  return std::move(*result);
 }
 
 core::Error ExplainCapacity(core::Error error, const std::string& what, const std::string& location,
@@ -109,8 +113,7 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   const std::string task = steps.kind + " " + steps.name;
   bool owned_before = PreviouslyOwned(env, steps.kind, steps.resource);
   if (env.ledger != nullptr) {
-    std::lock_guard lock(ledger_mutex);
-    Warn(env, env.ledger->RecordCreating(
+      Warn(env, env.ledger->RecordCreating(
                   env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details}));
   }
   env.reporter.Progress(task, "creating");

@@ -1,5 +1,8 @@
 // Buckets, service accounts and IAM members: synchronous APIs, no operations to wait for.
+#include <optional>
+
 #include "provision_steps.h"
+#include "tputrain/core/poll.h"
 #include "tputrain/gcp/iam/client.h"
 #include "tputrain/gcp/resourcemanager/client.h"
 #include "tputrain/gcp/storage/client.h"
@@ -77,20 +80,29 @@ Outcome BindingOutcome(const PolicyBinding& binding, std::string action) {
 // Get, change, set with the etag; a concurrent change (409 ABORTED) starts the cycle again.
 core::Result<bool> ModifyPolicy(ProvisionEnv& env, const PolicyBinding& binding, bool add) {
   PolicyApi api{env, binding};
-  for (int attempt = 0;; ++attempt) {
-    auto policy = api.Get();
-    if (!policy) return core::Fail(policy.error());
-    bool changed = add ? gcp::iam::AddMember(*policy, binding.role, binding.member)
-                       : gcp::iam::RemoveMember(*policy, binding.role, binding.member);
-    if (!changed) return false;
-    auto set = api.Set(*policy);
-    if (set) return true;
-    if (set.error().kind != core::ErrorKind::kAborted || attempt >= 5) return core::Fail(set.error());
-    if (!env.sleeper.Sleep(gcp::operations::PollDelay({std::chrono::milliseconds(500), 2.0, std::chrono::seconds(8)},
-                                                      attempt))) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
-    }
-  }
+  core::PollOptions retry{std::chrono::milliseconds(500), 2.0, std::chrono::seconds(8)};
+  retry.is_transient = [](const core::Error& error) { return error.kind == core::ErrorKind::kAborted; };
+  retry.transient_failures = 5;
+  bool changed = false;
+  std::optional<core::Error> read_failure;  // not retried: only Set's etag conflict starts a new cycle
+  auto status = core::PollUntil(
+      [&]() -> core::Result<bool> {
+        auto policy = api.Get();
+        if (!policy) {
+          read_failure = policy.error();
+          return true;
+        }
+        changed = add ? gcp::iam::AddMember(*policy, binding.role, binding.member)
+                      : gcp::iam::RemoveMember(*policy, binding.role, binding.member);
+        if (!changed) return true;
+        auto set = api.Set(*policy);
+        if (!set) return core::Fail(set.error());
+        return true;
+      },
+      retry, {env.clock, env.sleeper, nullptr});
+  if (read_failure) return core::Fail(*read_failure);
+  if (!status) return core::Fail(status.error());
+  return changed;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <limits>
 
+#include "tputrain/core/poll.h"
 #include "tputrain/k8s/wait.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/submit_cluster.h"
@@ -27,23 +29,24 @@ std::string WithoutTrailingSlash(std::string url) {
 // The dashboard answers through the proxy (GET /api/version), retried with backoff while the
 // proxy says the backend is unavailable.
 core::Status ProbeHead(ray::JobsClient& client, k8s::WatchDeps deps, const std::string& what) {
-  auto deadline = deps.clock.Now() + kHeadProbeTimeout;
-  std::chrono::milliseconds delay{250};
-  while (true) {
-    auto version = client.Version();
-    if (version) return {};
-    const auto& error = version.error();
-    bool transient = error.kind == core::ErrorKind::kUnavailable || error.http_status == 502 ||
-                     error.http_status == 503 || error.http_status == 504;
-    if (!transient || deps.clock.Now() + delay > deadline) {
-      auto failed = error;
-      failed.message = "the Ray dashboard of " + what + " does not answer through the API server's proxy: " +
-                       error.message;
-      return core::Fail(failed);
-    }
-    if (!deps.sleeper.Sleep(delay)) return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
-    delay = std::min(delay * 2, std::chrono::milliseconds(4000));
-  }
+  core::PollOptions options{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(4000), kHeadProbeTimeout};
+  options.is_transient = [](const core::Error& error) {
+    return error.kind == core::ErrorKind::kUnavailable || error.http_status == 502 || error.http_status == 503 ||
+           error.http_status == 504;
+  };
+  options.transient_failures = std::numeric_limits<int>::max();
+  options.on_timeout = core::OnTimeout::kLastError;
+  auto answered = core::PollUntil(
+      [&]() -> core::Result<bool> {
+        auto version = client.Version();
+        if (!version) return core::Fail(version.error());
+        return true;
+      },
+      options, {deps.clock, deps.sleeper, nullptr});
+  if (answered || answered.error().kind == core::ErrorKind::kCancelled) return answered;
+  auto failed = answered.error();
+  failed.message = "the Ray dashboard of " + what + " does not answer through the API server's proxy: " + failed.message;
+  return core::Fail(failed);
 }
 
 }  // namespace

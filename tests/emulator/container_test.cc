@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "emulator/emulator_test_util.h"
+#include "tputrain/core/base64.h"
 #include "tputrain/emulator/server.h"
 
 namespace tputrain::emulator {
@@ -172,7 +173,9 @@ TEST_CASE("--cluster-endpoint and --cluster-ca-file set what created clusters re
   driver.Advance(2s);
   auto cluster = driver.Send("GET", kZone + "/clusters/c");
   CHECK(cluster.body["endpoint"] == "127.0.0.1:6443");
-  CHECK(Base64Decode(cluster.body["masterAuth"]["clusterCaCertificate"].get<std::string>()) == pem);
+  auto ca = core::DecodeBase64(cluster.body["masterAuth"]["clusterCaCertificate"].get<std::string>());
+  REQUIRE(ca);
+  CHECK(*ca == pem);
 
   options.cluster_ca_file = "/nonexistent/ca.pem";
   auto missing = MakeConfig(options);

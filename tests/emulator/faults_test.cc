@@ -81,16 +81,5 @@ TEST_CASE("random faults repeat exactly for the same seed") {
   CHECK(ones < 56);
 }
 
-TEST_CASE("durations for --op-latency") {
-  CHECK(ParseDuration("250ms")->count() == 250);
-  CHECK(ParseDuration("2s")->count() == 2000);
-  CHECK(ParseDuration("1.5s")->count() == 1500);
-  CHECK(ParseDuration("1m")->count() == 60000);
-  CHECK(ParseDuration("0")->count() == 0);
-  CHECK_FALSE(ParseDuration("fast"));
-  CHECK_FALSE(ParseDuration("5"));
-  CHECK_FALSE(ParseDuration("-1s"));
-}
-
 }  // namespace
 }  // namespace tputrain::emulator

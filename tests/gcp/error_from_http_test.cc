@@ -46,8 +46,8 @@ TEST_CASE("429: retry information makes it rate limiting, its absence quota", "[
   CHECK(limited.reason == tputrain::gcp::kReasonRateLimited);
   auto quota = ErrorFromHttp(Reply(429, R"({"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}})"), "x");
   CHECK(quota.reason == tputrain::gcp::kReasonQuotaExceeded);
-  CHECK(tputrain::gcp::ParseDuration("1.5s") == std::chrono::milliseconds(1500));
-  CHECK_FALSE(tputrain::gcp::ParseDuration("soon").has_value());
+  CHECK(tputrain::gcp::ParseProtobufDuration("1.5s") == std::chrono::milliseconds(1500));
+  CHECK_FALSE(tputrain::gcp::ParseProtobufDuration("soon").has_value());
 }
 
 TEST_CASE("a non-JSON error body still becomes an error, kind from the HTTP status", "[errors]") {

@@ -63,8 +63,6 @@ nlohmann::json ApplyFieldMask(const nlohmann::json& body, std::string_view mask)
 nlohmann::json Public(const nlohmann::json& resource);
 
 std::string Rfc3339(int64_t unix_ms);
-std::string Base64(std::string_view data);
-std::optional<std::string> Base64Decode(std::string_view text);
 
 // A stable 12-digit number per project id: Google's projectNumber for the emulated project.
 int64_t ProjectNumber(std::string_view project_id);

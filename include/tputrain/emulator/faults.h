@@ -62,7 +62,4 @@ class FaultPlan {
   std::mt19937_64 random_;
 };
 
-// "250ms", "2s", "1.5s", "1m", "0": the --op-latency syntax.
-core::Result<std::chrono::milliseconds> ParseDuration(std::string_view text);
-
 }  // namespace tputrain::emulator

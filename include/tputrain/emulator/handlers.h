@@ -78,8 +78,6 @@ bool AdvanceContainer(nlohmann::json& world, int64_t now_ms, const EmulatorConfi
 bool AdvanceTpu(nlohmann::json& world, int64_t now_ms);
 
 // Shared checks.
-bool IsZone(std::string_view location);
-bool IsRegion(std::string_view location);
 std::string NewOperationId(nlohmann::json& world, int64_t now_ms);
 
 }  // namespace tputrain::emulator

@@ -26,7 +26,8 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
 // a Retry-After header in seconds. For http::RetryingTransport's hint.
 std::optional<std::chrono::milliseconds> RetryDelayOf(const http::Response& response);
 
-// "30s", "1.500s", as proto3 JSON writes a Duration.
-std::optional<std::chrono::milliseconds> ParseDuration(std::string_view text);
+// The protobuf JSON wire form of google.protobuf.Duration ("30s", "1.500s": seconds, then 's'),
+// as RetryInfo.retryDelay carries it. Not a flag grammar: flags use core::ParseDuration.
+std::optional<std::chrono::milliseconds> ParseProtobufDuration(std::string_view text);
 
 }  // namespace tputrain::gcp

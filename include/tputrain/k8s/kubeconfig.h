@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "tputrain/core/base64.h"
 #include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
 
@@ -52,8 +53,8 @@ core::Result<ClusterAccess> LoadClusterAccess(const KubeconfigOptions& options, 
 core::Result<ClusterAccess> ClusterAccessFromKubeconfigText(const std::string& text, const std::string& base_dir,
                                                             const KubeconfigOptions& options);
 
-// Base64 helpers for *-data fields (standard alphabet, padding optional on decode).
-core::Result<std::string> DecodeBase64(const std::string& text, const std::string& field);
-std::string EncodeBase64(const std::string& bytes);
+// *-data fields are standard base64: core::EncodeBase64 / core::DecodeBase64. The name stays
+// visible here for the callers written against k8s::EncodeBase64.
+using core::EncodeBase64;
 
 }  // namespace tputrain::k8s

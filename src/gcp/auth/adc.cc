@@ -8,20 +8,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/core/file.h"
 #include "tputrain/gcp/auth/metadata_server.h"
 #include "tputrain/gcp/auth/oauth.h"
 
 namespace tputrain::gcp::auth {
 namespace {
 
-core::Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return core::Fail(core::Error::NoCredentials(path + ": cannot read the credentials file (" + std::strerror(errno) + ")"));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// Credentials files are a few KiB. Failing to read one is a credentials problem (exit 4), so the
+// usage error of core::ReadFile changes kind; its line still names the file and why.
+core::Result<std::string> ReadCredentialsFile(const std::string& path) {
+  auto text = core::ReadFile(path, "the credentials file", core::kMiB);
+  if (text) return text;
+  std::string message = text.error().message;
+  if (core::IsFileNotFound(text.error())) message += " (No such file or directory)";
+  return core::Fail(core::Error::NoCredentials(message));
 }
 
 std::string Trim(std::string text) {
@@ -33,7 +34,7 @@ std::string Trim(std::string text) {
 
 std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, core::Clock& clock) {
   auto fetch = [path]() -> core::Result<AccessToken> {
-    auto text = ReadFile(path);
+    auto text = ReadCredentialsFile(path);
     if (!text) return core::Fail(text.error());
     std::string token = Trim(*text);
     if (token.empty()) return core::Fail(core::Error::NoCredentials(path + ": the access token file is empty"));
@@ -54,7 +55,7 @@ std::string GcloudAdcPath(const core::Env& env) {
 
 core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string& path, http::Transport& transport,
                                                                core::Clock& clock) {
-  auto text = ReadFile(path);
+  auto text = ReadCredentialsFile(path);
   if (!text) return core::Fail(text.error());
   auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object()) {

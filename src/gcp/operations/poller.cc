@@ -1,21 +1,7 @@
 #include "tputrain/gcp/operations/poller.h"
 
-#include <algorithm>
-#include <cmath>
-
 namespace tputrain::gcp::operations {
 namespace {
-
-bool IsTransient(const core::Error& error) {
-  return error.kind == core::ErrorKind::kUnavailable || error.kind == core::ErrorKind::kInternal ||
-         error.kind == core::ErrorKind::kDeadlineExceeded;
-}
-
-std::string Seconds(std::chrono::milliseconds duration) {
-  auto ms = duration.count();
-  if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
-  return std::to_string(ms) + "ms";
-}
 
 // google.rpc.Code numbers → kinds (https://github.com/googleapis/googleapis google/rpc/code.proto).
 core::ErrorKind KindFromRpcCode(int code) {
@@ -37,41 +23,12 @@ core::ErrorKind KindFromRpcCode(int code) {
 
 }  // namespace
 
-std::chrono::milliseconds PollDelay(const PollOptions& options, int attempt) {
-  double delay = static_cast<double>(options.initial_delay.count()) * std::pow(options.multiplier, attempt);
-  delay = std::min(delay, static_cast<double>(options.max_delay.count()));
-  return std::chrono::milliseconds(static_cast<int64_t>(delay));
-}
-
 core::Status PollUntilDone(const std::function<core::Result<bool>()>& poll, const PollOptions& options,
                            const PollEnv& env) {
-  const auto start = env.clock.Now();
-  int transient = 0;
-  for (int attempt = 0;; ++attempt) {
-    if (env.cancel != nullptr && env.cancel->cancelled()) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting"));
-    }
-    auto done = poll();
-    if (done && *done) return {};
-    if (!done) {
-      if (!IsTransient(done.error()) || ++transient > options.transient_failures) return core::Fail(done.error());
-    } else {
-      transient = 0;
-    }
-    auto delay = PollDelay(options, attempt);
-    if (options.timeout) {
-      auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
-      if (elapsed >= *options.timeout) {
-        return core::Fail(core::Error::Make(core::ErrorKind::kDeadlineExceeded,
-                                            "stopped waiting after " + Seconds(*options.timeout) +
-                                                " (the operation goes on)"));
-      }
-      delay = std::min(delay, *options.timeout - elapsed);
-    }
-    if (!env.sleeper.Sleep(delay)) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting"));
-    }
-  }
+  if (!options.timeout_note.empty()) return core::PollUntil(poll, options, env);
+  PollOptions noted = options;
+  noted.timeout_note = "the operation goes on";
+  return core::PollUntil(poll, noted, env);
 }
 
 core::Error ErrorFromRpcStatus(int code, const std::string& message, const std::string& where) {

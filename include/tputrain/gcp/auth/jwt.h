@@ -11,9 +11,6 @@ namespace tputrain::gcp::auth {
 inline constexpr std::string_view kCloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform";
 inline constexpr std::string_view kGoogleTokenUri = "https://oauth2.googleapis.com/token";
 
-// base64url without padding (RFC 7515 §2).
-std::string Base64UrlEncode(std::string_view bytes);
-
 // RS256 (RSASSA-PKCS1-v1_5 over SHA-256) of `data` with a PEM (PKCS#8 or PKCS#1) RSA key.
 core::Result<std::string> SignRs256(std::string_view private_key_pem, std::string_view data);
 

@@ -26,6 +26,9 @@ struct ClusterRef {
   std::string cluster;
   LocationRef Location() const { return {project, location}; }
   std::string Name() const { return Location().Parent() + "/clusters/" + cluster; }
+  // The kubeconfig context gcloud container clusters get-credentials writes for this cluster,
+  // gke_PROJECT_LOCATION_CLUSTER; tputrain writes and recognises the same name.
+  std::string KubeContextName() const { return "gke_" + project + "_" + location + "_" + cluster; }
 };
 
 struct NodePoolRef {

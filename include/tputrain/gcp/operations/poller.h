@@ -7,35 +7,19 @@
 
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/core/poll.h"
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/tpu/client.h"
 
 namespace tputrain::gcp::operations {
 
-// Soon at first, then growing, capped: an operation that finishes in a second is seen within a
-// second, one that takes ten minutes costs a poll every `max_delay`.
-struct PollOptions {
-  std::chrono::milliseconds initial_delay{1000};
-  double multiplier = 1.5;
-  std::chrono::milliseconds max_delay{10000};
-  // Stop waiting (not the operation) after this long; nullopt waits for ever.
-  std::optional<std::chrono::milliseconds> timeout;
-  // Consecutive transient poll failures (UNAVAILABLE, INTERNAL, DEADLINE_EXCEEDED) tolerated.
-  int transient_failures = 5;
-};
+// The options and environment of core::PollUntil: operations are polled like anything else.
+using PollOptions = core::PollOptions;
+using PollEnv = core::PollEnv;
+using core::PollDelay;
 
-// The delay before poll number `attempt` (0-based) under `options`.
-std::chrono::milliseconds PollDelay(const PollOptions& options, int attempt);
-
-struct PollEnv {
-  core::Clock& clock;
-  core::Sleeper& sleeper;
-  const core::CancelToken* cancel = nullptr;
-};
-
-// Calls `poll` (true: done) until it is done, fails with a non-transient error, the timeout
-// passes (kDeadlineExceeded) or the wait is cancelled (kCancelled). The first poll is immediate.
+// core::PollUntil, with "(the operation goes on)" said on a timeout unless options say otherwise.
 core::Status PollUntilDone(const std::function<core::Result<bool>()>& poll, const PollOptions& options,
                            const PollEnv& env);
 
