@@ -7,13 +7,27 @@
 namespace tputrain::workflow {
 namespace {
 
-std::string ActionFor(const state::LedgerEntry& entry) {
+PlannedDelete Planned(const state::LedgerEntry& entry, CleanupAction step) {
+  return {entry, step, CleanupActionPhrase(step, entry.operation)};
+}
+
+CleanupAction ActionFor(const state::LedgerEntry& entry) {
   bool pending = (entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting) &&
                  !entry.operation.empty();
-  return pending ? "wait for " + entry.operation + ", then delete" : "delete";
+  return pending ? CleanupAction::kWaitThenDelete : CleanupAction::kDelete;
 }
 
 }  // namespace
+
+std::string CleanupActionPhrase(CleanupAction action, std::string_view operation) {
+  switch (action) {
+    case CleanupAction::kDelete: return "delete";
+    case CleanupAction::kWaitThenDelete: return "wait for " + std::string(operation) + ", then delete";
+    case CleanupAction::kGoesWithCluster: return "goes with its cluster";
+    case CleanupAction::kKeep: return "kept (adopted; --force deletes it)";
+  }
+  return "delete";
+}
 
 std::string PoolClusterKey(const state::LedgerEntry& pool) {
   const auto& details = pool.details;
@@ -46,14 +60,14 @@ CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force) {
   });
   for (const auto* entry : live) {
     if (!entry->owned && !force) {
-      plan.kept.push_back({*entry, "kept (adopted; --force deletes it)"});
+      plan.kept.push_back(Planned(*entry, CleanupAction::kKeep));
       continue;
     }
     if (entry->kind == "nodepool" && doomed_clusters.contains(PoolClusterKey(*entry))) {
-      plan.deletes.push_back({*entry, "goes with its cluster"});
+      plan.deletes.push_back(Planned(*entry, CleanupAction::kGoesWithCluster));
       continue;
     }
-    plan.deletes.push_back({*entry, ActionFor(*entry)});
+    plan.deletes.push_back(Planned(*entry, ActionFor(*entry)));
   }
   return plan;
 }

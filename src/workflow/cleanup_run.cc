@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "tputrain/gcp/container/types.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/ledger_entries.h"
 
@@ -67,8 +68,9 @@ std::string HostingCluster(const nlohmann::json& access, const CleanupPlan& plan
   for (const auto& planned : plan.deletes) {
     if (planned.entry.kind != "cluster") continue;
     const auto& details = planned.entry.details;
-    std::string context = "gke_" + details.value("project", "") + "_" + details.value("location", "") + "_" +
-                          details.value("cluster", "");
+    gcp::container::ClusterRef ref{details.value("project", ""), details.value("location", ""),
+                                   details.value("cluster", "")};
+    std::string context = ref.KubeContextName();
     if (access.value("gke_cluster", "") == planned.entry.name || access.value("context", "") == context) {
       return planned.entry.name;
     }
@@ -148,7 +150,7 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
   std::map<int, Planned> tiers;
   GoesWithCluster with_cluster;
   for (const auto& item : plan.deletes) {
-    if (item.action == "goes with its cluster") {
+    if (item.step == CleanupAction::kGoesWithCluster) {
       if (env.dry_run == nullptr) with_cluster.emplace_back(&item, PoolClusterKey(item.entry));
       continue;
     }

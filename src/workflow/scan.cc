@@ -7,6 +7,7 @@
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/storage/client.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/cleanup.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -168,7 +169,8 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
     for (const auto& item : leaked) {
       if (item.kind != kind) continue;
       if (item.kind == "nodepool" && doomed_clusters.contains(item.cluster)) {
-        outcomes.push_back({"nodepool", item.name, item.resource, "goes with its cluster", "", nlohmann::json::object()});
+        outcomes.push_back({"nodepool", item.name, item.resource, CleanupActionPhrase(CleanupAction::kGoesWithCluster), "",
+                            nlohmann::json::object()});
         continue;
       }
       tier.push_back(&item);

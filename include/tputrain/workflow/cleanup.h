@@ -34,10 +34,24 @@ int CleanupTier(std::string_view kind);
 // The ledger key of the cluster a node-pool entry belongs to.
 std::string PoolClusterKey(const state::LedgerEntry& pool);
 
+// What cleanup does with one ledger entry. Code decides on this; people and --format json see
+// its phrase (CleanupActionPhrase).
+enum class CleanupAction {
+  kDelete,            // "delete"
+  kWaitThenDelete,    // "wait for OPERATION, then delete": its create or delete is still running
+  kGoesWithCluster,   // "goes with its cluster": a node pool of a cluster deleted in the same run
+  kKeep,              // "kept (adopted; --force deletes it)"
+};
+
+// The phrase of `action`; `operation` fills in kWaitThenDelete's.
+std::string CleanupActionPhrase(CleanupAction action, std::string_view operation = "");
+
 // What one ledger entry will meet.
 struct PlannedDelete {
   state::LedgerEntry entry;
-  // delete | wait for OPERATION, then delete | goes with its cluster | kept (adopted)
+  CleanupAction step = CleanupAction::kDelete;
+  // step's phrase, as the table and the JSON show it (delete | wait for OPERATION, then delete |
+  // goes with its cluster | kept (adopted; --force deletes it)).
   std::string action;
 };
 

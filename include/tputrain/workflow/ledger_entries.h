@@ -6,19 +6,24 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/manifest.h"
+#include "tputrain/state/access_record.h"
 #include "tputrain/state/ledger.h"
 
 // How Kubernetes objects and Ray jobs are named in the run ledger, so that `cleanup` can find
 // the cluster again and delete them (CONTRACTS §2).
 namespace tputrain::workflow {
 
-// `access` is {"gke_cluster": "projects/P/locations/L/clusters/C"} or
-// {"kubeconfig": "/abs/path" or "", "context": "CTX"}; the id is "gke:projects/..." or
-// "kubeconfig:CTX".
-std::string AccessId(const nlohmann::json& access);
+// kind "k8s-object", name "<access.Id()>|<apiVersion>|<Kind>|<namespace>|<name>" (namespace
+// empty for cluster-scoped objects); details name the object and carry ToJson(access).
+state::LedgerEntry K8sObjectEntry(const state::AccessRecord& access, const k8s::Object& object, bool owned);
 
-// kind "k8s-object", name "<access-id>|<apiVersion>|<Kind>|<namespace>|<name>" (namespace
-// empty for cluster-scoped objects); details name the object and carry `access`.
+// The access record of a k8s-object or proxied ray-job entry (details["access"]), the field named
+// "<kind> <name>: access" in errors.
+core::Result<state::AccessRecord> AccessOf(const state::LedgerEntry& entry);
+
+// The same for callers that still hold the record as JSON (see state/access_record.h for its
+// two forms). A record that does not parse gives "kubeconfig:" and is recorded as it is.
+std::string AccessId(const nlohmann::json& access);
 state::LedgerEntry K8sObjectEntry(const nlohmann::json& access, const k8s::Object& object, bool owned);
 
 // kind "ray-job", name = the submission id; details {"address": URL} for a Ray reached
