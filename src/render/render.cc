@@ -6,7 +6,6 @@
 #include <fstream>
 #include <set>
 
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/render/substitute.h"
 #include "tputrain/render/yaml_check.h"
 
@@ -141,6 +140,7 @@ core::Result<std::map<std::string, Explicit>> GatherExplicit(const RenderRequest
 }
 
 core::Result<std::map<std::string, ComputedValue>> ComputeSlice(const TemplateSpec& spec,
+                                                                const SliceValues& slice_values,
                                                                 std::map<std::string, Explicit>& given) {
   std::map<std::string, ComputedValue> computed;
   std::string tpu_type = spec.default_tpu_type;
@@ -150,9 +150,9 @@ core::Result<std::map<std::string, ComputedValue>> ComputeSlice(const TemplateSp
     origin = it->second.origin;
   }
   if (tpu_type.empty()) return computed;
-  auto slice = catalog::FindSliceType(tpu_type);
-  if (!slice) {
-    return core::Fail(core::Error::Usage(origin + ": TPU_TYPE=" + tpu_type + ": " + slice.error().message));
+  if (!slice_values) {
+    return core::Fail(
+        core::Error::Internal("template " + spec.name + " has a TPU_TYPE, but no slice values were given"));
   }
   int slices = spec.default_slices;
   if (auto it = given.find(kNumSlices); it != given.end()) {
@@ -164,8 +164,12 @@ core::Result<std::map<std::string, ComputedValue>> ComputeSlice(const TemplateSp
                                            it->second.value));
     }
   }
-  for (auto& value : ValuesForSlice(*slice, slices)) computed[value.name] = value;
-  given[kTpuType] = {slice->accelerator_type, origin};
+  auto values = slice_values(tpu_type, slices);
+  if (!values) return core::Fail(core::Error::Usage(origin + ": TPU_TYPE=" + tpu_type + ": " + values.error().message));
+  for (auto& value : *values) computed[value.name] = value;
+  // The canonical name (v6e-4x4 → v6e-16), as the slice values spell it.
+  if (auto it = computed.find("TPU_ACCELERATOR_TYPE"); it != computed.end()) tpu_type = it->second.value;
+  given[kTpuType] = {tpu_type, origin};
   given[kNumSlices] = {std::to_string(slices), origin};
   return computed;
 }
@@ -235,7 +239,7 @@ core::Result<Rendered> RenderTemplate(const RenderRequest& request) {
   if (!spec) return core::Fail(spec.error());
   auto given = GatherExplicit(request, *spec);
   if (!given) return core::Fail(given.error());
-  auto computed = ComputeSlice(*spec, *given);
+  auto computed = ComputeSlice(*spec, request.slice_values, *given);
   if (!computed) return core::Fail(computed.error());
   Resolver resolver(*spec, std::move(*given), std::move(*computed), request.configuration);
   const Lookup lookup = [&resolver](const std::string& name) { return resolver.Get(name); };
@@ -304,7 +308,7 @@ core::Result<std::vector<std::string>> WriteRendered(const Rendered& rendered, c
   return written;
 }
 
-std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec) {
+std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec, const SliceValues& slice_values) {
   std::vector<VariableInfo> rows;
   std::map<std::string, std::vector<std::string>> uses;
   std::vector<std::string> referenced;
@@ -324,8 +328,10 @@ std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec) {
   }
   std::map<std::string, ComputedValue> example;
   if (!spec.default_tpu_type.empty()) {
-    if (auto slice = catalog::FindSliceType(spec.default_tpu_type)) {
-      for (auto& value : ValuesForSlice(*slice, spec.default_slices)) example[value.name] = value;
+    if (slice_values) {
+      if (auto values = slice_values(spec.default_tpu_type, spec.default_slices)) {
+        for (auto& value : *values) example[value.name] = value;
+      }
     }
     rows.push_back({kTpuType, "string", "input", spec.default_tpu_type,
                     "TPU slice type (v6e-16, v5litepod-32, v6e-4x4); fixes every computed value", uses[kTpuType]});

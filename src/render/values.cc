@@ -17,13 +17,6 @@ bool IsInteger(const std::string& value) {
   return true;
 }
 
-std::string Upper(std::string text) {
-  for (char& c : text) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  }
-  return text;
-}
-
 }  // namespace
 
 std::string_view TypeName(ValueType type) {
@@ -85,39 +78,11 @@ bool IsComputed(std::string_view name) {
   return false;
 }
 
-std::vector<ComputedValue> ValuesForSlice(const catalog::TpuSliceType& slice, int slices) {
-  const std::string family = slice.generation ? slice.generation->family : "";
-  const std::string prefix = slice.generation ? slice.generation->name_prefix : family;
-  const std::string gke = slice.generation ? slice.generation->gke_accelerator : "";
-  const std::string chip = "tpu" + family;
-  const int total_hosts = slice.hosts * slices;
-  auto meaning = [](const std::string& name) {
-    for (const auto& [known, text] : ComputedNames()) {
-      if (known == name) return text;
-    }
-    return std::string();
-  };
-  auto make = [&](std::string name, std::string value, ValueType type) {
-    ComputedValue computed{name, std::move(value), type, meaning(name)};
-    return computed;
-  };
-  return {
-      make("TPU_ACCELERATOR_TYPE", slice.accelerator_type, ValueType::kString),
-      make("TPU_GENERATION", family, ValueType::kString),
-      make("TPU_TOPOLOGY", slice.topology, ValueType::kString),
-      make("TPU_CHIPS", std::to_string(slice.chips), ValueType::kInt),
-      make("TPU_CHIPS_PER_HOST", std::to_string(slice.chips_per_host), ValueType::kString),
-      make("NUM_HOSTS", std::to_string(slice.hosts), ValueType::kInt),
-      make("TOTAL_HOSTS", std::to_string(total_hosts), ValueType::kInt),
-      make("TOTAL_CHIPS", std::to_string(slice.chips * slices), ValueType::kInt),
-      make("GKE_ACCELERATOR", gke, ValueType::kString),
-      make("MACHINE_TYPE", slice.machine_type, ValueType::kString),
-      make("LWS_SIZE", std::to_string(total_hosts + 1), ValueType::kInt),
-      make("RAY_NUM_WORKERS", std::to_string(total_hosts), ValueType::kInt),
-      make("RAY_TPU_ACCELERATOR", "TPU-" + Upper(prefix), ValueType::kString),
-      make("TPU_PLATFORM_CHIP", chip, ValueType::kString),
-      make("PATHWAYS_INSTANCE_TYPE", chip + ":" + slice.topology, ValueType::kString),
-  };
+std::string ComputedMeaning(std::string_view name) {
+  for (const auto& [known, meaning] : ComputedNames()) {
+    if (known == name) return meaning;
+  }
+  return "";
 }
 
 bool IsValidName(std::string_view name) {

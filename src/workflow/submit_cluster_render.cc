@@ -3,6 +3,7 @@
 
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/submit_cluster.h"
+#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -139,6 +140,7 @@ core::Result<RenderedRayCluster> RenderRayCluster(const MaxTextJob& job, const R
   render_request.template_dirs = request.template_dirs;
   render_request.values_files = request.values_files;
   render_request.configuration = request.configuration;
+  render_request.slice_values = SliceTemplateValues;
   render_request.sets = request.sets;
   render_request.sets.push_back("RAY_CLUSTER_NAME=" + rendered.name);
   if (!request.image.empty()) render_request.sets.push_back("DOCKER_IMAGE=" + request.image);

@@ -9,6 +9,7 @@
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/schema_validation.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -258,6 +259,7 @@ const Json& SchemaOf(const std::string& crd_file, const std::string& version) {
 
 std::vector<Object> RenderedObjects(const std::string& template_name) {
   render::RenderRequest request;
+  request.slice_values = workflow::SliceTemplateValues;
   request.template_name = template_name;
   request.template_dirs = {kSource + "/templates"};
   request.values_files = {kSource + "/tests/render/seed-values/" + template_name + ".yaml"};

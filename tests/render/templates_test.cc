@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/template_values.h"
 
 using tputrain::render::Rendered;
 using tputrain::render::RenderRequest;
@@ -19,6 +20,7 @@ const std::string kSeedValues = std::string(TPUTRAIN_SOURCE_DIR) + "/tests/rende
 
 Rendered Render(const std::string& name, std::vector<std::string> sets = {}) {
   RenderRequest request;
+  request.slice_values = tputrain::workflow::SliceTemplateValues;
   request.template_name = name;
   request.template_dirs = {kTemplates};
   request.values_files = {kSeedValues + name + ".yaml"};
@@ -273,6 +275,7 @@ TEST_CASE("saxml: admin, two model-server Jobs of 8 pods on v5e 4x8, HTTP LoadBa
 
 TEST_CASE("missing values are listed together, each with the lines that use it") {
   RenderRequest request;
+  request.slice_values = tputrain::workflow::SliceTemplateValues;
   request.template_name = "raycluster-maxtext";
   request.template_dirs = {kTemplates};
   auto rendered = RenderTemplate(request);
@@ -287,6 +290,7 @@ TEST_CASE("missing values are listed together, each with the lines that use it")
 
 TEST_CASE("configuration values fill the templates' defaults") {
   RenderRequest request;
+  request.slice_values = tputrain::workflow::SliceTemplateValues;
   request.template_name = "saxml";
   request.template_dirs = {kTemplates};
   request.configuration = {{"BUCKET", "from-config"}};
@@ -297,6 +301,7 @@ TEST_CASE("configuration values fill the templates' defaults") {
 
 TEST_CASE("computed values cannot be set; unknown names and bad TPU types are usage errors") {
   RenderRequest request;
+  request.slice_values = tputrain::workflow::SliceTemplateValues;
   request.template_name = "raycluster-maxtext";
   request.template_dirs = {kTemplates};
   request.values_files = {kSeedValues + "raycluster-maxtext.yaml"};
@@ -322,6 +327,7 @@ TEST_CASE("computed values cannot be set; unknown names and bad TPU types are us
 
 TEST_CASE("a value that would break the YAML is refused with the variable named") {
   RenderRequest request;
+  request.slice_values = tputrain::workflow::SliceTemplateValues;
   request.template_name = "raycluster-maxtext";
   request.template_dirs = {kTemplates};
   request.values_files = {kSeedValues + "raycluster-maxtext.yaml"};

@@ -30,6 +30,7 @@ struct RenderRequest {
   std::vector<std::string> values_files;   // YAML mappings, later wins; --set beats them
   std::optional<core::Env> env;            // --env: the environment, below the files
   std::map<std::string, std::string> configuration;  // PROJECT_ID, LOCATION, ...
+  SliceValues slice_values;                          // needed when the template has a TPU_TYPE
 };
 
 struct RenderedFile {
@@ -64,7 +65,8 @@ struct VariableInfo {
   std::vector<std::string> used_in;  // "raycluster.yaml:12"
 };
 
-// Every variable the template declares or references, in declaration order, then the rest.
-std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec);
+// Every variable the template declares or references, in declaration order, then the rest; the
+// computed ones with their values for the template's default TPU type (from `slice_values`).
+std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec, const SliceValues& slice_values);
 
 }  // namespace tputrain::render

@@ -1,12 +1,12 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/result.h"
 
 namespace tputrain::render {
@@ -21,7 +21,7 @@ core::Result<ValueType> ParseTypeName(std::string_view name);
 core::Status CheckValueType(const std::string& name, const std::string& value, ValueType type,
                             std::string_view origin);
 
-// A value the catalog fixes once the slice is known. Templates may read these but callers may
+// A value the TPU slice fixes (TPU_TYPE × NUM_SLICES). Templates may read these but callers may
 // not set them: a topology that disagrees with the TPU type is exactly the mistake to prevent.
 struct ComputedValue {
   std::string name;
@@ -30,13 +30,16 @@ struct ComputedValue {
   std::string meaning;
 };
 
-// The names ValuesForSlice defines, with their meaning (for --describe and error messages).
+// The names a slice fixes, with their meaning (for --describe and error messages).
 const std::vector<std::pair<std::string, std::string>>& ComputedNames();
 bool IsComputed(std::string_view name);
+// The meaning ComputedNames gives `name`, or "" for a name it does not list.
+std::string ComputedMeaning(std::string_view name);
 
-// v6e-16 × 1 → TPU_TOPOLOGY=4x4, TPU_CHIPS_PER_HOST="4", NUM_HOSTS=4, GKE_ACCELERATOR=
-// tpu-v6e-slice, MACHINE_TYPE=ct6e-standard-4t, LWS_SIZE=5, RAY_NUM_WORKERS=4, ...
-std::vector<ComputedValue> ValuesForSlice(const catalog::TpuSliceType& slice, int slices);
+// The values of ComputedNames for `slices` slices of `tpu_type` (v6e-16, v5litepod-32, v6e-4x4),
+// or an error whose message says why the TPU type is unknown. The renderer knows no TPU catalog:
+// callers pass workflow::SliceTemplateValues.
+using SliceValues = std::function<core::Result<std::vector<ComputedValue>>(const std::string& tpu_type, int slices)>;
 
 // "NAME=VALUE" from `flag` ("--set"); the value may be empty and may contain '='.
 core::Result<std::pair<std::string, std::string>> ParseAssignment(std::string_view text, std::string_view flag);

@@ -4,6 +4,7 @@
 #include "commands/commands.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {
 namespace {
@@ -67,7 +68,7 @@ core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
   if (!spec) return core::Fail(spec.error());
   nlohmann::json variables = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
-  for (const auto& info : render::DescribeTemplate(*spec)) {
+  for (const auto& info : render::DescribeTemplate(*spec, workflow::SliceTemplateValues)) {
     variables.push_back({{"name", info.name},
                          {"type", info.type},
                          {"origin", info.origin},
@@ -103,6 +104,7 @@ core::Result<int> RunRender(const RenderOptions& options, Context& context) {
   request.template_dirs = TemplateDirs(options, context);
   request.sets = options.sets;
   request.values_files = options.values_files;
+  request.slice_values = workflow::SliceTemplateValues;
   if (options.env) request.env = context.env;
   auto configuration = ConfigurationValues(context);
   if (!configuration) return core::Fail(configuration.error());

@@ -1,0 +1,51 @@
+#include "tputrain/workflow/template_values.h"
+
+namespace tputrain::workflow {
+namespace {
+
+std::string Upper(std::string text) {
+  for (char& c : text) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<render::ComputedValue> ValuesForSlice(const catalog::TpuSliceType& slice, int slices) {
+  using render::ValueType;
+  const std::string family = slice.generation ? slice.generation->family : "";
+  const std::string prefix = slice.generation ? slice.generation->name_prefix : family;
+  const std::string gke = slice.generation ? slice.generation->gke_accelerator : "";
+  const std::string chip = "tpu" + family;
+  const int total_hosts = slice.hosts * slices;
+  auto make = [](std::string name, std::string value, ValueType type) {
+    std::string meaning = render::ComputedMeaning(name);
+    return render::ComputedValue{std::move(name), std::move(value), type, std::move(meaning)};
+  };
+  return {
+      make("TPU_ACCELERATOR_TYPE", slice.accelerator_type, ValueType::kString),
+      make("TPU_GENERATION", family, ValueType::kString),
+      make("TPU_TOPOLOGY", slice.topology, ValueType::kString),
+      make("TPU_CHIPS", std::to_string(slice.chips), ValueType::kInt),
+      make("TPU_CHIPS_PER_HOST", std::to_string(slice.chips_per_host), ValueType::kString),
+      make("NUM_HOSTS", std::to_string(slice.hosts), ValueType::kInt),
+      make("TOTAL_HOSTS", std::to_string(total_hosts), ValueType::kInt),
+      make("TOTAL_CHIPS", std::to_string(slice.chips * slices), ValueType::kInt),
+      make("GKE_ACCELERATOR", gke, ValueType::kString),
+      make("MACHINE_TYPE", slice.machine_type, ValueType::kString),
+      make("LWS_SIZE", std::to_string(total_hosts + 1), ValueType::kInt),
+      make("RAY_NUM_WORKERS", std::to_string(total_hosts), ValueType::kInt),
+      make("RAY_TPU_ACCELERATOR", "TPU-" + Upper(prefix), ValueType::kString),
+      make("TPU_PLATFORM_CHIP", chip, ValueType::kString),
+      make("PATHWAYS_INSTANCE_TYPE", chip + ":" + slice.topology, ValueType::kString),
+  };
+}
+
+core::Result<std::vector<render::ComputedValue>> SliceTemplateValues(const std::string& tpu_type, int slices) {
+  auto slice = catalog::FindSliceType(tpu_type);
+  if (!slice) return core::Fail(slice.error());
+  return ValuesForSlice(*slice, slices);
+}
+
+}  // namespace tputrain::workflow
