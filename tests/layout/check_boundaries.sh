@@ -1,16 +1,104 @@
 #!/usr/bin/env bash
-# Module boundaries the linker cannot see (CLI11 and libcurl are header-visible everywhere):
-# only src/cli/ may include CLI11 and only src/http/ may include libcurl; no stub markers.
+# Module boundaries the compiler cannot see, because every module has the whole include root:
+# - the module graph (cmake/modules.graph): an #include "tputrain/<m>/..." in src/<module>/ or
+#   include/tputrain/<module>/ must name the module itself or one it reaches through the graph's
+#   edges, every module directory must be in the graph, and no CMakeLists.txt under src/ may link
+#   a module the graph does not give it (cmake/modules.cmake links the graph's edges);
+# - only src/cli/ may include CLI11 and only src/http/ libcurl (both are header-visible
+#   everywhere);
+# - no stub markers.
+# Prints one line per violation, naming the file and the edge; exits 1 on any.
 set -uo pipefail
 root=${1:?usage: check_boundaries.sh SOURCE_DIR}
 cd "$root" || exit 2
+graph_file=cmake/modules.graph
 status=0
+fail() { echo "$*"; status=1; }
+
+declare -A direct=()   # module → its direct dependencies, as the graph lists them
+declare -a order=()
+if [ ! -f "$graph_file" ]; then
+  echo "$graph_file: missing"
+  exit 1
+fi
+line_number=0
+while IFS= read -r line || [ -n "$line" ]; do
+  line_number=$((line_number + 1))
+  line=${line%%#*}
+  [[ $line =~ ^[[:space:]]*$ ]] && continue
+  if [[ ! $line =~ ^[[:space:]]*([a-z0-9_]+)[[:space:]]*:(.*)$ ]]; then
+    fail "$graph_file:$line_number: expected 'module: dependency ...', got '$line'"
+    continue
+  fi
+  module=${BASH_REMATCH[1]}
+  deps=$(echo ${BASH_REMATCH[2]})
+  for dep in $deps; do
+    # Declared-before order makes the graph acyclic by construction (CMake checks the same).
+    [ -n "${direct[$dep]+set}" ] || fail "$graph_file:$line_number: $module uses $dep, which is not declared above it"
+  done
+  direct[$module]=$deps
+  order+=("$module")
+done <"$graph_file"
+
+# Each module's transitive closure, itself included; modules are declared after what they use,
+# so one pass in file order sees every dependency's closure complete.
+declare -A reach=()
+for module in "${order[@]}"; do
+  closure=" $module "
+  for dep in ${direct[$module]}; do
+    for reached in ${reach[$dep]:-$dep}; do
+      [[ $closure == *" $reached "* ]] || closure+="$reached "
+    done
+  done
+  reach[$module]=$closure
+done
+
+# Includes of tputrain headers, module by module.
+checked=0
+for dir in src/*/ include/tputrain/*/; do
+  [ -d "$dir" ] || continue
+  module=$(basename "$dir")
+  if [ -z "${direct[$module]+set}" ]; then
+    fail "$dir: module $module is not in $graph_file"
+    continue
+  fi
+  while IFS=: read -r file number included; do
+    [ -n "$file" ] || continue
+    [[ $included =~ [\<\"](tputrain/([a-z0-9_]+)/[^\"\>]*) ]] || continue
+    header=${BASH_REMATCH[1]}
+    target=${BASH_REMATCH[2]}
+    if [[ ${reach[$module]} != *" $target "* ]]; then
+      fail "$file:$number: includes $header, but $module -> $target is not in $graph_file ($module uses:${direct[$module]:+ }${direct[$module]:-nothing})"
+    fi
+  done < <(grep -rnHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]tputrain/[a-z0-9_]+/' "$dir" \
+             --include='*.h' --include='*.cc' --include='*.h.in' || true)
+  checked=$((checked + $(find "$dir" -name '*.h' -o -name '*.cc' | wc -l)))
+done
+
+# CMake links modules only through the graph; a tputrain_<module> named in a module's
+# CMakeLists.txt (other than its own target) is an edge the graph does not know.
+for cmakelists in src/*/CMakeLists.txt; do
+  [ -f "$cmakelists" ] || continue
+  module=$(basename "$(dirname "$cmakelists")")
+  while IFS=: read -r number text; do
+    for name in $(grep -oE 'tputrain_[a-z0-9_]+' <<<"$text"); do
+      other=${name#tputrain_}
+      [ "$other" = "$module" ] && continue
+      [ -n "${direct[$other]+set}" ] || continue
+      fail "$cmakelists:$number: links $name directly: the edge $module -> $other belongs in $graph_file, which tputrain_module links"
+    done
+  done < <(grep -nE 'tputrain_[a-z0-9_]+' "$cmakelists" | grep -vE '^[0-9]+:[[:space:]]*#' || true)
+done
+
 cli=$(grep -rlE '#include\s*[<"]CLI/' src include | grep -v '^src/cli/' || true)
-if [ -n "$cli" ]; then echo "CLI11 included outside src/cli/: $cli"; status=1; fi
+if [ -n "$cli" ]; then fail "CLI11 included outside src/cli/: $cli"; fi
 curl=$(grep -rlE '#include\s*[<"]curl/' src include | grep -v '^src/http/' || true)
-if [ -n "$curl" ]; then echo "libcurl included outside src/http/: $curl"; status=1; fi
+if [ -n "$curl" ]; then fail "libcurl included outside src/http/: $curl"; fi
 stubs=$(grep -rnE 'not (yet )?implemented|TODO: implement|FIXME: stub' src include || true)
-if [ -n "$stubs" ]; then echo "stub markers: $stubs"; status=1; fi
-checked=$(find src include -name '*.h' -o -name '*.cc' | wc -l)
-if [ "$status" -eq 0 ]; then echo "1 passed, 0 failed ($checked files checked)"; else echo "0 passed, 1 failed"; fi
+if [ -n "$stubs" ]; then fail "stub markers: $stubs"; fi
+if [ "$status" -eq 0 ]; then
+  echo "1 passed, 0 failed ($checked files checked against ${#order[@]} modules in $graph_file)"
+else
+  echo "0 passed, 1 failed"
+fi
 exit $status

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# check_boundaries.sh against deliberate violations: the real tree copied with one bad include,
+# and small fixture trees for each rule. Each case asserts the exit status and that the output
+# names the file and the offending edge.
+set -uo pipefail
+source_dir=${1:?usage: check_boundaries_test.sh SOURCE_DIR}
+check="$source_dir/tests/layout/check_boundaries.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+# expect NAME STATUS TREE [TEXT...]: check.sh on TREE exits STATUS and prints every TEXT.
+expect() {
+  local name=$1 want=$2 tree=$3
+  shift 3
+  local output status
+  output=$(bash "$check" "$tree" 2>&1)
+  status=$?
+  local ok=1
+  [ "$status" -eq "$want" ] || ok=0
+  for text in "$@"; do
+    grep -qF -- "$text" <<<"$output" || { ok=0; echo "  missing: $text"; }
+  done
+  if [ "$ok" -eq 1 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: $name (exit $status, wanted $want)"
+    sed 's/^/  | /' <<<"$output"
+  fi
+}
+
+# A tree of three modules, core <- http <- gcp, each with one header and one source.
+fixture() {
+  local tree="$work/$1"
+  mkdir -p "$tree/cmake"
+  printf '# fixture\ncore:\nhttp: core\ngcp: http  # core only through http\n' >"$tree/cmake/modules.graph"
+  for module in core http gcp; do
+    mkdir -p "$tree/include/tputrain/$module" "$tree/src/$module"
+    echo '#pragma once' >"$tree/include/tputrain/$module/$module.h"
+    echo "#include \"tputrain/$module/$module.h\"" >"$tree/src/$module/$module.cc"
+    echo "tputrain_module($module SOURCES $module.cc)" >"$tree/src/$module/CMakeLists.txt"
+  done
+  echo '#include "tputrain/http/http.h"' >>"$tree/src/gcp/gcp.cc"
+  echo "$tree"
+}
+
+expect "the real tree keeps the graph" 0 "$source_dir" "1 passed, 0 failed"
+
+real="$work/real"
+mkdir -p "$real"
+cp -r "$source_dir/src" "$source_dir/include" "$source_dir/cmake" "$real/"
+expect "a copy of the real tree passes" 0 "$real" "1 passed, 0 failed"
+echo '#include "tputrain/catalog/tpu_types.h"' >>"$real/src/render/substitute.cc"
+expect "render including the catalog fails, naming the file and the edge" 1 "$real" \
+  "src/render/substitute.cc:" "includes tputrain/catalog/tpu_types.h" "render -> catalog is not in cmake/modules.graph"
+
+tree=$(fixture transitive)
+echo '#include "tputrain/core/core.h"' >>"$tree/src/gcp/gcp.cc"
+expect "a dependency's dependency may be included" 0 "$tree" "1 passed, 0 failed"
+
+tree=$(fixture upward)
+echo '#include "tputrain/gcp/gcp.h"' >>"$tree/src/core/core.cc"
+expect "an include against the direction of the edges fails" 1 "$tree" \
+  "src/core/core.cc:2: includes tputrain/gcp/gcp.h, but core -> gcp is not in cmake/modules.graph"
+
+tree=$(fixture header)
+echo '#include <tputrain/gcp/gcp.h>' >>"$tree/include/tputrain/http/http.h"
+expect "a public header is held to its module's edges" 1 "$tree" \
+  "include/tputrain/http/http.h:2: includes tputrain/gcp/gcp.h, but http -> gcp"
+
+tree=$(fixture cmake_drift)
+echo 'target_link_libraries(tputrain_core PUBLIC tputrain_http)' >>"$tree/src/core/CMakeLists.txt"
+expect "a module link in CMake that bypasses the graph fails" 1 "$tree" \
+  "src/core/CMakeLists.txt:2: links tputrain_http directly: the edge core -> http"
+
+tree=$(fixture unknown_module)
+mkdir -p "$tree/src/extra"
+echo '#include "tputrain/core/core.h"' >"$tree/src/extra/extra.cc"
+expect "a module missing from the graph fails" 1 "$tree" "src/extra/: module extra is not in cmake/modules.graph"
+
+tree=$(fixture cycle)
+printf 'core: gcp\nhttp: core\ngcp: http\n' >"$tree/cmake/modules.graph"
+expect "a cycle (a use before its declaration) fails" 1 "$tree" \
+  "cmake/modules.graph:1: core uses gcp, which is not declared above it"
+
+tree=$(fixture curl)
+echo '#include <curl/curl.h>' >>"$tree/src/gcp/gcp.cc"
+expect "libcurl outside src/http/ still fails" 1 "$tree" "libcurl included outside src/http/: src/gcp/gcp.cc"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
