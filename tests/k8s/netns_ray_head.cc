@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "k8s/apiserver_fixture.h"
 #include "testing/scoped_process.h"
@@ -28,6 +29,24 @@ void MustIp(const std::vector<std::string>& args) {
     for (const auto& arg : args) joined += " " + arg;
     throw std::runtime_error("ip" + joined + " failed: " + result.err);
   }
+}
+
+// What runs inside the namespace: the head's daemons and workers, nothing else on the machine.
+std::vector<int> PidsIn(const std::string& netns) {
+  std::vector<int> pids;
+  std::istringstream lines(Ip({"netns", "pids", netns}).out);
+  for (int pid; lines >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// Ends exactly the namespace's processes, never by name: `ray stop --force` would also stop
+// every other Ray process on the machine (other tests' heads, a user's cluster). SIGTERM first,
+// which Ray's daemons shut down on, then SIGKILL for whatever outlives a bounded wait.
+void EndProcessesIn(const std::string& netns) {
+  for (int pid : PidsIn(netns)) kill(pid, SIGTERM);
+  if (WaitFor([&] { return PidsIn(netns).empty(); }, std::chrono::seconds(20))) return;
+  for (int pid : PidsIn(netns)) kill(pid, SIGKILL);
+  WaitFor([&] { return PidsIn(netns).empty(); }, std::chrono::seconds(10));
 }
 
 }  // namespace
@@ -72,7 +91,6 @@ NetnsRayHead::NetnsRayHead(const std::string& venv_dir) {
                  {"RAY_USAGE_STATS_ENABLED", "0"},
                  {"RAY_ADDRESS", std::nullopt}};
     ScopedProcess starter(start);
-    process_group_ = starter.pid();  // Ray's daemons stay in this process group
     WaitFor([&] { return !starter.running(); }, std::chrono::minutes(3));
     int code = starter.Stop();
     if (code != 0) throw std::runtime_error("ray start in " + netns_ + " failed:\n" + starter.ReadOut() + starter.ReadErr());
@@ -85,17 +103,7 @@ NetnsRayHead::NetnsRayHead(const std::string& venv_dir) {
 NetnsRayHead::~NetnsRayHead() { Teardown(); }
 
 void NetnsRayHead::Teardown() {
-  if (!temp_dir_.empty()) {
-    ProcessOptions stop;
-    stop.argv = {"ip", "netns", "exec", netns_, ray_bin_ + "/ray", "stop", "--force"};
-    stop.env = {{"PATH", ray_bin_ + ":/usr/bin:/bin"}};
-    RunProcess(stop, std::chrono::seconds(60));
-  }
-  if (process_group_ > 0) kill(-process_group_, SIGKILL);
-  // Anything still running inside the namespace.
-  auto pids = Ip({"netns", "pids", netns_});
-  std::istringstream lines(pids.out);
-  for (int pid; lines >> pid;) kill(pid, SIGKILL);
+  if (!netns_.empty()) EndProcessesIn(netns_);
   Ip({"link", "del", host_veth_});
   Ip({"netns", "del", netns_});
   std::error_code ignored;

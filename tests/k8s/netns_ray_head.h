@@ -8,8 +8,9 @@ namespace tputrain::testing {
 
 // A real Ray head inside a network namespace that the test creates (a veth pair with a /30),
 // so that the API server's service proxy, which refuses loopback backends, can reach it. The
-// head, the namespace and the veth are removed on destruction, whatever happened. Tests using
-// it share the CTest RESOURCE_LOCK "ray_head" (`ray stop --force` stops every Ray process).
+// head, the namespace and the veth are removed on destruction, whatever happened: the processes
+// `ip netns pids` lists are ended (TERM, a bounded wait, KILL), and no others. Tests using it
+// hold the CTest RESOURCE_LOCK "ray_head" for tests/ray/ray_head.cc's `ray stop --force`.
 class NetnsRayHead {
  public:
   // `venv`: where Ray is installed (empty: the Ray peer, $TPUTRAIN_TEST_CACHE/ray); its Python
@@ -30,7 +31,6 @@ class NetnsRayHead {
   std::string ns_ip_;
   std::string ray_bin_;
   std::string temp_dir_;
-  int process_group_ = -1;
 };
 
 }  // namespace tputrain::testing

@@ -5,8 +5,6 @@
 
 #include <signal.h>
 
-#include <thread>
-
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "testing/scoped_process.h"
@@ -83,10 +81,13 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   }
 
   // Ctrl-C while following, without a terminal: detached, with a re-attach command that goes
-  // through the RayCluster again (the proxy URL alone would lack the cluster's credential).
+  // through the RayCluster again (the proxy URL alone would lack the cluster's credential). The
+  // job prints a line first, so its arrival on the follower's stdout shows the follow is live.
+  const std::string kFollowing = "job running, waiting to be interrupted";
   ProcessOptions sleeper_job;
+  const std::string job_program = "import time; print('" + kFollowing + "', flush=True); time.sleep(60)";
   sleeper_job.argv = {TputrainBinary(), "job", "submit", "--raycluster", "ray", "--kubeconfig", kubeconfig,
-                      "--no-wait", "--", "sleep", "60"};
+                      "--no-wait", "--", "python", "-c", job_program};
   sleeper_job.env = {{"RAY_ADDRESS", std::nullopt}, {"KUBECONFIG", std::nullopt}};
   auto started = RunProcess(sleeper_job, std::chrono::seconds(120));
   REQUIRE(started.exit_code == 0);
@@ -96,7 +97,9 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   follow_cli.env = sleeper_job.env;
   {
     ScopedProcess following(follow_cli);
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    REQUIRE(WaitFor([&] { return following.ReadOut().find(kFollowing) != std::string::npos || !following.running(); },
+                    std::chrono::seconds(120)));
+    INFO(following.ReadErr());
     REQUIRE(following.running());
     ::kill(following.pid(), SIGINT);
     REQUIRE(WaitFor([&] { return !following.running(); }, std::chrono::seconds(20)));

@@ -1,7 +1,11 @@
 // The RayCluster `submit` applies, rendered from the built-in templates for the job's slice, and
 // the ledger entries it writes (CONTRACTS §2).
+#include <regex>
+
 #include <catch2/catch.hpp>
 
+#include "tputrain/catalog/models.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/workflow/ledger_entries.h"
 #include "tputrain/workflow/submit_cluster.h"
 
@@ -45,8 +49,26 @@ const nlohmann::json& RayCluster(const workflow::RenderedRayCluster& rendered) {
 TEST_CASE("the default RayCluster name is stable per model and slice, and a valid KubeRay name", "[submit]") {
   CHECK(workflow::DefaultRayClusterName(Job("maxtext-cpu-smoke")) == "maxtext-cpu-smoke");
   CHECK(workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-16")) == "llama3-8b-v6e-16");
-  CHECK(workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-16")) ==
-        workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-16")));
+  // Another slice is another cluster: a re-run on v6e-16 finds its RayCluster, one on v6e-32 does not.
+  CHECK(workflow::DefaultRayClusterName(Job("llama3-8b", "v6e-32")) == "llama3-8b-v6e-32");
+  // Every preset on a slice of every generation: '.' (llama3.1-405b) and '-' runs have no place in
+  // a DNS-1035 label, which KubeRay reuses in Service names, and it is at most 53 characters.
+  const std::regex dns_1035_label("[a-z]([-a-z0-9]*[a-z0-9])?");
+  for (const auto& preset : catalog::ModelPresets()) {
+    for (const auto& generation : catalog::Generations()) {
+      workflow::MaxTextJob job;
+      job.preset = preset;
+      job.slice = catalog::SlicesOf(generation).back();
+      const std::string name = workflow::DefaultRayClusterName(job);
+      INFO(preset.name << " on " << job.slice->accelerator_type << " → " << name);
+      CHECK(std::regex_match(name, dns_1035_label));
+      CHECK(name.size() <= 53);
+    }
+  }
+  workflow::MaxTextJob dotted;
+  dotted.preset.name = "llama3.1-405b";
+  dotted.slice = catalog::FindSliceType("v5p-128").value();
+  CHECK(workflow::DefaultRayClusterName(dotted) == "llama3-1-405b-v5p-128");
 }
 
 TEST_CASE("a CPU preset gets a head-only RayCluster that asks for no TPU", "[submit]") {
