@@ -27,10 +27,12 @@ foreach(line IN LISTS tputrain_graph_lines)
   set(TPUTRAIN_MODULE_DEPS_${module} ${deps})
 endforeach()
 
-# tputrain_module(NAME SOURCES... [DEPS third-party...] [PRIVATE_DEPS third-party...]) declares
-# one static library per module, linked publicly to the modules the graph gives it.
+# tputrain_module(NAME SOURCES... [DEPS third-party...] [PRIVATE_DEPS third-party...]
+#                 [PRECOMPILE headers...]) declares one static library per module, linked publicly
+# to the modules the graph gives it. It reuses the shared precompiled header, or with PRECOMPILE
+# builds its own with those headers added (CLI11 for cli).
 function(tputrain_module name)
-  cmake_parse_arguments(M "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(M "" "" "SOURCES;DEPS;PRIVATE_DEPS;PRECOMPILE" ${ARGN})
   if(NOT name IN_LIST TPUTRAIN_MODULES)
     message(FATAL_ERROR "module ${name} is not in cmake/modules.graph: add `${name}: <modules it uses>`")
   endif()
@@ -48,4 +50,9 @@ function(tputrain_module name)
   target_include_directories(tputrain_${name} PUBLIC
     ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/generated)
   target_link_libraries(tputrain_${name} PUBLIC ${module_deps} ${M_DEPS} PRIVATE ${M_PRIVATE_DEPS} tputrain_warnings)
+  if(M_PRECOMPILE AND TPUTRAIN_PCH)
+    target_precompile_headers(tputrain_${name} PRIVATE ${TPUTRAIN_PCH_STD} <nlohmann/json.hpp> ${M_PRECOMPILE})
+  else()
+    tputrain_reuse_pch(tputrain_${name} tputrain_pch)
+  endif()
 endfunction()

@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Configures and builds tputrain and its tests into ${TPUTRAIN_BUILD_DIR:-build}.
+# Configures and builds tputrain and its tests into ${TPUTRAIN_BUILD_DIR:-build}. Under CI
+# (CI=true) debug info is line tables only (-g1, TPUTRAIN_DEBUG_INFO=lines): backtraces keep
+# file:line and the cold build is faster; locally it stays full (-g) unless TPUTRAIN_DEBUG_INFO
+# says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${TPUTRAIN_BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} >/dev/null
+options=(-DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}")
+if [ -n "${TPUTRAIN_DEBUG_INFO:-}" ]; then
+  options+=(-DTPUTRAIN_DEBUG_INFO="$TPUTRAIN_DEBUG_INFO")
+elif [ "${CI:-}" = true ]; then
+  options+=(-DTPUTRAIN_DEBUG_INFO=lines)
+fi
+cmake -S . -B "$build_dir" -G Ninja "${options[@]}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
