@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <optional>
 
 #include "tputrain/core/version.h"
 
@@ -16,12 +17,26 @@ struct TransferState {
   Headers headers;
   const ChunkHandler* on_chunk = nullptr;
   bool stopped_by_handler = false;
+  CURL* curl = nullptr;
+  std::optional<bool> streaming;  // decided at the first body byte, once the status is known
 };
+
+// Only a successful reply's body streams to the reader; an error reply's body (a Kubernetes
+// Status, a 401) is kept whole in Response.body, as Send returns it, so that a decorator may
+// resend a refused stream without the reader ever seeing the refusal.
+bool StreamsToHandler(TransferState& state) {
+  if (!state.streaming) {
+    long status = 0;
+    curl_easy_getinfo(state.curl, CURLINFO_RESPONSE_CODE, &status);
+    state.streaming = status >= 200 && status < 300;
+  }
+  return *state.streaming;
+}
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<TransferState*>(user);
   size_t length = size * count;
-  if (state->on_chunk != nullptr) {
+  if (state->on_chunk != nullptr && StreamsToHandler(*state)) {
     if (!(*state->on_chunk)(std::string_view(data, length))) {
       state->stopped_by_handler = true;
       return 0;  // aborts the transfer
@@ -128,6 +143,7 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
 
   TransferState state;
   state.on_chunk = on_chunk;
+  state.curl = curl;
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_slist* header_list = nullptr;
   bool has_content_type = false;

@@ -6,7 +6,9 @@ namespace tputrain::http {
 
 DryRunTransport::DryRunTransport(Transport& inner, std::ostream& out) : inner_(inner), out_(out) {}
 
-bool DryRunTransport::IsMutating(const Request& request) { return request.method != "GET" && request.method != "HEAD"; }
+bool DryRunTransport::IsMutating(const Request& request) {
+  return request.method != "GET" && request.method != "HEAD" && !request.server_dry_run;
+}
 
 bool DryRunTransport::IsDryRunReply(const Response& response) {
   return response.Header("x-tputrain-dry-run").value_or("") == "true";

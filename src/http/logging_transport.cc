@@ -52,4 +52,32 @@ core::Result<Response> LoggingTransport::Log(const Request& request, const core:
   return result;
 }
 
+LoggingWebSocketConnector::LoggingWebSocketConnector(WebSocketConnector& inner, std::ostream& sink, core::Clock& clock,
+                                                     bool log_headers)
+    : inner_(inner), sink_(sink), clock_(clock), log_headers_(log_headers) {}
+
+core::Result<std::unique_ptr<WebSocketConnection>> LoggingWebSocketConnector::Connect(const std::string& url,
+                                                                                      const Headers& headers) {
+  auto start = clock_.Now();
+  auto connection = inner_.Connect(url, headers);
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.Now() - start).count();
+  std::ostringstream text;
+  text << "ws: GET " << url << " -> ";
+  if (connection) {
+    text << "101";
+  } else if (connection.error().http_status != 0) {
+    text << connection.error().http_status;
+  } else {
+    text << "failed (" << connection.error().message << ")";
+  }
+  text << " (" << elapsed << " ms)\n";
+  if (log_headers_) {
+    text << "ws: request headers:\n";
+    for (const auto& [name, value] : headers) text << "  " << name << ": " << value << "\n";
+  }
+  std::lock_guard lock(mutex_);
+  sink_ << core::Redact(text.str()) << std::flush;
+  return connection;
+}
+
 }  // namespace tputrain::http

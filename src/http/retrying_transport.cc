@@ -52,7 +52,7 @@ core::Result<Response> RetryingTransport::Send(const Request& request) {
       auto hinted = hint_ ? hint_(*result) : std::nullopt;
       if (!hinted || *hinted > policy_.max_server_delay) return result;
       wait = std::max(*hinted, Backoff(attempt - 1));
-    } else if (IsTransientStatus(result->status)) {
+    } else if (IsTransientStatus(result->status) && (result->status != 500 || policy_.retry_internal_error)) {
       if (!request.idempotent && result->status != 503) return result;
       auto hinted = hint_ ? hint_(*result) : std::nullopt;
       wait = Backoff(attempt - 1);

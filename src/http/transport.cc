@@ -23,7 +23,7 @@ std::optional<std::string> FindHeader(const Headers& headers, std::string_view n
 
 core::Result<Response> Transport::Stream(const Request& request, const ChunkHandler& on_chunk) {
   auto response = Send(request);
-  if (!response) return response;
+  if (!response || !response->ok()) return response;  // an error reply keeps its body, as curl's
   std::string body = std::move(response->body);
   response->body.clear();
   if (!body.empty()) on_chunk(body);

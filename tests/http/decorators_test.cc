@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tputrain/http/credential.h"
 #include "tputrain/http/dry_run_transport.h"
 #include "tputrain/http/logging_transport.h"
 #include "tputrain/http/retrying_transport.h"
@@ -135,27 +136,72 @@ TEST_CASE("--verbose logs method, URL, status and time; --log-http adds redacted
   }
 }
 
-TEST_CASE("--dry-run prints mutations exactly and sends none; reads pass through", "[dry-run]") {
-  ScriptedTransport inner;
+// Gives a bearer token and counts how often it is asked, as CredentialTransport asks ADC.
+class CountingCredential final : public tputrain::http::Credential {
+ public:
+  Result<tputrain::http::Headers> AuthHeaders() override {
+    ++asked;
+    return tputrain::http::Headers{{"Authorization", "Bearer ya29.dry-run-secret"}};
+  }
+  void Invalidate() override {}
+  int asked = 0;
+};
+
+// The stack src/cli/stack.cc builds for every API, innermost first: the network, --log-http,
+// retries, the credential, and --dry-run outermost, above the credential.
+struct ProductStack {
+  ScriptedTransport network;
+  StepClock clock;
+  std::ostringstream log;
+  FakeSleeper sleeper;
+  CountingCredential credential;
   std::ostringstream out;
-  tputrain::http::DryRunTransport dry_run(inner, out);
-  auto reply = dry_run.Send(Post());
+  tputrain::http::LoggingTransport logging{network, log, clock, true};
+  tputrain::http::RetryingTransport retrying{logging, sleeper};
+  tputrain::http::CredentialTransport authorized{retrying, credential};
+  tputrain::http::DryRunTransport dry_run{authorized, out};
+};
+
+TEST_CASE("--dry-run prints mutations exactly, above the credential, and sends none", "[dry-run]") {
+  ProductStack stack;
+  auto reply = stack.dry_run.Send(Post());
   REQUIRE(reply.has_value());
   CHECK(reply->status == 200);
   CHECK(tputrain::http::DryRunTransport::IsDryRunReply(*reply));
-  CHECK(inner.requests.empty());
-  CHECK(out.str() ==
-        "POST https://tpu.googleapis.com/v2/projects/p/locations/z/nodes?nodeId=n\n"
-        "{\"acceleratorType\":\"v5litepod-8\"}\n");
-  Request get;
-  get.url = "https://tpu.googleapis.com/v2/x";
-  REQUIRE(dry_run.Send(get).has_value());
-  CHECK(inner.requests.size() == 1);
   Request del;
   del.method = "DELETE";
-  del.url = "https://tpu.googleapis.com/v2/x";
-  REQUIRE(dry_run.Send(del).has_value());
-  CHECK(inner.requests.size() == 1);
+  del.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n";
+  REQUIRE(stack.dry_run.Send(del).has_value());
+  CHECK(stack.out.str() ==
+        "POST https://tpu.googleapis.com/v2/projects/p/locations/z/nodes?nodeId=n\n"
+        "{\"acceleratorType\":\"v5litepod-8\"}\n"
+        "DELETE https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n\n");
+  CHECK(stack.network.requests.empty());
+  CHECK(stack.log.str().empty());      // nothing reached the wire, so --log-http has nothing to show
+  CHECK(stack.credential.asked == 0);  // a dry run needs no token for what it only prints
+}
+
+TEST_CASE("under --dry-run a read goes through the whole stack: authorized, retried, logged", "[dry-run]") {
+  ProductStack stack;
+  stack.network.script = {Response{503, {}, ""}, Response{200, {}, R"({"name":"n"})"}};
+  Request get;
+  get.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n";
+  auto reply = stack.dry_run.Send(get);
+  REQUIRE(reply.has_value());
+  CHECK(reply->status == 200);
+  CHECK(reply->body == R"({"name":"n"})");
+  CHECK_FALSE(tputrain::http::DryRunTransport::IsDryRunReply(*reply));
+  REQUIRE(stack.network.requests.size() == 2);
+  for (const auto& sent : stack.network.requests) {
+    CHECK(tputrain::http::FindHeader(sent.headers, "Authorization") ==
+          std::optional<std::string>("Bearer ya29.dry-run-secret"));
+  }
+  CHECK(stack.credential.asked >= 1);
+  CHECK(stack.sleeper.waits.size() == 1);
+  CHECK(stack.out.str().empty());
+  CHECK_THAT(stack.log.str(), Catch::Contains("GET " + get.url + " -> 503"));
+  CHECK_THAT(stack.log.str(), Catch::Contains("GET " + get.url + " -> 200"));
+  CHECK(stack.log.str().find("dry-run-secret") == std::string::npos);
 }
 
 }  // namespace

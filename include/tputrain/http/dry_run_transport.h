@@ -12,7 +12,8 @@ namespace tputrain::http {
 // 200, an empty JSON object and the header "X-Tputrain-Dry-Run: true", so a workflow can tell
 // that nothing was created and skip waiting on an operation.
 // GET and HEAD pass through to `inner`: reads change nothing, and a plan that reads what
-// already exists shows only the changes that would really be made.
+// already exists shows only the changes that would really be made. So do requests marked
+// `server_dry_run` (Kubernetes dryRun=All): the server validates them and persists nothing.
 class DryRunTransport final : public Transport {
  public:
   DryRunTransport(Transport& inner, std::ostream& out);

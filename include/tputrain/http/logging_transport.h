@@ -5,6 +5,7 @@
 
 #include "tputrain/core/clock.h"
 #include "tputrain/http/transport.h"
+#include "tputrain/http/websocket.h"
 
 namespace tputrain::http {
 
@@ -27,6 +28,22 @@ class LoggingTransport final : public Transport {
   std::ostream& sink_;
   core::Clock& clock_;
   bool log_bodies_;
+  std::mutex mutex_;
+};
+
+// The same one line for WebSocket upgrades ("ws: GET <url> -> 101 (8 ms)"), and the request
+// headers with --log-http, redacted; frames are not logged (they are the log text itself).
+class LoggingWebSocketConnector final : public WebSocketConnector {
+ public:
+  LoggingWebSocketConnector(WebSocketConnector& inner, std::ostream& sink, core::Clock& clock, bool log_headers);
+
+  core::Result<std::unique_ptr<WebSocketConnection>> Connect(const std::string& url, const Headers& headers) override;
+
+ private:
+  WebSocketConnector& inner_;
+  std::ostream& sink_;
+  core::Clock& clock_;
+  bool log_headers_;
   std::mutex mutex_;
 };
 

@@ -17,6 +17,8 @@ struct RetryPolicy {
   double multiplier = 2.0;
   // A server asking for a longer wait than this is reported (as quota), not waited for.
   std::chrono::milliseconds max_server_delay{60'000};
+  // Kubernetes answers 500 for a manifest it cannot type (server-side apply): not transient there.
+  bool retry_internal_error = true;
 };
 
 // The server's "try again after" hint for a reply, if it gave one: Retry-After by default;

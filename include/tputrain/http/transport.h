@@ -26,6 +26,8 @@ struct Request {
   bool idempotent = true;
   // 0 means the transport's default.
   std::chrono::milliseconds timeout{0};
+  // The server is asked not to persist anything (Kubernetes dryRun=All): --dry-run may send it.
+  bool server_dry_run = false;
 };
 
 struct Response {
@@ -48,8 +50,9 @@ class Transport {
   virtual ~Transport() = default;
   virtual core::Result<Response> Send(const Request& request) = 0;
 
-  // For long responses (watches, log streams): the body goes to `on_chunk` as it arrives and
-  // the returned Response has an empty body. The default buffers, which is right for fakes.
+  // For long responses (watches, log streams): a 2xx body goes to `on_chunk` as it arrives and
+  // the returned Response has an empty body; an error reply's body is returned in Response.body
+  // and never reaches `on_chunk`. The default buffers, which is right for fakes.
   virtual core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk);
 };
 

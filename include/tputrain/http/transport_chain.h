@@ -1,0 +1,38 @@
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "tputrain/http/transport.h"
+
+namespace tputrain::http {
+
+// A stack of decorators that owns its layers: built innermost first (curl), each next layer
+// wrapping the one before; requests enter at the outermost. The composition root hands one of
+// these to each client, so a client holds one reference whatever the stack looks like.
+class TransportChain final : public Transport {
+ public:
+  TransportChain() = default;
+
+  // Adds `layer` on top and returns it (a decorator's constructor takes the layer below: top()).
+  template <typename Layer, typename... Args>
+  Layer& Push(Args&&... args) {
+    auto layer = std::make_unique<Layer>(std::forward<Args>(args)...);
+    Layer& added = *layer;
+    layers_.push_back(std::move(layer));
+    return added;
+  }
+  Transport& top() { return *layers_.back(); }
+
+  core::Result<Response> Send(const Request& request) override { return top().Send(request); }
+  core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk) override {
+    return top().Stream(request, on_chunk);
+  }
+
+ private:
+  // No layer calls the one below from its destructor, so the order they are destroyed in is free.
+  std::vector<std::unique_ptr<Transport>> layers_;
+};
+
+}  // namespace tputrain::http
