@@ -1,6 +1,7 @@
 #include "tputrain/cli/context.h"
 
 #include "output/terminal_reporter.h"
+#include "stack.h"
 
 namespace tputrain::cli {
 
@@ -21,6 +22,11 @@ core::Reporter& Context::reporter() {
     reporter_ = std::make_unique<TerminalReporter>(err, stderr_is_tty, global.quiet, global.verbose);
   }
   return *reporter_;
+}
+
+Stack& Context::stack() {
+  if (!stack_) stack_ = std::make_unique<Stack>(*this);
+  return *stack_;
 }
 
 core::Result<config::Settings> Context::settings() {

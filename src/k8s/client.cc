@@ -108,23 +108,12 @@ TlsMaterial TlsFor(const ClusterAccess& access, const Credentials& credentials) 
   return TlsMaterial{access.ca_pem, credentials.client_cert_pem(), credentials.client_key_pem()};
 }
 
-Client::Client(http::Transport& transport, std::string server, std::shared_ptr<Credentials> credentials,
-               std::string default_namespace, ClientOptions options)
+Client::Client(http::Transport& transport, std::string server, std::string default_namespace, ClientOptions options)
     : transport_(transport),
       server_(std::move(server)),
-      credentials_(std::move(credentials)),
       default_namespace_(std::move(default_namespace)),
       options_(options) {
   while (!server_.empty() && server_.back() == '/') server_.pop_back();
-}
-
-core::Result<http::Headers> Client::AuthHeaders() {
-  http::Headers headers;
-  if (!credentials_) return headers;
-  auto token = credentials_->Token();
-  if (!token) return core::Fail(token.error());
-  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
-  return headers;
 }
 
 core::Result<http::Request> Client::Build(const std::string& method, const std::string& path, const std::string& body,
@@ -135,9 +124,7 @@ core::Result<http::Request> Client::Build(const std::string& method, const std::
   request.body = body;
   request.idempotent = method != "POST";
   request.timeout = options_.request_timeout;
-  auto auth = AuthHeaders();
-  if (!auth) return core::Fail(auth.error());
-  request.headers = std::move(*auth);
+  request.server_dry_run = path.find("dryRun=All") != std::string::npos;
   request.headers.emplace_back("Accept", "application/json");
   if (!body.empty() || method == "PATCH" || method == "POST" || method == "PUT") {
     request.headers.emplace_back("Content-Type", content_type);
@@ -147,17 +134,9 @@ core::Result<http::Request> Client::Build(const std::string& method, const std::
 
 core::Result<http::Response> Client::Send(const std::string& method, const std::string& path, const std::string& body,
                                           const std::string& content_type) {
-  for (int attempt = 0;; ++attempt) {
-    auto request = Build(method, path, body, content_type);
-    if (!request) return core::Fail(request.error());
-    auto response = transport_.Send(*request);
-    if (!response) return response;
-    if (response->status == 401 && attempt == 0 && credentials_) {
-      credentials_->Invalidate();  // an expired plugin token: one more try with a fresh one
-      continue;
-    }
-    return response;
-  }
+  auto request = Build(method, path, body, content_type);
+  if (!request) return core::Fail(request.error());
+  return transport_.Send(*request);
 }
 
 core::Result<nlohmann::json> Client::GetJson(const std::string& path, const std::string& what) {
@@ -189,8 +168,8 @@ core::Result<http::Response> Client::StreamLines(const std::string& path, std::c
     return true;
   });
   if (!response) return response;
-  // A non-2xx reply to a watch (410, 403) is a single JSON Status without a trailing newline.
-  if (!response->ok()) response->body = pending;
+  // A non-2xx reply to a watch (410, 403) is a single JSON Status, returned in the body.
+  if (!response->ok() && response->body.empty()) response->body = pending;
   return response;
 }
 

@@ -161,9 +161,18 @@ core::Result<std::string> Credentials::Token() {
   return Refresh();
 }
 
+core::Result<http::Headers> Credentials::AuthHeaders() {
+  auto token = Token();
+  if (!token) return core::Fail(token.error());
+  http::Headers headers;
+  if (!token->empty()) headers.emplace_back("Authorization", "Bearer " + *token);
+  return headers;
+}
+
 void Credentials::Invalidate() {
   std::lock_guard lock(mutex_);
   cached_ = false;
+  if (access_.exec && IsGoogleTokenExec(*access_.exec) && deps_.google_token_refused) deps_.google_token_refused();
 }
 
 core::Result<std::string> Credentials::Refresh() {

@@ -32,8 +32,12 @@ core::Result<std::vector<DeleteResult>> Delete(Client& client, Discovery& discov
       object.ns.clear();
     }
     nlohmann::json body = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", "Foreground"}};
-    if (options.dry_run) body["dryRun"] = {"All"};
-    auto response = client.Send("DELETE", info->ObjectPath(object.ns, object.name), body.dump());
+    std::string path = info->ObjectPath(object.ns, object.name);
+    if (options.dry_run) {
+      body["dryRun"] = {"All"};
+      path += "?dryRun=All";  // the query form is what marks the request as a server dry run
+    }
+    auto response = client.Send("DELETE", path, body.dump());
     if (!response) return core::Fail(response.error());
     DeleteResult result{object, true};
     if (response->status == 404) {

@@ -12,9 +12,7 @@ std::string ServiceProxyUrl(const std::string& server, const std::string& ns, co
 
 core::Result<ProxyEndpoint> RayHeadEndpoint(Client& client, const std::string& ns, const std::string& raycluster,
                                             const std::string& ray_token) {
-  auto headers = client.AuthHeaders();
-  if (!headers) return core::Fail(headers.error());
-  ProxyEndpoint endpoint{ServiceProxyUrl(client.server(), ns, raycluster + "-head-svc", "8265"), std::move(*headers)};
+  ProxyEndpoint endpoint{ServiceProxyUrl(client.server(), ns, raycluster + "-head-svc", "8265"), {}};
   if (!ray_token.empty()) endpoint.headers.emplace_back("X-Ray-Authorization", "Bearer " + ray_token);
   return endpoint;
 }

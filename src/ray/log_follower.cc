@@ -9,6 +9,14 @@ constexpr std::chrono::milliseconds kReceiveSlice{200};  // how often a quiet ta
 
 core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted"); }
 
+// No answer, or a proxy's 502/503/504: the head or the API server in front of it is restarting
+// (a GKE control-plane upgrade, a head pod rescheduled), which a long follow should ride out.
+bool Unreachable(const core::Error& error) {
+  if (error.http_status >= 502 && error.http_status <= 504) return true;
+  return error.http_status == 0 &&
+         (error.kind == core::ErrorKind::kUnavailable || error.kind == core::ErrorKind::kDeadlineExceeded);
+}
+
 }  // namespace
 
 LogFollower::LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Sleeper& sleeper,
@@ -43,7 +51,7 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
       if (options_.on_notice) options_.on_notice("log stream unavailable (" + error.message + "); polling the log instead");
       break;
     }
-    auto job = client_.Get(id);
+    auto job = GetRidingOutRestarts(id);
     if (!job) return core::Fail(job.error());
     if (IsTerminal(job->status)) return job;
     // A close while the job runs: a proxy timed the idle connection out, or the head restarted.
@@ -79,12 +87,25 @@ LogFollower::TailEnd LogFollower::Tail(const std::string& id, const LogTextHandl
   }
 }
 
+core::Result<JobDetails> LogFollower::GetRidingOutRestarts(const std::string& id) {
+  auto delay = options_.poll_initial;
+  for (int attempt = 1;; ++attempt) {
+    auto job = client_.Get(id);
+    if (job || !Unreachable(job.error()) || attempt >= options_.max_unreachable_polls) return job;
+    if (attempt == 1 && options_.on_notice) {
+      options_.on_notice("Ray head unreachable (" + job.error().message + "); retrying");
+    }
+    if (!sleeper_.Sleep(delay)) return core::Fail(Cancelled());
+    delay = std::min(delay * 2, options_.poll_max);
+  }
+}
+
 core::Result<JobDetails> LogFollower::Poll(const std::string& id, const LogTextHandler& on_text) {
   auto delay = options_.poll_initial;
   while (true) {
     if (cancelled()) return core::Fail(Cancelled());
     // Status first: once it reads terminal, the log fetched after it is complete.
-    auto job = client_.Get(id);
+    auto job = GetRidingOutRestarts(id);
     if (!job) return core::Fail(job.error());
     auto logs = client_.Logs(id);
     if (!logs) return core::Fail(logs.error());

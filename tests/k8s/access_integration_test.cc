@@ -55,7 +55,7 @@ TEST_CASE("TLS is verified against the cluster's CA: another CA or the system st
     REQUIRE(allowed);
     core::Env env;
     core::SystemClock clock;
-    auto insecure_connection = k8s::Connect(*allowed, {&env, &clock, {}});
+    auto insecure_connection = k8s::Connect(*allowed, {&env, &clock, {}}, BareTransport);
     REQUIRE(insecure_connection);
     CHECK(WhoAmI(*(*insecure_connection)->client) == "test-admin");
   }
@@ -109,7 +109,8 @@ TEST_CASE("a GKE kubeconfig entry is served from the injected Google token, and 
   auto connection = k8s::Connect(*access, {&env, &clock, [&]() -> core::Result<std::string> {
                                              ++calls;
                                              return server.google_token();
-                                           }});
+                                           }},
+                                 BareTransport);
   REQUIRE(connection);
   CHECK(WhoAmI(*(*connection)->client) == "someone@example.com");
   CHECK(calls >= 1);

@@ -1,5 +1,7 @@
 #include "k8s/apiserver_fixture.h"
 
+#include "testing/bare_transport.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "testing/bare_transport.h"
 #include "testing/free_port.h"
 #include "tputrain/core/env.h"
 #include "tputrain/k8s/apply.h"
@@ -108,9 +111,7 @@ ApiServer::ApiServer() {
   admin_token_ = "admin-" + RandomHex(16);
   nobody_token_ = "nobody-" + RandomHex(16);
   google_token_ = "ya29.test-" + RandomHex(16);
-  WriteTextFile(dir_ + "/tokens.csv", admin_token_ + ",test-admin,uid-admin,\"system:masters\"\n" + nobody_token_ +
-                                          ",test-nobody,uid-nobody\n" + google_token_ +
-                                          ",someone@example.com,uid-google,\"system:masters\"\n");
+  WriteTokenFile({});
 
   etcd_port_ = FreeLoopbackPort();
   int peer_port = FreeLoopbackPort();
@@ -130,13 +131,14 @@ ApiServer::ApiServer() {
 
   http::CurlOptions curl;
   curl.ca_pem = ca_pem_;
-  transport_ = std::make_unique<http::CurlTransport>(curl);
   k8s::ClusterAccess access;
   access.server = server_;
   access.token = admin_token_;
   core::Env env;
   auto credentials = k8s::Credentials::Create(access, {&env, nullptr, {}});
-  admin_ = std::make_unique<k8s::Client>(*transport_, server_, *credentials);
+  admin_credentials_ = *credentials;
+  transport_ = BareTransport(curl, *admin_credentials_);
+  admin_ = std::make_unique<k8s::Client>(*transport_, server_);
   discovery_ = std::make_unique<k8s::Discovery>(*admin_);
   WaitReady();
 }
@@ -173,6 +175,21 @@ void ApiServer::WaitReady() {
   if (!ready) {
     throw std::runtime_error("kube-apiserver did not become ready: " + apiserver_->ReadErr().substr(0, 4000));
   }
+}
+
+void ApiServer::WriteTokenFile(const std::vector<std::string>& extra_admin_tokens) {
+  std::string text = admin_token_ + ",test-admin,uid-admin,\"system:masters\"\n" + nobody_token_ +
+                     ",test-nobody,uid-nobody\n" + google_token_ + ",someone@example.com,uid-google,\"system:masters\"\n";
+  for (size_t i = 0; i < extra_admin_tokens.size(); ++i) {
+    text += extra_admin_tokens[i] + ",extra-admin-" + std::to_string(i) + ",uid-extra-" + std::to_string(i) +
+            ",\"system:masters\"\n";
+  }
+  WriteTextFile(dir_ + "/tokens.csv", text);
+}
+
+void ApiServer::SetExtraAdminTokens(const std::vector<std::string>& tokens) {
+  WriteTokenFile(tokens);
+  RestartApiServer();
 }
 
 void ApiServer::RestartApiServer() {

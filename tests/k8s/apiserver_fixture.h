@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "testing/scoped_process.h"
 #include "tputrain/core/clock.h"
@@ -49,6 +50,9 @@ class ApiServer {
 
   // Kills the API server (connections drop) and starts it again on the same port and etcd.
   void RestartApiServer();
+  // Makes `tokens` (beside the fixture's own) the only extra admin tokens the server accepts, by
+  // rewriting its token file and restarting it: a token left out is revoked.
+  void SetExtraAdminTokens(const std::vector<std::string>& tokens);
 
   // Applies the project's CRDs (data/crds) once.
   void EnsureCrds();
@@ -57,6 +61,7 @@ class ApiServer {
 
  private:
   void StartApiServer();
+  void WriteTokenFile(const std::vector<std::string>& extra_admin_tokens);
   void WaitReady();
 
   std::string dir_;
@@ -72,7 +77,8 @@ class ApiServer {
   std::string client_key_pem_;
   std::unique_ptr<ScopedProcess> etcd_;
   std::unique_ptr<ScopedProcess> apiserver_;
-  std::unique_ptr<http::CurlTransport> transport_;
+  std::shared_ptr<k8s::Credentials> admin_credentials_;
+  std::unique_ptr<http::Transport> transport_;
   std::unique_ptr<k8s::Client> admin_;
   std::unique_ptr<k8s::Discovery> discovery_;
   bool crds_applied_ = false;

@@ -226,7 +226,7 @@ class RecordingTransport : public http::Transport {
 struct RecordedClient {
   explicit RecordedClient(k8s::Connection& connection)
       : transport(*connection.transport),
-        client(transport, connection.access.server, connection.credentials, connection.access.default_namespace),
+        client(transport, connection.access.server, connection.access.default_namespace),
         discovery(client) {}
 
   core::Result<std::vector<k8s::ApplyResult>> Apply(const std::string& yaml, k8s::ApplyOptions options = {}) {

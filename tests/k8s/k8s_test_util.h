@@ -5,6 +5,7 @@
 #include <string>
 
 #include "k8s/apiserver_fixture.h"
+#include "testing/bare_transport.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/connect.h"
@@ -19,7 +20,7 @@ inline std::unique_ptr<k8s::Connection> ConnectWith(const std::string& kubeconfi
   static core::SystemClock clock;
   auto access = k8s::ClusterAccessFromKubeconfigText(kubeconfig_text, "", {});
   if (!access) throw std::runtime_error(access.error().message);
-  auto connection = k8s::Connect(*access, {&env, &clock, std::move(google)});
+  auto connection = k8s::Connect(*access, {&env, &clock, std::move(google)}, BareTransport);
   if (!connection) throw std::runtime_error(connection.error().message);
   return std::move(*connection);
 }

@@ -8,6 +8,7 @@
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "testing/scoped_process.h"
+#include "tputrain/http/credential.h"
 #include "tputrain/http/websocket.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/jobs_client.h"
@@ -27,9 +28,10 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   REQUIRE(endpoint);
   CHECK(endpoint->base_url == server.server() + "/api/v1/namespaces/" + ns + "/services/ray-head-svc:8265/proxy/");
 
-  http::CurlOptions curl;
-  curl.ca_pem = server.ca_pem();
-  http::CurlTransport transport(curl);
+  // The cluster's own transport stack carries the Kubernetes credential; the proxy endpoint's
+  // headers are Ray's only.
+  CHECK(endpoint->headers.empty());
+  http::Transport& transport = *connection->transport;
   core::RealSleeper sleeper;
   ray::ClientOptions options;
   auto address = ray::NormalizeAddress(endpoint->base_url);
@@ -50,7 +52,8 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
 
   http::WebSocketOptions ws;
   ws.ca_pem = server.ca_pem();
-  http::CurlWebSocketConnector connector(ws);
+  http::CurlWebSocketConnector bare_connector(ws);
+  http::CredentialWebSocketConnector connector(bare_connector, *connection->credentials);
   std::vector<std::string> notices;
   ray::FollowOptions follow;
   follow.on_notice = [&](std::string_view notice) { notices.emplace_back(notice); };

@@ -80,6 +80,40 @@ TEST_CASE("a tail that keeps dropping gives way to polling after max_reconnects"
   CHECK(f.delivered == "a\nb\n");
 }
 
+TEST_CASE("a follow rides out the head (or the API server before it) restarting, and gives up after a bound") {
+  Fixture f;
+  JobsClient client{f.transport, f.sleeper, ClientOptions{.address = "http://127.0.0.1:8265",
+                                                          .max_unanswered_attempts = 1}};
+  f.connector.scripts.push_back({{"a\n"}, 1006});  // the connection drops with the server
+  f.transport.Lose();
+  f.transport.Reply(503, "proxy: no endpoints");
+  f.transport.Lose();
+  f.transport.Reply(200, Job("RUNNING"));  // back
+  f.connector.scripts.push_back({{"a\nb\n"}, 1000});
+  f.transport.Reply(200, Job("SUCCEEDED"));
+  std::vector<std::string> notices;
+  LogFollower follower(client, f.connector, f.sleeper,
+                       FollowOptions{.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kSucceeded);
+  CHECK(f.delivered == "a\nb\n");
+  CHECK(f.sleeper.sleeps.size() == 3);
+  REQUIRE_FALSE(notices.empty());
+  CHECK(notices[0].find("unreachable") != std::string::npos);
+
+  Fixture gone;
+  JobsClient gone_client{gone.transport, gone.sleeper, ClientOptions{.address = "http://127.0.0.1:8265",
+                                                                     .max_unanswered_attempts = 1}};
+  gone.connector.scripts.push_back({{"a\n"}, 1006});
+  for (int i = 0; i < 5; ++i) gone.transport.Lose();
+  LogFollower bounded(gone_client, gone.connector, gone.sleeper, FollowOptions{.max_unreachable_polls = 4});
+  auto lost = bounded.Follow("j", gone.sink);
+  REQUIRE_FALSE(lost);
+  CHECK(lost.error().kind == core::ErrorKind::kUnavailable);
+  CHECK(gone.transport.sent.size() == 4);
+}
+
 TEST_CASE("an unknown job's 404 on the upgrade is the answer, not a reason to poll") {
   Fixture f;
   f.connector.scripts.push_back({{}, 1000, 404});

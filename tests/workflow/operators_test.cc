@@ -20,7 +20,6 @@ using tputrain::testing::JsonReply;
 // An API server whose discovery serves only the built-in groups and JobSet.
 struct ServedJobSetOnly {
   FakeTransport transport;
-  core::SystemClock clock;
   std::unique_ptr<k8s::Client> client;
 
   ServedJobSetOnly() {
@@ -34,12 +33,7 @@ struct ServedJobSetOnly {
                    {"name":"jobset.x-k8s.io","versions":[{"groupVersion":"jobset.x-k8s.io/v1alpha2","version":"v1alpha2"}],
                     "preferredVersion":{"groupVersion":"jobset.x-k8s.io/v1alpha2","version":"v1alpha2"}}]})")});
     transport.On("GET", "/api", {JsonReply(200, R"({"kind":"APIVersions","versions":["v1"]})")});
-    k8s::ClusterAccess access;
-    access.server = "https://k8s.test";
-    access.token = "t";
-    auto credentials = k8s::Credentials::Create(access, {nullptr, &clock, {}});
-    REQUIRE(credentials);
-    client = std::make_unique<k8s::Client>(transport, access.server, *credentials);
+    client = std::make_unique<k8s::Client>(transport, "https://k8s.test");
   }
 };
 

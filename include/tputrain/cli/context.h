@@ -13,6 +13,8 @@
 
 namespace tputrain::cli {
 
+class Stack;
+
 enum class OutputFormat { kTable, kJson, kYaml };
 
 // Flags every command accepts (before or after the command name).
@@ -51,6 +53,10 @@ struct Context {
   // gcloud config. Resolved on first use and kept.
   core::Result<config::Settings> settings();
 
+  // The composition root (src/cli/stack.h): every transport, credential, clock and ledger store
+  // a command uses. Built on first use, after flags are parsed, and kept for the process.
+  Stack& stack();
+
   Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream);
   ~Context();
   Context(const Context&) = delete;
@@ -58,6 +64,7 @@ struct Context {
 
  private:
   std::unique_ptr<core::Reporter> reporter_;
+  std::unique_ptr<Stack> stack_;
   std::optional<core::Result<config::Settings>> settings_;
 };
 

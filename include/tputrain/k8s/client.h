@@ -25,13 +25,14 @@ struct ClientOptions {
   std::chrono::milliseconds request_timeout{60'000};
 };
 
-// Talks to one API server through an injected Transport (built with the cluster's CA and
-// client certificate). Adds the bearer token to every request and retries once with a fresh
-// token after a 401 from an exec/Google credential.
+// Talks to one API server through an injected Transport: the composition root's stack for this
+// cluster (its CA and client certificate, the bearer credential refreshed on expiry or 401,
+// retries, logging, dry-run), so the client itself only builds paths and reads Status errors.
+// A request whose query says dryRun=All is marked as a server dry run.
 class Client {
  public:
-  Client(http::Transport& transport, std::string server, std::shared_ptr<Credentials> credentials,
-         std::string default_namespace = "default", ClientOptions options = {});
+  Client(http::Transport& transport, std::string server, std::string default_namespace = "default",
+         ClientOptions options = {});
 
   const std::string& server() const { return server_; }
   const std::string& default_namespace() const { return default_namespace_; }
@@ -45,8 +46,7 @@ class Client {
   core::Result<http::Response> StreamLines(const std::string& path, std::chrono::milliseconds timeout,
                                            const std::function<bool(std::string_view)>& on_line);
 
-  // The Authorization header for requests the caller builds itself (the service proxy).
-  core::Result<http::Headers> AuthHeaders();
+  http::Transport& transport() { return transport_; }
 
  private:
   core::Result<http::Request> Build(const std::string& method, const std::string& path, const std::string& body,
@@ -54,7 +54,6 @@ class Client {
 
   http::Transport& transport_;
   std::string server_;
-  std::shared_ptr<Credentials> credentials_;
   std::string default_namespace_;
   ClientOptions options_;
 };

@@ -10,6 +10,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
+#include "tputrain/http/credential.h"
 #include "tputrain/k8s/kubeconfig.h"
 
 namespace tputrain::k8s {
@@ -20,13 +21,17 @@ namespace tputrain::k8s {
 using GoogleTokenSource = std::function<core::Result<std::string>()>;
 
 // The credential presented to one API server: a bearer token (possibly refreshed) and/or a
-// client certificate. Thread-safe.
-class Credentials {
+// client certificate. As an http::Credential it is what the cluster's transport stack sends:
+// a static token as is, an exec plugin's token until its expirationTimestamp (or a 401), a
+// Google token from its source (which refreshes on its own). Thread-safe.
+class Credentials final : public http::Credential {
  public:
   struct Deps {
     const core::Env* env = nullptr;
     core::Clock* clock = nullptr;
     GoogleTokenSource google_token;  // empty: gke-gcloud-auth-plugin entries fail with a clear error
+    // Told when the API server refused the Google token (401), so its source fetches a new one.
+    std::function<void()> google_token_refused;
   };
 
   // Runs an exec plugin once if the kubeconfig has one (its certificate, if any, is needed
@@ -36,7 +41,9 @@ class Credentials {
   // The bearer token, or "" when the client authenticates by certificate only.
   core::Result<std::string> Token();
   // Forgets a cached exec/Google token after a 401, so the next call gets a fresh one.
-  void Invalidate();
+  void Invalidate() override;
+  // "Authorization: Bearer <Token()>", or nothing for certificate-only users.
+  core::Result<http::Headers> AuthHeaders() override;
 
   const std::string& client_cert_pem() const { return client_cert_pem_; }
   const std::string& client_key_pem() const { return client_key_pem_; }

@@ -16,7 +16,8 @@ std::string ServiceProxyUrl(const std::string& server, const std::string& ns, co
 
 // Where to reach a RayCluster's dashboard (the NAME-head-svc Service, port 8265) through the
 // proxy: a base URL for the Ray Jobs client and the headers it must send. The Kubernetes
-// credential goes in Authorization (the API server strips it before proxying); a Ray token, if
+// credential is not among them: the cluster's transport stack adds it to every request and
+// WebSocket upgrade (the API server strips it before proxying), fresh each time; a Ray token, if
 // any, travels as X-Ray-Authorization.
 struct ProxyEndpoint {
   std::string base_url;

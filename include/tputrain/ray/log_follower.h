@@ -25,6 +25,9 @@ struct FollowOptions {
   bool use_websocket = true;
   std::chrono::milliseconds poll_initial{250};
   std::chrono::milliseconds poll_max{2000};
+  // Status reads that find the head unreachable (no answer, 502-504) are retried this many
+  // times, poll_max apart once backed off: about two minutes for an API server or head restart.
+  int max_unreachable_polls = 64;
   const core::CancelToken* cancel = nullptr;
   // Reconnects and the fall-back to polling, for the user's stderr.
   std::function<void(std::string_view)> on_notice;
@@ -48,6 +51,7 @@ class LogFollower {
   enum class TailEnd { kClosedNormally, kDropped, kUnusable, kCancelled };
   TailEnd Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error);
   core::Result<JobDetails> Poll(const std::string& id, const LogTextHandler& on_text);
+  core::Result<JobDetails> GetRidingOutRestarts(const std::string& id);
   void Deliver(std::string_view whole_stream_piece, uint64_t piece_start, const LogTextHandler& on_text);
   bool cancelled() const;
 

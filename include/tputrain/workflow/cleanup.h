@@ -68,8 +68,8 @@ nlohmann::json ToJson(const CleanupPlan& plan);
 
 // A Jobs client with the transport it sends through (which it does not own).
 struct RayJobsAccess {
-  std::unique_ptr<http::Transport> transport;
-  std::unique_ptr<ray::JobsClient> client;
+  std::shared_ptr<void> keeps_alive;  // what the client's transport stack needs (the caller's)
+  ray::JobsClient* client = nullptr;
 };
 
 // How cleanup reaches what the cloud APIs do not: the Kubernetes cluster an object lives in and

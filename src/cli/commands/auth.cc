@@ -1,16 +1,16 @@
 #include "commands/commands.h"
-#include "gcp_stack.h"
+#include "stack.h"
 #include "tputrain/cli/output.h"
 
 namespace tputrain::cli {
 namespace {
 
 core::Result<int> RunAuthStatus(Context& context) {
-  auto stack = GcpStack::Create(context);
-  if (!stack) return core::Fail(stack.error());
+  auto tokens = context.stack().GoogleTokens();
+  if (!tokens) return core::Fail(tokens.error());
   // Getting a token proves the credentials work; it is never printed.
-  if (auto token = (*stack)->tokens().Token(); !token) return core::Fail(token.error());
-  auto info = (*stack)->tokens().Info();
+  if (auto token = (*tokens)->Token(); !token) return core::Fail(token.error());
+  auto info = (*tokens)->Info();
   if (!info) return core::Fail(info.error());
   nlohmann::json json = {{"source", info->source},
                          {"origin", info->origin},
@@ -24,9 +24,9 @@ core::Result<int> RunAuthStatus(Context& context) {
 }
 
 core::Result<int> RunAuthPrintAccessToken(Context& context) {
-  auto stack = GcpStack::Create(context);
-  if (!stack) return core::Fail(stack.error());
-  auto token = (*stack)->tokens().Token();
+  auto tokens = context.stack().GoogleTokens();
+  if (!tokens) return core::Fail(tokens.error());
+  auto token = (*tokens)->Token();
   if (!token) return core::Fail(token.error());
   context.out << *token << "\n";
   return core::kExitOk;

@@ -1,12 +1,11 @@
 // tputrain cleanup [--run ID | --all] [--force] [--dry-run [--detailed-exitcode]] [--scan [--delete-leaked]]
-#include "gcp_stack.h"
+#include "stack.h"
 #include "commands/cleanup_scan.h"
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/http/curl_transport.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/cluster_access.h"
@@ -94,17 +93,16 @@ void PrintDone(Context& context, const std::vector<std::pair<std::string, std::v
   });
 }
 
-core::Result<std::unique_ptr<k8s::Connection>> ConnectRecorded(const nlohmann::json& access, Context& context,
-                                                               core::Clock& clock) {
+core::Result<std::unique_ptr<k8s::Connection>> ConnectRecorded(const nlohmann::json& access, Context& context) {
   if (access.contains("gke_cluster")) {
     auto ref = workflow::ClusterRefFromName(access.value("gke_cluster", ""));
     if (!ref) return core::Fail(ref.error());
-    return ConnectGkeCluster(*ref, "", context, clock);
+    return ConnectGkeCluster(*ref, "", context);
   }
   KubeAccessFlags flags;
   flags.kubeconfig = access.value("kubeconfig", "");
   flags.context = access.value("context", "");
-  return ConnectCluster(flags, context, clock);
+  return ConnectCluster(flags, context);
 }
 
 // What the ledger recorded is not the user's input: a kubeconfig that is no longer readable is
@@ -115,16 +113,18 @@ core::Error FromLedger(core::Error error) {
 }
 
 // Ray and Kubernetes, reached from what the ledger entry says.
-workflow::CleanupReach MakeReach(Context& context, core::Clock& clock, core::Sleeper& sleeper) {
+workflow::CleanupReach MakeReach(Context& context) {
   workflow::CleanupReach reach;
-  reach.connect_cluster = [&context, &clock](const nlohmann::json& access)
-      -> core::Result<std::unique_ptr<k8s::Connection>> {
-    auto connection = ConnectRecorded(access, context, clock);
+  reach.connect_cluster = [&context](const nlohmann::json& access) -> core::Result<std::unique_ptr<k8s::Connection>> {
+    auto connection = ConnectRecorded(access, context);
     if (!connection) return core::Fail(FromLedger(connection.error()));
     return connection;
   };
-  reach.ray_jobs = [&context, &sleeper](const nlohmann::json& details) -> core::Result<workflow::RayJobsAccess> {
-    workflow::RayJobsAccess access;
+  reach.ray_jobs = [&context](const nlohmann::json& details) -> core::Result<workflow::RayJobsAccess> {
+    auto keep = [](std::unique_ptr<RaySession> session) {
+      std::shared_ptr<RaySession> shared = std::move(session);
+      return workflow::RayJobsAccess{shared, shared->client.get()};
+    };
     if (details.contains("raycluster")) {
       RayClusterFlags flags;
       flags.name = details.value("raycluster", "");
@@ -137,19 +137,17 @@ workflow::CleanupReach MakeReach(Context& context, core::Clock& clock, core::Sle
       flags.access.kubeconfig = cluster.value("kubeconfig", "");
       flags.access.context = cluster.value("context", "");
       flags.access.ns = details.value("namespace", "");
-      auto route = ResolveRayClusterRoute(flags, {}, context);
-      if (!route) return core::Fail(FromLedger(route.error()));
-      access.transport = std::make_unique<http::CurlTransport>(route->curl);
-      access.client = std::make_unique<ray::JobsClient>(*access.transport, sleeper, route->client);
-      return access;
+      auto session = ConnectRayCluster(flags, {}, context);
+      if (!session) return core::Fail(FromLedger(session.error()));
+      return keep(std::move(*session));
     }
     ray::ConnectionFlags flags;
     flags.address = details.value("address", "");
     auto options = ResolveRayClient(flags, context);
     if (!options) return core::Fail(FromLedger(options.error()));
-    access.transport = std::make_unique<http::CurlTransport>();
-    access.client = std::make_unique<ray::JobsClient>(*access.transport, sleeper, *options);
-    return access;
+    auto session = context.stack().Ray(std::move(*options));
+    if (!session) return core::Fail(session.error());
+    return keep(std::move(*session));
   };
   return reach;
 }
@@ -167,8 +165,8 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   }
   auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  core::SystemClock clock;
-  state::LedgerStore store(dir, clock);
+  Stack& stack = context.stack();
+  state::LedgerStore& store = stack.Ledger(dir);
   auto plans = LoadPlans(options, context, store);
   if (!plans) return core::Fail(plans.error());
   size_t to_delete = 0;
@@ -186,27 +184,20 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
       return core::kExitOk;
     }
   }
-  std::unique_ptr<GcpStack> stack;
+  // Credentials are resolved only when a run holds Google resources: a run of Kubernetes objects
+  // and Ray jobs cleans up without them.
+  http::Transport* google = nullptr;
   for (const auto& plan : *plans) {
     if (!NeedsGoogle(plan)) continue;
-    auto created = GcpStack::Create(context);
-    if (!created) return core::Fail(created.error());
-    stack = std::move(*created);
+    auto transport = stack.Google();
+    if (!transport) return core::Fail(transport.error());
+    google = *transport;
     break;
   }
-  http::CurlTransport no_google;  // never sent through: only runs without Google resources use it
-  core::RealSleeper sleeper(context.cancel);
-  auto reach = MakeReach(context, clock, sleeper);
+  auto reach = MakeReach(context);
   std::vector<std::pair<std::string, std::vector<workflow::Outcome>>> done;
   for (const auto& plan : *plans) {
-    const auto& endpoints = stack ? stack->endpoints() : gcp::Endpoints::FromEnv(context.env);
-    workflow::ProvisionEnv env{stack ? stack->transport() : no_google,
-                               {endpoints.container, endpoints.tpu, endpoints.storage, endpoints.iam,
-                                endpoints.cloudresourcemanager},
-                               clock,
-                               sleeper,
-                               context.reporter()};
-    env.cancel = context.cancel;
+    auto env = stack.Provision(google);
     env.ledger = &store;
     env.run_id = plan.run_id;
     env.poll.timeout = *timeout;

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "commands/provision_common.h"
-#include "gcp_stack.h"
+#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/scan.h"
@@ -63,20 +63,11 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
     request.locations = {*location};
     if (LooksLikeZone(*location)) request.tpu_zones = {*location};
   }
-  auto stack = GcpStack::Create(context);
-  if (!stack) return core::Fail(stack.error());
-  state::LedgerStore store(state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : state_dir,
-                           (*stack)->clock());
-  auto ledgered = workflow::LedgeredKeys(store);
+  auto google = context.stack().Google();
+  if (!google) return core::Fail(google.error());
+  auto ledgered = workflow::LedgeredKeys(context.stack().Ledger(state_dir));
   if (!ledgered) return core::Fail(ledgered.error());
-  const auto& endpoints = (*stack)->endpoints();
-  workflow::ProvisionEnv env{(*stack)->transport(),
-                             {endpoints.container, endpoints.tpu, endpoints.storage, endpoints.iam,
-                              endpoints.cloudresourcemanager},
-                             (*stack)->clock(),
-                             (*stack)->sleeper(),
-                             context.reporter()};
-  env.cancel = context.cancel;
+  auto env = context.stack().Provision(*google);
   auto leaked = workflow::ScanLeaked(env, request, *ledgered);
   if (!leaked) return core::Fail(leaked.error());
   if (!flags.delete_leaked || leaked->empty()) {

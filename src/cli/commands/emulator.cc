@@ -1,7 +1,7 @@
 #include "commands/commands.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/emulator/server.h"
-#include "tputrain/http/curl_transport.h"
+#include "stack.h"
 
 namespace tputrain::cli {
 namespace {
@@ -15,8 +15,7 @@ core::Result<int> RunEmulatorState(const EmulatorStateOptions& options, Context&
   if (url.empty()) {
     url = context.env.GetOr("TPUTRAIN_EMULATOR_URL", "http://127.0.0.1:" + std::to_string(emulator::kDefaultPort));
   }
-  http::CurlTransport transport;
-  auto state = emulator::FetchState(transport, url);
+  auto state = emulator::FetchState(context.stack().Downloads(), url);
   if (!state) return core::Fail(state.error());
   // The state is nested JSON; a table would hide it, so table output is JSON too.
   context.out << state->dump(2) << "\n";

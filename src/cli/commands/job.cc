@@ -6,8 +6,9 @@
 #include "commands/k8s_access.h"
 #include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
+#include "tputrain/ray/wait.h"
 #include "tputrain/core/clock.h"
-#include "tputrain/http/curl_transport.h"
 
 namespace tputrain::cli {
 namespace {
@@ -19,30 +20,16 @@ struct JobOptions {
   std::string id;
   bool no_wait = false;
   bool follow = false;
-  double timeout_s = 0;
+  std::string timeout;  // job wait --timeout: core::ParseDuration's grammar, bare seconds too
 };
 
-// One transport, sleeper and client per process, so the version handshake happens once.
-struct Session {
-  http::CurlTransport transport;
-  core::RealSleeper sleeper;
-  ray::JobsClient client;
-  http::WebSocketOptions websocket;  // for the log tail
-  Session(ray::ClientOptions options, const core::CancelToken* cancel, http::CurlOptions curl = {},
-          http::WebSocketOptions ws = {})
-      : transport(std::move(curl)), sleeper(cancel), client(transport, sleeper, std::move(options)),
-        websocket(std::move(ws)) {}
-};
-
-core::Result<std::unique_ptr<Session>> Connect(const JobOptions& options, Context& context) {
-  if (!options.raycluster.name.empty()) {  // through the Kubernetes API server's service proxy
-    auto route = ResolveRayClusterRoute(options.raycluster, options.connection, context);
-    if (!route) return core::Fail(route.error());
-    return std::make_unique<Session>(std::move(route->client), context.cancel, route->curl, route->websocket);
-  }
+// One session per process, so the version handshake happens once: through the RayCluster's
+// API server, or at the address.
+core::Result<std::unique_ptr<RaySession>> Connect(const JobOptions& options, Context& context) {
+  if (!options.raycluster.name.empty()) return ConnectRayCluster(options.raycluster, options.connection, context);
   auto client_options = ResolveRayClient(options.connection, context);
   if (!client_options) return core::Fail(client_options.error());
-  return std::make_unique<Session>(std::move(*client_options), context.cancel);
+  return context.stack().Ray(std::move(*client_options));
 }
 
 // How to reach this Ray again: through the same RayCluster, or at the same address.
@@ -130,7 +117,7 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
   if (context.global.dry_run) return RunSubmitDryRun(*request, local_dir, context);
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  auto& client = (*session)->client;
+  auto& client = *(*session)->client;
   if (!local_dir.empty()) {
     auto uri = client.UploadWorkingDir(local_dir);
     if (!uri) return core::Fail(uri.error());
@@ -145,7 +132,7 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
     PrintResult(context, {{"submission_id", id}}, [&](std::ostream& out) { out << id << "\n"; });
     return core::kExitOk;
   }
-  auto job = FollowJob(context, client, id, LogSink(context), 0, (*session)->websocket, ReattachFlags(options, context));
+  auto job = FollowJob(context, client, id, LogSink(context), 0, *(*session)->websocket, ReattachFlags(options, context));
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }
@@ -153,7 +140,7 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
 core::Result<int> RunStatus(const JobOptions& options, Context& context) {
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  auto job = (*session)->client.Get(options.id);
+  auto job = (*session)->client->Get(options.id);
   if (!job) return core::Fail(job.error());
   PrintJob(context, *job);
   return core::kExitOk;
@@ -162,9 +149,9 @@ core::Result<int> RunStatus(const JobOptions& options, Context& context) {
 core::Result<int> RunLogs(const JobOptions& options, Context& context) {
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  auto& client = (*session)->client;
+  auto& client = *(*session)->client;
   if (options.follow) {
-    auto job = FollowJob(context, client, options.id, LogSink(context), 0, (*session)->websocket,
+    auto job = FollowJob(context, client, options.id, LogSink(context), 0, *(*session)->websocket,
                          ReattachFlags(options, context));
     if (!job) return core::Fail(job.error());
     return Finish(context, *job);
@@ -176,30 +163,29 @@ core::Result<int> RunLogs(const JobOptions& options, Context& context) {
 }
 
 core::Result<int> RunWait(const JobOptions& options, Context& context) {
+  std::optional<std::chrono::milliseconds> timeout;
+  if (!options.timeout.empty()) {
+    auto parsed = core::ParseDuration("--timeout", options.timeout);
+    if (!parsed) return core::Fail(parsed.error());
+    timeout = *parsed;
+  }
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  core::SystemClock clock;
-  auto deadline = clock.Now() + std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
-  std::chrono::milliseconds delay{100};
-  while (true) {
-    auto job = (*session)->client.Get(options.id);
-    if (!job) return core::Fail(job.error());
-    if (ray::IsTerminal(job->status)) return Finish(context, *job);
-    if (options.timeout_s > 0 && clock.Now() >= deadline) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kDeadlineExceeded,
-                                          "job '" + options.id + "' is still " + job->status_text + " after --timeout"));
-    }
-    if (!(*session)->sleeper.Sleep(delay)) return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
-    delay = std::min(delay * 2, std::chrono::milliseconds(2000));
-  }
+  Stack& stack = context.stack();
+  auto job = ray::WaitUntilTerminal(*(*session)->client, options.id, {stack.clock(), stack.sleeper(), context.cancel},
+                                    timeout);
+  if (!job) return core::Fail(job.error());
+  return Finish(context, *job);
 }
 
 core::Result<int> RunStop(const JobOptions& options, Context& context) {
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  auto& client = (*session)->client;
+  auto& client = *(*session)->client;
   auto stopped = client.Stop(options.id);
   if (!stopped) return core::Fail(stopped.error());
+  // Under --dry-run the stop was printed, not sent: the job runs on, so there is nothing to wait for.
+  if (context.global.dry_run) return core::kExitOk;
   context.err << "Job '" << options.id << "' " << (*stopped ? "told to stop" : "had already finished") << "\n";
   if (options.no_wait) {
     PrintResult(context, {{"submission_id", options.id}, {"stopped", *stopped}}, [](std::ostream&) {});
@@ -214,7 +200,7 @@ core::Result<int> RunStop(const JobOptions& options, Context& context) {
 core::Result<int> RunDelete(const JobOptions& options, Context& context) {
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  auto deleted = (*session)->client.Delete(options.id);
+  auto deleted = (*session)->client->Delete(options.id);
   if (!deleted) return core::Fail(deleted.error());
   PrintResult(context, {{"submission_id", options.id}, {"deleted", *deleted}},
               [&](std::ostream& out) { out << "Deleted job '" << options.id << "'\n"; });
@@ -224,7 +210,7 @@ core::Result<int> RunDelete(const JobOptions& options, Context& context) {
 core::Result<int> RunList(const JobOptions& options, Context& context) {
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
-  auto jobs = (*session)->client.List();
+  auto jobs = (*session)->client->List();
   if (!jobs) return core::Fail(jobs.error());
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
@@ -283,7 +269,8 @@ void SetupJobCommand(CLI::App& root, Context& context) {
   add("delete", "Delete a finished job's record (its log files stay on the head)", RunDelete, true);
   add("list", "List the jobs the head knows", RunList, false);
   auto* wait = add("wait", "Wait until a job ends; exit code mirrors the job", RunWait, true);
-  wait->add_option("--timeout", options->timeout_s, "Give up after this many seconds (exit 1)");
+  wait->add_option("--timeout", options->timeout,
+                   "Give up after this long (exit 1): 90s, 30m, 1h30m, or bare seconds as before");
 }
 
 }  // namespace tputrain::cli

@@ -3,13 +3,13 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
-#include <regex>
 #include <sstream>
 
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/delete.h"
 #include "tputrain/k8s/wait.h"
@@ -33,21 +33,6 @@ core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file) {
   return k8s::ParseManifests(text, file == "-" ? "<stdin>" : file);
 }
 
-// "300s", "5m", "1h", or plain seconds.
-core::Result<std::chrono::milliseconds> ParseTimeout(const std::string& text) {
-  static const std::regex kDuration(R"((\d+)(ms|s|m|h)?)");
-  std::smatch match;
-  if (!std::regex_match(text, match, kDuration)) {
-    return core::Fail(core::Error::Usage("--timeout: expected a duration such as 300s, 10m or 1h, got '" + text + "'"));
-  }
-  long long value = std::stoll(match[1]);
-  std::string unit = match[2];
-  if (unit == "ms") return std::chrono::milliseconds(value);
-  if (unit == "m") return std::chrono::milliseconds(value * 60'000);
-  if (unit == "h") return std::chrono::milliseconds(value * 3'600'000);
-  return std::chrono::milliseconds(value * 1000);
-}
-
 nlohmann::json ObjectJson(const k8s::Object& object) {
   return {{"apiVersion", object.api_version}, {"kind", object.kind}, {"namespace", object.ns}, {"name", object.name}};
 }
@@ -59,16 +44,11 @@ struct ApplyFlags {
   bool force_conflicts = false;
 };
 
-std::string StateDir(const ProvisionFlags& flags, const Context& context) {
-  return flags.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : flags.state_dir;
-}
-
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto objects = ReadManifests(flags.file);
   if (!objects) return core::Fail(objects.error());
-  core::SystemClock clock;
-  core::RealSleeper sleeper(context.cancel);
-  auto connection = ConnectCluster(flags.access, context, clock);
+  Stack& stack = context.stack();
+  auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   k8s::ApplyOptions options;
   options.dry_run = context.global.dry_run;
@@ -77,9 +57,9 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   bool table = context.global.output_format() == OutputFormat::kTable;
   // Every object goes into the run ledger before it is sent, so `tputrain cleanup` deletes it.
   auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
-                                clock, options.dry_run);
+                                options.dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {clock, sleeper, context.cancel},
+  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {stack.clock(), stack.sleeper(), context.cancel},
                                  ledger->access, ledger->recorder()};
   auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
     if (table) {
@@ -111,13 +91,12 @@ struct DeleteFlags {
 };
 
 core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
-  auto timeout = ParseTimeout(flags.timeout);
+  auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
   auto objects = ReadManifests(flags.file);
   if (!objects) return core::Fail(objects.error());
-  core::SystemClock clock;
-  core::RealSleeper sleeper(context.cancel);
-  auto connection = ConnectCluster(flags.access, context, clock);
+  Stack& stack = context.stack();
+  auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   k8s::DeleteOptions options;
   options.ns = flags.access.ns;
@@ -126,7 +105,7 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   options.timeout = *timeout;
   bool table = context.global.output_format() == OutputFormat::kTable;
   // Objects the run ledger holds are marked deleted, so cleanup does not look for them again.
-  state::LedgerStore store(StateDir(flags.ledger, context), clock);
+  state::LedgerStore& store = stack.Ledger(flags.ledger.state_dir);
   auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/false);
   const auto access = AccessRecord(flags.access, **connection, context);
   auto forget = [&](const k8s::Object& object) {
@@ -138,7 +117,7 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
     if (!status && status.error().kind != core::ErrorKind::kNotFound) context.reporter().Warn(status.error().message);
   };
   auto deleted = k8s::Delete(*(*connection)->client, *(*connection)->discovery, std::move(*objects), options,
-                             {clock, sleeper, context.cancel}, [&](const k8s::DeleteResult& result) {
+                             {stack.clock(), stack.sleeper(), context.cancel}, [&](const k8s::DeleteResult& result) {
                                forget(result.object);
                                if (table) {
                                  context.out << result.object.Describe() << " "
@@ -169,11 +148,10 @@ struct WaitFlags {
 };
 
 core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
-  auto timeout = ParseTimeout(flags.timeout);
+  auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  core::SystemClock clock;
-  core::RealSleeper sleeper(context.cancel);
-  auto connection = ConnectCluster(flags.access, context, clock);
+  Stack& stack = context.stack();
+  auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   auto& client = *(*connection)->client;
   auto ref = k8s::ParseObjectRef(flags.target, client);
@@ -181,7 +159,7 @@ core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
   std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
   k8s::WatchOptions options;
   options.timeout = *timeout;
-  auto waited = k8s::WaitReady(client, *(*connection)->discovery, *ref, ns, options, {clock, sleeper, context.cancel});
+  auto waited = k8s::WaitReady(client, *(*connection)->discovery, *ref, ns, options, {stack.clock(), stack.sleeper(), context.cancel});
   if (!waited) return core::Fail(waited.error());
   nlohmann::json json = {{"kind", ref->kind}, {"namespace", ns}, {"name", ref->name}, {"ready", true}};
   PrintResult(context, json, [&](std::ostream& out) { out << ref->kind << " " << ns << "/" << ref->name << " ready\n"; });

@@ -2,30 +2,13 @@
 
 #include <filesystem>
 
-#include "gcp_stack.h"
+#include "stack.h"
 
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/cluster_access.h"
 
 namespace tputrain::cli {
-namespace {
-
-// Google access tokens from Application Default Credentials, the credentials resolved on first
-// use (a kubeconfig context with a static token never needs them) and kept for the process.
-k8s::GoogleTokenSource LazyGoogleTokens(Context& context) {
-  auto stack = std::make_shared<std::unique_ptr<GcpStack>>();
-  return [&context, stack]() -> core::Result<std::string> {
-    if (!*stack) {
-      auto created = GcpStack::Create(context);
-      if (!created) return core::Fail(created.error());
-      *stack = std::move(*created);
-    }
-    return (*stack)->tokens().Token();
-  };
-}
-
-}  // namespace
 
 void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags) {
   command.add_option("--cluster", flags.gke_cluster,
@@ -52,21 +35,12 @@ core::Result<gcp::container::ClusterRef> GkeClusterRef(const KubeAccessFlags& fl
 }
 
 core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::container::ClusterRef& ref,
-                                                                 const std::string& ns, Context& context,
-                                                                 core::Clock& clock) {
-  auto stack = GcpStack::Create(context);
-  if (!stack) return core::Fail(stack.error());
-  std::shared_ptr<GcpStack> shared = std::move(*stack);
-  auto access = workflow::GkeClusterAccess(shared->transport(), shared->endpoints().container, ref);
-  if (!access) return core::Fail(access.error());
-  if (!ns.empty()) access->default_namespace = ns;
-  k8s::Credentials::Deps deps{&context.env, &clock, [shared] { return shared->tokens().Token(); }};
-  return k8s::Connect(*access, std::move(deps));
+                                                                 const std::string& ns, Context& context) {
+  return context.stack().Kube(KubeTarget{ref, "", "", ns, false});
 }
 
-core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFlags& flags, Context& context,
-                                                              core::Clock& clock) {
-  if (flags.gke_ref) return ConnectGkeCluster(*flags.gke_ref, flags.ns, context, clock);
+core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFlags& flags, Context& context) {
+  if (flags.gke_ref) return ConnectGkeCluster(*flags.gke_ref, flags.ns, context);
   if (!flags.gke_cluster.empty()) {
     if (!flags.kubeconfig.empty() || !flags.context.empty()) {
       return core::Fail(core::Error::Usage(
@@ -74,12 +48,9 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFl
     }
     auto ref = GkeClusterRef(flags, context);
     if (!ref) return core::Fail(ref.error());
-    return ConnectGkeCluster(*ref, flags.ns, context, clock);
+    return ConnectGkeCluster(*ref, flags.ns, context);
   }
-  auto access = k8s::LoadClusterAccess({flags.kubeconfig, flags.context, flags.insecure}, context.env);
-  if (!access) return core::Fail(access.error());
-  k8s::Credentials::Deps deps{&context.env, &clock, LazyGoogleTokens(context)};
-  return k8s::Connect(*access, std::move(deps));
+  return context.stack().Kube(KubeTarget{std::nullopt, flags.kubeconfig, flags.context, flags.ns, flags.insecure});
 }
 
 nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context) {
@@ -99,12 +70,11 @@ nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection&
 
 core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
                                           const KubeAccessFlags& flags, const k8s::Connection& connection,
-                                          Context& context, core::Clock& clock, bool dry_run) {
+                                          Context& context, bool dry_run) {
   ApplyLedger ledger;
   ledger.access = AccessRecord(flags, connection, context);
   if (dry_run) return ledger;
-  ledger.store = std::make_unique<state::LedgerStore>(
-      state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : state_dir, clock);
+  ledger.store = &context.stack().Ledger(state_dir);
   auto run = ledger.store->ResolveRun(run_flag, context.env, /*create=*/true);
   if (!run) return core::Fail(run.error());
   ledger.run_id = *run;
@@ -129,33 +99,30 @@ std::string RayClusterFlagsText(const RayClusterFlags& flags, const Context& con
   return ray::ShellJoin(argv);
 }
 
-core::Result<RayClusterRoute> ResolveRayClusterRoute(const RayClusterFlags& flags,
-                                                     const ray::ConnectionFlags& ray_flags, Context& context) {
+core::Result<std::unique_ptr<RaySession>> ConnectRayCluster(const RayClusterFlags& flags,
+                                                          const ray::ConnectionFlags& ray_flags, Context& context) {
   if (!ray_flags.address.empty()) {
     return core::Fail(core::Error::Usage("--raycluster and --address are exclusive: pass one"));
   }
-  core::SystemClock clock;
-  auto connection = ConnectCluster(flags.access, context, clock);
+  auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   auto& client = *(*connection)->client;
   std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
   auto endpoint = k8s::RayHeadEndpoint(client, ns, flags.name);
   if (!endpoint) return core::Fail(endpoint.error());
+  auto options = RayThroughProxy(ray_flags, *endpoint, context);
+  if (!options) return core::Fail(options.error());
+  return context.stack().Ray(std::move(*options), std::move(*connection));
+}
+
+core::Result<ray::ClientOptions> RayThroughProxy(const ray::ConnectionFlags& ray_flags,
+                                                 const k8s::ProxyEndpoint& endpoint, Context& context) {
   ray::ConnectionFlags with_address = ray_flags;
-  with_address.address = endpoint->base_url;
+  with_address.address = endpoint.base_url;
   auto options = ray::ResolveClientOptions(with_address, context.env, std::nullopt);
   if (!options) return core::Fail(options.error());
-  for (auto& header : endpoint->headers) options->headers.push_back(std::move(header));
-
-  RayClusterRoute route;
-  route.client = std::move(*options);
-  const auto& tls = k8s::TlsFor((*connection)->access, *(*connection)->credentials);
-  route.curl.ca_pem = tls.ca_pem;
-  route.curl.client_cert_pem = tls.client_cert_pem;
-  route.curl.client_key_pem = tls.client_key_pem;
-  route.curl.insecure_skip_tls_verify = (*connection)->access.insecure_skip_tls_verify;
-  route.websocket.ca_pem = tls.ca_pem;
-  return route;
+  for (const auto& header : endpoint.headers) options->headers.push_back(header);
+  return options;
 }
 
 }  // namespace tputrain::cli

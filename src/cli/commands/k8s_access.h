@@ -6,12 +6,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stack.h"
 #include "tputrain/cli/context.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/gcp/container/types.h"
-#include "tputrain/http/curl_transport.h"
 #include "tputrain/http/websocket.h"
 #include "tputrain/k8s/connect.h"
+#include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/jobs_client.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/ledger_entries.h"
@@ -35,15 +36,13 @@ void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags);
 // --cluster NAME with the configured project and location (a usage error names what is missing).
 core::Result<gcp::container::ClusterRef> GkeClusterRef(const KubeAccessFlags& flags, Context& context);
 
-// A GKE cluster named by --cluster, else the kubeconfig's context. Google tokens (for GKE and
-// for kubeconfig entries that use gke-gcloud-auth-plugin) come from Application Default
-// Credentials, fetched only when a request needs one.
-core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFlags& flags, Context& context,
-                                                              core::Clock& clock);
+// A GKE cluster named by --cluster, else the kubeconfig's context, through the Stack. Google
+// tokens (for GKE and for kubeconfig entries that use gke-gcloud-auth-plugin) come from
+// Application Default Credentials, fetched only when a request needs one.
+core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFlags& flags, Context& context);
 // The GKE cluster `ref`, reached as `get-credentials` would set kubectl up.
 core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::container::ClusterRef& ref,
-                                                                 const std::string& ns, Context& context,
-                                                                 core::Clock& clock);
+                                                                 const std::string& ns, Context& context);
 
 // How `cleanup` reaches this cluster again, for the run ledger (ledger_entries.h):
 // {"gke_cluster": NAME} or {"kubeconfig": absolute path or "", "context": CTX}.
@@ -52,14 +51,14 @@ nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection&
 // The run ledger that applies on a cluster are recorded in: the store (none under a dry run,
 // which records nothing), the run, and the access record of the cluster.
 struct ApplyLedger {
-  std::unique_ptr<state::LedgerStore> store;
+  state::LedgerStore* store = nullptr;
   std::string run_id;
   nlohmann::json access;
-  workflow::LedgerRecorder recorder() const { return {store.get(), run_id}; }
+  workflow::LedgerRecorder recorder() const { return {store, run_id}; }
 };
 core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
                                           const KubeAccessFlags& flags, const k8s::Connection& connection,
-                                          Context& context, core::Clock& clock, bool dry_run);
+                                          Context& context, bool dry_run);
 
 struct RayClusterFlags {
   std::string name;  // --raycluster
@@ -73,16 +72,14 @@ void AddRayClusterFlags(CLI::App& command, RayClusterFlags& flags);
 // hints that tell people how to come back to this Ray.
 std::string RayClusterFlagsText(const RayClusterFlags& flags, const Context& context);
 
-// The Ray Jobs client settings for RayCluster `flags.name`: its head through the service
-// proxy, with the Kubernetes credential in Authorization and Ray's own headers (--header,
-// RAY_JOB_HEADERS, a Ray token as X-Ray-Authorization) added, and transports that trust the
-// cluster's CA. `header_flags` are the job command's --header values.
-struct RayClusterRoute {
-  ray::ClientOptions client;
-  http::CurlOptions curl;
-  http::WebSocketOptions websocket;
-};
-core::Result<RayClusterRoute> ResolveRayClusterRoute(const RayClusterFlags& flags,
-                                                     const ray::ConnectionFlags& ray_flags, Context& context);
+// The Ray Jobs API of RayCluster `flags.name`: its head through the API server's service proxy,
+// on the cluster's transport stack (its CA, and its credential on every request and WebSocket
+// upgrade, refreshed as it expires), with Ray's own headers (--header, RAY_JOB_HEADERS, a Ray
+// token as X-Ray-Authorization).
+core::Result<std::unique_ptr<RaySession>> ConnectRayCluster(const RayClusterFlags& flags,
+                                                          const ray::ConnectionFlags& ray_flags, Context& context);
+// The Ray client settings for a head behind `endpoint` (the proxy URL and Ray's headers).
+core::Result<ray::ClientOptions> RayThroughProxy(const ray::ConnectionFlags& ray_flags,
+                                                 const k8s::ProxyEndpoint& endpoint, Context& context);
 
 }  // namespace tputrain::cli

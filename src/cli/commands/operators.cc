@@ -3,7 +3,6 @@
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/http/curl_transport.h"
 #include "tputrain/workflow/operators.h"
 
 namespace tputrain::cli {
@@ -25,8 +24,7 @@ core::Result<int> RunCheck(const OperatorFlags& flags, Context& context) {
     wanted.push_back(*info);
   }
   if (wanted.empty()) wanted = workflow::KnownOperators();
-  core::SystemClock clock;
-  auto connection = ConnectCluster(flags.access, context, clock);
+  auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   auto statuses = workflow::CheckOperators(*(*connection)->discovery, wanted);
   if (!statuses) return core::Fail(statuses.error());
@@ -55,18 +53,15 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
   if (info->manifest_url.empty()) {
     return core::Fail(core::Error::Usage(info->name + ": installed as a GKE add-on, not from a manifest: " + info->fix));
   }
-  http::CurlTransport download;
-  auto objects = workflow::LoadOperatorManifest(download, flags.manifest.empty() ? info->manifest_url : flags.manifest);
+  auto objects = workflow::LoadOperatorManifest(context.stack().Downloads(), flags.manifest.empty() ? info->manifest_url : flags.manifest);
   if (!objects) return core::Fail(objects.error());
-  core::SystemClock clock;
-  core::RealSleeper sleeper(context.cancel);
-  auto connection = ConnectCluster(flags.access, context, clock);
+  Stack& stack = context.stack();
+  auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   const bool dry_run = context.global.dry_run;
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
-                                clock, dry_run);
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context, dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {clock, sleeper, context.cancel},
+  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {stack.clock(), stack.sleeper(), context.cancel},
                                  ledger->access, ledger->recorder()};
   auto installed = workflow::InstallOperator(env, *info, *objects, dry_run,
                                              timeout->value_or(std::chrono::minutes(5)), context.reporter());

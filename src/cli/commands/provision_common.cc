@@ -2,19 +2,15 @@
 
 #include <iostream>
 
-#include "gcp_stack.h"
+#include "stack.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
 #include "tputrain/core/redact.h"
-#include "tputrain/http/curl_transport.h"
 #include "tputrain/state/ledger.h"
 
 namespace tputrain::cli {
 namespace {
-
-workflow::ApiEndpoints EndpointsOf(const gcp::Endpoints& endpoints) {
-  return {endpoints.container, endpoints.tpu, endpoints.storage, endpoints.iam, endpoints.cloudresourcemanager};
-}
 
 void PrintOutcomes(Context& context, const std::string& run_id, const std::vector<workflow::Outcome>& outcomes) {
   nlohmann::json json = {{"run", run_id}, {"resources", workflow::ToJson(outcomes)}};
@@ -30,19 +26,9 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
 
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag, const std::string& text) {
   if (text.empty()) return std::optional<std::chrono::milliseconds>();
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  double scale = unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60000 : unit == "h" ? 3600000 : unit == "ms" ? 1 : -1;
-  if (used == 0 || value <= 0 || scale < 0) {
-    return core::Fail(core::Error::Usage(flag + ": expected a duration such as 90s, 30m or 2h, got '" + text + "'"));
-  }
-  return std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(static_cast<int64_t>(value * scale)));
+  auto duration = core::ParseDuration(flag, text);
+  if (!duration) return core::Fail(duration.error());
+  return std::optional<std::chrono::milliseconds>(*duration);
 }
 
 void AddYesFlag(CLI::App* command, bool& yes) {
@@ -88,11 +74,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   if (context.global.dry_run) {
     // Nothing is sent, not even reads, and no credentials are needed.
     std::vector<http::Request> planned;
-    http::CurlTransport unused;
-    core::SystemClock clock;
-    core::RealSleeper sleeper(context.cancel);
-    workflow::ProvisionEnv env{unused, EndpointsOf(gcp::Endpoints::FromEnv(context.env)), clock, sleeper,
-                               context.reporter()};
+    auto env = context.stack().Provision(nullptr);
     env.dry_run = &planned;
     env.run_id = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "RUN_ID") : flags.run_id;
     auto outcomes = body(env);
@@ -103,15 +85,13 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     }
     return core::kExitOk;
   }
-  auto stack = GcpStack::Create(context);
-  if (!stack) return core::Fail(stack.error());
-  std::string dir = flags.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : flags.state_dir;
-  state::LedgerStore ledger(dir, (*stack)->clock());
+  Stack& stack = context.stack();
+  auto google = stack.Google();
+  if (!google) return core::Fail(google.error());
+  state::LedgerStore& ledger = stack.Ledger(flags.state_dir);
   auto run_id = ledger.ResolveRun(flags.run_id, context.env, /*create=*/true);
   if (!run_id) return core::Fail(run_id.error());
-  workflow::ProvisionEnv env{(*stack)->transport(), EndpointsOf((*stack)->endpoints()), (*stack)->clock(),
-                             (*stack)->sleeper(), context.reporter()};
-  env.cancel = context.cancel;
+  auto env = stack.Provision(*google);
   env.ledger = &ledger;
   env.run_id = *run_id;
   env.async = flags.async;
@@ -134,9 +114,9 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
 }
 
 core::Result<int> RunRead(Context& context, const ReadBody& body) {
-  auto stack = GcpStack::Create(context);
-  if (!stack) return core::Fail(stack.error());
-  return body((*stack)->transport(), EndpointsOf((*stack)->endpoints()));
+  auto google = context.stack().Google();
+  if (!google) return core::Fail(google.error());
+  return body(**google, context.stack().Provision(*google).endpoints);
 }
 
 void AddPoolFlags(CLI::App* command, PoolFlags& flags, bool with_machine_type) {

@@ -34,7 +34,7 @@ core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& 
 // What a declined delete prints and returns (exit 0: nothing was asked of the cloud).
 core::Result<int> NothingDeleted(Context& context);
 
-// "90s", "30m", "2h", "500ms" or seconds; empty: no limit. A usage error names `flag`.
+// core::ParseDuration's grammar ("90s", "30m", "1h30m", bare seconds); empty: no limit.
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
                                                                         const std::string& text);
 

@@ -2,24 +2,15 @@
 
 #include <iostream>
 
+#include "stack.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/ray/wait.h"
 
 namespace tputrain::cli {
 namespace {
 
 std::string ReattachCommand(const ray::JobsClient& client, const std::string& id, const std::string& flags) {
   return "tputrain job logs --follow " + id + " " + (flags.empty() ? "--address " + client.options().address : flags);
-}
-
-// Polls until the job is terminal, after a stop was asked for.
-core::Result<ray::JobDetails> WaitUntilTerminal(ray::JobsClient& client, const std::string& id, core::Sleeper& sleeper) {
-  std::chrono::milliseconds delay{100};
-  while (true) {
-    auto job = client.Get(id);
-    if (!job || ray::IsTerminal(job->status)) return job;
-    if (!sleeper.Sleep(delay)) return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
-    delay = std::min(delay * 2, std::chrono::milliseconds(2000));
-  }
 }
 
 }  // namespace
@@ -45,9 +36,8 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
 
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
                                         const ray::LogTextHandler& on_text, uint64_t start_offset,
-                                        const http::WebSocketOptions& websocket, const std::string& reattach_flags) {
-  http::CurlWebSocketConnector connector(websocket);
-  core::RealSleeper sleeper(context.cancel);
+                                        http::WebSocketConnector& connector, const std::string& reattach_flags) {
+  core::Sleeper& sleeper = context.stack().sleeper();
   ray::FollowOptions options;
   options.start_offset = start_offset;
   options.cancel = context.cancel;
@@ -64,7 +54,7 @@ core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& clien
       auto stopped = client.Stop(id);
       if (!stopped) return core::Fail(stopped.error());
       core::RealSleeper uninterrupted;  // the first Ctrl-C is spent; a second one exits at once
-      return WaitUntilTerminal(client, id, uninterrupted);
+      return ray::WaitUntilTerminal(client, id, {context.stack().clock(), uninterrupted, nullptr});
     }
   }
   context.err << "Detached; job '" << id << "' keeps running. Re-attach with:\n  " << ReattachCommand(client, id, reattach_flags)

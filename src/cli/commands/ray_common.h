@@ -25,8 +25,7 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
 // `reattach_flags` say how to reach this Ray again on the command line, for the re-attach hint
 // (empty: --address and the client's address).
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,
-                                        const ray::LogTextHandler& on_text, uint64_t start_offset = 0,
-                                        const http::WebSocketOptions& websocket = {},
-                                        const std::string& reattach_flags = "");
+                                        const ray::LogTextHandler& on_text, uint64_t start_offset,
+                                        http::WebSocketConnector& websocket, const std::string& reattach_flags = "");
 
 }  // namespace tputrain::cli

@@ -1,4 +1,5 @@
 #include "commands/commands.h"
+#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
 
@@ -10,13 +11,8 @@ struct RunsOptions {
   std::string run_id;
 };
 
-std::string StateDir(const RunsOptions& options, const Context& context) {
-  return options.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.state_dir;
-}
-
 core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
-  core::SystemClock clock;
-  state::LedgerStore store(StateDir(options, context), clock);
+  state::LedgerStore& store = context.stack().Ledger(options.state_dir);
   auto runs = store.ListRuns();
   if (!runs) return core::Fail(runs.error());
   auto current = store.CurrentRun();
@@ -42,8 +38,7 @@ core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
 }
 
 core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
-  core::SystemClock clock;
-  state::LedgerStore store(StateDir(options, context), clock);
+  state::LedgerStore& store = context.stack().Ledger(options.state_dir);
   auto run_id = store.ResolveRun(options.run_id, context.env, false);
   if (!run_id) return core::Fail(run_id.error());
   if (run_id->empty()) return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));

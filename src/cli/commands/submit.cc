@@ -6,8 +6,9 @@
 #include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/core/duration.h"
 #include "tputrain/core/redact.h"
-#include "tputrain/http/curl_transport.h"
+#include "stack.h"
 #include "tputrain/render/render.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/submit.h"
@@ -43,25 +44,9 @@ void PrintTail(Context& context, const workflow::SubmitOutcome& outcome) {
   for (const auto& line : outcome.log_tail) context.err << "  " << line << "\n";
 }
 
-core::Result<std::chrono::milliseconds> ParseDuration(const std::string& flag, const std::string& text) {
-  size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  long long scale = unit.empty() || unit == "s" ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : -1;
-  if (used == 0 || value <= 0 || scale < 0) {
-    return core::Fail(core::Error::Usage(flag + ": expected a duration such as 600s, 20m or 1h, got '" + text + "'"));
-  }
-  return std::chrono::milliseconds(value * scale);
-}
-
 // The RayCluster template's inputs that come from the configuration and the install.
 core::Status CompleteRayClusterRequest(SubmitOptions& options, Context& context) {
-  auto timeout = ParseDuration("--ready-timeout", options.ready_timeout);
+  auto timeout = core::ParseDuration("--ready-timeout", options.ready_timeout);
   if (!timeout) return core::Fail(timeout.error());
   options.raycluster.ready_timeout = *timeout;
   options.raycluster.ns = options.access.ns;
@@ -81,14 +66,11 @@ core::Status CompleteRayClusterRequest(SubmitOptions& options, Context& context)
   return {};
 }
 
-core::Result<state::LedgerStore> OpenLedger(const SubmitOptions& options, Context& context, core::Clock& clock,
-                                            std::string& run_id) {
-  std::string dir = options.ledger.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.ledger.state_dir;
-  state::LedgerStore store(dir, clock);
+core::Result<workflow::LedgerRecorder> OpenLedger(const SubmitOptions& options, Context& context) {
+  state::LedgerStore& store = context.stack().Ledger(options.ledger.state_dir);
   auto run = store.ResolveRun(options.ledger.run_id, context.env, /*create=*/true);
   if (!run) return core::Fail(run.error());
-  run_id = *run;
-  return store;
+  return workflow::LedgerRecorder{&store, *run};
 }
 
 void PrintPlan(Context& context, const nlohmann::json& plan) {
@@ -121,7 +103,8 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
                                          " are exclusive: pass --address for a Ray you reach directly, or the "
                                          "cluster flags for a RayCluster tputrain applies"));
   }
-  core::SystemClock clock;
+  Stack& stack = context.stack();
+  core::Clock& clock = stack.clock();
   auto job = workflow::BuildMaxTextJob(options.spec, clock);
   if (!job) return core::Fail(job.error());
   if (context.global.dry_run && cluster_flag == nullptr) {
@@ -130,7 +113,6 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
     return core::kExitOk;
   }
 
-  core::RealSleeper sleeper(context.cancel);
   maxtext::ProgressPrinter printer(context.reporter(), clock, context.stderr_is_tty);
   workflow::SubmitCallbacks callbacks;
   callbacks.on_submitted = [&](const std::string& id, bool reattached) {
@@ -141,7 +123,7 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
   };
   callbacks.on_progress = [&](const maxtext::ProgressState& state) { printer.Update(state); };
   if (options.logs) callbacks.on_log = [&](std::string_view text) { context.err << text << std::flush; };
-  http::WebSocketOptions websocket;
+  std::unique_ptr<http::WebSocketConnector> websocket;
   std::string reattach;  // through the RayCluster, not the proxy URL that needs the cluster's credential
   if (cluster_flag != nullptr) {
     RayClusterFlags raycluster{options.raycluster.name.empty() ? workflow::DefaultRayClusterName(*job)
@@ -151,25 +133,26 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
   }
   auto follow = [&context, &websocket, &reattach](ray::JobsClient& c, const std::string& id,
                                                   const std::function<void(std::string_view)>& on_text) {
-    return FollowJob(context, c, id, on_text, 0, websocket, reattach);
+    return FollowJob(context, c, id, on_text, 0, *websocket, reattach);
   };
 
   Submitted submitted;
   if (cluster_flag == nullptr) {
     auto client_options = ResolveRayClient(options.connection, context);
     if (!client_options) return core::Fail(client_options.error());
-    std::string run_id;
-    auto ledger = OpenLedger(options, context, clock, run_id);
+    auto ledger = OpenLedger(options, context);
     if (!ledger) return core::Fail(ledger.error());
-    http::CurlTransport transport;
-    ray::JobsClient client(transport, sleeper, std::move(*client_options));
-    auto outcome = workflow::SubmitRecorded(client, *job, {{"address", client.options().address}},
-                                            {&*ledger, run_id}, !options.no_wait, follow, callbacks);
+    auto session = stack.Ray(std::move(*client_options));
+    if (!session) return core::Fail(session.error());
+    auto& client = *(*session)->client;
+    websocket = std::move((*session)->websocket);
+    auto outcome = workflow::SubmitRecorded(client, *job, {{"address", client.options().address}}, *ledger,
+                                            !options.no_wait, follow, callbacks);
     if (!outcome) return core::Fail(outcome.error());
     submitted.outcome = std::move(*outcome);
   } else {
     if (auto completed = CompleteRayClusterRequest(options, context); !completed) return core::Fail(completed.error());
-    auto connection = ConnectCluster(options.access, context, clock);
+    auto connection = ConnectCluster(options.access, context);
     if (!connection) return core::Fail(connection.error());
     auto& kube = **connection;
     if (context.global.dry_run) {
@@ -178,20 +161,17 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
       PrintPlan(context, *plan);
       return core::kExitOk;
     }
-    std::string run_id;
-    auto ledger = OpenLedger(options, context, clock, run_id);
+    auto ledger = OpenLedger(options, context);
     if (!ledger) return core::Fail(ledger.error());
-    websocket.ca_pem = k8s::TlsFor(kube.access, *kube.credentials).ca_pem;
-    workflow::ClusterSubmitEnv env{*kube.client, *kube.discovery, {clock, sleeper, context.cancel}, context.reporter(),
-                                   AccessRecord(options.access, kube, context), {&*ledger, run_id}, {}};
+    const std::string run_id = ledger->run_id;
+    websocket = stack.WebSocketFor(&kube);
+    workflow::ClusterSubmitEnv env{*kube.client, *kube.discovery, {clock, stack.sleeper(), context.cancel},
+                                   context.reporter(), AccessRecord(options.access, kube, context), *ledger, {}};
     env.make_ray_client = [&](const k8s::ProxyEndpoint& endpoint) -> core::Result<std::unique_ptr<ray::JobsClient>> {
-      ray::ConnectionFlags flags = options.connection;
-      flags.address = endpoint.base_url;
-      auto client_options = ray::ResolveClientOptions(flags, context.env, std::nullopt);
+      auto client_options = RayThroughProxy(options.connection, endpoint, context);
       if (!client_options) return core::Fail(client_options.error());
-      for (const auto& header : endpoint.headers) client_options->headers.push_back(header);
-      // The API server's transport: it trusts the cluster's CA and presents its client certificate.
-      return std::make_unique<ray::JobsClient>(*kube.transport, sleeper, std::move(*client_options));
+      // The cluster's transport stack: its CA, its client certificate, its refreshed credential.
+      return std::make_unique<ray::JobsClient>(*kube.transport, stack.sleeper(), std::move(*client_options));
     };
     auto outcome = workflow::SubmitOnCluster(env, *job, options.raycluster, !options.no_wait, follow, callbacks);
     if (!outcome) {

@@ -1,0 +1,204 @@
+#include "stack.h"
+
+#include "tputrain/gcp/auth/adc.h"
+#include "tputrain/gcp/auth/auth_transport.h"
+#include "tputrain/gcp/auth/metadata_server.h"
+#include "tputrain/gcp/error_from_http.h"
+#include "tputrain/http/curl_transport.h"
+#include "tputrain/http/dry_run_transport.h"
+#include "tputrain/http/logging_transport.h"
+#include "tputrain/http/transport_chain.h"
+#include "tputrain/workflow/cluster_access.h"
+
+namespace tputrain::cli {
+namespace {
+
+constexpr http::RetryPolicy kKubernetesRetries{.max_attempts = 3,
+                                               .initial_backoff = std::chrono::milliseconds(250),
+                                               .max_backoff = std::chrono::milliseconds(2000),
+                                               .retry_internal_error = false};
+
+bool Logs(const GlobalOptions& global) { return global.verbose || global.log_http; }
+
+// A connector that owns the layers below it, as TransportChain does for transports.
+class WebSocketChain final : public http::WebSocketConnector {
+ public:
+  template <typename Layer, typename... Args>
+  Layer& Push(Args&&... args) {
+    auto layer = std::make_unique<Layer>(std::forward<Args>(args)...);
+    Layer& added = *layer;
+    layers_.push_back(std::move(layer));
+    return added;
+  }
+  http::WebSocketConnector& top() { return *layers_.back(); }
+  core::Result<std::unique_ptr<http::WebSocketConnection>> Connect(const std::string& url,
+                                                                   const http::Headers& headers) override {
+    return top().Connect(url, headers);
+  }
+
+ private:
+  std::vector<std::unique_ptr<http::WebSocketConnector>> layers_;
+};
+
+// Stands where a workflow needs a transport but must not call Google: any call is a bug.
+class NoGoogleCalls final : public http::Transport {
+ public:
+  core::Result<http::Response> Send(const http::Request& request) override {
+    return core::Fail(core::Error::Internal("no Google API call was expected here: " + request.method + " " +
+                                            request.url));
+  }
+};
+
+}  // namespace
+
+std::string CaBundleFromEnv(const core::Env& env) {
+  if (auto file = env.Get("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE")) return *file;
+  return env.GetOr("REQUESTS_CA_BUNDLE", "");
+}
+
+// Google's chain, and the token endpoints' and metadata server's own (Retry → [Logging] → Curl;
+// only the metadata chain may use plain http, to its one host).
+struct Stack::GoogleChain {
+  std::unique_ptr<http::Transport> token_endpoints;
+  std::unique_ptr<http::Transport> metadata;
+  std::unique_ptr<gcp::auth::TokenSource> tokens;
+  std::unique_ptr<gcp::auth::TokenCredential> credential;
+  std::unique_ptr<http::Transport> api;
+};
+
+Stack::Stack(Context& context)
+    : context_(context), sleeper_(context.cancel), endpoints_(gcp::Endpoints::FromEnv(context.env)) {}
+
+Stack::~Stack() = default;
+
+std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Credential* credential,
+                                              const http::RetryPolicy* retry, bool dry_run) {
+  if (curl.ca_bundle.empty()) curl.ca_bundle = CaBundleFromEnv(context_.env);
+  auto chain = std::make_unique<http::TransportChain>();
+  chain->Push<http::CurlTransport>(std::move(curl));
+  if (Logs(context_.global)) chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http);
+  if (retry != nullptr) chain->Push<http::RetryingTransport>(chain->top(), sleeper_, *retry, gcp::RetryDelayOf);
+  if (credential != nullptr) chain->Push<http::CredentialTransport>(chain->top(), *credential);
+  if (dry_run) chain->Push<http::DryRunTransport>(chain->top(), context_.out);
+  return chain;
+}
+
+std::unique_ptr<http::WebSocketConnector> Stack::WebSocket(const http::CurlOptions& tls, http::Credential* credential) {
+  http::WebSocketOptions options;
+  options.ca_pem = tls.ca_pem;
+  options.ca_bundle = tls.ca_bundle.empty() ? CaBundleFromEnv(context_.env) : tls.ca_bundle;
+  auto chain = std::make_unique<WebSocketChain>();
+  chain->Push<http::CurlWebSocketConnector>(options);
+  if (Logs(context_.global)) {
+    chain->Push<http::LoggingWebSocketConnector>(chain->top(), context_.err, clock_, context_.global.log_http);
+  }
+  if (credential != nullptr) chain->Push<http::CredentialWebSocketConnector>(chain->top(), *credential);
+  return chain;
+}
+
+core::Result<http::Transport*> Stack::Google() {
+  std::lock_guard lock(google_mutex_);
+  if (google_) return google_->api.get();
+  auto google = std::make_unique<GoogleChain>();
+  const http::RetryPolicy default_retries;
+  const http::RetryPolicy metadata_retries{.max_attempts = 3};
+  google->token_endpoints = Chain({}, nullptr, &default_retries, false);
+  http::CurlOptions metadata;
+  metadata.connect_timeout = std::chrono::milliseconds(3000);  // google-auth's GCE_METADATA_TIMEOUT
+  metadata.plain_http_host = gcp::auth::MetadataHost(context_.env);
+  google->metadata = Chain(std::move(metadata), nullptr, &metadata_retries, false);
+  auto tokens = gcp::auth::DefaultCredentials(context_.env, context_.global.access_token_file,
+                                              {google->token_endpoints.get(), google->metadata.get()}, clock_);
+  if (!tokens) return core::Fail(tokens.error());
+  google->tokens = std::move(*tokens);
+  google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);
+  google->api = Chain({}, google->credential.get(), &default_retries, context_.global.dry_run);
+  google_ = std::move(google);
+  return google_->api.get();
+}
+
+core::Result<gcp::auth::TokenSource*> Stack::GoogleTokens() {
+  auto google = Google();
+  if (!google) return core::Fail(google.error());
+  return google_->tokens.get();
+}
+
+http::Transport& Stack::Downloads() {
+  const http::RetryPolicy retries;
+  if (!downloads_) downloads_ = Chain({}, nullptr, &retries, false);
+  return *downloads_;
+}
+
+core::Result<std::unique_ptr<k8s::Connection>> Stack::Kube(const KubeTarget& target) {
+  // Google tokens are resolved only when a request needs one: a kubeconfig context with a
+  // static token or a certificate never reads Application Default Credentials.
+  k8s::Credentials::Deps deps{&context_.env, &clock_,
+                              [this]() -> core::Result<std::string> {
+                                auto tokens = GoogleTokens();
+                                if (!tokens) return core::Fail(tokens.error());
+                                return (*tokens)->Token();
+                              },
+                              [this] {
+                                if (auto tokens = GoogleTokens()) (*tokens)->Invalidate();
+                              }};
+  k8s::ClusterAccess access;
+  if (target.gke) {
+    auto google = Google();
+    if (!google) return core::Fail(google.error());
+    auto gke = workflow::GkeClusterAccess(**google, endpoints_.container, *target.gke);
+    if (!gke) return core::Fail(gke.error());
+    access = std::move(*gke);
+    if (!target.ns.empty()) access.default_namespace = target.ns;
+  } else {
+    auto loaded = k8s::LoadClusterAccess({target.kubeconfig, target.context, target.insecure}, context_.env);
+    if (!loaded) return core::Fail(loaded.error());
+    access = std::move(*loaded);
+  }
+  auto make_transport = [this](const http::CurlOptions& tls, http::Credential& credential) {
+    return Chain(tls, &credential, &kKubernetesRetries, context_.global.dry_run);
+  };
+  return k8s::Connect(access, std::move(deps), make_transport);
+}
+
+core::Result<std::unique_ptr<RaySession>> Stack::Ray(ray::ClientOptions options) {
+  auto session = std::make_unique<RaySession>();
+  session->direct = Chain({}, nullptr, nullptr, context_.global.dry_run);
+  session->client = std::make_unique<ray::JobsClient>(*session->direct, sleeper_, std::move(options));
+  session->websocket = WebSocketFor(nullptr);
+  return session;
+}
+
+core::Result<std::unique_ptr<RaySession>> Stack::Ray(ray::ClientOptions options,
+                                                     std::unique_ptr<k8s::Connection> kube) {
+  auto session = std::make_unique<RaySession>();
+  session->client = std::make_unique<ray::JobsClient>(*kube->transport, sleeper_, std::move(options));
+  session->websocket = WebSocketFor(kube.get());
+  session->kube = std::move(kube);
+  return session;
+}
+
+workflow::ProvisionEnv Stack::Provision(http::Transport* google) {
+  if (google == nullptr && !no_google_) no_google_ = std::make_unique<NoGoogleCalls>();
+  const auto& e = endpoints_;
+  workflow::ProvisionEnv env{google != nullptr ? *google : *no_google_,
+                             {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager},
+                             clock_,
+                             sleeper_,
+                             context_.reporter()};
+  env.cancel = context_.cancel;
+  return env;
+}
+
+std::unique_ptr<http::WebSocketConnector> Stack::WebSocketFor(const k8s::Connection* kube) {
+  if (kube == nullptr) return WebSocket({}, nullptr);
+  return WebSocket(kube->tls, kube->credentials.get());
+}
+
+state::LedgerStore& Stack::Ledger(const std::string& state_dir) {
+  std::string dir = state_dir.empty() ? state::LedgerStore::DefaultDir(context_.env) : state_dir;
+  auto& store = ledgers_[dir];
+  if (!store) store = std::make_unique<state::LedgerStore>(dir, clock_);
+  return *store;
+}
+
+}  // namespace tputrain::cli
