@@ -32,3 +32,26 @@ TEST_CASE("--help lists global flags and examples") {
   CHECK_THAT(result.out, Catch::Contains("--format"));
   CHECK_THAT(result.out, Catch::Contains("Examples:"));
 }
+
+// The node pool flags are checked against the TPU catalog before any call (the dry run sends
+// nothing and needs no credentials): one line naming the flag, exit 2.
+TEST_CASE("node pool flags that contradict the TPU slice are one usage line naming the flag") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--tpu-type", "v6e-16", "--tpu-topology", "2x2"}, "ERROR: --tpu-topology: v6e-16 is 4x4, not 2x2\n"},
+      {{"--tpu-type", "v6e-16", "--machine-type", "ct5lp-hightpu-4t"},
+       "ERROR: --machine-type: v6e-16 runs on ct6e-standard-4t, not ct5lp-hightpu-4t\n"},
+      {{"--tpu-type", "v6e-16", "--num-nodes", "3"}, "ERROR: --num-nodes: v6e-16 (4x4) has 4 host(s), not 3\n"},
+      {{"--tpu-topology", "4x4"}, "ERROR: --machine-type: required with --tpu-topology (or give --tpu-type)\n"},
+      {{"--machine-type", "n2-standard-4", "--num-nodes", "-3"}, "ERROR: --num-nodes: expected a positive node count\n"},
+  };
+  for (const auto& [flags, expected] : cases) {
+    std::vector<std::string> argv = {TputrainBinary(), "nodepool", "create", "p", "--cluster", "c", "--project", "p",
+                                     "--location", "us-east5-b", "--dry-run"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto result = RunProcess({.argv = argv});
+    INFO(flags.front() << " " << flags.at(1));
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err == expected);
+  }
+}
