@@ -73,7 +73,9 @@ Stack::~Stack() = default;
 
 std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Credential* credential,
                                               const http::RetryPolicy* retry, bool dry_run) {
-  if (curl.ca_bundle.empty()) curl.ca_bundle = CaBundleFromEnv(context_.env);
+  // gcloud's extra CA file widens the trust of Google and plain https calls; a cluster that names
+  // its own CA (kubeconfig, clusters.get) trusts only that CA, as kubectl does.
+  if (curl.ca_bundle.empty() && curl.ca_pem.empty()) curl.ca_bundle = CaBundleFromEnv(context_.env);
   auto chain = std::make_unique<http::TransportChain>();
   chain->Push<http::CurlTransport>(std::move(curl));
   if (Logs(context_.global)) chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http);
@@ -86,7 +88,7 @@ std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Cred
 std::unique_ptr<http::WebSocketConnector> Stack::WebSocket(const http::CurlOptions& tls, http::Credential* credential) {
   http::WebSocketOptions options;
   options.ca_pem = tls.ca_pem;
-  options.ca_bundle = tls.ca_bundle.empty() ? CaBundleFromEnv(context_.env) : tls.ca_bundle;
+  options.ca_bundle = tls.ca_bundle.empty() && tls.ca_pem.empty() ? CaBundleFromEnv(context_.env) : tls.ca_bundle;
   auto chain = std::make_unique<WebSocketChain>();
   chain->Push<http::CurlWebSocketConnector>(options);
   if (Logs(context_.global)) {
