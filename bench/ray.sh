@@ -24,7 +24,19 @@ while True:
     if not 10002 <= p <= 19999: print(p); break'; }
 
 tmp=$(mktemp -d /tmp/trbench-XXXXXX)
-cleanup() { ray stop --force >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+# The head's processes, by PID: those whose command line names its own temp dir (never
+# `ray stop`, which would stop every Ray process of the user).
+# "/[t]mp/..." matches the path but not grep's own command line.
+head_pids() { grep -las -- "/[t]${tmp#/t}" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 || true; }
+cleanup() {
+  local pids tries=0
+  pids=$(head_pids)
+  [ -n "$pids" ] && kill $pids 2>/dev/null
+  while [ -n "$(head_pids)" ] && [ $tries -lt 100 ]; do sleep 0.2; tries=$((tries + 1)); done
+  pids=$(head_pids)
+  [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 dash=$(free_port)
 ray start --head --node-ip-address 127.0.0.1 --port "$(free_port)" --dashboard-host 127.0.0.1 \

@@ -10,7 +10,7 @@ namespace tputrain::testing {
 // so that the API server's service proxy, which refuses loopback backends, can reach it. The
 // head, the namespace and the veth are removed on destruction, whatever happened: the processes
 // `ip netns pids` lists are ended (TERM, a bounded wait, KILL), and no others. Tests using it
-// hold the CTest RESOURCE_LOCK "ray_head" for tests/ray/ray_head.cc's `ray stop --force`.
+// hold the CTest RESOURCE_LOCK "ray_head": a head and its jobs take both cores of a CI machine.
 class NetnsRayHead {
  public:
   // `venv`: where Ray is installed (empty: the Ray peer, $TPUTRAIN_TEST_CACHE/ray); its Python

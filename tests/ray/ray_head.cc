@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
 #include <memory>
 #include <stdexcept>
 
@@ -20,6 +23,36 @@ int FreePortOutsideRayRange() {
     if (port < 10002 || port > 19999) return port;
   }
   throw std::runtime_error("no free loopback port outside 10002-19999");
+}
+
+// The processes of the head whose session lives under `temp_dir`: every Ray daemon and worker is
+// started with a path under it (--temp-dir, --session-dir, --log-dir), and the directory is this
+// head's own (mkdtemp). /proc/PID/cmdline is NUL-separated; the match is on the whole path.
+std::vector<pid_t> PidsUnder(const std::string& temp_dir) {
+  std::vector<pid_t> pids;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (size_t at = cmdline.find(temp_dir); at != std::string::npos; at = cmdline.find(temp_dir, at + 1)) {
+      const size_t end = at + temp_dir.size();
+      if (end == cmdline.size() || cmdline[end] == '/' || cmdline[end] == '\0') {
+        pids.push_back(static_cast<pid_t>(std::stoi(name)));
+        break;
+      }
+    }
+  }
+  return pids;
+}
+
+// SIGTERM, which Ray's daemons shut down on, then SIGKILL for whatever outlives a bounded wait.
+void EndProcessesUnder(const std::string& temp_dir) {
+  for (pid_t pid : PidsUnder(temp_dir)) kill(pid, SIGTERM);
+  if (WaitFor([&] { return PidsUnder(temp_dir).empty(); }, std::chrono::seconds(20))) return;
+  for (pid_t pid : PidsUnder(temp_dir)) kill(pid, SIGKILL);
+  WaitFor([&] { return PidsUnder(temp_dir).empty(); }, std::chrono::seconds(10));
 }
 
 }  // namespace
@@ -71,7 +104,9 @@ RayHead::~RayHead() { Teardown(); }
 
 void RayHead::Teardown() {
   if (temp_dir_.empty()) return;
-  RunProcess(ProcessOptions{{bin_dir_ + "/ray", "stop", "--force"}, CliEnv(), "", ""}, std::chrono::seconds(60));
+  // By PID, never `ray stop`, which would stop every Ray process of the user (other tests' heads,
+  // a user's own cluster).
+  EndProcessesUnder(temp_dir_);
   if (process_group_ > 0) kill(-process_group_, SIGKILL);
   std::error_code ignored;
   std::filesystem::remove_all(temp_dir_, ignored);

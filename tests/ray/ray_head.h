@@ -8,9 +8,10 @@ namespace tputrain::testing {
 
 // A real Ray head on loopback, started with `ray start --head` from a venv that a peer script
 // built (scripts/peers/ray.sh). Every port is chosen free and outside Ray's worker range
-// 10002-19999 (a --port inside it makes Ray refuse), and the head is torn down with
-// `ray stop --force` plus a kill of its process group. Tests that use a head share the CTest
-// RESOURCE_LOCK "ray_head", because `ray stop` stops every Ray process of the user.
+// 10002-19999 (a --port inside it makes Ray refuse), and the head is torn down by PID: the
+// processes whose command line names its own temp dir, then its process group (never
+// `ray stop`, which stops every Ray process of the user). Tests that use a head share the CTest
+// RESOURCE_LOCK "ray_head": a head and its jobs take both cores of a CI machine.
 class RayHead {
  public:
   struct Options {
