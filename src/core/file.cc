@@ -1,9 +1,9 @@
 #include "tputrain/core/file.h"
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sys/stat.h>
 
 namespace tputrain::core {
 namespace {
@@ -34,6 +34,10 @@ Result<std::string> ReadFile(const std::string& path, std::string_view what, siz
   if (!in) {
     return Fail(FileError(what, "cannot read " + path + " (" + std::strerror(errno) + ")", kFileUnreadable));
   }
+  return ReadStream(in, path, what, max_bytes);
+}
+
+Result<std::string> ReadStream(std::istream& in, const std::string& path, std::string_view what, size_t max_bytes) {
   // Read in slices rather than trusting st_size: pipes and /proc files report 0.
   std::string content;
   char buffer[64 * 1024];

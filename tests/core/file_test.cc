@@ -1,9 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "tputrain/core/file.h"
 
@@ -81,4 +82,16 @@ TEST_CASE("ReadFile on a file it may not read says why", "[unit]") {
   REQUIRE_FALSE(text);
   CHECK(text.error().message == "--key-file: cannot read " + secret + " (Permission denied)");
   CHECK(text.error().reason == tputrain::core::kFileUnreadable);
+}
+
+TEST_CASE("ReadStream bounds standard input the same way", "[unit]") {
+  std::istringstream small("apiVersion: v1\n");
+  auto read = tputrain::core::ReadStream(small, "<stdin>", "-f", 1024);
+  REQUIRE(read);
+  CHECK(*read == "apiVersion: v1\n");
+  std::istringstream large(std::string(2048, 'x'));
+  auto refused = tputrain::core::ReadStream(large, "<stdin>", "-f", 1024);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message == "-f: <stdin> is larger than 1 KiB");
+  CHECK(refused.error().kind == tputrain::core::ErrorKind::kInvalidArgument);
 }

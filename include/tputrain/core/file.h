@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <istream>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,9 @@ inline constexpr std::string_view kFileTooLarge = "FILE_TOO_LARGE";
 // An empty `what` leaves the prefix out. `max_bytes` keeps a wrong path (a disk image, /dev/zero)
 // from filling memory; pick it from what the file can reasonably hold.
 Result<std::string> ReadFile(const std::string& path, std::string_view what, size_t max_bytes);
+
+// The same for an open stream (standard input), named `name` in errors ("<stdin>").
+Result<std::string> ReadStream(std::istream& in, const std::string& name, std::string_view what, size_t max_bytes);
 
 bool IsFileNotFound(const Error& error);
 
