@@ -1,5 +1,7 @@
 #include "stack.h"
 
+#include <filesystem>
+
 #include "tputrain/gcp/auth/adc.h"
 #include "tputrain/gcp/auth/auth_transport.h"
 #include "tputrain/gcp/auth/metadata_server.h"
@@ -8,6 +10,7 @@
 #include "tputrain/http/dry_run_transport.h"
 #include "tputrain/http/logging_transport.h"
 #include "tputrain/http/transport_chain.h"
+#include "tputrain/render/render.h"
 #include "tputrain/workflow/cluster_access.h"
 
 namespace tputrain::cli {
@@ -20,32 +23,12 @@ constexpr http::RetryPolicy kKubernetesRetries{.max_attempts = 3,
 
 bool Logs(const GlobalOptions& global) { return global.verbose || global.log_http; }
 
-// A connector that owns the layers below it, as TransportChain does for transports.
-class WebSocketChain final : public http::WebSocketConnector {
- public:
-  template <typename Layer, typename... Args>
-  Layer& Push(Args&&... args) {
-    auto layer = std::make_unique<Layer>(std::forward<Args>(args)...);
-    Layer& added = *layer;
-    layers_.push_back(std::move(layer));
-    return added;
-  }
-  http::WebSocketConnector& top() { return *layers_.back(); }
-  core::Result<std::unique_ptr<http::WebSocketConnection>> Connect(const std::string& url,
-                                                                   const http::Headers& headers) override {
-    return top().Connect(url, headers);
-  }
-
- private:
-  std::vector<std::unique_ptr<http::WebSocketConnector>> layers_;
-};
-
 // Stands where a workflow needs a transport but must not call Google: any call is a bug.
 class NoGoogleCalls final : public http::Transport {
  public:
   core::Result<http::Response> Send(const http::Request& request) override {
-    return core::Fail(core::Error::Internal("no Google API call was expected here: " + request.method + " " +
-                                            request.url));
+    return core::Fail(
+        core::Error::Internal("no Google API call was expected here: " + request.method + " " + request.url));
   }
 };
 
@@ -78,7 +61,8 @@ std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Cred
   if (curl.ca_bundle.empty() && curl.ca_pem.empty()) curl.ca_bundle = CaBundleFromEnv(context_.env);
   auto chain = std::make_unique<http::TransportChain>();
   chain->Push<http::CurlTransport>(std::move(curl));
-  if (Logs(context_.global)) chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http);
+  if (Logs(context_.global))
+    chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http);
   if (retry != nullptr) chain->Push<http::RetryingTransport>(chain->top(), sleeper_, *retry, gcp::RetryDelayOf);
   if (credential != nullptr) chain->Push<http::CredentialTransport>(chain->top(), *credential);
   if (dry_run) chain->Push<http::DryRunTransport>(chain->top(), context_.out);
@@ -89,7 +73,7 @@ std::unique_ptr<http::WebSocketConnector> Stack::WebSocket(const http::CurlOptio
   http::WebSocketOptions options;
   options.ca_pem = tls.ca_pem;
   options.ca_bundle = tls.ca_bundle.empty() && tls.ca_pem.empty() ? CaBundleFromEnv(context_.env) : tls.ca_bundle;
-  auto chain = std::make_unique<WebSocketChain>();
+  auto chain = std::make_unique<http::WebSocketChain>();
   chain->Push<http::CurlWebSocketConnector>(options);
   if (Logs(context_.global)) {
     chain->Push<http::LoggingWebSocketConnector>(chain->top(), context_.err, clock_, context_.global.log_http);
@@ -201,6 +185,12 @@ state::LedgerStore& Stack::Ledger(const std::string& state_dir) {
   auto& store = ledgers_[dir];
   if (!store) store = std::make_unique<state::LedgerStore>(dir, clock_);
   return *store;
+}
+
+std::vector<std::string> Stack::BuiltinTemplateDirs() const {
+  std::error_code error;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  return render::BuiltinTemplateDirs(context_.env, error ? "" : executable.string());
 }
 
 }  // namespace tputrain::cli

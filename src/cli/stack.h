@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tputrain/cli/context.h"
 #include "tputrain/core/clock.h"
@@ -102,6 +103,9 @@ class Stack {
 
   // The run ledger under `state_dir` (empty: $XDG_STATE_HOME/tputrain), one store per directory.
   state::LedgerStore& Ledger(const std::string& state_dir = "");
+
+  // Where this install's built-in templates are ($TPUTRAIN_TEMPLATE_DIR, else beside the binary).
+  std::vector<std::string> BuiltinTemplateDirs() const;
 
  private:
   struct GoogleChain;

@@ -26,9 +26,10 @@ struct Explicit {
 // missing names reported).
 class Resolver {
  public:
-  Resolver(const TemplateSpec& spec, std::map<std::string, Explicit> given, std::map<std::string, ComputedValue> computed,
-           std::map<std::string, std::string> configuration)
-      : spec_(spec), given_(std::move(given)), computed_(std::move(computed)), configuration_(std::move(configuration)) {}
+  Resolver(const TemplateSpec& spec, std::map<std::string, Explicit> given,
+           std::map<std::string, ComputedValue> computed, std::map<std::string, std::string> configuration)
+      : spec_(spec), given_(std::move(given)), computed_(std::move(computed)),
+        configuration_(std::move(configuration)) {}
 
   std::optional<std::string> Get(const std::string& name) {
     if (auto it = given_.find(name); it != given_.end()) return it->second.value;
@@ -41,8 +42,8 @@ class Resolver {
       if (cycle_.empty()) cycle_ = name;
       return std::nullopt;
     }
-    auto expanded = Substitute(variable->default_value, [this](const std::string& n) { return Get(n); },
-                               "template.yaml default of " + name);
+    auto expanded = Substitute(
+        variable->default_value, [this](const std::string& n) { return Get(n); }, "template.yaml default of " + name);
     expanding_.erase(name);
     std::optional<std::string> value;
     if (!expanded) {
@@ -160,8 +161,8 @@ core::Result<std::map<std::string, ComputedValue>> ComputeSlice(const TemplateSp
     const char* first = text.data() + (text.rfind('+', 0) == 0 ? 1 : 0);
     const auto parsed = std::from_chars(first, text.data() + text.size(), slices);
     if (parsed.ec != std::errc() || slices < 1 || slices > 1024) {
-      return core::Fail(core::Error::Usage(it->second.origin + ": NUM_SLICES must be between 1 and 1024, got " +
-                                           it->second.value));
+      return core::Fail(
+          core::Error::Usage(it->second.origin + ": NUM_SLICES must be between 1 and 1024, got " + it->second.value));
     }
   }
   auto values = slice_values(tpu_type, slices);
@@ -208,13 +209,6 @@ const std::vector<std::pair<std::string, std::string>>& ConfigurationNames() {
       {"BUCKET", "Cloud Storage bucket name, without gs:// (TPUTRAIN_BUCKET, tputrain.yaml)"},
   };
   return names;
-}
-
-std::string RegionOf(const std::string& location) {
-  const auto dash = location.rfind('-');
-  if (dash == std::string::npos || dash + 2 != location.size()) return location;
-  if (std::count(location.begin(), location.end(), '-') < 2) return location;
-  return location.substr(0, dash);
 }
 
 std::vector<std::string> BuiltinTemplateDirs(const core::Env& env, const std::string& executable_path) {
@@ -295,7 +289,8 @@ core::Result<std::string> ForStdout(const Rendered& rendered) {
 core::Result<std::vector<std::string>> WriteRendered(const Rendered& rendered, const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
-  if (error) return core::Fail(core::Error::Usage("-o " + directory + ": cannot create the directory: " + error.message()));
+  if (error)
+    return core::Fail(core::Error::Usage("-o " + directory + ": cannot create the directory: " + error.message()));
   std::vector<std::string> written;
   for (const auto& file : rendered.files) {
     const fs::path path = fs::path(directory) / file.name;
@@ -335,8 +330,8 @@ std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec, const Slice
     }
     rows.push_back({kTpuType, "string", "input", spec.default_tpu_type,
                     "TPU slice type (v6e-16, v5litepod-32, v6e-4x4); fixes every computed value", uses[kTpuType]});
-    rows.push_back({kNumSlices, "int", "input", std::to_string(spec.default_slices), "number of slices",
-                    uses[kNumSlices]});
+    rows.push_back(
+        {kNumSlices, "int", "input", std::to_string(spec.default_slices), "number of slices", uses[kNumSlices]});
   }
   std::set<std::string> listed = {kTpuType, kNumSlices};
   for (const auto& variable : spec.variables) {
@@ -348,7 +343,8 @@ std::vector<VariableInfo> DescribeTemplate(const TemplateSpec& spec, const Slice
     if (!listed.insert(name).second) continue;
     VariableInfo info{name, "string", "required", "", "", uses[name]};
     if (auto it = example.find(name); it != example.end()) {
-      info = {name, std::string(TypeName(it->second.type)), "computed", it->second.value, it->second.meaning, uses[name]};
+      info = {name,      std::string(TypeName(it->second.type)), "computed", it->second.value, it->second.meaning,
+              uses[name]};
     }
     for (const auto& [config, meaning] : ConfigurationNames()) {
       if (config == name) info = {name, "string", "configuration", "", meaning, uses[name]};

@@ -120,7 +120,12 @@ std::string_view EntryStateName(EntryState state) {
   return "creating";
 }
 
-LedgerEntry* Ledger::Find(const std::string& kind, const std::string& name) {
+std::string LedgerEntry::KindName() const {
+  return kind == ResourceKind::kUnknown ? unknown_kind : std::string(state::KindName(kind));
+}
+
+LedgerEntry* Ledger::Find(ResourceKind kind, const std::string& name) {
+  if (kind == ResourceKind::kUnknown) return nullptr;  // unknown kinds are carried, never looked up
   for (auto& entry : entries) {
     if (entry.kind == kind && entry.name == name) return &entry;
   }
@@ -274,7 +279,7 @@ core::Status LedgerStore::RecordCreating(const std::string& run_id, const Ledger
   });
 }
 
-core::Status LedgerStore::RecordState(const std::string& run_id, const std::string& kind, const std::string& name,
+core::Status LedgerStore::RecordState(const std::string& run_id, ResourceKind kind, const std::string& name,
                                       EntryState state, const std::string& operation) {
   return Update(run_id, [&](Ledger& ledger) {
     auto* entry = ledger.Find(kind, name);

@@ -54,7 +54,8 @@ core::Result<LedgerEntry> EntryFromJson(const json& item, const std::string& whe
   LedgerEntry entry;
   auto kind = StringField(item, "kind", where, true);
   if (!kind) return core::Fail(kind.error());
-  entry.kind = std::move(*kind);
+  entry.kind = KindFromName(*kind);
+  if (entry.kind == ResourceKind::kUnknown) entry.unknown_kind = std::move(*kind);
   auto name = StringField(item, "name", where, true);
   if (!name) return core::Fail(name.error());
   entry.name = std::move(*name);
@@ -91,7 +92,7 @@ core::Result<LedgerEntry> EntryFromJson(const json& item, const std::string& whe
 json ToJson(const Ledger& ledger) {
   json entries = json::array();
   for (const auto& entry : ledger.entries) {
-    entries.push_back({{"kind", entry.kind},
+    entries.push_back({{"kind", entry.KindName()},
                        {"name", entry.name},
                        {"state", EntryStateName(entry.state)},
                        {"operation", entry.operation},

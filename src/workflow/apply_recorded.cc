@@ -23,7 +23,8 @@ const k8s::Object* DefiningCrd(const std::vector<k8s::Object>& objects, const st
 }  // namespace
 
 core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8s::Discovery& discovery,
-                                                         const std::vector<k8s::Object>& objects, const std::string& ns) {
+                                                         const std::vector<k8s::Object>& objects,
+                                                         const std::string& ns) {
   std::vector<ResolvedObject> resolved;
   for (auto object : objects) {
     bool namespaced = true;
@@ -53,9 +54,9 @@ core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8
   return resolved;
 }
 
-core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env, const std::vector<k8s::Object>& objects,
-                                                          const k8s::ApplyOptions& options,
-                                                          const std::function<void(const k8s::ApplyResult&)>& on_applied) {
+core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
+    RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
+    const std::function<void(const k8s::ApplyResult&)>& on_applied) {
   auto resolved = ResolveObjects(env.client, env.discovery, objects, options.ns);
   if (!resolved) return core::Fail(resolved.error());
   std::vector<k8s::Object> to_apply;
@@ -96,7 +97,7 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env,
     if (env.ledger.store != nullptr && core::IsUsageError(applied.error())) {
       (void)env.ledger.store->Update(env.ledger.run_id, [&](state::Ledger& ledger) {
         for (const auto& [name, existed] : existed_before) {
-          auto* found = ledger.Find("k8s-object", name);
+          auto* found = ledger.Find(state::ResourceKind::kK8sObject, name);
           if (found == nullptr || landed.contains(name) || found->state != state::EntryState::kCreating) continue;
           found->state = existed ? state::EntryState::kCreated : state::EntryState::kDeleted;
         }
@@ -106,6 +107,24 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env,
   }
   if (!recorded) return core::Fail(recorded.error());
   return applied;
+}
+
+core::Result<std::vector<k8s::DeleteResult>> DeleteRecorded(
+    RecordedDeleteEnv& env, std::vector<k8s::Object> objects, const k8s::DeleteOptions& options,
+    const std::function<void(const k8s::DeleteResult&)>& on_deleted) {
+  const bool record = !options.dry_run && env.store != nullptr && !env.run_id.empty();
+  auto forget = [&](const k8s::Object& object) {
+    const std::string key = K8sObjectEntry(env.access, object, true).name;
+    auto status = env.store->Update(env.run_id, [&](state::Ledger& ledger) {
+      if (auto* entry = ledger.Find(state::ResourceKind::kK8sObject, key)) entry->state = state::EntryState::kDeleted;
+    });
+    if (!status && status.error().kind != core::ErrorKind::kNotFound) env.reporter.Warn(status.error().message);
+  };
+  return k8s::Delete(env.client, env.discovery, std::move(objects), options, env.watch,
+                     [&](const k8s::DeleteResult& result) {
+                       if (record) forget(result.object);
+                       if (on_deleted) on_deleted(result);
+                     });
 }
 
 }  // namespace tputrain::workflow

@@ -18,7 +18,7 @@ ClusterRef ClusterOf(const state::LedgerEntry& entry) {
 }
 
 core::Error Malformed(const state::LedgerEntry& entry, const std::string& missing) {
-  return core::Error::Internal("run ledger: " + entry.kind + " " + entry.name + " lacks " + missing +
+  return core::Error::Internal("run ledger: " + entry.KindName() + " " + entry.name + " lacks " + missing +
                                " in its details; delete it by hand and edit the ledger");
 }
 
@@ -29,15 +29,15 @@ core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry&
   bool pending = entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting;
   if (!pending || entry.operation.empty() || env.dry_run != nullptr) return {};
   gcp::operations::PollEnv poll_env{env.clock, env.sleeper, env.cancel};
-  env.reporter.Progress(entry.kind + " " + entry.name, "waiting for " + entry.operation);
+  env.reporter.Progress(entry.KindName() + " " + entry.name, "waiting for " + entry.operation);
   core::Error error;
-  if (entry.kind == "cluster" || entry.kind == "nodepool") {
+  if (entry.kind == ResourceKind::kCluster || entry.kind == ResourceKind::kNodePool) {
     gcp::container::Client client(env.transport, env.endpoints.container);
     auto done = gcp::operations::WaitForContainerOperation(client, ClusterOf(entry).Location(), entry.operation,
                                                            env.poll, poll_env);
     if (done) return {};
     error = done.error();
-  } else if (entry.kind == "tpu-vm") {
+  } else if (entry.kind == ResourceKind::kTpuVm) {
     gcp::tpu::Client client(env.transport, env.endpoints.tpu);
     auto done = gcp::operations::WaitForTpuOperation(client, entry.operation, env.poll, poll_env);
     if (done) return {};
@@ -64,32 +64,32 @@ core::Result<PolicyTarget> TargetOf(const state::LedgerEntry& entry) {
 
 core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEntry& entry) {
   if (auto settled = SettlePendingOperation(env, entry); !settled) return core::Fail(settled.error());
-  if (entry.kind == "cluster") {
+  if (entry.kind == ResourceKind::kCluster) {
     ClusterRef ref = ClusterOf(entry);
     if (ref.cluster.empty() || ref.location.empty()) return core::Fail(Malformed(entry, "project/location/cluster"));
     return DeleteCluster(env, ref);
   }
-  if (entry.kind == "nodepool") {
+  if (entry.kind == ResourceKind::kNodePool) {
     gcp::container::NodePoolRef ref{ClusterOf(entry), Detail(entry, "nodepool")};
     if (ref.pool.empty() || ref.cluster.cluster.empty()) return core::Fail(Malformed(entry, "cluster/nodepool"));
     return DeleteNodePool(env, ref);
   }
-  if (entry.kind == "tpu-vm") {
+  if (entry.kind == ResourceKind::kTpuVm) {
     gcp::tpu::NodeRef ref{Detail(entry, "project"), Detail(entry, "zone"), Detail(entry, "node")};
     if (ref.node.empty() || ref.zone.empty()) return core::Fail(Malformed(entry, "project/zone/node"));
     return DeleteTpuVm(env, ref);
   }
-  if (entry.kind == "bucket") {
+  if (entry.kind == ResourceKind::kBucket) {
     // Only buckets the run created reach here (the plan keeps adopted ones): objects go too.
     return DeleteBucket(env, entry.name, /*force=*/true);
   }
-  if (entry.kind == "iam-member") {
+  if (entry.kind == ResourceKind::kIamMember) {
     auto target = TargetOf(entry);
     if (!target) return core::Fail(target.error());
     return RemovePolicyBinding(env, {*target, Detail(entry, "resource"), Detail(entry, "role"), Detail(entry, "member")});
   }
-  if (entry.kind == "service-account") return DeleteServiceAccount(env, entry.name);
-  return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.kind));
+  if (entry.kind == ResourceKind::kServiceAccount) return DeleteServiceAccount(env, entry.name);
+  return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));
 }
 
 }  // namespace tputrain::workflow

@@ -7,9 +7,7 @@
 namespace tputrain::workflow {
 namespace {
 
-PlannedDelete Planned(const state::LedgerEntry& entry, CleanupAction step) {
-  return {entry, step, CleanupActionPhrase(step, entry.operation)};
-}
+PlannedDelete Planned(const state::LedgerEntry& entry, CleanupAction step) { return {entry, step}; }
 
 CleanupAction ActionFor(const state::LedgerEntry& entry) {
   bool pending = (entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting) &&
@@ -21,10 +19,14 @@ CleanupAction ActionFor(const state::LedgerEntry& entry) {
 
 std::string CleanupActionPhrase(CleanupAction action, std::string_view operation) {
   switch (action) {
-    case CleanupAction::kDelete: return "delete";
-    case CleanupAction::kWaitThenDelete: return "wait for " + std::string(operation) + ", then delete";
-    case CleanupAction::kGoesWithCluster: return "goes with its cluster";
-    case CleanupAction::kKeep: return "kept (adopted; --force deletes it)";
+    case CleanupAction::kDelete:
+      return "delete";
+    case CleanupAction::kWaitThenDelete:
+      return "wait for " + std::string(operation) + ", then delete";
+    case CleanupAction::kGoesWithCluster:
+      return "goes with its cluster";
+    case CleanupAction::kKeep:
+      return "kept (adopted; --force deletes it)";
   }
   return "delete";
 }
@@ -36,7 +38,7 @@ std::string PoolClusterKey(const state::LedgerEntry& pool) {
          details.value("cluster", "");
 }
 
-int CleanupTier(std::string_view kind) {
+int CleanupTier(ResourceKind kind) {
   int last = 0;
   for (const auto& [known, tier] : kCleanupTiers) {
     if (known == kind) return tier;
@@ -51,7 +53,7 @@ CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force) {
   std::vector<const state::LedgerEntry*> live = ledger.Live();
   std::set<std::string> doomed_clusters;
   for (const auto* entry : live) {
-    if (entry->kind == "cluster" && (entry->owned || force)) doomed_clusters.insert(entry->name);
+    if (entry->kind == ResourceKind::kCluster && (entry->owned || force)) doomed_clusters.insert(entry->name);
   }
   // Later entries depend on earlier ones more often than the reverse: delete the newest first.
   std::reverse(live.begin(), live.end());
@@ -63,7 +65,7 @@ CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force) {
       plan.kept.push_back(Planned(*entry, CleanupAction::kKeep));
       continue;
     }
-    if (entry->kind == "nodepool" && doomed_clusters.contains(PoolClusterKey(*entry))) {
+    if (entry->kind == ResourceKind::kNodePool && doomed_clusters.contains(PoolClusterKey(*entry))) {
       plan.deletes.push_back(Planned(*entry, CleanupAction::kGoesWithCluster));
       continue;
     }
@@ -76,10 +78,10 @@ nlohmann::json ToJson(const CleanupPlan& plan) {
   auto items = [](const std::vector<PlannedDelete>& list) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& item : list) {
-      out.push_back({{"kind", item.entry.kind},
+      out.push_back({{"kind", item.entry.KindName()},
                      {"name", item.entry.name},
                      {"state", state::EntryStateName(item.entry.state)},
-                     {"action", item.action}});
+                     {"action", item.Phrase()}});
     }
     return out;
   };

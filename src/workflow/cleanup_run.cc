@@ -23,7 +23,7 @@ struct Tally {
       outcomes.push_back(std::move(*result));
       return;
     }
-    Fail(result.error(), entry.kind + " " + entry.name);
+    Fail(result.error(), entry.KindName() + " " + entry.name);
   }
   void Fail(const core::Error& error, const std::string& what) {
     if (!first_error) first_error = error;
@@ -35,19 +35,24 @@ bool Cancelled(const ProvisionEnv& env) { return env.cancel != nullptr && env.ca
 
 // A ray-job whose RayCluster (same cluster, namespace and name) is deleted in this cleanup.
 bool HeadDoomed(const state::LedgerEntry& job, const CleanupPlan& plan) {
-  const auto& details = job.details;
-  if (!details.is_object() || !details.contains("raycluster")) return false;
-  std::string access = AccessId(details.value("access", nlohmann::json::object()));
+  auto target = RayJobTargetOf(job);
+  if (!target || !target->OnCluster()) return false;
   for (const auto& planned : plan.deletes) {
     const auto& object = planned.entry.details;
-    if (planned.entry.kind == "k8s-object" && object.value("kind", "") == "RayCluster" &&
-        object.value("name", "") == details.value("raycluster", "") &&
-        object.value("namespace", "") == details.value("namespace", "") &&
-        AccessId(object.value("access", nlohmann::json::object())) == access) {
-      return true;
+    if (planned.entry.kind != ResourceKind::kK8sObject || object.value("kind", "") != "RayCluster" ||
+        object.value("name", "") != target->raycluster || object.value("namespace", "") != target->ns) {
+      continue;
     }
+    if (auto access = AccessOf(planned.entry); access && access->Id() == target->access.Id()) return true;
   }
   return false;
+}
+
+// How k8s-object entries are grouped by cluster; an unreadable access record is its own group,
+// whose delete then fails with the record's error.
+std::string AccessKey(const state::LedgerEntry& entry) {
+  auto access = AccessOf(entry);
+  return access ? access->Id() : "unreadable:" + entry.name;
 }
 
 void RunRayJobs(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier, const CleanupReach& reach,
@@ -55,23 +60,22 @@ void RunRayJobs(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier,
   std::vector<std::future<core::Result<Outcome>>> running;
   for (const auto* item : tier) {
     bool doomed = HeadDoomed(item->entry, plan);
-    running.push_back(std::async(std::launch::async, [&env, &reach, item, doomed] {
-      return StopRayJobEntry(env, item->entry, reach, doomed);
-    }));
+    running.push_back(std::async(
+        std::launch::async, [&env, &reach, item, doomed] { return StopRayJobEntry(env, item->entry, reach, doomed); }));
   }
   for (size_t i = 0; i < running.size(); ++i) tally.Add(running[i].get(), tier[i]->entry);
 }
 
 // The GKE cluster of this run that a Kubernetes access record points at, if any: by name, or by
 // the context name get-credentials gives it (gke_PROJECT_LOCATION_CLUSTER).
-std::string HostingCluster(const nlohmann::json& access, const CleanupPlan& plan) {
+std::string HostingCluster(const state::AccessRecord& access, const CleanupPlan& plan) {
   for (const auto& planned : plan.deletes) {
-    if (planned.entry.kind != "cluster") continue;
+    if (planned.entry.kind != ResourceKind::kCluster) continue;
     const auto& details = planned.entry.details;
     gcp::container::ClusterRef ref{details.value("project", ""), details.value("location", ""),
                                    details.value("cluster", "")};
     std::string context = ref.KubeContextName();
-    if (access.value("gke_cluster", "") == planned.entry.name || access.value("context", "") == context) {
+    if (access.gke_cluster == planned.entry.name || (!access.IsGke() && access.context == context)) {
       return planned.entry.name;
     }
   }
@@ -85,15 +89,15 @@ void RunK8sObjects(ProvisionEnv& env, const CleanupPlan& plan, const Planned& ti
                    Tally& tally, GoesWithCluster& with_cluster) {
   std::map<std::string, std::vector<const PlannedDelete*>> by_cluster;
   for (const auto* item : tier) {
-    by_cluster[AccessId(item->entry.details.value("access", nlohmann::json::object()))].push_back(item);
+    by_cluster[AccessKey(item->entry)].push_back(item);
   }
   std::vector<std::pair<std::vector<const PlannedDelete*>*, std::future<core::Result<std::vector<Outcome>>>>> running;
   for (auto& [cluster, items] : by_cluster) {
     std::vector<state::LedgerEntry> entries;
     for (const auto* item : items) entries.push_back(item->entry);
     running.emplace_back(&items, std::async(std::launch::async, [&env, &reach, entries = std::move(entries)] {
-                           return DeleteK8sEntries(env, entries, reach);
-                         }));
+      return DeleteK8sEntries(env, entries, reach);
+    }));
   }
   for (auto& [items, future] : running) {
     auto result = future.get();
@@ -103,10 +107,10 @@ void RunK8sObjects(ProvisionEnv& env, const CleanupPlan& plan, const Planned& ti
     }
     // A cluster this cleanup deletes anyway takes its objects with it: an unreachable API
     // server or a lost kubeconfig must not stop the cleanup.
-    const auto access = items->front()->entry.details.value("access", nlohmann::json::object());
-    std::string hosting = HostingCluster(access, plan);
+    auto access = AccessOf(items->front()->entry);
+    std::string hosting = access ? HostingCluster(*access, plan) : "";
     if (hosting.empty()) {
-      tally.Fail(result.error(), "k8s-object");
+      tally.Fail(result.error(), std::string(state::KindName(ResourceKind::kK8sObject)));
       continue;
     }
     env.reporter.Warn(result.error().message + "; they go with cluster " + hosting);
@@ -127,7 +131,8 @@ void RunCloud(ProvisionEnv& env, const Planned& tier, Tally& tally) {
 void RecordGoneWithCluster(ProvisionEnv& env, const GoesWithCluster& with_cluster, Tally& tally) {
   std::set<std::string> clusters_gone;
   for (const auto& outcome : tally.outcomes) {
-    if (outcome.kind == "cluster" && (outcome.action == "deleted" || outcome.action == "already gone")) {
+    if (outcome.kind == ResourceKind::kCluster &&
+        (outcome.action == OutcomeAction::kDeleted || outcome.action == OutcomeAction::kAlreadyGone)) {
       clusters_gone.insert(outcome.resource);
     }
   }
@@ -138,9 +143,10 @@ void RecordGoneWithCluster(ProvisionEnv& env, const GoesWithCluster& with_cluste
       auto status = env.ledger->RecordState(env.run_id, entry.kind, entry.name, state::EntryState::kDeleted);
       if (!status) env.reporter.Warn("run ledger: " + status.error().message);
     }
-    std::string name = entry.kind == "nodepool" ? entry.details.value("nodepool", entry.name)
-                                                : entry.details.value("kind", "") + " " + entry.details.value("name", "");
-    tally.outcomes.push_back({entry.kind, name, entry.name, "went with its cluster", "", entry.details});
+    std::string name = entry.kind == ResourceKind::kNodePool
+                           ? entry.details.value("nodepool", entry.name)
+                           : entry.details.value("kind", "") + " " + entry.details.value("name", "");
+    tally.outcomes.push_back({entry.kind, name, entry.name, OutcomeAction::kWentWithCluster, "", entry.details});
   }
 }
 
@@ -159,15 +165,15 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
   Tally tally;
   for (const auto& [tier, items] : tiers) {
     if (Cancelled(env)) break;
-    const std::string& kind = items.front()->entry.kind;  // the Ray and Kubernetes tiers hold one kind each
-    if (kind == "ray-job") {
+    const ResourceKind kind = items.front()->entry.kind;  // the Ray and Kubernetes tiers hold one kind each
+    if (kind == ResourceKind::kRayJob) {
       RunRayJobs(env, plan, items, reach, tally);
-    } else if (kind == "k8s-object") {
+    } else if (kind == ResourceKind::kK8sObject) {
       RunK8sObjects(env, plan, items, reach, tally, with_cluster);
     } else {
       RunCloud(env, items, tally);
     }
-    if (tier == CleanupTier("cluster")) RecordGoneWithCluster(env, with_cluster, tally);
+    if (tier == CleanupTier(ResourceKind::kCluster)) RecordGoneWithCluster(env, with_cluster, tally);
   }
   if (Cancelled(env)) {
     // Whatever else failed, the user stopped it: exit 130, and a re-run resumes.
@@ -182,7 +188,8 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
     error.message += "\n(done: ";
     for (size_t i = 0; i < tally.outcomes.size(); ++i) {
       const auto& outcome = tally.outcomes[i];
-      error.message += (i ? ", " : "") + outcome.kind + " " + outcome.name + " " + outcome.action;
+      error.message +=
+          (i ? ", " : "") + std::string(state::KindName(outcome.kind)) + " " + outcome.name + " " + std::string(OutcomeActionPhrase(outcome.action));
     }
     error.message += ")";
   }

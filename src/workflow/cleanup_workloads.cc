@@ -14,10 +14,10 @@ void RecordDeleted(ProvisionEnv& env, const state::LedgerEntry& entry) {
   if (!status) env.reporter.Warn("run ledger: " + status.error().message);
 }
 
-Outcome Done(ProvisionEnv& env, const state::LedgerEntry& entry, const std::string& name, std::string action) {
+Outcome Done(ProvisionEnv& env, const state::LedgerEntry& entry, const std::string& name, OutcomeAction action) {
   RecordDeleted(env, entry);
-  env.reporter.Done(entry.kind + " " + name, action);
-  return Outcome{entry.kind, name, entry.name, std::move(action), "", entry.details};
+  env.reporter.Done(entry.KindName() + " " + name, std::string(OutcomeActionPhrase(action)));
+  return Outcome{entry.kind, name, entry.name, action, "", entry.details};
 }
 
 // Connection refused, no route, name not resolved: the head is not there to ask.
@@ -44,47 +44,51 @@ core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntr
                                       bool head_doomed) {
   const std::string& id = entry.name;
   auto why_not = [&](const core::Error& error) -> core::Result<Outcome> {
-    if (head_doomed) return Done(env, entry, id, "goes with its RayCluster");
+    if (head_doomed) return Done(env, entry, id, OutcomeAction::kGoesWithRayCluster);
     if (Unreachable(error)) {
       // tputrain did not make this Ray cluster; with its head gone, no job of it runs.
       env.reporter.Warn("ray-job " + id + ": the Ray head is unreachable (" + error.message +
                         "); nothing left to stop");
-      return Done(env, entry, id, "Ray head unreachable");
+      return Done(env, entry, id, OutcomeAction::kHeadUnreachable);
     }
     core::Error failed = error;
     failed.message = "stopping Ray job " + id + ": " + failed.message;
     return core::Fail(failed);
   };
-  if (env.dry_run != nullptr) return Outcome{entry.kind, id, entry.name, "would stop", "", entry.details};
+  if (env.dry_run != nullptr) return Outcome{entry.kind, id, entry.name, OutcomeAction::kWouldStop, "", entry.details};
   if (!reach.ray_jobs) return why_not(core::Error::Internal("no way to reach Ray was given"));
-  auto access = reach.ray_jobs(entry.details);
+  auto target = RayJobTargetOf(entry);
+  if (!target) return why_not(target.error());
+  auto access = reach.ray_jobs(*target);
   if (!access) return why_not(access.error());
   env.reporter.Progress("ray-job " + id, "stopping");
   auto stopped = access->client->Stop(id);
   if (!stopped) {
-    if (stopped.error().kind == core::ErrorKind::kNotFound) return Done(env, entry, id, "already gone");
+    if (stopped.error().kind == core::ErrorKind::kNotFound) return Done(env, entry, id, OutcomeAction::kAlreadyGone);
     return why_not(stopped.error());
   }
-  return Done(env, entry, id, *stopped ? "stopped" : "already finished");
+  return Done(env, entry, id, *stopped ? OutcomeAction::kStopped : OutcomeAction::kAlreadyFinished);
 }
 
 core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std::vector<state::LedgerEntry>& entries,
                                                     const CleanupReach& reach) {
   std::vector<Outcome> outcomes;
   if (entries.empty()) return outcomes;
-  const nlohmann::json access = entries.front().details.value("access", nlohmann::json::object());
   if (env.dry_run != nullptr) {
     for (const auto& entry : entries) {
-      outcomes.push_back({entry.kind, ObjectOf(entry).Describe(), entry.name, "would delete", "", entry.details});
+      outcomes.push_back(
+          {entry.kind, ObjectOf(entry).Describe(), entry.name, OutcomeAction::kWouldDelete, "", entry.details});
     }
     return outcomes;
   }
+  auto access = AccessOf(entries.front());
+  if (!access) return core::Fail(access.error());
   auto fail = [&](core::Error error) -> core::Result<std::vector<Outcome>> {
-    error.message = "Kubernetes objects on " + AccessId(access) + ": " + error.message;
+    error.message = "Kubernetes objects on " + access->Id() + ": " + error.message;
     return core::Fail(error);
   };
   if (!reach.connect_cluster) return fail(core::Error::Internal("no way to reach the cluster was given"));
-  auto connection = reach.connect_cluster(access);
+  auto connection = reach.connect_cluster(*access);
   if (!connection) return fail(connection.error());
   std::vector<k8s::Object> objects;
   for (const auto& entry : entries) {
@@ -107,13 +111,14 @@ core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std
   };
   k8s::DeleteOptions options;
   if (env.poll.timeout) options.timeout = *env.poll.timeout;
-  auto deleted = k8s::Delete(*(*connection)->client, *(*connection)->discovery, objects, options,
-                             {env.clock, env.sleeper, env.cancel}, [&](const k8s::DeleteResult& result) {
-                               const state::LedgerEntry* entry = entry_of(result.object);
-                               if (entry == nullptr) return;
-                               outcomes.push_back(Done(env, *entry, result.object.Describe(),
-                                                       result.existed ? "deleted" : "already gone"));
-                             });
+  auto deleted =
+      k8s::Delete(*(*connection)->client, *(*connection)->discovery, objects, options,
+                  {env.clock, env.sleeper, env.cancel}, [&](const k8s::DeleteResult& result) {
+                    const state::LedgerEntry* entry = entry_of(result.object);
+                    if (entry == nullptr) return;
+                    outcomes.push_back(Done(env, *entry, result.object.Describe(),
+                                            result.existed ? OutcomeAction::kDeleted : OutcomeAction::kAlreadyGone));
+                  });
   if (!deleted) return fail(deleted.error());
   return outcomes;
 }

@@ -2,21 +2,38 @@
 
 #include "tputrain/core/base64.h"
 #include "tputrain/gcp/container/client.h"
+#include "tputrain/k8s/kubeconfig_writer.h"
 
 namespace tputrain::workflow {
 
-core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, const std::string& container_endpoint,
-                                                  const gcp::container::ClusterRef& ref) {
+namespace {
+
+core::Result<gcp::container::Cluster> ReachableCluster(http::Transport& transport,
+                                                       const std::string& container_endpoint,
+                                                       const gcp::container::ClusterRef& ref) {
   auto cluster = gcp::container::Client(transport, container_endpoint).GetCluster(ref);
   if (!cluster) return core::Fail(cluster.error());
   if (cluster->endpoint.empty()) {
-    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                                        "cluster " + ref.cluster + " has no endpoint yet (status " + cluster->status +
-                                            "); wait until it is RUNNING"));
+    return core::Fail(core::Error::Make(
+        core::ErrorKind::kFailedPrecondition,
+        "cluster " + ref.cluster + " has no endpoint yet (status " + cluster->status + "); wait until it is RUNNING"));
   }
+  return cluster;
+}
+
+std::string ServerUrl(const gcp::container::Cluster& cluster) {
+  return cluster.endpoint.rfind("http", 0) == 0 ? cluster.endpoint : "https://" + cluster.endpoint;
+}
+
+}  // namespace
+
+core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, const std::string& container_endpoint,
+                                                  const gcp::container::ClusterRef& ref) {
+  auto cluster = ReachableCluster(transport, container_endpoint, ref);
+  if (!cluster) return core::Fail(cluster.error());
   k8s::ClusterAccess access;
   access.context = ref.KubeContextName();
-  access.server = cluster->endpoint.rfind("http", 0) == 0 ? cluster->endpoint : "https://" + cluster->endpoint;
+  access.server = ServerUrl(*cluster);
   if (!cluster->ca_certificate.empty()) {
     auto pem = core::DecodeBase64(cluster->ca_certificate);
     if (!pem) return core::Fail(core::Error::Usage("masterAuth.clusterCaCertificate: " + pem.error().message));
@@ -27,6 +44,23 @@ core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, co
   plugin.provide_cluster_info = true;
   access.exec = plugin;
   return access;
+}
+
+core::Result<KubeconfigWritten> WriteClusterCredentials(http::Transport& transport,
+                                                        const std::string& container_endpoint,
+                                                        const gcp::container::ClusterRef& ref,
+                                                        const std::string& kubeconfig_flag, const core::Env& env,
+                                                        bool token_exec) {
+  auto cluster = ReachableCluster(transport, container_endpoint, ref);
+  if (!cluster) return core::Fail(cluster.error());
+  k8s::KubeconfigEntry entry;
+  entry.name = ref.KubeContextName();
+  entry.server = ServerUrl(*cluster);
+  entry.ca_data = cluster->ca_certificate;
+  if (token_exec) entry.auth = k8s::KubeconfigEntry::Auth::kTputrainTokenExec;
+  std::string path = k8s::KubeconfigWritePath(kubeconfig_flag, env);
+  if (auto written = k8s::WriteKubeconfigEntry(path, entry); !written) return core::Fail(written.error());
+  return KubeconfigWritten{entry.name, path, entry.server};
 }
 
 core::Result<gcp::container::ClusterRef> ClusterRefFromName(const std::string& name) {
@@ -41,8 +75,8 @@ core::Result<gcp::container::ClusterRef> ClusterRefFromName(const std::string& n
   }
   if (parts.size() != 6 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "clusters" ||
       parts[1].empty() || parts[3].empty() || parts[5].empty()) {
-    return core::Fail(core::Error::Usage("expected a cluster name projects/P/locations/L/clusters/C, got '" + name +
-                                         "'"));
+    return core::Fail(
+        core::Error::Usage("expected a cluster name projects/P/locations/L/clusters/C, got '" + name + "'"));
   }
   return gcp::container::ClusterRef{parts[1], parts[3], parts[5]};
 }

@@ -7,7 +7,7 @@ namespace {
 state::LedgerEntry K8sObjectEntry(const std::string& access_id, nlohmann::json access, const k8s::Object& object,
                                   bool owned) {
   state::LedgerEntry entry;
-  entry.kind = "k8s-object";
+  entry.kind = state::ResourceKind::kK8sObject;
   entry.name = access_id + "|" + object.api_version + "|" + object.kind + "|" + object.ns + "|" + object.name;
   entry.owned = owned;
   entry.details = {{"api_version", object.api_version},
@@ -27,26 +27,58 @@ state::LedgerEntry K8sObjectEntry(const state::AccessRecord& access, const k8s::
 core::Result<state::AccessRecord> AccessOf(const state::LedgerEntry& entry) {
   auto it = entry.details.find("access");
   if (it == entry.details.end()) {
-    return core::Fail(core::Error::Internal("run ledger: " + entry.kind + " " + entry.name + ": no access record"));
+    return core::Fail(core::Error::Internal("run ledger: " + entry.KindName() + " " + entry.name + ": no access record"));
   }
-  return state::AccessRecordFromJson(*it, entry.kind + " " + entry.name + ": access");
+  return state::AccessRecordFromJson(*it, entry.KindName() + " " + entry.name + ": access");
 }
 
-std::string AccessId(const nlohmann::json& access) {
-  auto record = state::AccessRecordFromJson(access);
-  return record ? record->Id() : "kubeconfig:";
+RayJobTarget RayJobTarget::Direct(std::string address) {
+  RayJobTarget target;
+  target.address = std::move(address);
+  return target;
 }
 
-state::LedgerEntry K8sObjectEntry(const nlohmann::json& access, const k8s::Object& object, bool owned) {
-  return K8sObjectEntry(AccessId(access), access, object, owned);
+RayJobTarget RayJobTarget::OnRayCluster(std::string name, std::string ns, state::AccessRecord access) {
+  RayJobTarget target;
+  target.raycluster = std::move(name);
+  target.ns = std::move(ns);
+  target.access = std::move(access);
+  return target;
 }
 
-state::LedgerEntry RayJobEntry(const std::string& submission_id, const nlohmann::json& details) {
+state::LedgerEntry RayJobEntry(const std::string& submission_id, const RayJobTarget& target) {
   state::LedgerEntry entry;
-  entry.kind = "ray-job";
+  entry.kind = state::ResourceKind::kRayJob;
   entry.name = submission_id;
-  entry.details = details;
+  entry.details = target.OnCluster() ? nlohmann::json{{"raycluster", target.raycluster},
+                                                      {"namespace", target.ns},
+                                                      {"access", state::ToJson(target.access)}}
+                                     : nlohmann::json{{"address", target.address}};
   return entry;
+}
+
+core::Result<RayJobTarget> RayJobTargetOf(const state::LedgerEntry& entry) {
+  const auto& details = entry.details;
+  const std::string field = entry.KindName() + " " + entry.name + ": details";
+  auto text = [&](const char* key) -> core::Result<std::string> {
+    auto it = details.find(key);
+    if (it == details.end()) return std::string();
+    if (!it->is_string()) return core::Fail(core::Error::Usage(field + "." + key + ": expected a string"));
+    return it->get<std::string>();
+  };
+  if (!details.is_object()) return core::Fail(core::Error::Usage(field + ": expected an object"));
+  auto raycluster = text("raycluster");
+  if (!raycluster) return core::Fail(raycluster.error());
+  if (raycluster->empty()) {
+    auto address = text("address");
+    if (!address) return core::Fail(address.error());
+    return RayJobTarget::Direct(*address);
+  }
+  auto ns = text("namespace");
+  if (!ns) return core::Fail(ns.error());
+  auto access = AccessOf(entry);
+  if (!access) return core::Fail(access.error());
+  return RayJobTarget::OnRayCluster(*raycluster, *ns, *access);
 }
 
 core::Status LedgerRecorder::Creating(const state::LedgerEntry& entry) const {

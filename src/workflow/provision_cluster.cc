@@ -43,12 +43,13 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
   NodePoolRef ref{cluster, spec.name};
   const std::string task = "nodepool " + spec.name;
   CreateSteps steps;
-  steps.kind = "nodepool";
+  steps.kind = ResourceKind::kNodePool;
   steps.name = spec.name;
   steps.resource = ref.Name();
-  steps.details = {{"project", cluster.project}, {"location", cluster.location}, {"cluster", cluster.cluster},
-                   {"nodepool", spec.name},      {"machineType", spec.machine_type},
-                   {"tpuTopology", spec.tpu_topology}, {"nodeCount", spec.node_count}};
+  steps.details = {{"project", cluster.project},       {"location", cluster.location},
+                   {"cluster", cluster.cluster},       {"nodepool", spec.name},
+                   {"machineType", spec.machine_type}, {"tpuTopology", spec.tpu_topology},
+                   {"nodeCount", spec.node_count}};
   steps.request = client.BuildCreateNodePool(cluster, spec);
   steps.post = [&]() {
     return internal::RetryWhileBusy(env, task, [&]() -> core::Result<std::string> {
@@ -66,7 +67,8 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
   steps.ready = [&]() -> core::Result<bool> {
     auto pool = client.GetNodePool(ref);
     if (!pool) return core::Fail(pool.error());
-    if (pool->status == "ERROR") return core::Fail(core::Error::Make(core::ErrorKind::kResourceExhausted, pool->status_message));
+    if (pool->status == "ERROR")
+      return core::Fail(core::Error::Make(core::ErrorKind::kResourceExhausted, pool->status_message));
     return pool->status == "RUNNING";
   };
   std::string where = spec.node_locations.empty() ? cluster.location : spec.node_locations.front();
@@ -79,9 +81,51 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
 
 }  // namespace
 
+std::string_view OutcomeActionPhrase(OutcomeAction action) {
+  switch (action) {
+    case OutcomeAction::kCreated:
+      return "created";
+    case OutcomeAction::kAdopted:
+      return "exists, adopted";
+    case OutcomeAction::kStarted:
+      return "started";
+    case OutcomeAction::kDeleted:
+      return "deleted";
+    case OutcomeAction::kAlreadyGone:
+      return "already gone";
+    case OutcomeAction::kBound:
+      return "bound";
+    case OutcomeAction::kAlreadyBound:
+      return "already bound";
+    case OutcomeAction::kUnbound:
+      return "unbound";
+    case OutcomeAction::kWouldSend:
+      return "would send";
+    case OutcomeAction::kWouldStop:
+      return "would stop";
+    case OutcomeAction::kWouldDelete:
+      return "would delete";
+    case OutcomeAction::kStopped:
+      return "stopped";
+    case OutcomeAction::kAlreadyFinished:
+      return "already finished";
+    case OutcomeAction::kGoesWithRayCluster:
+      return "goes with its RayCluster";
+    case OutcomeAction::kHeadUnreachable:
+      return "Ray head unreachable";
+    case OutcomeAction::kGoesWithCluster:
+      return "goes with its cluster";
+    case OutcomeAction::kWentWithCluster:
+      return "went with its cluster";
+  }
+  return "unknown";
+}
+
 nlohmann::json ToJson(const Outcome& outcome) {
-  nlohmann::json json = {{"kind", outcome.kind}, {"name", outcome.name}, {"resource", outcome.resource},
-                         {"action", outcome.action}};
+  nlohmann::json json = {{"kind", state::KindName(outcome.kind)},
+                         {"name", outcome.name},
+                         {"resource", outcome.resource},
+                         {"action", std::string(OutcomeActionPhrase(outcome.action))}};
   if (!outcome.operation.empty()) json["operation"] = outcome.operation;
   if (!outcome.details.empty()) json["details"] = outcome.details;
   return json;
@@ -114,14 +158,17 @@ core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const Clus
       continue;
     }
     if (!first_error) first_error = result.error();
-    failures += (failures.empty() ? "" : "\n") + std::string("node pool ") + pools[i].name + ": " + result.error().message;
+    failures +=
+        (failures.empty() ? "" : "\n") + std::string("node pool ") + pools[i].name + ": " + result.error().message;
   }
   if (first_error) {
     core::Error error = *first_error;
     error.message = failures;
     if (!outcomes.empty()) {
       error.message += "\n(done: ";
-      for (size_t i = 0; i < outcomes.size(); ++i) error.message += (i ? ", " : "") + outcomes[i].name + " " + outcomes[i].action;
+      for (size_t i = 0; i < outcomes.size(); ++i)
+        error.message +=
+            (i ? ", " : "") + outcomes[i].name + " " + std::string(OutcomeActionPhrase(outcomes[i].action));
       error.message += ")";
     }
     return core::Fail(error);
@@ -136,7 +183,7 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
   const ClusterRef& ref = request.ref;
   const std::string task = "cluster " + spec.name;
   CreateSteps steps;
-  steps.kind = "cluster";
+  steps.kind = ResourceKind::kCluster;
   steps.name = spec.name;
   steps.resource = ref.Name();
   steps.details = {{"project", ref.project}, {"location", ref.location}, {"cluster", ref.cluster}};
@@ -155,27 +202,30 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
   steps.ready = [&]() -> core::Result<bool> {
     auto cluster = client.GetCluster(ref);
     if (!cluster) return core::Fail(cluster.error());
-    if (cluster->status == "ERROR") return core::Fail(core::Error::Make(core::ErrorKind::kInternal, cluster->status_message));
+    if (cluster->status == "ERROR")
+      return core::Fail(core::Error::Make(core::ErrorKind::kInternal, cluster->status_message));
     return cluster->status == "RUNNING";
   };
   steps.explain = [&](core::Error error) {
-    return internal::ExplainCapacity(std::move(error), "cluster " + spec.name, ref.location,
-                                     spec.default_pool.machine_type.empty() ? "default machine type"
-                                                                            : spec.default_pool.machine_type);
+    return internal::ExplainCapacity(
+        std::move(error), "cluster " + spec.name, ref.location,
+        spec.default_pool.machine_type.empty() ? "default machine type" : spec.default_pool.machine_type);
   };
   auto cluster = internal::RunCreate(env, steps);
   if (!cluster) return core::Fail(cluster.error());
   std::vector<Outcome> outcomes{*cluster};
   if (request.pools.empty()) return outcomes;
-  if (env.async && env.dry_run == nullptr && cluster->action == "started") {
+  if (env.async && env.dry_run == nullptr && cluster->action == OutcomeAction::kStarted) {
     // Pools need a RUNNING cluster; --async stops at the cluster's operation.
-    env.reporter.Warn("--async: the node pools are not created until the cluster is RUNNING; run 'tputrain nodepool create' then");
+    env.reporter.Warn(
+        "--async: the node pools are not created until the cluster is RUNNING; run 'tputrain nodepool create' then");
     return outcomes;
   }
   auto pools = CreateNodePools(env, ref, request.pools);
   if (!pools) {
     core::Error error = pools.error();
-    error.message = "cluster " + spec.name + " " + cluster->action + "; " + error.message;
+    error.message =
+        "cluster " + spec.name + " " + std::string(OutcomeActionPhrase(cluster->action)) + "; " + error.message;
     return core::Fail(error);
   }
   outcomes.insert(outcomes.end(), pools->begin(), pools->end());
@@ -184,7 +234,7 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
 
 core::Result<Outcome> DeleteCluster(ProvisionEnv& env, const ClusterRef& ref) {
   gcp::container::Client client(env.transport, env.endpoints.container);
-  internal::DeleteSteps steps{"cluster", ref.cluster, ref.Name(), client.BuildDeleteCluster(ref), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kCluster, ref.cluster, ref.Name(), client.BuildDeleteCluster(ref), nullptr, nullptr};
   steps.send = [&]() {
     return internal::RetryWhileBusy(env, "cluster " + ref.cluster, [&]() -> core::Result<std::string> {
       auto op = client.DeleteCluster(ref);
@@ -198,7 +248,7 @@ core::Result<Outcome> DeleteCluster(ProvisionEnv& env, const ClusterRef& ref) {
 
 core::Result<Outcome> DeleteNodePool(ProvisionEnv& env, const NodePoolRef& ref) {
   gcp::container::Client client(env.transport, env.endpoints.container);
-  internal::DeleteSteps steps{"nodepool", ref.pool, ref.Name(), client.BuildDeleteNodePool(ref), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kNodePool, ref.pool, ref.Name(), client.BuildDeleteNodePool(ref), nullptr, nullptr};
   steps.send = [&]() {
     return internal::RetryWhileBusy(env, "nodepool " + ref.pool, [&]() -> core::Result<std::string> {
       auto op = client.DeleteNodePool(ref);

@@ -10,7 +10,7 @@ namespace {
 
 using state::EntryState;
 
-bool PreviouslyOwned(ProvisionEnv& env, const std::string& kind, const std::string& resource) {
+bool PreviouslyOwned(ProvisionEnv& env, ResourceKind kind, const std::string& resource) {
   if (env.ledger == nullptr) return false;
   auto ledger = env.ledger->Load(env.run_id);
   if (!ledger) return false;
@@ -22,13 +22,13 @@ void Warn(ProvisionEnv& env, const core::Status& status) {
   if (!status) env.reporter.Warn("run ledger: " + status.error().message);
 }
 
-void Record(ProvisionEnv& env, const std::string& kind, const std::string& resource, EntryState state,
+void Record(ProvisionEnv& env, ResourceKind kind, const std::string& resource, EntryState state,
             const std::string& operation = "") {
   if (env.ledger == nullptr) return;
   Warn(env, env.ledger->RecordState(env.run_id, kind, resource, state, operation));
 }
 
-void RecordOwner(ProvisionEnv& env, const std::string& kind, const std::string& resource, bool owned) {
+void RecordOwner(ProvisionEnv& env, ResourceKind kind, const std::string& resource, bool owned) {
   if (env.ledger == nullptr) return;
   Warn(env, env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
     if (auto* entry = ledger.Find(kind, resource)) entry->owned = owned;
@@ -37,8 +37,8 @@ void RecordOwner(ProvisionEnv& env, const std::string& kind, const std::string& 
 
 bool Contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
-Outcome MakeOutcome(const CreateSteps& steps, std::string action, std::string operation = "") {
-  return Outcome{steps.kind, steps.name, steps.resource, std::move(action), std::move(operation), steps.details};
+Outcome MakeOutcome(const CreateSteps& steps, OutcomeAction action, std::string operation = "") {
+  return Outcome{steps.kind, steps.name, steps.resource, action, std::move(operation), steps.details};
 }
 
 // The resource after a failed create: it may exist (GKE keeps a pool in ERROR after a stockout).
@@ -99,8 +99,8 @@ core::Error ExplainCapacity(core::Error error, const std::string& what, const st
   if (error.kind != core::ErrorKind::kResourceExhausted) return error;
   bool stockout = Contains(error.message, "capacity") || Contains(error.message, "Not enough resources") ||
                   Contains(error.message, "STOCKOUT") || Contains(error.message, "stockout");
-  error.message = what + " in " + location + " (" + machine + "): " +
-                  (stockout ? "out of capacity (stockout): " : "quota exceeded: ") + error.message +
+  error.message = what + " in " + location + " (" + machine +
+                  "): " + (stockout ? "out of capacity (stockout): " : "quota exceeded: ") + error.message +
                   "\n  hint: try another zone (--location), --spot, or a reservation (--reservation NAME)";
   return error;
 }
@@ -108,13 +108,14 @@ core::Error ExplainCapacity(core::Error error, const std::string& what, const st
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   if (env.dry_run != nullptr) {
     env.dry_run->push_back(steps.request);
-    return MakeOutcome(steps, "would send");
+    return MakeOutcome(steps, OutcomeAction::kWouldSend);
   }
-  const std::string task = steps.kind + " " + steps.name;
+  const std::string task = std::string(state::KindName(steps.kind)) + " " + steps.name;
   bool owned_before = PreviouslyOwned(env, steps.kind, steps.resource);
   if (env.ledger != nullptr) {
-      Warn(env, env.ledger->RecordCreating(
-                  env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details}));
+    Warn(env,
+         env.ledger->RecordCreating(
+             env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details}));
   }
   env.reporter.Progress(task, "creating");
   auto posted = steps.post();
@@ -127,7 +128,7 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
       if (!ready) return core::Fail(steps.explain ? steps.explain(ready.error()) : ready.error());
       Record(env, steps.kind, steps.resource, EntryState::kCreated);
       env.reporter.Done(task, "created");
-      return MakeOutcome(steps, "created");
+      return MakeOutcome(steps, OutcomeAction::kCreated);
     }
     if (diff.error().kind != core::ErrorKind::kNotFound) return core::Fail(posted.error());
     posted = steps.post();  // not there: this second create is not a blind one
@@ -141,12 +142,12 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
       std::string fields;
       for (const auto& item : *diff) fields += "\n  " + item;
       core::Error error = core::Error::Make(core::ErrorKind::kAlreadyExists,
-                                            steps.kind + " " + steps.name + " exists with a different shape:" + fields);
+                                            std::string(state::KindName(steps.kind)) + " " + steps.name + " exists with a different shape:" + fields);
       error.http_status = 409;
       return core::Fail(error);
     }
     env.reporter.Done(task, "exists, adopted");
-    return MakeOutcome(steps, "exists, adopted");
+    return MakeOutcome(steps, OutcomeAction::kAdopted);
   }
   if (!posted) {
     Record(env, steps.kind, steps.resource, EntryState::kDeleted);
@@ -157,12 +158,12 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   if (operation.empty()) {
     Record(env, steps.kind, steps.resource, EntryState::kCreated);
     env.reporter.Done(task, "created");
-    return MakeOutcome(steps, "created");
+    return MakeOutcome(steps, OutcomeAction::kCreated);
   }
   Record(env, steps.kind, steps.resource, EntryState::kCreating, operation);
   if (env.async) {
     env.reporter.Done(task, "started (operation " + operation + ")");
-    return MakeOutcome(steps, "started", operation);
+    return MakeOutcome(steps, OutcomeAction::kStarted, operation);
   }
   auto waited = steps.wait(operation);
   if (!waited) {
@@ -177,23 +178,23 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   }
   Record(env, steps.kind, steps.resource, EntryState::kCreated, operation);
   env.reporter.Done(task, "created");
-  return MakeOutcome(steps, "created", operation);
+  return MakeOutcome(steps, OutcomeAction::kCreated, operation);
 }
 
 core::Result<Outcome> RunDelete(ProvisionEnv& env, const DeleteSteps& steps) {
-  Outcome outcome{steps.kind, steps.name, steps.resource, "", "", nlohmann::json::object()};
+  Outcome outcome{steps.kind, steps.name, steps.resource, OutcomeAction::kDeleted, "", nlohmann::json::object()};
   if (env.dry_run != nullptr) {
     env.dry_run->push_back(steps.request);
-    outcome.action = "would send";
+    outcome.action = OutcomeAction::kWouldSend;
     return outcome;
   }
-  const std::string task = steps.kind + " " + steps.name;
+  const std::string task = std::string(state::KindName(steps.kind)) + " " + steps.name;
   env.reporter.Progress(task, "deleting");
   auto sent = steps.send();
   if (!sent && sent.error().kind == core::ErrorKind::kNotFound) {
     Record(env, steps.kind, steps.resource, EntryState::kDeleted);
     env.reporter.Done(task, "already gone");
-    outcome.action = "already gone";
+    outcome.action = OutcomeAction::kAlreadyGone;
     return outcome;
   }
   if (!sent) {
@@ -205,7 +206,7 @@ core::Result<Outcome> RunDelete(ProvisionEnv& env, const DeleteSteps& steps) {
     Record(env, steps.kind, steps.resource, EntryState::kDeleting, outcome.operation);
     if (env.async) {
       env.reporter.Done(task, "deleting (operation " + outcome.operation + ")");
-      outcome.action = "started";
+      outcome.action = OutcomeAction::kStarted;
       return outcome;
     }
     auto waited = steps.wait(outcome.operation);
@@ -216,7 +217,7 @@ core::Result<Outcome> RunDelete(ProvisionEnv& env, const DeleteSteps& steps) {
   }
   Record(env, steps.kind, steps.resource, EntryState::kDeleted, outcome.operation);
   env.reporter.Done(task, "deleted");
-  outcome.action = "deleted";
+  outcome.action = OutcomeAction::kDeleted;
   return outcome;
 }
 

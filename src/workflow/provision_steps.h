@@ -12,7 +12,7 @@ namespace tputrain::workflow::internal {
 
 // What one idempotent create needs to know about its resource kind.
 struct CreateSteps {
-  std::string kind;
+  ResourceKind kind = ResourceKind::kUnknown;
   std::string name;      // display name
   std::string resource;  // ledger key
   nlohmann::json details = nlohmann::json::object();
@@ -32,7 +32,7 @@ struct CreateSteps {
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps);
 
 struct DeleteSteps {
-  std::string kind;
+  ResourceKind kind = ResourceKind::kUnknown;
   std::string name;
   std::string resource;
   http::Request request;

@@ -15,9 +15,12 @@ using gcp::iam::Policy;
 
 std::string TargetName(PolicyTarget target) {
   switch (target) {
-    case PolicyTarget::kProject: return "project";
-    case PolicyTarget::kBucket: return "bucket";
-    case PolicyTarget::kServiceAccount: return "service-account";
+    case PolicyTarget::kProject:
+      return "project";
+    case PolicyTarget::kBucket:
+      return "bucket";
+    case PolicyTarget::kServiceAccount:
+      return "service-account";
   }
   return "";
 }
@@ -30,7 +33,8 @@ struct PolicyApi {
   core::Result<Policy> Get() {
     switch (binding.target) {
       case PolicyTarget::kProject:
-        return gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager).GetIamPolicy(binding.resource);
+        return gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager)
+            .GetIamPolicy(binding.resource);
       case PolicyTarget::kBucket:
         return gcp::storage::Client(env.transport, env.endpoints.storage).GetIamPolicy(binding.resource);
       case PolicyTarget::kServiceAccount:
@@ -64,12 +68,12 @@ struct PolicyApi {
   }
 };
 
-Outcome BindingOutcome(const PolicyBinding& binding, std::string action) {
+Outcome BindingOutcome(const PolicyBinding& binding, OutcomeAction action) {
   std::string key = TargetName(binding.target) + "/" + binding.resource + "|" + binding.role + "|" + binding.member;
-  return Outcome{"iam-member",
+  return Outcome{ResourceKind::kIamMember,
                  binding.member + " " + binding.role + " on " + TargetName(binding.target) + " " + binding.resource,
                  key,
-                 std::move(action),
+                 action,
                  "",
                  {{"target", TargetName(binding.target)},
                   {"resource", binding.resource},
@@ -107,12 +111,13 @@ core::Result<bool> ModifyPolicy(ProvisionEnv& env, const PolicyBinding& binding,
 
 }  // namespace
 
-core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project, const gcp::storage::BucketSpec& request) {
+core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project,
+                                   const gcp::storage::BucketSpec& request) {
   gcp::storage::Client client(env.transport, env.endpoints.storage);
   gcp::storage::BucketSpec spec = request;
   if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
   internal::CreateSteps steps;
-  steps.kind = "bucket";
+  steps.kind = ResourceKind::kBucket;
   steps.name = spec.name;
   steps.resource = spec.name;
   steps.details = {{"project", project}, {"bucket", spec.name}};
@@ -134,7 +139,7 @@ core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project
 
 core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket, bool force) {
   gcp::storage::Client client(env.transport, env.endpoints.storage);
-  internal::DeleteSteps steps{"bucket", bucket, bucket, client.BuildDeleteBucket(bucket), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kBucket, bucket, bucket, client.BuildDeleteBucket(bucket), nullptr, nullptr};
   steps.send = [&]() -> core::Result<std::string> {
     auto objects = client.ListObjects(bucket);
     if (!objects) return core::Fail(objects.error());
@@ -154,12 +159,12 @@ core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket,
   return internal::RunDelete(env, steps);
 }
 
-core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project,
-                                           const std::string& account_id, const std::string& display_name) {
+core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project, const std::string& account_id,
+                                           const std::string& display_name) {
   gcp::iam::Client client(env.transport, env.endpoints.iam);
   std::string email = gcp::iam::ServiceAccountEmail(account_id, project);
   internal::CreateSteps steps;
-  steps.kind = "service-account";
+  steps.kind = ResourceKind::kServiceAccount;
   steps.name = email;
   steps.resource = email;
   steps.details = {{"project", project}, {"email", email}};
@@ -181,8 +186,8 @@ core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string&
 
 core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string& email) {
   gcp::iam::Client client(env.transport, env.endpoints.iam);
-  internal::DeleteSteps steps{"service-account", email, email, client.BuildDeleteServiceAccount(email), nullptr,
-                              nullptr};
+  internal::DeleteSteps steps{ResourceKind::kServiceAccount, email,  email, client.BuildDeleteServiceAccount(email),
+                              nullptr,           nullptr};
   steps.send = [&]() -> core::Result<std::string> {
     auto deleted = client.DeleteServiceAccount(email);
     if (!deleted) return core::Fail(deleted.error());
@@ -193,14 +198,14 @@ core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string&
 }
 
 core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
-  Outcome outcome = BindingOutcome(binding, "bound");
+  Outcome outcome = BindingOutcome(binding, OutcomeAction::kBound);
   if (env.dry_run != nullptr) {
     // The set carries the policy as read plus this member; the read is not sent in a dry run.
     Policy policy;
     policy.etag = "<etag from getIamPolicy>";
     gcp::iam::AddMember(policy, binding.role, binding.member);
     env.dry_run->push_back(PolicyApi{env, binding}.BuildSet(policy));
-    outcome.action = "would send";
+    outcome.action = OutcomeAction::kWouldSend;
     return outcome;
   }
   const std::string task = "iam " + binding.role;
@@ -234,18 +239,18 @@ core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& b
       }
     });
   }
-  outcome.action = *changed ? "bound" : "already bound";
-  env.reporter.Done(task, outcome.name + ": " + outcome.action);
+  outcome.action = *changed ? OutcomeAction::kBound : OutcomeAction::kAlreadyBound;
+  env.reporter.Done(task, outcome.name + ": " + std::string(OutcomeActionPhrase(outcome.action)));
   return outcome;
 }
 
 core::Result<Outcome> RemovePolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
-  Outcome outcome = BindingOutcome(binding, "unbound");
+  Outcome outcome = BindingOutcome(binding, OutcomeAction::kUnbound);
   if (env.dry_run != nullptr) {
     Policy policy;
     policy.etag = "<etag from getIamPolicy>";
     env.dry_run->push_back(PolicyApi{env, binding}.BuildSet(policy));
-    outcome.action = "would send";
+    outcome.action = OutcomeAction::kWouldSend;
     return outcome;
   }
   auto changed = ModifyPolicy(env, binding, /*add=*/false);
@@ -255,8 +260,8 @@ core::Result<Outcome> RemovePolicyBinding(ProvisionEnv& env, const PolicyBinding
   if (env.ledger != nullptr) {
     (void)env.ledger->RecordState(env.run_id, outcome.kind, outcome.resource, state::EntryState::kDeleted);
   }
-  outcome.action = !resource_gone && *changed ? "unbound" : "already gone";
-  env.reporter.Done("iam " + binding.role, outcome.name + ": " + outcome.action);
+  outcome.action = !resource_gone && *changed ? OutcomeAction::kUnbound : OutcomeAction::kAlreadyGone;
+  env.reporter.Done("iam " + binding.role, outcome.name + ": " + std::string(OutcomeActionPhrase(outcome.action)));
   return outcome;
 }
 

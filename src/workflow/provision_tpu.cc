@@ -13,7 +13,7 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
   const std::string task = "tpu-vm " + ref.node;
   internal::CreateSteps steps;
-  steps.kind = "tpu-vm";
+  steps.kind = ResourceKind::kTpuVm;
   steps.name = ref.node;
   steps.resource = ref.Name();
   steps.details = {{"project", ref.project}, {"zone", ref.zone}, {"node", ref.node},
@@ -75,7 +75,7 @@ core::Result<std::vector<Outcome>> CreateTpuVms(
 
 core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref) {
   gcp::tpu::Client client(env.transport, env.endpoints.tpu);
-  internal::DeleteSteps steps{"tpu-vm", ref.node, ref.Name(), client.BuildDeleteNode(ref), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kTpuVm, ref.node, ref.Name(), client.BuildDeleteNode(ref), nullptr, nullptr};
   steps.send = [&]() -> core::Result<std::string> {
     auto op = client.DeleteNode(ref);
     if (!op) return core::Fail(op.error());

@@ -12,7 +12,7 @@
 namespace tputrain::workflow {
 namespace {
 
-using Keys = std::set<std::pair<std::string, std::string>>;
+using Keys = std::set<LedgeredKey>;
 
 // The label's value, when the resource carries it and it is the run asked for.
 std::optional<std::string> RunOf(const std::map<std::string, std::string>& labels, const std::string& wanted) {
@@ -39,14 +39,15 @@ core::Status ScanClusters(ProvisionEnv& env, const ScanRequest& request, const K
     for (const auto& cluster : *clusters) {
       gcp::container::ClusterRef ref{request.project, cluster.location.empty() ? location : cluster.location,
                                      cluster.name};
-      if (auto run = RunOf(cluster.resource_labels, request.run_id); run && !ledgered.contains({"cluster", ref.Name()})) {
-        out.push_back({"cluster", cluster.name, ref.Name(), *run, ref.location, ""});
+      if (auto run = RunOf(cluster.resource_labels, request.run_id);
+          run && !ledgered.contains({ResourceKind::kCluster, ref.Name()})) {
+        out.push_back({ResourceKind::kCluster, cluster.name, ref.Name(), *run, ref.location, ""});
       }
       for (const auto& pool : cluster.node_pools) {
         gcp::container::NodePoolRef pool_ref{ref, pool.name};
         auto run = RunOf(pool.resource_labels, request.run_id);
-        if (run && !ledgered.contains({"nodepool", pool_ref.Name()})) {
-          out.push_back({"nodepool", pool.name, pool_ref.Name(), *run, ref.location, ref.Name()});
+        if (run && !ledgered.contains({ResourceKind::kNodePool, pool_ref.Name()})) {
+          out.push_back({ResourceKind::kNodePool, pool.name, pool_ref.Name(), *run, ref.location, ref.Name()});
         }
       }
     }
@@ -63,9 +64,9 @@ core::Status ScanTpuVms(ProvisionEnv& env, const ScanRequest& request, const Key
     if (!nodes) return core::Fail(nodes.error());
     for (const auto& node : *nodes) {
       auto run = RunOf(node.labels, request.run_id);
-      if (!run || ledgered.contains({"tpu-vm", node.name})) continue;
-      out.push_back({"tpu-vm", node.name.substr(node.name.rfind('/') + 1), node.name, *run,
-                     Segment(node.name, "locations"), ""});
+      if (!run || ledgered.contains({ResourceKind::kTpuVm, node.name})) continue;
+      out.push_back(
+          {ResourceKind::kTpuVm, node.name.substr(node.name.rfind('/') + 1), node.name, *run, Segment(node.name, "locations"), ""});
     }
   }
   return {};
@@ -78,8 +79,8 @@ core::Status ScanBuckets(ProvisionEnv& env, const ScanRequest& request, const Ke
   if (!buckets) return core::Fail(buckets.error());
   for (const auto& bucket : *buckets) {
     auto run = RunOf(bucket.labels, request.run_id);
-    if (!run || ledgered.contains({"bucket", bucket.name})) continue;
-    out.push_back({"bucket", bucket.name, bucket.name, *run, bucket.location, ""});
+    if (!run || ledgered.contains({ResourceKind::kBucket, bucket.name})) continue;
+    out.push_back({ResourceKind::kBucket, bucket.name, bucket.name, *run, bucket.location, ""});
   }
   return {};
 }
@@ -95,12 +96,12 @@ void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, 
   std::vector<std::future<core::Result<Outcome>>> running;
   for (const LeakedResource* item : tier) {
     running.push_back(std::async(std::launch::async, [&env, item]() -> core::Result<Outcome> {
-      if (item->kind == "nodepool") {
+      if (item->kind == ResourceKind::kNodePool) {
         auto cluster = ClusterRefOf(item->cluster);
         return DeleteNodePool(env, {cluster, item->name});
       }
-      if (item->kind == "cluster") return DeleteCluster(env, ClusterRefOf(item->resource));
-      if (item->kind == "tpu-vm") {
+      if (item->kind == ResourceKind::kCluster) return DeleteCluster(env, ClusterRefOf(item->resource));
+      if (item->kind == ResourceKind::kTpuVm) {
         return DeleteTpuVm(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
       }
       return DeleteBucket(env, item->name, /*force=*/true);
@@ -113,23 +114,26 @@ void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, 
       continue;
     }
     if (!first_error) first_error = result.error();
-    failures += (failures.empty() ? "" : "\n") + tier[i]->kind + " " + tier[i]->name + ": " + result.error().message;
+    failures += (failures.empty() ? "" : "\n") + std::string(state::KindName(tier[i]->kind)) + " " + tier[i]->name + ": " + result.error().message;
   }
 }
 
 }  // namespace
 
 nlohmann::json ToJson(const LeakedResource& leaked) {
-  nlohmann::json json = {{"kind", leaked.kind},     {"name", leaked.name},        {"resource", leaked.resource},
-                         {"run", leaked.run_id},    {"location", leaked.location}};
+  nlohmann::json json = {{"kind", state::KindName(leaked.kind)},
+                         {"name", leaked.name},
+                         {"resource", leaked.resource},
+                         {"run", leaked.run_id},
+                         {"location", leaked.location}};
   if (!leaked.cluster.empty()) json["cluster"] = leaked.cluster;
   return json;
 }
 
-core::Result<std::vector<std::pair<std::string, std::string>>> LedgeredKeys(const state::LedgerStore& store) {
+core::Result<std::vector<LedgeredKey>> LedgeredKeys(const state::LedgerStore& store) {
   auto runs = store.ListRuns();
   if (!runs) return core::Fail(runs.error());
-  std::vector<std::pair<std::string, std::string>> keys;
+  std::vector<LedgeredKey> keys;
   for (const auto& run : *runs) {
     auto ledger = store.Load(run);
     if (!ledger) {
@@ -142,8 +146,8 @@ core::Result<std::vector<std::pair<std::string, std::string>>> LedgeredKeys(cons
   return keys;
 }
 
-core::Result<std::vector<LeakedResource>> ScanLeaked(
-    ProvisionEnv& env, const ScanRequest& request, const std::vector<std::pair<std::string, std::string>>& ledgered) {
+core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const ScanRequest& request,
+                                                     const std::vector<LedgeredKey>& ledgered) {
   if (request.project.empty()) return core::Fail(core::Error::Usage("--project: a scan needs the project"));
   Keys keys(ledgered.begin(), ledgered.end());
   std::vector<LeakedResource> leaked;
@@ -159,18 +163,18 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
   unledgered.ledger = nullptr;
   std::set<std::string> doomed_clusters;
   for (const auto& item : leaked) {
-    if (item.kind == "cluster") doomed_clusters.insert(item.resource);
+    if (item.kind == ResourceKind::kCluster) doomed_clusters.insert(item.resource);
   }
   std::vector<Outcome> outcomes;
   std::string failures;
   std::optional<core::Error> first_error;
-  for (const char* kind : {"nodepool", "cluster", "tpu-vm", "bucket"}) {
+  for (ResourceKind kind : {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm, ResourceKind::kBucket}) {
     std::vector<const LeakedResource*> tier;
     for (const auto& item : leaked) {
       if (item.kind != kind) continue;
-      if (item.kind == "nodepool" && doomed_clusters.contains(item.cluster)) {
-        outcomes.push_back({"nodepool", item.name, item.resource, CleanupActionPhrase(CleanupAction::kGoesWithCluster), "",
-                            nlohmann::json::object()});
+      if (item.kind == ResourceKind::kNodePool && doomed_clusters.contains(item.cluster)) {
+        outcomes.push_back(
+            {ResourceKind::kNodePool, item.name, item.resource, OutcomeAction::kGoesWithCluster, "", nlohmann::json::object()});
         continue;
       }
       tier.push_back(&item);
@@ -183,7 +187,8 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
     if (!outcomes.empty()) {
       error.message += "\n(done: ";
       for (size_t i = 0; i < outcomes.size(); ++i) {
-        error.message += (i ? ", " : "") + outcomes[i].kind + " " + outcomes[i].name + " " + outcomes[i].action;
+        error.message += (i ? ", " : "") + std::string(state::KindName(outcomes[i].kind)) + " " + outcomes[i].name + " " +
+                         std::string(OutcomeActionPhrase(outcomes[i].action));
       }
       error.message += ")";
     }

@@ -45,7 +45,8 @@ core::Status ProbeHead(ray::JobsClient& client, k8s::WatchDeps deps, const std::
       options, {deps.clock, deps.sleeper, nullptr});
   if (answered || answered.error().kind == core::ErrorKind::kCancelled) return answered;
   auto failed = answered.error();
-  failed.message = "the Ray dashboard of " + what + " does not answer through the API server's proxy: " + failed.message;
+  failed.message =
+      "the Ray dashboard of " + what + " does not answer through the API server's proxy: " + failed.message;
   return core::Fail(failed);
 }
 
@@ -66,7 +67,8 @@ core::Result<nlohmann::json> PlanOnCluster(k8s::Client& client, k8s::Discovery& 
                        {"content_type", kApplyContentType},
                        {"body", item.object.json}});
   }
-  std::string base = WithoutTrailingSlash(k8s::ServiceProxyUrl(client.server(), cluster.ns, cluster.name + "-head-svc", "8265"));
+  std::string base =
+      WithoutTrailingSlash(k8s::ServiceProxyUrl(client.server(), cluster.ns, cluster.name + "-head-svc", "8265"));
   nlohmann::json description = DescribeJob(job);
   nlohmann::json job_requests = nlohmann::json::array();
   for (const auto& ray_request : description["requests"]) {
@@ -82,7 +84,8 @@ core::Result<nlohmann::json> PlanOnCluster(k8s::Client& client, k8s::Discovery& 
       {"namespace", cluster.ns},
       {"template", rendered->template_name},
       {"applies", applies},
-      {"wait", {{"kind", cluster.kind}, {"namespace", cluster.ns}, {"name", cluster.name}, {"until", "status.state == ready"}}},
+      {"wait",
+       {{"kind", cluster.kind}, {"namespace", cluster.ns}, {"name", cluster.name}, {"until", "status.state == ready"}}},
       {"job", description},
       {"job_requests", job_requests},
   };
@@ -125,20 +128,20 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   if (!ray_client) return core::Fail(ray_client.error());
   if (auto probed = ProbeHead(**ray_client, env.watch, what); !probed) return core::Fail(probed.error());
 
-  nlohmann::json details = {{"raycluster", cluster.name}, {"namespace", cluster.ns}, {"access", env.access}};
-  auto submitted = SubmitRecorded(**ray_client, job, details, env.ledger, wait, follow, callbacks);
+  auto submitted = SubmitRecorded(**ray_client, job, RayJobTarget::OnRayCluster(cluster.name, cluster.ns, env.access),
+                                  env.ledger, wait, follow, callbacks);
   if (!submitted) return core::Fail(submitted.error());
   outcome.submit = std::move(*submitted);
   return outcome;
 }
 
-core::Result<SubmitOutcome> SubmitRecorded(ray::JobsClient& client, const MaxTextJob& job,
-                                           const nlohmann::json& details, const LedgerRecorder& ledger, bool wait,
-                                           const FollowFunction& follow, const SubmitCallbacks& callbacks) {
+core::Result<SubmitOutcome> SubmitRecorded(ray::JobsClient& client, const MaxTextJob& job, const RayJobTarget& target,
+                                           const LedgerRecorder& ledger, bool wait, const FollowFunction& follow,
+                                           const SubmitCallbacks& callbacks) {
   MaxTextJob with_id = job;
   // The id is fixed before anything is sent, so the ledger can name the job first.
   if (with_id.request.submission_id.empty()) with_id.request.submission_id = client.options().make_submission_id();
-  auto entry = RayJobEntry(with_id.request.submission_id, details);
+  auto entry = RayJobEntry(with_id.request.submission_id, target);
   if (auto recorded = ledger.Creating(entry); !recorded) return core::Fail(recorded.error());
   core::Status created;
   SubmitCallbacks wrapped = callbacks;

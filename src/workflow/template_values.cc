@@ -1,5 +1,7 @@
 #include "tputrain/workflow/template_values.h"
 
+#include "tputrain/core/gcp_location.h"
+
 namespace tputrain::workflow {
 namespace {
 
@@ -11,6 +13,20 @@ std::string Upper(std::string text) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> ConfigurationValues(const config::Settings& settings) {
+  std::map<std::string, std::string> values;
+  for (auto [key, name] : {std::pair{"project", "PROJECT_ID"},
+                           {"location", "LOCATION"},
+                           {"cluster", "CLUSTER_NAME"},
+                           {"bucket", "BUCKET"}}) {
+    if (auto value = settings.Get(key); value && !value->empty()) values[name] = *value;
+  }
+  if (auto location = values.find("LOCATION"); location != values.end()) {
+    values["REGION"] = core::RegionOf(location->second);
+  }
+  return values;
+}
 
 std::vector<render::ComputedValue> ValuesForSlice(const catalog::TpuSliceType& slice, int slices) {
   using render::ValueType;

@@ -76,7 +76,7 @@ nlohmann::json ParseOut(const ProcessResult& result) {
 std::vector<const state::LedgerEntry*> EntriesOf(const state::Ledger& ledger, const std::string& kind) {
   std::vector<const state::LedgerEntry*> found;
   for (const auto& entry : ledger.entries) {
-    if (entry.kind == kind) found.push_back(&entry);
+    if (entry.KindName() == kind) found.push_back(&entry);
   }
   return found;
 }
@@ -193,9 +193,19 @@ TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, train
     CHECK(jobs[0]->details == nlohmann::json{{"raycluster", name}, {"namespace", ns},
                                              {"access", {{"kubeconfig", kubeconfig}, {"context", "test"}}}});
 
-    auto second = RunProcess(ProcessOptions{common, env, "", ""}, std::chrono::seconds(900));
+    // The second submit logs every call it makes, Kubernetes and Ray alike, with the bearer token
+    // the kubeconfig holds redacted from the headers it shows.
+    auto verbose = common;
+    verbose.insert(verbose.end(), {"--verbose", "--log-http"});
+    auto second = RunProcess(ProcessOptions{verbose, env, "", ""}, std::chrono::seconds(900));
     INFO(second.out << second.err.substr(second.err.size() > 4000 ? second.err.size() - 4000 : 0));
     REQUIRE(second.exit_code == 0);
+    const std::string proxy = server.server() + "/api/v1/namespaces/" + ns + "/services/" + name + "-head-svc:8265/proxy";
+    CHECK(second.err.find("http: PATCH " + server.server() + path + "?fieldManager=tputrain") != std::string::npos);
+    CHECK(second.err.find("http: GET " + proxy + "/api/version -> 200") != std::string::npos);
+    CHECK(second.err.find("http: POST " + proxy + "/api/jobs/ -> 200") != std::string::npos);
+    CHECK(second.err.find("ws: GET wss://" + proxy.substr(proxy.find("://") + 3) + "/api/jobs/") != std::string::npos);
+    CHECK(second.err.find("Authorization: REDACTED") != std::string::npos);
     auto again = ParseOut(second);
     CHECK(again["status"] == "SUCCEEDED");
     CHECK(again["raycluster"]["applied"][0]["action"] == "unchanged");
@@ -417,7 +427,7 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
   ledger = store.Load("emu-run");
   REQUIRE(ledger);
   for (const auto& entry : ledger->entries) {
-    INFO(entry.kind << " " << entry.name);
+    INFO(entry.KindName() << " " << entry.name);
     CHECK((entry.state == state::EntryState::kDeleted || !entry.owned));
   }
   CHECK(ledger->Live().size() <= 1);  // at most the RayCluster entry adopted under the GKE access

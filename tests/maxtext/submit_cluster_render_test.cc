@@ -124,8 +124,11 @@ TEST_CASE("RayCluster inputs that cannot work are usage errors naming the flag",
       {[](auto& r) { r.sets = {"TPU_TYPE=v6e-8"}; }, &tpu, "--raycluster-set TPU_TYPE"},
       {[](auto& r) { r.sets = {"RAY_CLUSTER_NAME=x"}; }, &cpu, "--raycluster-set RAY_CLUSTER_NAME"},
       {[](auto& r) { r.template_name = "raycluster-cpu"; }, &tpu, "--raycluster-template raycluster-cpu"},
-      {[](auto& r) { r.template_name = "raycluster-maxtext"; r.sets = {"KSA_NAME=k", "GS_BUCKET=b"}; }, &cpu,
-       "--raycluster-template raycluster-maxtext"},
+      {[](auto& r) {
+         r.template_name = "raycluster-maxtext";
+         r.sets = {"KSA_NAME=k", "GS_BUCKET=b"};
+       },
+       &cpu, "--raycluster-template raycluster-maxtext"},
   };
   for (const auto& c : cases) {
     auto request = Request();
@@ -139,10 +142,10 @@ TEST_CASE("RayCluster inputs that cannot work are usage errors naming the flag",
 }
 
 TEST_CASE("ledger entries name the cluster, the object and the job as cleanup needs them", "[submit]") {
-  nlohmann::json kubeconfig = {{"kubeconfig", "/home/u/.kube/config"}, {"context", "ctx"}};
-  nlohmann::json gke = {{"gke_cluster", "projects/p/locations/us-east5/clusters/c"}};
-  CHECK(workflow::AccessId(kubeconfig) == "kubeconfig:ctx");
-  CHECK(workflow::AccessId(gke) == "gke:projects/p/locations/us-east5/clusters/c");
+  auto kubeconfig = state::AccessRecord::Kubeconfig("/home/u/.kube/config", "ctx");
+  auto gke = state::AccessRecord::Gke("projects/p/locations/us-east5/clusters/c");
+  CHECK(kubeconfig.Id() == "kubeconfig:ctx");
+  CHECK(gke.Id() == "gke:projects/p/locations/us-east5/clusters/c");
 
   k8s::Object object;
   object.api_version = "ray.io/v1";
@@ -150,18 +153,44 @@ TEST_CASE("ledger entries name the cluster, the object and the job as cleanup ne
   object.ns = "ml";
   object.name = "ray";
   auto entry = workflow::K8sObjectEntry(gke, object, false);
-  CHECK(entry.kind == "k8s-object");
+  CHECK(entry.KindName() == "k8s-object");
   CHECK(entry.name == "gke:projects/p/locations/us-east5/clusters/c|ray.io/v1|RayCluster|ml|ray");
   CHECK_FALSE(entry.owned);
-  CHECK(entry.details == nlohmann::json{{"api_version", "ray.io/v1"}, {"kind", "RayCluster"}, {"namespace", "ml"},
-                                        {"name", "ray"}, {"access", gke}});
+  CHECK(entry.details == nlohmann::json{{"api_version", "ray.io/v1"},
+                                        {"kind", "RayCluster"},
+                                        {"namespace", "ml"},
+                                        {"name", "ray"},
+                                        {"access", {{"gke_cluster", "projects/p/locations/us-east5/clusters/c"}}}});
+  auto access = workflow::AccessOf(entry);
+  REQUIRE(access);
+  CHECK(*access == gke);
   object.api_version = "v1";
   object.kind = "Namespace";
   object.ns.clear();
   CHECK(workflow::K8sObjectEntry(kubeconfig, object, true).name == "kubeconfig:ctx|v1|Namespace||ray");
 
-  auto job = workflow::RayJobEntry("raysubmit_abc", {{"address", "http://127.0.0.1:8265"}});
-  CHECK(job.kind == "ray-job");
+  auto job = workflow::RayJobEntry("raysubmit_abc", workflow::RayJobTarget::Direct("http://127.0.0.1:8265"));
+  CHECK(job.KindName() == "ray-job");
   CHECK(job.name == "raysubmit_abc");
-  CHECK(job.details["address"] == "http://127.0.0.1:8265");
+  CHECK(job.details == nlohmann::json{{"address", "http://127.0.0.1:8265"}});
+  auto direct = workflow::RayJobTargetOf(job);
+  REQUIRE(direct);
+  CHECK_FALSE(direct->OnCluster());
+  CHECK(direct->address == "http://127.0.0.1:8265");
+
+  auto proxied = workflow::RayJobEntry("raysubmit_def", workflow::RayJobTarget::OnRayCluster("ray", "ml", kubeconfig));
+  CHECK(proxied.details == nlohmann::json{{"raycluster", "ray"},
+                                          {"namespace", "ml"},
+                                          {"access", {{"kubeconfig", "/home/u/.kube/config"}, {"context", "ctx"}}}});
+  auto target = workflow::RayJobTargetOf(proxied);
+  REQUIRE(target);
+  CHECK(target->OnCluster());
+  CHECK(target->raycluster == "ray");
+  CHECK(target->ns == "ml");
+  CHECK(target->access == kubeconfig);
+
+  proxied.details["namespace"] = 7;
+  auto bad = workflow::RayJobTargetOf(proxied);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "ray-job raysubmit_def: details.namespace: expected a string");
 }

@@ -64,7 +64,7 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
   const std::string cluster = "projects/demo-project/locations/us-central1/clusters/ray-tpu";
 
   const auto& gke = ledger.entries[0];
-  CHECK(gke.kind == "cluster");
+  CHECK(gke.KindName() == "cluster");
   CHECK(gke.name == cluster);
   CHECK(gke.state == EntryState::kCreated);
   CHECK(gke.operation.empty());
@@ -74,7 +74,7 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
   CHECK(gke.updated_at == "2026-11-20T09:21:40Z");
 
   const auto& pool = ledger.entries[1];
-  CHECK(pool.kind == "nodepool");
+  CHECK(pool.KindName() == "nodepool");
   CHECK(pool.name == cluster + "/nodePools/tpu-v6e-16");
   CHECK(pool.state == EntryState::kCreating);
   CHECK(pool.operation == "operation-1763630102000-5f3a9c1e");
@@ -84,7 +84,7 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
   CHECK(pool.details.at("nodeCount") == 4);
 
   const auto& vm = ledger.entries[2];
-  CHECK(vm.kind == "tpu-vm");
+  CHECK(vm.KindName() == "tpu-vm");
   CHECK(vm.name == "projects/demo-project/locations/us-east5-b/nodes/tpu-vm-1");
   CHECK(vm.state == EntryState::kDeleting);
   CHECK(vm.operation == "projects/demo-project/locations/us-east5-b/operations/operation-1763630500-abc");
@@ -92,17 +92,17 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
                            {"acceleratorType", "v6e-8"}});
 
   const auto& bucket = ledger.entries[3];
-  CHECK(bucket.kind == "bucket");
+  CHECK(bucket.KindName() == "bucket");
   CHECK(bucket.name == "demo-project-checkpoints");
   CHECK(bucket.details == json{{"project", "demo-project"}, {"bucket", "demo-project-checkpoints"}});
 
   const auto& account = ledger.entries[4];
-  CHECK(account.kind == "service-account");
+  CHECK(account.KindName() == "service-account");
   CHECK(account.name == "maxtext@demo-project.iam.gserviceaccount.com");
   CHECK(account.details.at("email") == account.name);
 
   const auto& member = ledger.entries[5];
-  CHECK(member.kind == "iam-member");
+  CHECK(member.KindName() == "iam-member");
   CHECK(member.name ==
         "bucket/demo-project-checkpoints|roles/storage.objectAdmin|"
         "serviceAccount:maxtext@demo-project.iam.gserviceaccount.com");
@@ -111,7 +111,7 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
   CHECK(member.details.at("role") == "roles/storage.objectAdmin");
 
   const auto& on_gke = ledger.entries[6];
-  CHECK(on_gke.kind == "k8s-object");
+  CHECK(on_gke.KindName() == "k8s-object");
   CHECK(on_gke.name == "gke:" + cluster + "|ray.io/v1|RayCluster|default|ray");
   CHECK(on_gke.details.at("api_version") == "ray.io/v1");
   CHECK(on_gke.details.at("kind") == "RayCluster");
@@ -121,19 +121,19 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
   CHECK(AccessOf(on_gke).Id() + "|ray.io/v1|RayCluster|default|ray" == on_gke.name);
 
   const auto& on_kubeconfig = ledger.entries[7];
-  CHECK(on_kubeconfig.kind == "k8s-object");
+  CHECK(on_kubeconfig.KindName() == "k8s-object");
   CHECK(on_kubeconfig.state == EntryState::kDeleted);
   CHECK(on_kubeconfig.details.at("namespace") == "");  // cluster-scoped
   CHECK(AccessOf(on_kubeconfig) == AccessRecord::Kubeconfig("/home/ada/.kube/config", "kind-tputrain"));
   CHECK(AccessOf(on_kubeconfig).Id() + "|v1|Namespace||ml" == on_kubeconfig.name);
 
   const auto& direct_job = ledger.entries[8];
-  CHECK(direct_job.kind == "ray-job");
+  CHECK(direct_job.KindName() == "ray-job");
   CHECK(direct_job.name == "raysubmit_7Qm2xkS1c9TtBd4W");
   CHECK(direct_job.details == json{{"address", "http://127.0.0.1:8265"}});
 
   const auto& proxied_job = ledger.entries[9];
-  CHECK(proxied_job.kind == "ray-job");
+  CHECK(proxied_job.KindName() == "ray-job");
   CHECK(proxied_job.details.at("raycluster") == "ray");
   CHECK(proxied_job.details.at("namespace") == "default");
   CHECK(AccessOf(proxied_job) == AccessRecord::Gke(cluster));
@@ -152,7 +152,7 @@ TEST_CASE("a ledger without a version is version 1", "[unit]") {
   Ledger ledger = Read("ledger_without_version.json");
   CHECK(ledger.run_id == "tr-20261101-120000-0a0a");
   REQUIRE(ledger.entries.size() == 1);
-  CHECK(ledger.entries[0].kind == "cluster");
+  CHECK(ledger.entries[0].KindName() == "cluster");
   CHECK(ToJson(ledger).at("version") == tputrain::state::kLedgerSchemaVersion);
 }
 
@@ -208,4 +208,26 @@ TEST_CASE("optional entry fields keep their defaults when absent; unknown fields
   CHECK(entry.operation.empty());
   CHECK(entry.details == json::object());
   CHECK(entry.created_at.empty());
+}
+
+TEST_CASE("a kind a later release added is carried as it was written, and found by no lookup", "[unit]") {
+  json later = Minimal();
+  later["entries"][0]["kind"] = "gpu-vm";
+  auto ledger = LedgerFromJson(later);
+  REQUIRE(ledger);
+  const auto& entry = ledger->entries[0];
+  CHECK(entry.kind == tputrain::state::ResourceKind::kUnknown);
+  CHECK(entry.KindName() == "gpu-vm");
+  CHECK(ledger->Find(tputrain::state::ResourceKind::kUnknown, entry.name) == nullptr);
+  CHECK(ToJson(*ledger)["entries"][0]["kind"] == "gpu-vm");
+}
+
+TEST_CASE("every kind's name reads back as that kind", "[unit]") {
+  using tputrain::state::ResourceKind;
+  for (auto kind : {ResourceKind::kCluster, ResourceKind::kNodePool, ResourceKind::kTpuVm, ResourceKind::kBucket,
+                    ResourceKind::kServiceAccount, ResourceKind::kIamMember, ResourceKind::kK8sObject,
+                    ResourceKind::kRayJob}) {
+    CHECK(tputrain::state::KindFromName(tputrain::state::KindName(kind)) == kind);
+  }
+  CHECK(tputrain::state::KindFromName("unknown") == ResourceKind::kUnknown);
 }

@@ -130,7 +130,7 @@ TEST_CASE("cleanup deletes a whole run in reverse dependency order, a bucket wit
     CHECK_FALSE(state.value("serviceAccounts", json::object()).contains(account));
     CHECK_FALSE(MemberBound(state, "serviceAccount:" + account));
     for (const auto& entry : LoadLedger(env, "r1").entries) {
-      INFO(entry.kind << " " << entry.name);
+      INFO(entry.KindName() << " " << entry.name);
       CHECK(entry.state == state::EntryState::kDeleted);
     }
     json outcomes = json::parse(done.out)["runs"][0]["resources"];
@@ -179,7 +179,7 @@ TEST_CASE("cleanup of a half-created set: a create still running, one never sent
   // A process killed between writing the ledger and sending the create.
   core::SystemClock clock;
   state::LedgerStore store(env.state_dir(), clock);
-  REQUIRE(store.RecordCreating("r3", {.kind = "bucket",
+  REQUIRE(store.RecordCreating("r3", {.kind = tputrain::state::ResourceKind::kBucket,
                                       .name = "never-sent-b",
                                       .details = {{"project", "p"}, {"bucket", "never-sent-b"}}}));
   state::Ledger before = LoadLedger(env, "r3");
@@ -202,7 +202,7 @@ TEST_CASE("cleanup of a half-created set: a create still running, one never sent
   CHECK_FALSE(HasKeyEndingWith(state["clusters"], "/clusters/half-c"));
   CHECK_FALSE(HasKeyEndingWith(state["tpuNodes"], "/nodes/half-vm"));
   for (const auto& entry : LoadLedger(env, "r3").entries) {
-    INFO(entry.kind << " " << entry.name);
+    INFO(entry.KindName() << " " << entry.name);
     CHECK(entry.state == state::EntryState::kDeleted);
   }
 }
@@ -238,7 +238,7 @@ TEST_CASE("Kubernetes objects on a cluster the run deletes go with it when the A
   state::LedgerStore store(env.state_dir(), clock);
   // Applied through a kubeconfig that a finished CI job took with it.
   nlohmann::json access = {{"kubeconfig", env.dir().string() + "/gone/kubeconfig"}, {"context", "gke_p_us-east5-b_c6"}};
-  state::LedgerEntry object{.kind = "k8s-object",
+  state::LedgerEntry object{.kind = tputrain::state::ResourceKind::kK8sObject,
                             .name = "kubeconfig:gke_p_us-east5-b_c6|ray.io/v1|RayCluster|default|rc",
                             .details = {{"api_version", "ray.io/v1"}, {"kind", "RayCluster"}, {"namespace", "default"},
                                         {"name", "rc"}, {"access", access}}};
@@ -298,7 +298,7 @@ TEST_CASE("Ctrl-C during a create or a cleanup: the ledger stays true, the way o
     auto ledger = store.Load("r8");
     if (!ledger) return false;
     for (const auto& entry : ledger->entries) {
-      if (entry.kind == "cluster" && entry.state == wanted && !entry.operation.empty()) return true;
+      if (entry.KindName() == "cluster" && entry.state == wanted && !entry.operation.empty()) return true;
     }
     return false;
   };

@@ -1,6 +1,12 @@
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <catch2/catch.hpp>
 
+#include "testing/fake_transport.h"
 #include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/cleanup_runs.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -11,7 +17,7 @@ using state::LedgerEntry;
 LedgerEntry Entry(std::string kind, std::string name, EntryState state = EntryState::kCreated, bool owned = true,
                   nlohmann::json details = nlohmann::json::object()) {
   LedgerEntry entry;
-  entry.kind = std::move(kind);
+  entry.kind = state::KindFromName(kind);
   entry.name = std::move(name);
   entry.state = state;
   entry.owned = owned;
@@ -27,7 +33,7 @@ nlohmann::json PoolDetails(const std::string& cluster) {
 
 std::vector<std::string> Kinds(const std::vector<PlannedDelete>& items) {
   std::vector<std::string> kinds;
-  for (const auto& item : items) kinds.push_back(item.entry.kind + ":" + item.entry.name);
+  for (const auto& item : items) kinds.push_back(item.entry.KindName() + ":" + item.entry.name);
   return kinds;
 }
 
@@ -48,11 +54,10 @@ TEST_CASE("the cleanup plan deletes workloads, then machines, then storage and i
   CHECK(Kinds(plan.deletes) ==
         std::vector<std::string>{"ray-job:job-1", "k8s-object:kubeconfig:ctx|ray.io/v1|RayCluster|default|rc",
                                  "nodepool:" + kCluster + "/nodePools/np", "tpu-vm:projects/p/locations/z/nodes/vm",
-                                 "cluster:" + kCluster, "bucket:b",
-                                 "iam-member:project/p|roles/x|serviceAccount:sa",
+                                 "cluster:" + kCluster, "bucket:b", "iam-member:project/p|roles/x|serviceAccount:sa",
                                  "service-account:sa@p.iam.gserviceaccount.com"});
-  CHECK(plan.deletes[2].action == "goes with its cluster");
-  CHECK(plan.deletes[4].action == "delete");
+  CHECK(plan.deletes[2].step == CleanupAction::kGoesWithCluster);
+  CHECK(plan.deletes[4].step == CleanupAction::kDelete);
   CHECK(plan.kept.empty());
 }
 
@@ -69,17 +74,18 @@ TEST_CASE("adopted resources are kept unless forced; their pools are then delete
                     Entry("nodepool", kCluster + "/nodePools/np", EntryState::kCreated, true, PoolDetails("c"))};
   auto plan = PlanCleanup(ledger, false);
   REQUIRE(plan.deletes.size() == 1);
-  CHECK(plan.deletes[0].entry.kind == "nodepool");
-  CHECK(plan.deletes[0].action == "delete");  // its cluster stays, so the pool is deleted itself
+  CHECK(plan.deletes[0].entry.KindName() == "nodepool");
+  CHECK(plan.deletes[0].step == CleanupAction::kDelete);  // its cluster stays, so the pool is deleted itself
   REQUIRE(plan.kept.size() == 1);
-  CHECK(plan.kept[0].entry.kind == "cluster");
-  CHECK(plan.kept[0].action.find("--force") != std::string::npos);
+  CHECK(plan.kept[0].entry.KindName() == "cluster");
+  CHECK(plan.kept[0].step == CleanupAction::kKeep);
+  CHECK(plan.kept[0].Phrase() == "kept (adopted; --force deletes it)");
 
   auto forced = PlanCleanup(ledger, true);
   CHECK(forced.kept.empty());
   CHECK(Kinds(forced.deletes) ==
         std::vector<std::string>{"nodepool:" + kCluster + "/nodePools/np", "cluster:" + kCluster});
-  CHECK(forced.deletes[0].action == "goes with its cluster");
+  CHECK(forced.deletes[0].step == CleanupAction::kGoesWithCluster);
 }
 
 TEST_CASE("a create or delete left running is waited for first") {
@@ -92,23 +98,64 @@ TEST_CASE("a create or delete left running is waited for first") {
   ledger.entries = {creating, deleting, never_sent};
   auto plan = PlanCleanup(ledger, false);
   REQUIRE(plan.deletes.size() == 3);
-  CHECK(plan.deletes[0].action == "wait for operation-7, then delete");
-  CHECK(plan.deletes[1].action == "wait for projects/p/locations/z/operations/op-1, then delete");
-  CHECK(plan.deletes[2].action == "delete");
+  CHECK(plan.deletes[0].Phrase() == "wait for operation-7, then delete");
+  CHECK(plan.deletes[1].Phrase() == "wait for projects/p/locations/z/operations/op-1, then delete");
+  CHECK(plan.deletes[2].step == CleanupAction::kDelete);
   auto json = ToJson(plan);
   CHECK(json["delete"][0]["state"] == "deleting");
+  CHECK(json["delete"][0]["action"] == "wait for operation-7, then delete");
   CHECK(json["delete"].size() == 3);
 }
 
 TEST_CASE("cleanup tiers follow the documented order; unknown kinds go last") {
-  CHECK(CleanupTier("ray-job") < CleanupTier("k8s-object"));
-  CHECK(CleanupTier("k8s-object") < CleanupTier("nodepool"));
-  CHECK(CleanupTier("nodepool") < CleanupTier("cluster"));
-  CHECK(CleanupTier("cluster") == CleanupTier("tpu-vm"));  // independent, so deleted at once
-  CHECK(CleanupTier("tpu-vm") < CleanupTier("bucket"));
-  CHECK(CleanupTier("bucket") < CleanupTier("iam-member"));
-  CHECK(CleanupTier("iam-member") < CleanupTier("service-account"));
-  CHECK(CleanupTier("something-new") > CleanupTier("service-account"));
+  CHECK(CleanupTier(ResourceKind::kRayJob) < CleanupTier(ResourceKind::kK8sObject));
+  CHECK(CleanupTier(ResourceKind::kK8sObject) < CleanupTier(ResourceKind::kNodePool));
+  CHECK(CleanupTier(ResourceKind::kNodePool) < CleanupTier(ResourceKind::kCluster));
+  CHECK(CleanupTier(ResourceKind::kCluster) == CleanupTier(ResourceKind::kTpuVm));  // independent, so deleted at once
+  CHECK(CleanupTier(ResourceKind::kTpuVm) < CleanupTier(ResourceKind::kBucket));
+  CHECK(CleanupTier(ResourceKind::kBucket) < CleanupTier(ResourceKind::kIamMember));
+  CHECK(CleanupTier(ResourceKind::kIamMember) < CleanupTier(ResourceKind::kServiceAccount));
+  CHECK(CleanupTier(ResourceKind::kUnknown) > CleanupTier(ResourceKind::kServiceAccount));
+}
+
+TEST_CASE("the runs to clean up: one run, all of them, never both; a run never written has nothing") {
+  namespace fs = std::filesystem;
+  testing::FakeClock clock;
+  const fs::path dir = fs::temp_directory_path() / ("tputrain-plan-runs-" + std::to_string(::getpid()));
+  state::LedgerStore store(dir.string(), clock);
+  REQUIRE(store.RecordCreating("run-a", Entry("bucket", "b")));
+  REQUIRE(store.RecordCreating("run-b", Entry("service-account", "sa@p.iam.gserviceaccount.com")));
+  core::Env env;
+
+  auto one = PlanRuns(store, {"run-a", false, false}, env);
+  REQUIRE(one);
+  REQUIRE(one->size() == 1);
+  CHECK((*one)[0].run_id == "run-a");
+  CHECK(Kinds((*one)[0].deletes) == std::vector<std::string>{"bucket:b"});
+
+  auto all = PlanRuns(store, {"", true, false}, env);
+  REQUIRE(all);
+  CHECK(all->size() == 2);
+  CHECK(DeleteCount(*all) == 2);
+  CHECK(NeedsGoogle(*all));
+
+  auto never_written = PlanRuns(store, {"run-c", false, false}, env);
+  REQUIRE(never_written);
+  CHECK(never_written->empty());
+
+  auto both = PlanRuns(store, {"run-a", true, false}, env);
+  REQUIRE_FALSE(both);
+  CHECK(both.error().message == "--all and --run are exclusive: pass one");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("runs of Kubernetes objects and Ray jobs need no Google credentials") {
+  CleanupPlan plan;
+  plan.deletes.push_back({Entry("ray-job", "raysubmit_1"), CleanupAction::kDelete});
+  plan.deletes.push_back({Entry("k8s-object", "kubeconfig:ctx|v1|Namespace||ml"), CleanupAction::kDelete});
+  CHECK_FALSE(NeedsGoogle({plan}));
+  plan.deletes.push_back({Entry("nodepool", "np"), CleanupAction::kGoesWithCluster});
+  CHECK(NeedsGoogle({plan}));
 }
 
 }  // namespace

@@ -33,8 +33,8 @@ struct Fixture {
   FakeTransport transport;
   FakeClock clock;
   core::NullReporter reporter;
-  ProvisionEnv env{transport, {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"},
-                   clock, clock, reporter};
+  ProvisionEnv env{
+      transport, {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"}, clock, clock, reporter};
 };
 
 TEST_CASE("the seed 001 node pool body is gcloud's, field by field, and valid against discovery") {
@@ -42,7 +42,8 @@ TEST_CASE("the seed 001 node pool body is gcloud's, field by field, and valid ag
   gcp::container::Client client(transport, "https://container.googleapis.com/");
   auto request = client.BuildCreateNodePool(kCluster, V6e16());
   CHECK(request.method == "POST");
-  CHECK(request.url == "https://container.googleapis.com/v1/projects/p/locations/us-east5-b/clusters/ray-tpu/nodePools");
+  CHECK(request.url ==
+        "https://container.googleapis.com/v1/projects/p/locations/us-east5-b/clusters/ray-tpu/nodePools");
   CHECK_FALSE(request.idempotent);
   // gcloud 528's capture for `node-pools create v6e-16 ... --threads-per-core=1 --tpu-topology=4x4 --num-nodes=4`.
   json gcloud = json::parse(R"({"nodePool": {"config": {"advancedMachineFeatures": {"threadsPerCore": "1"},
@@ -88,44 +89,57 @@ TEST_CASE("polling starts soon, grows and is capped; a timeout stops waiting, no
 
 TEST_CASE("a pool create answered 'cluster already has an operation' is waited out and sent again") {
   Fixture f;
-  f.transport.On("POST", "/nodePools",
-                 {JsonReply(400, R"({"error":{"code":400,"status":"FAILED_PRECONDITION","message":"Operation operation-1 is currently creating cluster ray-tpu. Please wait and try again once it is done.","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"CLUSTER_ALREADY_HAS_OPERATION"}]}})"),
-                  JsonReply(429, R"({"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Too many operations: cluster \"ray-tpu\" hits the concurrent operations quota 5, please try again later."}})"),
-                  JsonReply(200, R"({"name":"operation-2","status":"RUNNING"})")});
+  f.transport.On(
+      "POST", "/nodePools",
+      {JsonReply(
+           400,
+           R"({"error":{"code":400,"status":"FAILED_PRECONDITION","message":"Operation operation-1 is currently creating cluster ray-tpu. Please wait and try again once it is done.","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"CLUSTER_ALREADY_HAS_OPERATION"}]}})"),
+       JsonReply(
+           429,
+           R"({"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Too many operations: cluster \"ray-tpu\" hits the concurrent operations quota 5, please try again later."}})"),
+       JsonReply(200, R"({"name":"operation-2","status":"RUNNING"})")});
   f.transport.On("GET", "/operations/operation-2",
                  {JsonReply(200, R"({"name":"operation-2","status":"RUNNING"})"),
                   JsonReply(200, R"({"name":"operation-2","status":"DONE"})")});
   auto outcomes = CreateNodePools(f.env, kCluster, {V6e16()});
   REQUIRE(outcomes);
-  CHECK((*outcomes)[0].action == "created");
+  CHECK((*outcomes)[0].action == workflow::OutcomeAction::kCreated);
   CHECK(f.transport.Count("POST", "/nodePools") == 3);
   CHECK(f.clock.sleeps().size() >= 3);
 }
 
 TEST_CASE("a create whose reply was lost is resolved by reading, never by a second POST") {
   Fixture f;
-  f.transport.On("POST", "/nodePools", {JsonReply(503, R"({"error":{"code":503,"status":"UNAVAILABLE","message":"backend"}})")});
-  json pool = {{"name", "v6e-16"}, {"status", "RUNNING"}, {"initialNodeCount", 4},
-          {"config", {{"machineType", "ct6e-standard-4t"}, {"advancedMachineFeatures", {{"threadsPerCore", "1"}}}}},
-          {"placementPolicy", {{"tpuTopology", "4x4"}}}};
+  f.transport.On("POST", "/nodePools",
+                 {JsonReply(503, R"({"error":{"code":503,"status":"UNAVAILABLE","message":"backend"}})")});
+  json pool = {
+      {"name", "v6e-16"},
+      {"status", "RUNNING"},
+      {"initialNodeCount", 4},
+      {"config", {{"machineType", "ct6e-standard-4t"}, {"advancedMachineFeatures", {{"threadsPerCore", "1"}}}}},
+      {"placementPolicy", {{"tpuTopology", "4x4"}}}};
   f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, pool.dump())});
   auto outcomes = CreateNodePools(f.env, kCluster, {V6e16()});
   REQUIRE(outcomes);
-  CHECK((*outcomes)[0].action == "created");
+  CHECK((*outcomes)[0].action == workflow::OutcomeAction::kCreated);
   CHECK(f.transport.Count("POST", "/nodePools") == 1);
 }
 
 TEST_CASE("409 on create: the same shape is adopted, a different one names the fields") {
   Fixture f;
-  f.transport.On("POST", "/nodePools", {JsonReply(409, R"({"error":{"code":409,"status":"ALREADY_EXISTS","message":"Already exists"}})")});
-  json pool = {{"name", "v6e-16"}, {"status", "RUNNING"}, {"initialNodeCount", 4},
-               {"config", {{"machineType", "ct6e-standard-4t"}}}, {"placementPolicy", {{"tpuTopology", "4x4"}}}};
+  f.transport.On("POST", "/nodePools",
+                 {JsonReply(409, R"({"error":{"code":409,"status":"ALREADY_EXISTS","message":"Already exists"}})")});
+  json pool = {{"name", "v6e-16"},
+               {"status", "RUNNING"},
+               {"initialNodeCount", 4},
+               {"config", {{"machineType", "ct6e-standard-4t"}}},
+               {"placementPolicy", {{"tpuTopology", "4x4"}}}};
   f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, pool.dump())});
   auto spec = V6e16();
   spec.threads_per_core.reset();
   auto adopted = CreateNodePools(f.env, kCluster, {spec});
   REQUIRE(adopted);
-  CHECK((*adopted)[0].action == "exists, adopted");
+  CHECK((*adopted)[0].action == workflow::OutcomeAction::kAdopted);
   spec.tpu_topology = "4x8";
   spec.node_count = 8;
   auto refused = CreateNodePools(f.env, kCluster, {spec});
@@ -137,8 +151,11 @@ TEST_CASE("409 on create: the same shape is adopted, a different one names the f
 TEST_CASE("an operation that ends in a stockout is an error with the place, the machine and a hint") {
   Fixture f;
   f.transport.On("POST", "/nodePools", {JsonReply(200, R"({"name":"operation-3","status":"RUNNING"})")});
-  f.transport.On("GET", "/operations/operation-3",
-                 {JsonReply(200, R"({"name":"operation-3","status":"DONE","statusMessage":"Google Compute Engine: Not enough resources available to fulfill the request.","error":{"code":8,"message":"Not enough resources"}})")});
+  f.transport.On(
+      "GET", "/operations/operation-3",
+      {JsonReply(
+          200,
+          R"({"name":"operation-3","status":"DONE","statusMessage":"Google Compute Engine: Not enough resources available to fulfill the request.","error":{"code":8,"message":"Not enough resources"}})")});
   auto result = CreateNodePools(f.env, kCluster, {V6e16()});
   REQUIRE_FALSE(result);
   CHECK(result.error().kind == core::ErrorKind::kResourceExhausted);

@@ -15,8 +15,6 @@ namespace tputrain::render {
 // Values tputrain's own configuration supplies (flags > environment > tputrain.yaml > gcloud),
 // under these names; a template reads them like any other value.
 const std::vector<std::pair<std::string, std::string>>& ConfigurationNames();
-// us-central1-a → us-central1; a region stays as it is.
-std::string RegionOf(const std::string& location);
 
 // Where the built-in templates are: $TPUTRAIN_TEMPLATE_DIR when set, else beside the binary
 // (<bindir>/templates in a build tree, <prefix>/share/tputrain/templates when installed).
@@ -25,10 +23,10 @@ std::vector<std::string> BuiltinTemplateDirs(const core::Env& env, const std::st
 
 struct RenderRequest {
   std::string template_name;
-  std::vector<std::string> template_dirs;  // searched in order: user directories first
-  std::vector<std::string> sets;           // "NAME=VALUE", later wins
-  std::vector<std::string> values_files;   // YAML mappings, later wins; --set beats them
-  std::optional<core::Env> env;            // --env: the environment, below the files
+  std::vector<std::string> template_dirs;            // searched in order: user directories first
+  std::vector<std::string> sets;                     // "NAME=VALUE", later wins
+  std::vector<std::string> values_files;             // YAML mappings, later wins; --set beats them
+  std::optional<core::Env> env;                      // --env: the environment, below the files
   std::map<std::string, std::string> configuration;  // PROJECT_ID, LOCATION, ...
   SliceValues slice_values;                          // needed when the template has a TPU_TYPE
 };
@@ -59,8 +57,8 @@ core::Result<std::vector<std::string>> WriteRendered(const Rendered& rendered, c
 struct VariableInfo {
   std::string name;
   std::string type;
-  std::string origin;   // "required", "default", "computed", "configuration", "input"
-  std::string value;    // the default, or the value for the template's default TPU type
+  std::string origin;  // "required", "default", "computed", "configuration", "input"
+  std::string value;   // the default, or the value for the template's default TPU type
   std::string meaning;
   std::vector<std::string> used_in;  // "raycluster.yaml:12"
 };

@@ -10,6 +10,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
+#include "tputrain/state/resource_kind.h"
 
 namespace tputrain::state {
 
@@ -20,7 +21,7 @@ enum class EntryState { kCreating, kCreated, kDeleting, kDeleted };
 std::string_view EntryStateName(EntryState state);
 
 struct LedgerEntry {
-  std::string kind;       // cluster, nodepool, tpu-vm, bucket, service-account, iam-member, k8s-object, ray-job
+  ResourceKind kind = ResourceKind::kUnknown;
   std::string name;       // unique within its kind: the API resource name or a composite key
   EntryState state = EntryState::kCreating;
   std::string operation;  // the pending long-running operation, if any
@@ -30,6 +31,11 @@ struct LedgerEntry {
   nlohmann::json details = nlohmann::json::object();  // what deleting it needs (location, role, ...)
   std::string created_at;
   std::string updated_at;
+  // The name a kUnknown kind was read with, written back unchanged: a ledger a later release
+  // wrote keeps its entries when this one updates the file.
+  std::string unknown_kind;
+
+  std::string KindName() const;
 };
 
 struct Ledger {
@@ -37,7 +43,7 @@ struct Ledger {
   std::string created_at;
   std::vector<LedgerEntry> entries;
 
-  LedgerEntry* Find(const std::string& kind, const std::string& name);
+  LedgerEntry* Find(ResourceKind kind, const std::string& name);
   // Entries not yet deleted, in the order they were recorded.
   std::vector<const LedgerEntry*> Live() const;
 };
@@ -80,7 +86,7 @@ class LedgerStore {
 
   // The recorder calls used by provisioning: each is one atomic update.
   core::Status RecordCreating(const std::string& run_id, const LedgerEntry& entry);
-  core::Status RecordState(const std::string& run_id, const std::string& kind, const std::string& name,
+  core::Status RecordState(const std::string& run_id, ResourceKind kind, const std::string& name,
                            EntryState state, const std::string& operation = "");
 
  private:

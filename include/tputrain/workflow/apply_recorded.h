@@ -6,9 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/client.h"
+#include "tputrain/k8s/delete.h"
 #include "tputrain/k8s/discovery.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/watch.h"
@@ -26,20 +28,39 @@ struct ResolvedObject {
 // The namespace and path of each object, as k8s::Apply will resolve them. A kind not yet served
 // is accepted when `objects` holds its CustomResourceDefinition (scope from the CRD).
 core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8s::Discovery& discovery,
-                                                         const std::vector<k8s::Object>& objects, const std::string& ns);
+                                                         const std::vector<k8s::Object>& objects,
+                                                         const std::string& ns);
 
 struct RecordedApplyEnv {
   k8s::Client& client;
   k8s::Discovery& discovery;
   k8s::WatchDeps watch;
-  nlohmann::json access;  // ledger_entries.h: how cleanup reaches this cluster again
+  state::AccessRecord access;  // how cleanup reaches this cluster again
   LedgerRecorder ledger;
 };
 
 // Records each object (`creating`; not owned when it already exists), applies them all in
 // dependency order, and marks each `created` once the server has it. A dry run records nothing.
-core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(RecordedApplyEnv& env, const std::vector<k8s::Object>& objects,
-                                                          const k8s::ApplyOptions& options,
-                                                          const std::function<void(const k8s::ApplyResult&)>& on_applied = {});
+core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
+    RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
+    const std::function<void(const k8s::ApplyResult&)>& on_applied = {});
+
+struct RecordedDeleteEnv {
+  k8s::Client& client;
+  k8s::Discovery& discovery;
+  k8s::WatchDeps watch;
+  core::Reporter& reporter;
+  state::AccessRecord access;
+  // The run whose ledger may hold the objects; none (null store or empty run): nothing to mark.
+  state::LedgerStore* store = nullptr;
+  std::string run_id;
+};
+
+// Deletes `objects` (k8s::Delete: reverse order, waiting as `options` say) and marks each one the
+// run's ledger holds as deleted, so a later cleanup does not look for it again. A dry run marks
+// nothing.
+core::Result<std::vector<k8s::DeleteResult>> DeleteRecorded(
+    RecordedDeleteEnv& env, std::vector<k8s::Object> objects, const k8s::DeleteOptions& options,
+    const std::function<void(const k8s::DeleteResult&)>& on_deleted = {});
 
 }  // namespace tputrain::workflow

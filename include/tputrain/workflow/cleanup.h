@@ -12,6 +12,7 @@
 #include "tputrain/k8s/connect.h"
 #include "tputrain/ray/jobs_client.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/ledger_entries.h"
 #include "tputrain/workflow/provision.h"
 
 // `tputrain cleanup`: everything a run's ledger holds, deleted in reverse dependency order.
@@ -22,14 +23,15 @@ namespace tputrain::workflow {
 // before the storage and identities they use. TPU VMs share the clusters' tier: neither needs
 // the other gone, and each delete takes minutes, so they overlap.
 struct CleanupTierOf {
-  std::string_view kind;
+  ResourceKind kind;
   int tier;
 };
-inline constexpr CleanupTierOf kCleanupTiers[] = {{"ray-job", 0},    {"k8s-object", 1}, {"nodepool", 2},
-                                                  {"cluster", 3},    {"tpu-vm", 3},     {"bucket", 4},
-                                                  {"iam-member", 5}, {"service-account", 6}};
-// The tier of `kind`; kinds the table does not know go last.
-int CleanupTier(std::string_view kind);
+inline constexpr CleanupTierOf kCleanupTiers[] = {
+    {ResourceKind::kRayJob, 0},  {ResourceKind::kK8sObject, 1}, {ResourceKind::kNodePool, 2},
+    {ResourceKind::kCluster, 3}, {ResourceKind::kTpuVm, 3},     {ResourceKind::kBucket, 4},
+    {ResourceKind::kIamMember, 5}, {ResourceKind::kServiceAccount, 6}};
+// The tier of `kind`; kinds the table does not know (kUnknown) go last.
+int CleanupTier(ResourceKind kind);
 
 // The ledger key of the cluster a node-pool entry belongs to.
 std::string PoolClusterKey(const state::LedgerEntry& pool);
@@ -37,10 +39,10 @@ std::string PoolClusterKey(const state::LedgerEntry& pool);
 // What cleanup does with one ledger entry. Code decides on this; people and --format json see
 // its phrase (CleanupActionPhrase).
 enum class CleanupAction {
-  kDelete,            // "delete"
-  kWaitThenDelete,    // "wait for OPERATION, then delete": its create or delete is still running
-  kGoesWithCluster,   // "goes with its cluster": a node pool of a cluster deleted in the same run
-  kKeep,              // "kept (adopted; --force deletes it)"
+  kDelete,           // "delete"
+  kWaitThenDelete,   // "wait for OPERATION, then delete": its create or delete is still running
+  kGoesWithCluster,  // "goes with its cluster": a node pool of a cluster deleted in the same run
+  kKeep,             // "kept (adopted; --force deletes it)"
 };
 
 // The phrase of `action`; `operation` fills in kWaitThenDelete's.
@@ -52,7 +54,7 @@ struct PlannedDelete {
   CleanupAction step = CleanupAction::kDelete;
   // step's phrase, as the table and the JSON show it (delete | wait for OPERATION, then delete |
   // goes with its cluster | kept (adopted; --force deletes it)).
-  std::string action;
+  std::string Phrase() const { return CleanupActionPhrase(step, entry.operation); }
 };
 
 struct CleanupPlan {
@@ -76,10 +78,10 @@ struct RayJobsAccess {
 // the Ray dashboard a job was submitted to. Set by the caller (they need credentials and TLS
 // settings only it has).
 struct CleanupReach {
-  // A connection to the cluster a k8s-object entry's details.access names.
-  std::function<core::Result<std::unique_ptr<k8s::Connection>>(const nlohmann::json& access)> connect_cluster;
-  // A Jobs client for a ray-job entry's details ({address} or {raycluster, namespace, access}).
-  std::function<core::Result<RayJobsAccess>(const nlohmann::json& details)> ray_jobs;
+  // A connection to the cluster a k8s-object entry's access record names.
+  std::function<core::Result<std::unique_ptr<k8s::Connection>>(const state::AccessRecord& access)> connect_cluster;
+  // A Jobs client for where a ray-job entry's job was submitted.
+  std::function<core::Result<RayJobsAccess>(const RayJobTarget& target)> ray_jobs;
 };
 
 // Carries out `plan` with `env` (whose ledger and run_id must be the plan's run), tier by tier,

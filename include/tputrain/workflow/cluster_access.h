@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/http/transport.h"
@@ -16,6 +17,21 @@ namespace tputrain::workflow {
 // k8s::Credentials serves from tputrain's own Application Default Credentials).
 core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, const std::string& container_endpoint,
                                                   const gcp::container::ClusterRef& ref);
+
+// `cluster get-credentials`: the cluster's kubeconfig entry (gke_P_L_C, its endpoint and CA) added
+// to the kubeconfig at `kubeconfig_flag` (empty: KUBECONFIG's first file, else ~/.kube/config) and
+// made current. `token_exec`: the user runs `tputrain auth print-access-token` instead of
+// gke-gcloud-auth-plugin.
+struct KubeconfigWritten {
+  std::string context;
+  std::string path;
+  std::string server;
+};
+core::Result<KubeconfigWritten> WriteClusterCredentials(http::Transport& transport,
+                                                        const std::string& container_endpoint,
+                                                        const gcp::container::ClusterRef& ref,
+                                                        const std::string& kubeconfig_flag, const core::Env& env,
+                                                        bool token_exec);
 
 // "projects/P/locations/L/clusters/C" (a ledger access record) back into its parts.
 core::Result<gcp::container::ClusterRef> ClusterRefFromName(const std::string& name);

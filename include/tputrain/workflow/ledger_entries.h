@@ -21,14 +21,24 @@ state::LedgerEntry K8sObjectEntry(const state::AccessRecord& access, const k8s::
 // "<kind> <name>: access" in errors.
 core::Result<state::AccessRecord> AccessOf(const state::LedgerEntry& entry);
 
-// The same for callers that still hold the record as JSON (see state/access_record.h for its
-// two forms). A record that does not parse gives "kubeconfig:" and is recorded as it is.
-std::string AccessId(const nlohmann::json& access);
-state::LedgerEntry K8sObjectEntry(const nlohmann::json& access, const k8s::Object& object, bool owned);
+// Where a Ray job was submitted: a Ray reached directly at `address`, or RayCluster `raycluster`
+// in namespace `ns` behind the API server's service proxy of the cluster `access` names.
+struct RayJobTarget {
+  std::string address;
+  std::string raycluster;
+  std::string ns;
+  state::AccessRecord access;
+
+  bool OnCluster() const { return !raycluster.empty(); }
+  static RayJobTarget Direct(std::string address);
+  static RayJobTarget OnRayCluster(std::string name, std::string ns, state::AccessRecord access);
+};
 
 // kind "ray-job", name = the submission id; details {"address": URL} for a Ray reached
 // directly, or {"raycluster", "namespace", "access"} for one behind the service proxy.
-state::LedgerEntry RayJobEntry(const std::string& submission_id, const nlohmann::json& details);
+state::LedgerEntry RayJobEntry(const std::string& submission_id, const RayJobTarget& target);
+// The target a ray-job entry records; a malformed record is one line naming the field.
+core::Result<RayJobTarget> RayJobTargetOf(const state::LedgerEntry& entry);
 
 // Where entries go: nothing is recorded when `store` is null.
 struct LedgerRecorder {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,8 @@
 namespace tputrain::workflow {
 
 inline constexpr char kRunLabel[] = "tputrain-run";
+
+using state::ResourceKind;
 
 struct ApiEndpoints {
   std::string container;
@@ -51,14 +54,35 @@ struct ProvisionEnv {
   std::vector<http::Request>* dry_run = nullptr;
 };
 
+// What happened to one resource. Code decides on this; tables, progress lines and --format json
+// show its phrase (OutcomeActionPhrase).
+enum class OutcomeAction {
+  kCreated,             // "created"
+  kAdopted,             // "exists, adopted": it was there before; cleanup keeps it unless --force
+  kStarted,             // "started": --async, the operation runs on
+  kDeleted,             // "deleted"
+  kAlreadyGone,         // "already gone"
+  kBound,               // "bound"
+  kAlreadyBound,        // "already bound"
+  kUnbound,             // "unbound"
+  kWouldSend,           // "would send": --dry-run
+  kWouldStop,           // "would stop": a Ray job under --dry-run
+  kWouldDelete,         // "would delete": a Kubernetes object under --dry-run
+  kStopped,             // "stopped": a Ray job told to stop
+  kAlreadyFinished,     // "already finished": a Ray job that had ended
+  kGoesWithRayCluster,  // "goes with its RayCluster": its head is deleted in the same cleanup
+  kHeadUnreachable,     // "Ray head unreachable": nothing left to stop
+  kGoesWithCluster,     // "goes with its cluster": a node pool of a cluster being deleted (--delete-leaked)
+  kWentWithCluster,     // "went with its cluster": deleted by deleting its cluster
+};
+std::string_view OutcomeActionPhrase(OutcomeAction action);
+
 // One resource's fate in a command.
 struct Outcome {
-  std::string kind;      // cluster, nodepool, tpu-vm, bucket, service-account, iam-member
+  ResourceKind kind = ResourceKind::kUnknown;
   std::string name;      // what the user calls it
   std::string resource;  // the ledger key: the full API name or a composite key
-  // created | exists, adopted | started | deleted | already gone | bound | already bound |
-  // unbound | would send
-  std::string action;
+  OutcomeAction action = OutcomeAction::kCreated;
   std::string operation;
   nlohmann::json details = nlohmann::json::object();
 };
@@ -84,16 +108,16 @@ core::Result<Outcome> DeleteNodePool(ProvisionEnv& env, const gcp::container::No
 
 core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref, const gcp::tpu::NodeSpec& spec);
 // Several TPU VMs at once (independent resources).
-core::Result<std::vector<Outcome>> CreateTpuVms(ProvisionEnv& env,
-                                                const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& vms);
+core::Result<std::vector<Outcome>> CreateTpuVms(
+    ProvisionEnv& env, const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& vms);
 core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref);
 
 core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project, const gcp::storage::BucketSpec& spec);
 // A bucket holding objects is deleted only with `force` (objects first, every version).
 core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket, bool force);
 
-core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project,
-                                           const std::string& account_id, const std::string& display_name);
+core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project, const std::string& account_id,
+                                           const std::string& display_name);
 core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string& email);
 
 enum class PolicyTarget { kProject, kBucket, kServiceAccount };

@@ -25,7 +25,7 @@ struct ScanRequest {
 };
 
 struct LeakedResource {
-  std::string kind;      // cluster, nodepool, tpu-vm, bucket
+  state::ResourceKind kind = state::ResourceKind::kCluster;  // cluster, nodepool, tpu-vm or bucket
   std::string name;      // what the user calls it (cluster, pool, node or bucket name)
   std::string resource;  // the key a ledger would hold: the full API name, or the bucket name
   std::string run_id;    // the tputrain-run label's value
@@ -37,12 +37,13 @@ nlohmann::json ToJson(const LeakedResource& leaked);
 
 // Every (kind, resource) key of a live entry in any ledger under `store`'s directory. An
 // unreadable ledger is an error: its resources would otherwise look leaked.
-core::Result<std::vector<std::pair<std::string, std::string>>> LedgeredKeys(const state::LedgerStore& store);
+using LedgeredKey = std::pair<state::ResourceKind, std::string>;
+core::Result<std::vector<LedgeredKey>> LedgeredKeys(const state::LedgerStore& store);
 
 // Lists clusters (with their node pools), TPU VMs and buckets of the project, keeps those with
 // the tputrain-run label, and drops those whose key is in `ledgered`.
 core::Result<std::vector<LeakedResource>> ScanLeaked(
-    ProvisionEnv& env, const ScanRequest& request, const std::vector<std::pair<std::string, std::string>>& ledgered);
+    ProvisionEnv& env, const ScanRequest& request, const std::vector<LedgeredKey>& ledgered);
 
 // Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects),
 // each tier in parallel. Node pools of a cluster that is itself deleted go with it. Returns every

@@ -34,9 +34,9 @@ struct RayClusterRequest {
   std::string ns;             // empty: the kubeconfig context's namespace
   std::string template_name;  // empty: raycluster-maxtext (TPU presets) or raycluster-cpu (CPU presets)
   std::vector<std::string> template_dirs;
-  std::string image;                       // DOCKER_IMAGE
-  std::vector<std::string> sets;           // the template's NAME=VALUE
-  std::vector<std::string> values_files;   // YAML values files, below `sets`
+  std::string image;                                 // DOCKER_IMAGE
+  std::vector<std::string> sets;                     // the template's NAME=VALUE
+  std::vector<std::string> values_files;             // YAML values files, below `sets`
   std::map<std::string, std::string> configuration;  // PROJECT_ID, BUCKET, ...
   std::chrono::milliseconds ready_timeout{std::chrono::minutes(20)};
 };
@@ -65,7 +65,7 @@ struct ClusterSubmitEnv {
   k8s::Discovery& discovery;
   k8s::WatchDeps watch;
   core::Reporter& reporter;
-  nlohmann::json access;  // ledger_entries.h: how cleanup reaches this cluster again
+  state::AccessRecord access;  // how cleanup reaches this cluster again
   LedgerRecorder ledger;
   RayClientFactory make_ray_client;
 };
@@ -96,9 +96,9 @@ core::Result<nlohmann::json> PlanOnCluster(k8s::Client& client, k8s::Discovery& 
                                            const RayClusterRequest& request);
 
 // Submits with the job's ledger entry written before the request is sent and marked created
-// once Ray accepted it. `details` go into the entry (ledger_entries.h).
-core::Result<SubmitOutcome> SubmitRecorded(ray::JobsClient& client, const MaxTextJob& job,
-                                           const nlohmann::json& details, const LedgerRecorder& ledger, bool wait,
-                                           const FollowFunction& follow, const SubmitCallbacks& callbacks);
+// once Ray accepted it. `target` says where, for cleanup (ledger_entries.h).
+core::Result<SubmitOutcome> SubmitRecorded(ray::JobsClient& client, const MaxTextJob& job, const RayJobTarget& target,
+                                           const LedgerRecorder& ledger, bool wait, const FollowFunction& follow,
+                                           const SubmitCallbacks& callbacks);
 
 }  // namespace tputrain::workflow

@@ -4,17 +4,13 @@
 
 #include "commands/provision_common.h"
 #include "stack.h"
+#include "tputrain/core/gcp_location.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/scan.h"
 
 namespace tputrain::cli {
 namespace {
-
-bool LooksLikeZone(const std::string& location) {
-  auto dash = location.rfind('-');
-  return dash != std::string::npos && location.size() - dash == 2;
-}
 
 void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& leaked,
                  const std::vector<workflow::Outcome>* deleted) {
@@ -27,12 +23,13 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
       return;
     }
     std::vector<std::vector<std::string>> rows;
-    for (const auto& item : leaked) rows.push_back({item.kind, item.name, item.run_id, item.location});
+    for (const auto& item : leaked) rows.push_back({std::string(state::KindName(item.kind)), item.name, item.run_id, item.location});
     PrintTable(out, {"kind", "name", "run", "location"}, rows);
     if (deleted != nullptr) {
       out << "\n";
       std::vector<std::vector<std::string>> done;
-      for (const auto& outcome : *deleted) done.push_back({outcome.kind, outcome.name, outcome.action});
+      for (const auto& outcome : *deleted)
+        done.push_back({std::string(state::KindName(outcome.kind)), outcome.name, std::string(workflow::OutcomeActionPhrase(outcome.action))});
       PrintTable(out, {"kind", "name", "result"}, done);
     } else {
       out << "\nDelete them with: tputrain cleanup --scan --delete-leaked --yes\n";
@@ -52,7 +49,8 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
                           const std::string& state_dir, bool yes) {
   if (flags.delete_leaked && !flags.scan) return core::Fail(core::Error::Usage("--delete-leaked: needs --scan"));
   if (context.global.dry_run) {
-    return core::Fail(core::Error::Usage("--dry-run: a scan only reads; leave out --delete-leaked to see what it finds"));
+    return core::Fail(
+        core::Error::Usage("--dry-run: a scan only reads; leave out --delete-leaked to see what it finds"));
   }
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
@@ -61,7 +59,7 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   workflow::ScanRequest request{*project, {}, {}, run_id};
   if (auto location = settings->Get("location"); location && !location->empty()) {
     request.locations = {*location};
-    if (LooksLikeZone(*location)) request.tpu_zones = {*location};
+    if (core::IsZone(*location)) request.tpu_zones = {*location};
   }
   auto google = context.stack().Google();
   if (!google) return core::Fail(google.error());

@@ -1,9 +1,9 @@
-// tputrain cluster create|delete|describe|list|get-credentials and nodepool create|delete|list|describe.
+// tputrain cluster create|delete|describe|list|get-credentials.
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/gcp/container/client.h"
-#include "tputrain/k8s/kubeconfig_writer.h"
+#include "tputrain/workflow/cluster_access.h"
 
 namespace tputrain::cli {
 namespace {
@@ -22,26 +22,11 @@ struct ClusterOptions {
   std::string cluster_version;
   std::vector<std::string> scopes;
   std::vector<std::string> node_locations;
-  PoolFlags pool;  // --tpu-type and friends
+  workflow::TpuPoolRequest pool;  // --tpu-type and friends
   ProvisionFlags provision;
   std::string kubeconfig;
   bool token_exec = false;
 };
-
-struct NodePoolOptions {
-  std::string name;
-  std::string cluster;
-  PoolFlags pool;
-  ProvisionFlags provision;
-};
-
-core::Result<ClusterRef> ClusterRefOf(Context& context, const std::string& name) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto location = RequireSetting(context, "location");
-  if (!location) return core::Fail(location.error());
-  return ClusterRef{*project, *location, name};
-}
 
 core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
   auto ref = ClusterRefOf(context, options.name);
@@ -64,20 +49,20 @@ core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
     if (options.autopilot) {
       return core::Fail(core::Error::Usage("--tpu-type: Autopilot provisions TPU nodes itself; drop --autopilot"));
     }
-    auto pools = PoolsFromFlags(options.pool.tpu_type, options.pool);
+    auto pools = workflow::NodePoolsFor(options.pool.tpu_type, options.pool);
     if (!pools) return core::Fail(pools.error());
     request.pools = std::move(*pools);
   }
-  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateCluster(env, request);
-  });
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) { return workflow::CreateCluster(env, request); });
 }
 
 core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.name);
   if (!ref) return core::Fail(ref.error());
-  auto confirmed = ConfirmDelete(context, options.provision.yes, "cluster delete",
-                                 "Delete cluster " + ref->cluster + " in " + ref->location + " and all its node pools?");
+  auto confirmed =
+      ConfirmDelete(context, options.provision.yes, "cluster delete",
+                    "Delete cluster " + ref->cluster + " in " + ref->location + " and all its node pools?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
@@ -91,12 +76,13 @@ core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& conte
 core::Result<int> RunClusterDescribe(const ClusterOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.name);
   if (!ref) return core::Fail(ref.error());
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    auto cluster = gcp::container::Client(transport, endpoints.container).GetCluster(*ref);
-    if (!cluster) return core::Fail(cluster.error());
-    PrintResult(context, cluster->raw, [&](std::ostream& out) { out << ToYaml(cluster->raw); });
-    return core::kExitOk;
-  });
+  return RunRead(context,
+                 [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+                   auto cluster = gcp::container::Client(transport, endpoints.container).GetCluster(*ref);
+                   if (!cluster) return core::Fail(cluster.error());
+                   PrintResult(context, cluster->raw, [&](std::ostream& out) { out << ToYaml(cluster->raw); });
+                   return core::kExitOk;
+                 });
 }
 
 core::Result<int> RunClusterList(Context& context) {
@@ -104,97 +90,38 @@ core::Result<int> RunClusterList(Context& context) {
   if (!project) return core::Fail(project.error());
   auto settings = context.settings();
   std::string location = settings ? settings->Get("location").value_or("-") : "-";
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    auto clusters = gcp::container::Client(transport, endpoints.container).ListClusters({*project, location});
-    if (!clusters) return core::Fail(clusters.error());
-    nlohmann::json json = nlohmann::json::array();
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& cluster : *clusters) {
-      json.push_back(cluster.raw);
-      rows.push_back({cluster.name, cluster.location, cluster.current_master_version, cluster.endpoint, cluster.status});
-    }
-    PrintResult(context, json, [&](std::ostream& out) {
-      PrintTable(out, {"name", "location", "master_version", "endpoint", "status"}, rows);
-    });
-    return core::kExitOk;
-  });
+  return RunRead(
+      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+        auto clusters = gcp::container::Client(transport, endpoints.container).ListClusters({*project, location});
+        if (!clusters) return core::Fail(clusters.error());
+        nlohmann::json json = nlohmann::json::array();
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& cluster : *clusters) {
+          json.push_back(cluster.raw);
+          rows.push_back(
+              {cluster.name, cluster.location, cluster.current_master_version, cluster.endpoint, cluster.status});
+        }
+        PrintResult(context, json, [&](std::ostream& out) {
+          PrintTable(out, {"name", "location", "master_version", "endpoint", "status"}, rows);
+        });
+        return core::kExitOk;
+      });
 }
 
 core::Result<int> RunGetCredentials(const ClusterOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.name);
   if (!ref) return core::Fail(ref.error());
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    auto cluster = gcp::container::Client(transport, endpoints.container).GetCluster(*ref);
-    if (!cluster) return core::Fail(cluster.error());
-    if (cluster->endpoint.empty()) {
-      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                                          "cluster " + ref->cluster + " has no endpoint yet (status " +
-                                              cluster->status + "); wait until it is RUNNING"));
-    }
-    k8s::KubeconfigEntry entry;
-    entry.name = "gke_" + ref->project + "_" + ref->location + "_" + ref->cluster;
-    entry.server = cluster->endpoint.rfind("http", 0) == 0 ? cluster->endpoint : "https://" + cluster->endpoint;
-    entry.ca_data = cluster->ca_certificate;
-    if (options.token_exec) entry.auth = k8s::KubeconfigEntry::Auth::kTputrainTokenExec;
-    std::string path = k8s::KubeconfigWritePath(options.kubeconfig, context.env);
-    auto written = k8s::WriteKubeconfigEntry(path, entry);
-    if (!written) return core::Fail(written.error());
-    context.reporter().Info("kubeconfig entry " + entry.name + " written to " + path);
-    PrintResult(context, {{"context", entry.name}, {"kubeconfig", path}, {"server", entry.server}},
-                [&](std::ostream& out) { out << "context " << entry.name << " in " << path << "\n"; });
-    return core::kExitOk;
-  });
-}
-
-core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
-  auto ref = ClusterRefOf(context, options.cluster);
-  if (!ref) return core::Fail(ref.error());
-  auto pools = PoolsFromFlags(options.name, options.pool);
-  if (!pools) return core::Fail(pools.error());
-  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateNodePools(env, *ref, *pools);
-  });
-}
-
-core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.cluster);
-  if (!ref) return core::Fail(ref.error());
-  auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
-                                 "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::DeleteNodePool(env, {*ref, options.name});
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
-}
-
-core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
-  auto ref = ClusterRefOf(context, options.cluster);
-  if (!ref) return core::Fail(ref.error());
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    gcp::container::Client client(transport, endpoints.container);
-    if (!list) {
-      auto pool = client.GetNodePool({*ref, options.name});
-      if (!pool) return core::Fail(pool.error());
-      PrintResult(context, pool->raw, [&](std::ostream& out) { out << ToYaml(pool->raw); });
-      return core::kExitOk;
-    }
-    auto pools = client.ListNodePools(*ref);
-    if (!pools) return core::Fail(pools.error());
-    nlohmann::json json = nlohmann::json::array();
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& pool : *pools) {
-      json.push_back(pool.raw);
-      rows.push_back({pool.name, pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), pool.status});
-    }
-    PrintResult(context, json, [&](std::ostream& out) {
-      PrintTable(out, {"name", "machine_type", "tpu_topology", "nodes", "status"}, rows);
-    });
-    return core::kExitOk;
-  });
+  return RunRead(
+      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+        auto written = workflow::WriteClusterCredentials(transport, endpoints.container, *ref, options.kubeconfig,
+                                                         context.env, options.token_exec);
+        if (!written) return core::Fail(written.error());
+        context.reporter().Info("kubeconfig entry " + written->context + " written to " + written->path);
+        PrintResult(
+            context, {{"context", written->context}, {"kubeconfig", written->path}, {"server", written->server}},
+            [&](std::ostream& out) { out << "context " << written->context << " in " << written->path << "\n"; });
+        return core::kExitOk;
+      });
 }
 
 void SetupCluster(CLI::App& root, Context& context) {
@@ -248,45 +175,11 @@ void SetupCluster(CLI::App& root, Context& context) {
   credentials->callback([options, &context] { context.outcome = RunGetCredentials(*options, context); });
 }
 
-void SetupNodePool(CLI::App& root, Context& context) {
-  auto options = std::make_shared<NodePoolOptions>();
-  auto* nodepool = root.add_subcommand("nodepool", "GKE node pools (TPU slices)");
-  nodepool->require_subcommand(1);
-
-  auto* create = nodepool->add_subcommand("create", "Create TPU slice node pool(s), several at once");
-  create->add_option("name", options->name, "Node pool name (NAME-0, NAME-1, ... with --num-slices)")->required();
-  create->add_option("--cluster", options->cluster, "Cluster")->required();
-  AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
-  AddProvisionFlags(create, options->provision);
-  create->footer(
-      "Examples:\n"
-      "  tputrain nodepool create v6e-16 --cluster ray-tpu --location us-east5-b --tpu-type v6e-16\n"
-      "  tputrain nodepool create tpu --cluster saxml --location us-west4 --machine-type ct5lp-hightpu-4t \\\n"
-      "      --tpu-topology 4x8 --num-slices 2");
-  create->callback([options, &context] { context.outcome = RunNodePoolCreate(*options, context); });
-
-  auto* remove = nodepool->add_subcommand("delete", "Delete a node pool");
-  remove->add_option("name", options->name, "Node pool name")->required();
-  remove->add_option("--cluster", options->cluster, "Cluster")->required();
-  AddProvisionFlags(remove, options->provision);
-  AddYesFlag(remove, options->provision.yes);
-  remove->callback([options, &context] { context.outcome = RunNodePoolDelete(*options, context); });
-
-  auto* describe = nodepool->add_subcommand("describe", "Show a node pool");
-  describe->add_option("name", options->name, "Node pool name")->required();
-  describe->add_option("--cluster", options->cluster, "Cluster")->required();
-  describe->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, false); });
-
-  auto* list = nodepool->add_subcommand("list", "List a cluster's node pools");
-  list->add_option("--cluster", options->cluster, "Cluster")->required();
-  list->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, true); });
-}
-
 }  // namespace
 
 void SetupClusterCommands(CLI::App& root, Context& context) {
   SetupCluster(root, context);
-  SetupNodePool(root, context);
+  SetupNodePoolCommand(root, context);
 }
 
 }  // namespace tputrain::cli

@@ -12,11 +12,13 @@ void SetupAuthCommand(CLI::App& root, Context& context);
 void SetupBucketCommand(CLI::App& root, Context& context);
 void SetupCleanupCommand(CLI::App& root, Context& context);
 void SetupClusterCommands(CLI::App& root, Context& context);  // cluster, nodepool
+void SetupNodePoolCommand(CLI::App& root, Context& context);
 void SetupConfigCommand(CLI::App& root, Context& context);
 void SetupEmulatorCommand(CLI::App& root, Context& context);
 void SetupIamCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);
 void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
+void SetupWaitCommand(CLI::App& root, Context& context);
 void SetupOperatorsCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);

@@ -1,14 +1,12 @@
-#include <algorithm>
-#include <ctime>
-
 #include "commands/commands.h"
+#include "commands/job_output.h"
 #include "commands/job_submit.h"
 #include "commands/k8s_access.h"
 #include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/clock.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/ray/wait.h"
-#include "tputrain/core/clock.h"
 
 namespace tputrain::cli {
 namespace {
@@ -37,84 +35,11 @@ std::string ReattachFlags(const JobOptions& options, const Context& context) {
   return options.raycluster.name.empty() ? "" : RayClusterFlagsText(options.raycluster, context);
 }
 
-std::string FormatTime(const std::optional<int64_t>& ms) {
-  if (!ms) return "";
-  std::time_t seconds = static_cast<std::time_t>(*ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
-// Ray appends the log's last 20,000 characters to a failed job's message; they were printed
-// already, so people get the first sentence.
-std::string FirstLine(const std::optional<std::string>& text) {
-  if (!text) return "";
-  std::string line = text->substr(0, text->find('\n'));
-  return line.substr(0, line.find(", last available logs"));
-}
-
-std::string OneLine(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
-}
-
-void PrintJob(Context& context, const ray::JobDetails& job) {
-  PrintResult(context, job.raw, [&](std::ostream& out) {
-    std::vector<std::vector<std::string>> rows = {
-        {"submission_id", job.submission_id.value_or("")},
-        {"job_id", job.job_id.value_or("")},
-        {"status", job.status_text},
-        {"message", FirstLine(job.message)},
-        {"entrypoint", job.entrypoint},
-        {"start_time", FormatTime(job.start_time_ms)},
-        {"end_time", FormatTime(job.end_time_ms)},
-        {"driver_exit_code", job.driver_exit_code ? std::to_string(*job.driver_exit_code) : ""},
-    };
-    if (job.error_type) rows.push_back({"error_type", *job.error_type});
-    PrintTable(out, {"field", "value"}, rows);
-  });
-}
-
-// The last word after following: the status on stderr, the details on stdout for --format
-// json/yaml, and the exit code that mirrors the job.
-int Finish(Context& context, const ray::JobDetails& job) {
-  context.err << "Job '" << job.id() << "' " << job.status_text;
-  if (job.message) context.err << ": " << FirstLine(job.message);
-  context.err << "\n";
-  if (context.global.output_format() != OutputFormat::kTable) PrintResult(context, job.raw, [](std::ostream&) {});
-  return ray::ExitCodeForJob(job.status);
-}
-
-// Log text goes to stdout, unless stdout is reserved for the JSON/YAML result.
-ray::LogTextHandler LogSink(Context& context) {
-  std::ostream& sink = context.global.output_format() == OutputFormat::kTable ? context.out : context.err;
-  return [&sink](std::string_view text) { sink.write(text.data(), static_cast<std::streamsize>(text.size())).flush(); };
-}
-
-core::Result<int> RunSubmitDryRun(const ray::SubmitRequest& request, const std::string& local_dir, Context& context) {
-  ray::SubmitRequest shown = request;
-  nlohmann::json requests = nlohmann::json::array();
-  if (!local_dir.empty()) {
-    auto package = ray::PackageWorkingDir(local_dir);
-    if (!package) return core::Fail(package.error());
-    shown.runtime_env["working_dir"] = package->uri();
-    requests.push_back({{"method", "PUT"}, {"path", "/api/packages/gcs/" + package->name},
-                        {"bytes", package->archive.size()}});
-  }
-  auto body = ray::SubmitBody(shown, ray::ServerVersion{});
-  if (!body) return core::Fail(body.error());
-  requests.push_back({{"method", "POST"}, {"path", "/api/jobs/"}, {"body", *body}});
-  PrintResult(context, requests, [&](std::ostream& out) { out << requests.dump(2) << "\n"; });
-  return core::kExitOk;
-}
-
 core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
   std::string local_dir;
   auto request = BuildSubmitRequest(options.submit, local_dir);
   if (!request) return core::Fail(request.error());
-  if (context.global.dry_run) return RunSubmitDryRun(*request, local_dir, context);
+  if (context.global.dry_run) return PrintSubmitDryRun(*request, local_dir, context);
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
   auto& client = *(*session)->client;
@@ -132,7 +57,8 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
     PrintResult(context, {{"submission_id", id}}, [&](std::ostream& out) { out << id << "\n"; });
     return core::kExitOk;
   }
-  auto job = FollowJob(context, client, id, LogSink(context), 0, *(*session)->websocket, ReattachFlags(options, context));
+  auto job =
+      FollowJob(context, client, id, LogSink(context), 0, *(*session)->websocket, ReattachFlags(options, context));
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }
@@ -216,28 +142,14 @@ core::Result<int> RunList(const JobOptions& options, Context& context) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& job : *jobs) {
     json.push_back(job.raw);
-    std::string entrypoint = OneLine(job.entrypoint.size() > 60 ? job.entrypoint.substr(0, 57) + "..." : job.entrypoint);
+    std::string entrypoint =
+        OneLine(job.entrypoint.size() > 60 ? job.entrypoint.substr(0, 57) + "..." : job.entrypoint);
     rows.push_back({job.id(), job.type, job.status_text, FormatTime(job.start_time_ms), entrypoint});
   }
   PrintResult(context, json, [&](std::ostream& out) {
     PrintTable(out, {"id", "type", "status", "start_time", "entrypoint"}, rows);
   });
   return core::kExitOk;
-}
-
-void AddSubmitFlags(CLI::App* submit, JobSubmitFlags& flags) {
-  submit->add_option("command", flags.command, "The entrypoint, after --: COMMAND ARGS...");
-  submit->add_option("--submission-id", flags.submission_id, "Id for the job (default: generated raysubmit_...)");
-  submit->add_option("--runtime-env-json", flags.runtime_env_json, "runtime_env as a JSON object");
-  submit->add_option("--runtime-env", flags.runtime_env_file, "runtime_env from a YAML or JSON file");
-  submit->add_option("--working-dir", flags.working_dir,
-                     "Local directory to zip and upload as the job's working_dir (or a remote URI)");
-  submit->add_option("--metadata-json", flags.metadata_json, "Job metadata as a JSON object of strings");
-  submit->add_option("--entrypoint-num-cpus", flags.num_cpus, "CPUs reserved for the entrypoint");
-  submit->add_option("--entrypoint-num-gpus", flags.num_gpus, "GPUs reserved for the entrypoint");
-  submit->add_option("--entrypoint-memory", flags.memory, "Memory in bytes reserved for the entrypoint (Ray >= 2.8)");
-  submit->add_option("--entrypoint-resources", flags.resources_json,
-                     "Custom resources for the entrypoint as JSON, e.g. '{\"TPU\": 4}'");
 }
 
 }  // namespace

@@ -65,7 +65,6 @@ bool IsRemoteUri(const std::string& path) { return path.find("://") != std::stri
 
 }  // namespace
 
-
 core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags, std::string& local_working_dir) {
   ray::SubmitRequest request;
   if (flags.command.empty()) {
@@ -99,7 +98,8 @@ core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags,
     auto metadata = ParseJsonFlag("--metadata-json", flags.metadata_json);
     if (!metadata) return core::Fail(metadata.error());
     for (const auto& [key, value] : metadata->items()) {
-      if (!value.is_string()) return core::Fail(core::Error::Usage("--metadata-json: value of '" + key + "' must be a string"));
+      if (!value.is_string())
+        return core::Fail(core::Error::Usage("--metadata-json: value of '" + key + "' must be a string"));
       request.metadata[key] = value.get<std::string>();
     }
   }
@@ -117,6 +117,21 @@ core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags,
   request.entrypoint_num_gpus = flags.num_gpus;
   request.entrypoint_memory = flags.memory;
   return request;
+}
+
+void AddSubmitFlags(CLI::App* submit, JobSubmitFlags& flags) {
+  submit->add_option("command", flags.command, "The entrypoint, after --: COMMAND ARGS...");
+  submit->add_option("--submission-id", flags.submission_id, "Id for the job (default: generated raysubmit_...)");
+  submit->add_option("--runtime-env-json", flags.runtime_env_json, "runtime_env as a JSON object");
+  submit->add_option("--runtime-env", flags.runtime_env_file, "runtime_env from a YAML or JSON file");
+  submit->add_option("--working-dir", flags.working_dir,
+                     "Local directory to zip and upload as the job's working_dir (or a remote URI)");
+  submit->add_option("--metadata-json", flags.metadata_json, "Job metadata as a JSON object of strings");
+  submit->add_option("--entrypoint-num-cpus", flags.num_cpus, "CPUs reserved for the entrypoint");
+  submit->add_option("--entrypoint-num-gpus", flags.num_gpus, "GPUs reserved for the entrypoint");
+  submit->add_option("--entrypoint-memory", flags.memory, "Memory in bytes reserved for the entrypoint (Ray >= 2.8)");
+  submit->add_option("--entrypoint-resources", flags.resources_json,
+                     "Custom resources for the entrypoint as JSON, e.g. '{\"TPU\": 4}'");
 }
 
 }  // namespace tputrain::cli

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "tputrain/core/result.h"
 #include "tputrain/ray/jobs_client.h"
 
@@ -22,6 +24,9 @@ struct JobSubmitFlags {
   std::optional<int64_t> memory;
   std::string resources_json;
 };
+
+// `ray job submit`'s flags, by the same names.
+void AddSubmitFlags(CLI::App* submit, JobSubmitFlags& flags);
 
 // Everything but a local working_dir, which the caller zips and uploads; returned in
 // `local_working_dir` (empty when there is none).

@@ -1,36 +1,30 @@
-// tputrain apply | delete | wait: kubectl-shaped commands on tputrain's own Kubernetes client.
-#include <fstream>
+// tputrain apply | delete (and wait, k8s_wait.cc): kubectl-shaped commands on tputrain's own
+// Kubernetes client.
 #include <iostream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/core/file.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/delete.h"
-#include "tputrain/k8s/wait.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/apply_recorded.h"
 
 namespace tputrain::cli {
 namespace {
 
+// Manifests of operators run to a few MiB; a wrong path (a disk image) must not fill memory.
+constexpr size_t kMaxManifestBytes = 32 * core::kMiB;
+
 core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file) {
-  std::string text;
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return core::Fail(core::Error::Usage("-f: cannot read " + file));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-  }
-  return k8s::ParseManifests(text, file == "-" ? "<stdin>" : file);
+  auto text = file == "-" ? core::ReadStream(std::cin, "<stdin>", "-f", kMaxManifestBytes)
+                          : core::ReadFile(file, "-f", kMaxManifestBytes);
+  if (!text) return core::Fail(text.error());
+  return k8s::ParseManifests(*text, file == "-" ? "<stdin>" : file);
 }
 
 nlohmann::json ObjectJson(const k8s::Object& object) {
@@ -59,8 +53,11 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
                                 options.dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {stack.clock(), stack.sleeper(), context.cancel},
-                                 ledger->access, ledger->recorder()};
+  workflow::RecordedApplyEnv env{*(*connection)->client,
+                                 *(*connection)->discovery,
+                                 {stack.clock(), stack.sleeper(), context.cancel},
+                                 ledger->access,
+                                 ledger->recorder()};
   auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
     if (table) {
       context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, options.dry_run) << "\n";
@@ -107,26 +104,19 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   // Objects the run ledger holds are marked deleted, so cleanup does not look for them again.
   state::LedgerStore& store = stack.Ledger(flags.ledger.state_dir);
   auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/false);
-  const auto access = AccessRecord(flags.access, **connection, context);
-  auto forget = [&](const k8s::Object& object) {
-    if (options.dry_run || !run || run->empty()) return;
-    const std::string key = workflow::K8sObjectEntry(access, object, true).name;
-    auto status = store.Update(*run, [&](state::Ledger& ledger) {
-      if (auto* entry = ledger.Find("k8s-object", key)) entry->state = state::EntryState::kDeleted;
-    });
-    if (!status && status.error().kind != core::ErrorKind::kNotFound) context.reporter().Warn(status.error().message);
-  };
-  auto deleted = k8s::Delete(*(*connection)->client, *(*connection)->discovery, std::move(*objects), options,
-                             {stack.clock(), stack.sleeper(), context.cancel}, [&](const k8s::DeleteResult& result) {
-                               forget(result.object);
-                               if (table) {
-                                 context.out << result.object.Describe() << " "
-                                             << (result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted")
-                                                                : "not found")
-                                             << "\n";
-                                 context.out.flush();
-                               }
-                             });
+  workflow::RecordedDeleteEnv env{*(*connection)->client,
+                                  *(*connection)->discovery,
+                                  {stack.clock(), stack.sleeper(), context.cancel},
+                                  context.reporter(),
+                                  AccessRecordOf(flags.access, **connection, context),
+                                  &store,
+                                  run ? *run : ""};
+  auto deleted = workflow::DeleteRecorded(env, std::move(*objects), options, [&](const k8s::DeleteResult& result) {
+    if (!table) return;
+    const char* what = result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted") : "not found";
+    context.out << result.object.Describe() << " " << what << "\n";
+    context.out.flush();
+  });
   if (!deleted) return core::Fail(deleted.error());
   if (!table) {
     nlohmann::json json = nlohmann::json::array();
@@ -137,32 +127,6 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
     }
     PrintResult(context, json, [](std::ostream&) {});
   }
-  return core::kExitOk;
-}
-
-struct WaitFlags {
-  KubeAccessFlags access;
-  std::string target;
-  std::string condition = "ready";
-  std::string timeout = "5m";
-};
-
-core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
-  auto timeout = core::ParseDuration("--timeout", flags.timeout);
-  if (!timeout) return core::Fail(timeout.error());
-  Stack& stack = context.stack();
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
-  auto& client = *(*connection)->client;
-  auto ref = k8s::ParseObjectRef(flags.target, client);
-  if (!ref) return core::Fail(ref.error());
-  std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
-  k8s::WatchOptions options;
-  options.timeout = *timeout;
-  auto waited = k8s::WaitReady(client, *(*connection)->discovery, *ref, ns, options, {stack.clock(), stack.sleeper(), context.cancel});
-  if (!waited) return core::Fail(waited.error());
-  nlohmann::json json = {{"kind", ref->kind}, {"namespace", ns}, {"name", ref->name}, {"ready", true}};
-  PrintResult(context, json, [&](std::ostream& out) { out << ref->kind << " " << ns << "/" << ref->name << " ready\n"; });
   return core::kExitOk;
 }
 
@@ -190,15 +154,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   del->footer("Example:\n  tputrain delete -f raycluster.yaml -n ml");
   del->callback([delete_flags, &context] { context.outcome = RunDelete(*delete_flags, context); });
 
-  auto wait_flags = std::make_shared<WaitFlags>();
-  auto* wait = root.add_subcommand("wait", "Wait until a Kubernetes object is ready (watching it, no polling)");
-  wait->add_option("target", wait_flags->target, "KIND/NAME, e.g. raycluster/ray, lws/jetstream, jobset/sax")
-      ->required();
-  wait->add_option("--for", wait_flags->condition, "What to wait for (ready)")->check(CLI::IsMember({"ready"}));
-  wait->add_option("--timeout", wait_flags->timeout, "How long to wait (default 5m)");
-  AddKubeAccessFlags(*wait, wait_flags->access);
-  wait->footer("Example:\n  tputrain wait raycluster/ray --for ready --timeout 20m -n ml");
-  wait->callback([wait_flags, &context] { context.outcome = RunWait(*wait_flags, context); });
+  SetupWaitCommand(root, context);
 }
 
 }  // namespace tputrain::cli

@@ -53,11 +53,11 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFl
   return context.stack().Kube(KubeTarget{std::nullopt, flags.kubeconfig, flags.context, flags.ns, flags.insecure});
 }
 
-nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context) {
-  if (flags.gke_ref) return {{"gke_cluster", flags.gke_ref->Name()}};
+state::AccessRecord AccessRecordOf(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context) {
+  if (flags.gke_ref) return state::AccessRecord::Gke(flags.gke_ref->Name());
   if (!flags.gke_cluster.empty()) {
     auto ref = GkeClusterRef(flags, context);
-    if (ref) return {{"gke_cluster", ref->Name()}};
+    if (ref) return state::AccessRecord::Gke(ref->Name());
   }
   std::string kubeconfig;
   if (!flags.kubeconfig.empty()) {
@@ -65,14 +65,14 @@ nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection&
     auto absolute = std::filesystem::absolute(flags.kubeconfig, error);
     kubeconfig = error ? flags.kubeconfig : absolute.lexically_normal().string();
   }
-  return {{"kubeconfig", kubeconfig}, {"context", connection.access.context}};
+  return state::AccessRecord::Kubeconfig(kubeconfig, connection.access.context);
 }
 
 core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
                                           const KubeAccessFlags& flags, const k8s::Connection& connection,
                                           Context& context, bool dry_run) {
   ApplyLedger ledger;
-  ledger.access = AccessRecord(flags, connection, context);
+  ledger.access = AccessRecordOf(flags, connection, context);
   if (dry_run) return ledger;
   ledger.store = &context.stack().Ledger(state_dir);
   auto run = ledger.store->ResolveRun(run_flag, context.env, /*create=*/true);
@@ -100,7 +100,7 @@ std::string RayClusterFlagsText(const RayClusterFlags& flags, const Context& con
 }
 
 core::Result<std::unique_ptr<RaySession>> ConnectRayCluster(const RayClusterFlags& flags,
-                                                          const ray::ConnectionFlags& ray_flags, Context& context) {
+                                                            const ray::ConnectionFlags& ray_flags, Context& context) {
   if (!ray_flags.address.empty()) {
     return core::Fail(core::Error::Usage("--raycluster and --address are exclusive: pass one"));
   }

@@ -22,7 +22,7 @@
 namespace tputrain::cli {
 
 struct KubeAccessFlags {
-  std::string gke_cluster;  // --cluster: a GKE cluster, found with the project and --location
+  std::string gke_cluster;                            // --cluster: a GKE cluster, found with the project and --location
   std::optional<gcp::container::ClusterRef> gke_ref;  // a GKE cluster already known in full (a ledger's)
   std::string kubeconfig;
   std::string context;
@@ -44,16 +44,16 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(const KubeAccessFl
 core::Result<std::unique_ptr<k8s::Connection>> ConnectGkeCluster(const gcp::container::ClusterRef& ref,
                                                                  const std::string& ns, Context& context);
 
-// How `cleanup` reaches this cluster again, for the run ledger (ledger_entries.h):
-// {"gke_cluster": NAME} or {"kubeconfig": absolute path or "", "context": CTX}.
-nlohmann::json AccessRecord(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context);
+// How `cleanup` reaches this cluster again, for the run ledger: the GKE cluster, or the
+// kubeconfig (an absolute path, or "" for the default lookup) and its context.
+state::AccessRecord AccessRecordOf(const KubeAccessFlags& flags, const k8s::Connection& connection, Context& context);
 
 // The run ledger that applies on a cluster are recorded in: the store (none under a dry run,
 // which records nothing), the run, and the access record of the cluster.
 struct ApplyLedger {
   state::LedgerStore* store = nullptr;
   std::string run_id;
-  nlohmann::json access;
+  state::AccessRecord access;
   workflow::LedgerRecorder recorder() const { return {store, run_id}; }
 };
 core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
@@ -77,7 +77,7 @@ std::string RayClusterFlagsText(const RayClusterFlags& flags, const Context& con
 // upgrade, refreshed as it expires), with Ray's own headers (--header, RAY_JOB_HEADERS, a Ray
 // token as X-Ray-Authorization).
 core::Result<std::unique_ptr<RaySession>> ConnectRayCluster(const RayClusterFlags& flags,
-                                                          const ray::ConnectionFlags& ray_flags, Context& context);
+                                                            const ray::ConnectionFlags& ray_flags, Context& context);
 // The Ray client settings for a head behind `endpoint` (the proxy URL and Ray's headers).
 core::Result<ray::ClientOptions> RayThroughProxy(const ray::ConnectionFlags& ray_flags,
                                                  const k8s::ProxyEndpoint& endpoint, Context& context);

@@ -3,7 +3,6 @@
 #include <iostream>
 
 #include "stack.h"
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/redact.h"
@@ -16,7 +15,9 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
   nlohmann::json json = {{"run", run_id}, {"resources", workflow::ToJson(outcomes)}};
   PrintResult(context, json, [&](std::ostream& out) {
     std::vector<std::vector<std::string>> rows;
-    for (const auto& outcome : outcomes) rows.push_back({outcome.kind, outcome.name, outcome.action, outcome.operation});
+    for (const auto& outcome : outcomes)
+      rows.push_back(
+          {std::string(state::KindName(outcome.kind)), outcome.name, std::string(workflow::OutcomeActionPhrase(outcome.action)), outcome.operation});
     PrintTable(out, {"kind", "name", "result", "operation"}, rows);
     if (!run_id.empty()) out << "run: " << run_id << "\n";
   });
@@ -24,7 +25,8 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
 
 }  // namespace
 
-core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag, const std::string& text) {
+core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
+                                                                        const std::string& text) {
   if (text.empty()) return std::optional<std::chrono::milliseconds>();
   auto duration = core::ParseDuration(flag, text);
   if (!duration) return core::Fail(duration.error());
@@ -53,12 +55,12 @@ core::Result<int> NothingDeleted(Context& context) {
 }
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
-  command->add_option("--run", flags.run_id, "Run ID to record resources under (else TPUTRAIN_RUN, else the current run)");
+  command->add_option("--run", flags.run_id,
+                      "Run ID to record resources under (else TPUTRAIN_RUN, else the current run)");
   command->add_option("--state-dir", flags.state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)");
   if (waits) {
     command->add_flag("--async", flags.async, "Return once each operation has started");
-    command->add_option("--timeout", flags.timeout,
-                        "Stop waiting after this long (e.g. 30m); the operation goes on");
+    command->add_option("--timeout", flags.timeout, "Stop waiting after this long (e.g. 30m); the operation goes on");
   }
 }
 
@@ -66,6 +68,14 @@ core::Result<std::string> RequireSetting(Context& context, const std::string& ke
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
   return settings->Require(key);
+}
+
+core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto location = RequireSetting(context, "location");
+  if (!location) return core::Fail(location.error());
+  return gcp::container::ClusterRef{*project, *location, name};
 }
 
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body) {
@@ -119,7 +129,7 @@ core::Result<int> RunRead(Context& context, const ReadBody& body) {
   return body(**google, context.stack().Provision(*google).endpoints);
 }
 
-void AddPoolFlags(CLI::App* command, PoolFlags& flags, bool with_machine_type) {
+void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type) {
   command->add_option("--tpu-type", flags.tpu_type,
                       "TPU slice type (v6e-16, v5litepod-32, v5p-8, v6e-4x4): machine type, topology and node count");
   if (with_machine_type) {
@@ -133,65 +143,11 @@ void AddPoolFlags(CLI::App* command, PoolFlags& flags, bool with_machine_type) {
   command->add_option("--placement-type", flags.placement_type, "COMPACT placement")->check(CLI::IsMember({"COMPACT"}));
   command->add_option("--workload-metadata", flags.workload_metadata, "GCE_METADATA or GKE_METADATA")
       ->check(CLI::IsMember({"GCE_METADATA", "GKE_METADATA"}));
-  command->add_option("--threads-per-core", flags.threads_per_core, "Threads per core (1 or 2)")->check(CLI::Range(1, 2));
+  command->add_option("--threads-per-core", flags.threads_per_core, "Threads per core (1 or 2)")
+      ->check(CLI::Range(1, 2));
   command->add_option("--node-locations", flags.node_locations, "Zones of the nodes")->delimiter(',');
   command->add_flag("--spot", flags.spot, "Spot VMs");
   command->add_option("--reservation", flags.reservation, "Consume this specific reservation");
-}
-
-core::Result<std::vector<gcp::container::NodePoolSpec>> PoolsFromFlags(const std::string& name,
-                                                                       const PoolFlags& flags) {
-  gcp::container::NodePoolSpec spec;
-  spec.machine_type = flags.machine_type;
-  spec.tpu_topology = flags.tpu_topology;
-  std::optional<catalog::TpuSliceType> slice;
-  if (!flags.tpu_type.empty()) {
-    auto found = catalog::FindSliceType(flags.tpu_type);
-    if (!found) return core::Fail(core::Error::Usage("--tpu-type: " + found.error().message));
-    slice = *found;
-    if (!spec.machine_type.empty() && spec.machine_type != slice->machine_type) {
-      return core::Fail(core::Error::Usage("--machine-type: " + flags.tpu_type + " runs on " + slice->machine_type +
-                                           ", not " + spec.machine_type));
-    }
-    if (!spec.tpu_topology.empty() && spec.tpu_topology != slice->topology) {
-      return core::Fail(core::Error::Usage("--tpu-topology: " + flags.tpu_type + " is " + slice->topology + ", not " +
-                                           spec.tpu_topology));
-    }
-  } else if (!spec.tpu_topology.empty()) {
-    if (spec.machine_type.empty()) {
-      return core::Fail(core::Error::Usage("--machine-type: required with --tpu-topology (or give --tpu-type)"));
-    }
-    auto found = catalog::FindSliceByMachineType(spec.machine_type, spec.tpu_topology);
-    if (!found) return core::Fail(core::Error::Usage("--tpu-topology: " + found.error().message));
-    slice = *found;
-  } else if (spec.machine_type.empty()) {
-    return core::Fail(core::Error::Usage("--tpu-type: expected a TPU slice type (or --machine-type)"));
-  }
-  spec.node_count = flags.num_nodes;
-  if (slice) {
-    spec.machine_type = slice->machine_type;
-    spec.tpu_topology = slice->topology;
-    if (flags.num_nodes != 0 && flags.num_nodes != slice->hosts) {
-      return core::Fail(core::Error::Usage("--num-nodes: " + slice->accelerator_type + " (" + slice->topology +
-                                           ") has " + std::to_string(slice->hosts) + " host(s), not " +
-                                           std::to_string(flags.num_nodes)));
-    }
-    spec.node_count = slice->hosts;
-  }
-  if (spec.node_count <= 0) return core::Fail(core::Error::Usage("--num-nodes: expected a positive node count"));
-  spec.placement_type = flags.placement_type;
-  spec.workload_metadata = flags.workload_metadata;
-  if (flags.threads_per_core != 0) spec.threads_per_core = flags.threads_per_core;
-  spec.node_locations = flags.node_locations;
-  spec.oauth_scopes = gcp::container::ExpandScopes(flags.scopes);
-  spec.spot = flags.spot;
-  spec.reservation = flags.reservation;
-  std::vector<gcp::container::NodePoolSpec> pools;
-  for (int i = 0; i < flags.num_slices; ++i) {
-    pools.push_back(spec);
-    pools.back().name = flags.num_slices == 1 ? name : name + "-" + std::to_string(i);
-  }
-  return pools;
 }
 
 std::map<std::string, std::string> ParseKeyValues(const std::vector<std::string>& items) {

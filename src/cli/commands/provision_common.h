@@ -8,6 +8,7 @@
 
 #include "tputrain/cli/context.h"
 #include "tputrain/gcp/container/types.h"
+#include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/provision.h"
 
 // What every provisioning command shares: the run ledger flags, --async/--timeout, building
@@ -50,28 +51,12 @@ core::Result<int> RunRead(Context& context, const ReadBody& body);
 
 core::Result<std::string> RequireSetting(Context& context, const std::string& key);
 
-// Flags that describe a TPU slice node pool, shared by `cluster create --tpu-type` and
-// `nodepool create` (gcloud's names).
-struct PoolFlags {
-  std::string tpu_type;  // "v6e-16": machine type, topology and node count from the catalog
-  std::string machine_type;
-  std::string tpu_topology;
-  int num_nodes = 0;
-  int num_slices = 1;
-  std::string placement_type;
-  std::string workload_metadata;
-  int threads_per_core = 0;
-  std::vector<std::string> node_locations;
-  std::vector<std::string> scopes;
-  bool spot = false;
-  std::string reservation;
-};
+// Cluster NAME in the configured project and location (a usage error names what is missing).
+core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name);
 
-void AddPoolFlags(CLI::App* command, PoolFlags& flags, bool with_machine_type);
-// The pools the flags ask for (one per slice), checked before any call: a node count that does
-// not match the topology is a usage error.
-core::Result<std::vector<gcp::container::NodePoolSpec>> PoolsFromFlags(const std::string& name,
-                                                                       const PoolFlags& flags);
+// The node pool flags shared by `cluster create --tpu-type` and `nodepool create` (gcloud's
+// names), bound to the request workflow::NodePoolsFor checks.
+void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type);
 
 std::map<std::string, std::string> ParseKeyValues(const std::vector<std::string>& items);
 

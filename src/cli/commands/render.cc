@@ -1,7 +1,7 @@
-#include <filesystem>
 #include <memory>
 
 #include "commands/commands.h"
+#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/template_values.h"
@@ -20,11 +20,9 @@ struct RenderOptions {
   bool describe = false;
 };
 
-std::vector<std::string> TemplateDirs(const RenderOptions& options, const Context& context) {
-  std::error_code error;
-  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+std::vector<std::string> TemplateDirs(const RenderOptions& options, Context& context) {
   std::vector<std::string> dirs = options.template_dirs;
-  for (auto& dir : render::BuiltinTemplateDirs(context.env, error ? "" : executable.string())) dirs.push_back(dir);
+  for (auto& dir : context.stack().BuiltinTemplateDirs()) dirs.push_back(dir);
   return dirs;
 }
 
@@ -32,16 +30,7 @@ std::vector<std::string> TemplateDirs(const RenderOptions& options, const Contex
 core::Result<std::map<std::string, std::string>> ConfigurationValues(Context& context) {
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
-  std::map<std::string, std::string> values;
-  auto put = [&](const std::string& key, const std::string& name) {
-    if (auto value = settings->Get(key); value && !value->empty()) values[name] = *value;
-  };
-  put("project", "PROJECT_ID");
-  put("location", "LOCATION");
-  put("cluster", "CLUSTER_NAME");
-  put("bucket", "BUCKET");
-  if (values.count("LOCATION")) values["REGION"] = render::RegionOf(values["LOCATION"]);
-  return values;
+  return workflow::ConfigurationValues(*settings);
 }
 
 core::Result<int> RunList(const RenderOptions& options, Context& context) {

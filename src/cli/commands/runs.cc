@@ -48,7 +48,7 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
     out << "run " << ledger->run_id << " (created " << ledger->created_at << ")\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& entry : ledger->entries) {
-      rows.push_back({entry.kind, entry.name, std::string(state::EntryStateName(entry.state)),
+      rows.push_back({entry.KindName(), entry.name, std::string(state::EntryStateName(entry.state)),
                       entry.owned ? "yes" : "no (adopted)", entry.operation});
     }
     PrintTable(out, {"kind", "name", "state", "owned", "operation"}, rows);

@@ -1,18 +1,15 @@
-#include <filesystem>
-
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "commands/ray_common.h"
-#include "tputrain/cli/output.h"
-#include "tputrain/core/clock.h"
-#include "tputrain/core/duration.h"
-#include "tputrain/core/redact.h"
+#include "commands/submit_env.h"
+#include "commands/submit_plan.h"
 #include "stack.h"
-#include "tputrain/render/render.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
 #include "tputrain/state/ledger.h"
-#include "tputrain/workflow/submit.h"
-#include "tputrain/workflow/submit_cluster.h"
+#include "tputrain/workflow/submit_flow.h"
+#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {
 namespace {
@@ -22,7 +19,7 @@ struct SubmitOptions {
   ray::ConnectionFlags connection;
   bool no_wait = false;
   bool logs = false;
-  ProvisionFlags ledger;
+  ProvisionFlags ledger;  // --run, --state-dir
   // On a Kubernetes cluster (any of these flags): the RayCluster tputrain applies and reuses.
   KubeAccessFlags access;
   workflow::RayClusterRequest raycluster;
@@ -44,156 +41,44 @@ void PrintTail(Context& context, const workflow::SubmitOutcome& outcome) {
   for (const auto& line : outcome.log_tail) context.err << "  " << line << "\n";
 }
 
-// The RayCluster template's inputs that come from the configuration and the install.
-core::Status CompleteRayClusterRequest(SubmitOptions& options, Context& context) {
-  auto timeout = core::ParseDuration("--ready-timeout", options.ready_timeout);
-  if (!timeout) return core::Fail(timeout.error());
-  options.raycluster.ready_timeout = *timeout;
-  options.raycluster.ns = options.access.ns;
-  std::error_code error;
-  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
-  options.raycluster.template_dirs = render::BuiltinTemplateDirs(context.env, error ? "" : executable.string());
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  for (auto [key, name] : {std::pair{"project", "PROJECT_ID"}, {"location", "LOCATION"}, {"cluster", "CLUSTER_NAME"},
-                           {"bucket", "BUCKET"}}) {
-    if (auto value = settings->Get(key); value && !value->empty()) options.raycluster.configuration[name] = *value;
-  }
-  if (auto location = options.raycluster.configuration.find("LOCATION");
-      location != options.raycluster.configuration.end()) {
-    options.raycluster.configuration["REGION"] = render::RegionOf(location->second);
-  }
-  return {};
-}
-
-core::Result<workflow::LedgerRecorder> OpenLedger(const SubmitOptions& options, Context& context) {
-  state::LedgerStore& store = context.stack().Ledger(options.ledger.state_dir);
-  auto run = store.ResolveRun(options.ledger.run_id, context.env, /*create=*/true);
-  if (!run) return core::Fail(run.error());
-  return workflow::LedgerRecorder{&store, *run};
-}
-
-void PrintPlan(Context& context, const nlohmann::json& plan) {
-  PrintResult(context, plan, [&](std::ostream& out) {
-    for (const auto& apply : plan["applies"]) {
-      out << apply["method"].get<std::string>() << " " << apply["url"].get<std::string>() << "\n"
-          << "Content-Type: " << apply["content_type"].get<std::string>() << "\n"
-          << core::Redact(apply["body"].dump(2)) << "\n";
-    }
-    const auto& wait = plan["wait"];
-    out << "# then wait until " << wait["kind"].get<std::string>() << " " << wait["namespace"].get<std::string>() << "/"
-        << wait["name"].get<std::string>() << " is ready (" << wait["until"].get<std::string>() << ")\n";
-    for (const auto& request : plan["job_requests"]) {
-      out << request["method"].get<std::string>() << " " << request["url"].get<std::string>() << "\n";
-      if (request.contains("body")) out << core::Redact(request["body"].dump(2)) << "\n";
-      if (request.contains("bytes")) out << "(" << request["bytes"].get<size_t>() << " bytes of zip)\n";
-    }
-  });
-}
-
-struct Submitted {
-  workflow::SubmitOutcome outcome;
-  nlohmann::json raycluster;  // null for --address
-};
-
-core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
+core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Context& context) {
   const CLI::Option* cluster_flag = options.ClusterFlagGiven();
   if (cluster_flag != nullptr && options.address_option->count() > 0) {
     return core::Fail(core::Error::Usage("--address and " + cluster_flag->get_name() +
                                          " are exclusive: pass --address for a Ray you reach directly, or the "
                                          "cluster flags for a RayCluster tputrain applies"));
   }
-  Stack& stack = context.stack();
-  core::Clock& clock = stack.clock();
-  auto job = workflow::BuildMaxTextJob(options.spec, clock);
-  if (!job) return core::Fail(job.error());
-  if (context.global.dry_run && cluster_flag == nullptr) {
-    auto description = workflow::DescribeJob(*job);
-    PrintResult(context, description, [&](std::ostream& out) { out << description.dump(2) << "\n"; });
+  workflow::SubmitRequest request{options.spec, std::nullopt, !options.no_wait, context.global.dry_run};
+  if (cluster_flag == nullptr) return request;
+  auto timeout = core::ParseDuration("--ready-timeout", options.ready_timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  request.raycluster = options.raycluster;
+  request.raycluster->ready_timeout = *timeout;
+  request.raycluster->ns = options.access.ns;
+  request.raycluster->template_dirs = context.stack().BuiltinTemplateDirs();
+  request.raycluster->configuration = workflow::ConfigurationValues(*settings);
+  return request;
+}
+
+core::Result<int> RunSubmit(const SubmitOptions& options, Context& context) {
+  auto request = RequestOf(options, context);
+  if (!request) return core::Fail(request.error());
+  SubmitConnections kept;
+  workflow::SubmitEnv env = MakeSubmitEnv({options.connection, options.access, options.ledger}, context, kept);
+  maxtext::ProgressPrinter printer(context.reporter(), context.stack().clock(), context.stderr_is_tty);
+  env.callbacks.on_progress = [&](const maxtext::ProgressState& state) { printer.Update(state); };
+  if (options.logs) env.callbacks.on_log = [&](std::string_view text) { context.err << text << std::flush; };
+  auto submitted = workflow::Submit(env, *request);
+  if (!submitted) return core::Fail(submitted.error());
+  if (submitted->plan) {
+    PrintSubmitPlan(context, *submitted->plan);
     return core::kExitOk;
   }
-
-  maxtext::ProgressPrinter printer(context.reporter(), clock, context.stderr_is_tty);
-  workflow::SubmitCallbacks callbacks;
-  callbacks.on_submitted = [&](const std::string& id, bool reattached) {
-    std::string where = job->slice ? job->slice->accelerator_type : std::string("CPU");
-    context.reporter().Info("Job '" + id + "' " + (reattached ? "was already submitted; re-attached" : "submitted") +
-                            ": " + job->preset.name + " on " + where + ", run " + job->run_name + ", " +
-                            std::to_string(job->steps) + " steps");
-  };
-  callbacks.on_progress = [&](const maxtext::ProgressState& state) { printer.Update(state); };
-  if (options.logs) callbacks.on_log = [&](std::string_view text) { context.err << text << std::flush; };
-  std::unique_ptr<http::WebSocketConnector> websocket;
-  std::string reattach;  // through the RayCluster, not the proxy URL that needs the cluster's credential
-  if (cluster_flag != nullptr) {
-    RayClusterFlags raycluster{options.raycluster.name.empty() ? workflow::DefaultRayClusterName(*job)
-                                                               : options.raycluster.name,
-                               options.access};
-    reattach = RayClusterFlagsText(raycluster, context);
-  }
-  auto follow = [&context, &websocket, &reattach](ray::JobsClient& c, const std::string& id,
-                                                  const std::function<void(std::string_view)>& on_text) {
-    return FollowJob(context, c, id, on_text, 0, *websocket, reattach);
-  };
-
-  Submitted submitted;
-  if (cluster_flag == nullptr) {
-    auto client_options = ResolveRayClient(options.connection, context);
-    if (!client_options) return core::Fail(client_options.error());
-    auto ledger = OpenLedger(options, context);
-    if (!ledger) return core::Fail(ledger.error());
-    auto session = stack.Ray(std::move(*client_options));
-    if (!session) return core::Fail(session.error());
-    auto& client = *(*session)->client;
-    websocket = std::move((*session)->websocket);
-    auto outcome = workflow::SubmitRecorded(client, *job, {{"address", client.options().address}}, *ledger,
-                                            !options.no_wait, follow, callbacks);
-    if (!outcome) return core::Fail(outcome.error());
-    submitted.outcome = std::move(*outcome);
-  } else {
-    if (auto completed = CompleteRayClusterRequest(options, context); !completed) return core::Fail(completed.error());
-    auto connection = ConnectCluster(options.access, context);
-    if (!connection) return core::Fail(connection.error());
-    auto& kube = **connection;
-    if (context.global.dry_run) {
-      auto plan = workflow::PlanOnCluster(*kube.client, *kube.discovery, *job, options.raycluster);
-      if (!plan) return core::Fail(plan.error());
-      PrintPlan(context, *plan);
-      return core::kExitOk;
-    }
-    auto ledger = OpenLedger(options, context);
-    if (!ledger) return core::Fail(ledger.error());
-    const std::string run_id = ledger->run_id;
-    websocket = stack.WebSocketFor(&kube);
-    workflow::ClusterSubmitEnv env{*kube.client, *kube.discovery, {clock, stack.sleeper(), context.cancel},
-                                   context.reporter(), AccessRecord(options.access, kube, context), *ledger, {}};
-    env.make_ray_client = [&](const k8s::ProxyEndpoint& endpoint) -> core::Result<std::unique_ptr<ray::JobsClient>> {
-      auto client_options = RayThroughProxy(options.connection, endpoint, context);
-      if (!client_options) return core::Fail(client_options.error());
-      // The cluster's transport stack: its CA, its client certificate, its refreshed credential.
-      return std::make_unique<ray::JobsClient>(*kube.transport, stack.sleeper(), std::move(*client_options));
-    };
-    auto outcome = workflow::SubmitOnCluster(env, *job, options.raycluster, !options.no_wait, follow, callbacks);
-    if (!outcome) {
-      auto error = outcome.error();
-      error.message += "\n  what was applied is recorded in the run ledger: tputrain runs show --run " + run_id;
-      return core::Fail(error);
-    }
-    submitted.outcome = std::move(outcome->submit);
-    nlohmann::json applied = nlohmann::json::array();
-    for (const auto& object : outcome->applied) {
-      applied.push_back({{"kind", object.object.kind}, {"namespace", object.object.ns}, {"name", object.object.name},
-                         {"action", std::string(k8s::ApplyActionName(object.action, false))},
-                         {"resourceVersion", object.resource_version}});
-    }
-    submitted.raycluster = {{"name", outcome->raycluster}, {"namespace", outcome->ns}, {"applied", applied}};
-  }
-
-  const auto& outcome = submitted.outcome;
-  auto json = workflow::OutcomeToJson(*job, outcome);
-  if (!submitted.raycluster.is_null()) json["raycluster"] = submitted.raycluster;
+  const auto& outcome = submitted->outcome;
   if (options.no_wait) {
-    PrintResult(context, json, [&](std::ostream& out) { out << outcome.submission_id << "\n"; });
+    PrintResult(context, submitted->json, [&](std::ostream& out) { out << outcome.submission_id << "\n"; });
     return core::kExitOk;
   }
   printer.Flush();
@@ -202,11 +87,12 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
   context.reporter().Done("training", "job '" + outcome.submission_id + "' " + details.status_text);
   if (details.status != ray::JobStatus::kSucceeded) {
     if (!options.logs) PrintTail(context, outcome);
-    if (!message.empty()) context.err << "Job '" << outcome.submission_id << "' " << details.status_text << ": "
-                                      << message.substr(0, message.find(", last available logs")) << "\n";
+    if (!message.empty())
+      context.err << "Job '" << outcome.submission_id << "' " << details.status_text << ": "
+                  << message.substr(0, message.find(", last available logs")) << "\n";
   }
   if (outcome.summary.nan_loss) context.reporter().Warn("the loss became NaN");
-  PrintResult(context, json, [&](std::ostream& out) { out << maxtext::FormatSummary(outcome.summary); });
+  PrintResult(context, submitted->json, [&](std::ostream& out) { out << maxtext::FormatSummary(outcome.summary); });
   return ray::ExitCodeForJob(details.status);
 }
 
@@ -214,7 +100,8 @@ core::Result<int> RunSubmit(SubmitOptions& options, Context& context) {
 
 void SetupSubmitCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<SubmitOptions>();
-  auto* submit = root.add_subcommand("submit", "Train a model preset with MaxText as a Ray job, follow it, and sum it up");
+  auto* submit =
+      root.add_subcommand("submit", "Train a model preset with MaxText as a Ray job, follow it, and sum it up");
   submit->add_option("--model", options->spec.model, "Model preset, e.g. llama3-8b or maxtext-cpu-smoke")->required();
   submit->add_option("--tpu-type", options->spec.tpu_type,
                      "TPU slice the Ray cluster runs on, e.g. v6e-16 (default: the smallest that fits, as `plan`)");

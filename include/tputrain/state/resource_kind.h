@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string_view>
+
+namespace tputrain::state {
+
+// What a ledger entry is. Code decides on this; the ledger file, tables and --format json use
+// its name (KindName), the run ledger's most durable spelling.
+enum class ResourceKind {
+  kCluster,         // "cluster": a GKE cluster
+  kNodePool,        // "nodepool"
+  kTpuVm,           // "tpu-vm": a Cloud TPU VM
+  kBucket,          // "bucket": a Cloud Storage bucket
+  kServiceAccount,  // "service-account"
+  kIamMember,       // "iam-member": one role binding
+  kK8sObject,       // "k8s-object": an object applied to a Kubernetes cluster
+  kRayJob,          // "ray-job": a job submitted to a Ray cluster
+  kUnknown,         // a kind this release does not know (a later release's); kept as written
+};
+
+// The ledger's name of `kind`; "unknown" for kUnknown (LedgerEntry keeps the name it read).
+std::string_view KindName(ResourceKind kind);
+
+// The kind a ledger names; kUnknown for a name this release does not know.
+ResourceKind KindFromName(std::string_view name);
+
+}  // namespace tputrain::state

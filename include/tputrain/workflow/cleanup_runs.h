@@ -1,0 +1,60 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/env.h"
+#include "tputrain/core/result.h"
+#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/cleanup.h"
+
+// `tputrain cleanup` of one run or of all of them: the plans read from the run ledgers first
+// (what --dry-run shows and the confirmation counts), then carried out run after run.
+namespace tputrain::workflow {
+
+struct CleanupRunsRequest {
+  std::string run_id;  // empty: TPUTRAIN_RUN, else the current run
+  bool all = false;    // every run in the store (exclusive with run_id)
+  bool force = false;  // also adopted resources
+};
+
+// The plans of the runs asked for; a run whose ledger was never written (killed before its
+// first record) has nothing to clean up and is left out.
+core::Result<std::vector<CleanupPlan>> PlanRuns(state::LedgerStore& store, const CleanupRunsRequest& request,
+                                                const core::Env& env);
+
+size_t DeleteCount(const std::vector<CleanupPlan>& plans);
+
+// Whether any entry of `plans` is deleted through Google's APIs: a run of Kubernetes objects and
+// Ray jobs cleans up without Google credentials.
+bool NeedsGoogle(const std::vector<CleanupPlan>& plans);
+
+struct CleanupRunsEnv {
+  state::LedgerStore& store;
+  // The environment of the cloud deletes (its ledger and run are set per run).
+  ProvisionEnv provision;
+  CleanupReach reach;
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+struct RunCleaned {
+  std::string run_id;
+  std::vector<Outcome> outcomes;
+  std::vector<PlannedDelete> kept;
+};
+
+// Carries out `plans` in order. A run whose cleanup finished with nothing kept stops being the
+// current run. The first run that fails ends it: the error says what is left and how to finish
+// (running the same cleanup again), and a precondition the ledger recorded (a kubeconfig since
+// removed) is kFailedPrecondition, not a usage error.
+core::Result<std::vector<RunCleaned>> CleanupRuns(CleanupRunsEnv& env, const std::vector<CleanupPlan>& plans);
+
+nlohmann::json ToJson(const std::vector<CleanupPlan>& plans);
+nlohmann::json ToJson(const std::vector<RunCleaned>& runs);
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,105 @@
+// tputrain nodepool create|delete|list|describe.
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/gcp/container/client.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct NodePoolOptions {
+  std::string name;
+  std::string cluster;
+  workflow::TpuPoolRequest pool;
+  ProvisionFlags provision;
+};
+
+core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
+  auto ref = ClusterRefOf(context, options.cluster);
+  if (!ref) return core::Fail(ref.error());
+  auto pools = workflow::NodePoolsFor(options.name, options.pool);
+  if (!pools) return core::Fail(pools.error());
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) { return workflow::CreateNodePools(env, *ref, *pools); });
+}
+
+core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
+  auto ref = ClusterRefOf(context, options.cluster);
+  if (!ref) return core::Fail(ref.error());
+  auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
+                                 "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::DeleteNodePool(env, {*ref, options.name});
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
+  auto ref = ClusterRefOf(context, options.cluster);
+  if (!ref) return core::Fail(ref.error());
+  return RunRead(
+      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+        gcp::container::Client client(transport, endpoints.container);
+        if (!list) {
+          auto pool = client.GetNodePool({*ref, options.name});
+          if (!pool) return core::Fail(pool.error());
+          PrintResult(context, pool->raw, [&](std::ostream& out) { out << ToYaml(pool->raw); });
+          return core::kExitOk;
+        }
+        auto pools = client.ListNodePools(*ref);
+        if (!pools) return core::Fail(pools.error());
+        nlohmann::json json = nlohmann::json::array();
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& pool : *pools) {
+          json.push_back(pool.raw);
+          rows.push_back(
+              {pool.name, pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), pool.status});
+        }
+        PrintResult(context, json, [&](std::ostream& out) {
+          PrintTable(out, {"name", "machine_type", "tpu_topology", "nodes", "status"}, rows);
+        });
+        return core::kExitOk;
+      });
+}
+
+}  // namespace
+
+void SetupNodePoolCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<NodePoolOptions>();
+  auto* nodepool = root.add_subcommand("nodepool", "GKE node pools (TPU slices)");
+  nodepool->require_subcommand(1);
+
+  auto* create = nodepool->add_subcommand("create", "Create TPU slice node pool(s), several at once");
+  create->add_option("name", options->name, "Node pool name (NAME-0, NAME-1, ... with --num-slices)")->required();
+  create->add_option("--cluster", options->cluster, "Cluster")->required();
+  AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
+  AddProvisionFlags(create, options->provision);
+  create->footer(
+      "Examples:\n"
+      "  tputrain nodepool create v6e-16 --cluster ray-tpu --location us-east5-b --tpu-type v6e-16\n"
+      "  tputrain nodepool create tpu --cluster saxml --location us-west4 --machine-type ct5lp-hightpu-4t \\\n"
+      "      --tpu-topology 4x8 --num-slices 2");
+  create->callback([options, &context] { context.outcome = RunNodePoolCreate(*options, context); });
+
+  auto* remove = nodepool->add_subcommand("delete", "Delete a node pool");
+  remove->add_option("name", options->name, "Node pool name")->required();
+  remove->add_option("--cluster", options->cluster, "Cluster")->required();
+  AddProvisionFlags(remove, options->provision);
+  AddYesFlag(remove, options->provision.yes);
+  remove->callback([options, &context] { context.outcome = RunNodePoolDelete(*options, context); });
+
+  auto* describe = nodepool->add_subcommand("describe", "Show a node pool");
+  describe->add_option("name", options->name, "Node pool name")->required();
+  describe->add_option("--cluster", options->cluster, "Cluster")->required();
+  describe->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, false); });
+
+  auto* list = nodepool->add_subcommand("list", "List a cluster's node pools");
+  list->add_option("--cluster", options->cluster, "Cluster")->required();
+  list->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, true); });
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,78 @@
+#include "tputrain/workflow/node_pools.h"
+
+#include <optional>
+
+#include "tputrain/catalog/tpu_types.h"
+
+namespace tputrain::workflow {
+namespace {
+
+// The slice the flags name, directly (--tpu-type) or by machine type and topology; none when
+// only a machine type is given (a CPU pool).
+core::Result<std::optional<catalog::TpuSliceType>> SliceOf(const TpuPoolRequest& request) {
+  if (!request.tpu_type.empty()) {
+    auto found = catalog::FindSliceType(request.tpu_type);
+    if (!found) return core::Fail(core::Error::Usage("--tpu-type: " + found.error().message));
+    if (!request.machine_type.empty() && request.machine_type != found->machine_type) {
+      return core::Fail(core::Error::Usage("--machine-type: " + request.tpu_type + " runs on " + found->machine_type +
+                                           ", not " + request.machine_type));
+    }
+    if (!request.tpu_topology.empty() && request.tpu_topology != found->topology) {
+      return core::Fail(core::Error::Usage("--tpu-topology: " + request.tpu_type + " is " + found->topology + ", not " +
+                                           request.tpu_topology));
+    }
+    return std::optional<catalog::TpuSliceType>(*found);
+  }
+  if (!request.tpu_topology.empty()) {
+    if (request.machine_type.empty()) {
+      return core::Fail(core::Error::Usage("--machine-type: required with --tpu-topology (or give --tpu-type)"));
+    }
+    auto found = catalog::FindSliceByMachineType(request.machine_type, request.tpu_topology);
+    if (!found) return core::Fail(core::Error::Usage("--tpu-topology: " + found.error().message));
+    return std::optional<catalog::TpuSliceType>(*found);
+  }
+  if (request.machine_type.empty()) {
+    return core::Fail(core::Error::Usage("--tpu-type: expected a TPU slice type (or --machine-type)"));
+  }
+  return std::optional<catalog::TpuSliceType>();
+}
+
+}  // namespace
+
+core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,
+                                                                     const TpuPoolRequest& request) {
+  auto slice = SliceOf(request);
+  if (!slice) return core::Fail(slice.error());
+  gcp::container::NodePoolSpec spec;
+  spec.machine_type = request.machine_type;
+  spec.tpu_topology = request.tpu_topology;
+  spec.node_count = request.num_nodes;
+  if (*slice) {
+    const catalog::TpuSliceType& type = **slice;
+    spec.machine_type = type.machine_type;
+    spec.tpu_topology = type.topology;
+    if (request.num_nodes != 0 && request.num_nodes != type.hosts) {
+      return core::Fail(core::Error::Usage("--num-nodes: " + type.accelerator_type + " (" + type.topology + ") has " +
+                                           std::to_string(type.hosts) + " host(s), not " +
+                                           std::to_string(request.num_nodes)));
+    }
+    spec.node_count = type.hosts;
+  }
+  if (spec.node_count <= 0) return core::Fail(core::Error::Usage("--num-nodes: expected a positive node count"));
+  if (request.num_slices < 1) return core::Fail(core::Error::Usage("--num-slices: expected at least 1"));
+  spec.placement_type = request.placement_type;
+  spec.workload_metadata = request.workload_metadata;
+  if (request.threads_per_core != 0) spec.threads_per_core = request.threads_per_core;
+  spec.node_locations = request.node_locations;
+  spec.oauth_scopes = gcp::container::ExpandScopes(request.scopes);
+  spec.spot = request.spot;
+  spec.reservation = request.reservation;
+  std::vector<gcp::container::NodePoolSpec> pools;
+  for (int i = 0; i < request.num_slices; ++i) {
+    pools.push_back(spec);
+    pools.back().name = request.num_slices == 1 ? name : name + "-" + std::to_string(i);
+  }
+  return pools;
+}
+
+}  // namespace tputrain::workflow

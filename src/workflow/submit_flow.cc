@@ -1,0 +1,89 @@
+#include "tputrain/workflow/submit_flow.h"
+
+#include "tputrain/k8s/apply.h"
+
+namespace tputrain::workflow {
+namespace {
+
+// "Job 'ID' submitted: llama3-8b on v6e-16, run R, 100 steps", before the follow starts.
+SubmitCallbacks Reporting(SubmitEnv& env, const MaxTextJob& job) {
+  SubmitCallbacks callbacks = env.callbacks;
+  callbacks.on_submitted = [&env, &job, inner = env.callbacks.on_submitted](const std::string& id, bool reattached) {
+    const std::string where = job.slice ? job.slice->accelerator_type : std::string("CPU");
+    env.reporter.Info("Job '" + id + "' " + (reattached ? "was already submitted; re-attached" : "submitted") + ": " +
+                      job.preset.name + " on " + where + ", run " + job.run_name + ", " + std::to_string(job.steps) +
+                      " steps");
+    if (inner) inner(id, reattached);
+  };
+  return callbacks;
+}
+
+nlohmann::json RayClusterJson(const ClusterSubmitOutcome& outcome) {
+  nlohmann::json applied = nlohmann::json::array();
+  for (const auto& object : outcome.applied) {
+    applied.push_back({{"kind", object.object.kind},
+                       {"namespace", object.object.ns},
+                       {"name", object.object.name},
+                       {"action", std::string(k8s::ApplyActionName(object.action, false))},
+                       {"resourceVersion", object.resource_version}});
+  }
+  return {{"name", outcome.raycluster}, {"namespace", outcome.ns}, {"applied", applied}};
+}
+
+core::Status SubmitDirect(SubmitEnv& env, const SubmitRequest& request, SubmitResult& result) {
+  if (request.dry_run) {
+    result.plan = DescribeJob(result.job);
+    return {};
+  }
+  auto ray = env.connect_direct();
+  if (!ray) return core::Fail(ray.error());
+  auto ledger = env.open_ledger();
+  if (!ledger) return core::Fail(ledger.error());
+  auto outcome = SubmitRecorded(*ray->client, result.job, RayJobTarget::Direct(ray->client->options().address), *ledger,
+                                request.wait, ray->follow, Reporting(env, result.job));
+  if (!outcome) return core::Fail(outcome.error());
+  result.outcome = std::move(*outcome);
+  result.json = OutcomeToJson(result.job, result.outcome);
+  return {};
+}
+
+core::Status SubmitToRayCluster(SubmitEnv& env, const SubmitRequest& request, SubmitResult& result) {
+  RayClusterRequest raycluster = *request.raycluster;
+  if (raycluster.name.empty()) raycluster.name = DefaultRayClusterName(result.job);
+  auto cluster = env.connect_cluster(raycluster.name);
+  if (!cluster) return core::Fail(cluster.error());
+  ClusterSubmitEnv& cluster_env = *cluster->env;
+  if (request.dry_run) {
+    auto plan = PlanOnCluster(cluster_env.client, cluster_env.discovery, result.job, raycluster);
+    if (!plan) return core::Fail(plan.error());
+    result.plan = std::move(*plan);
+    return {};
+  }
+  auto ledger = env.open_ledger();
+  if (!ledger) return core::Fail(ledger.error());
+  cluster_env.ledger = *ledger;
+  auto outcome =
+      SubmitOnCluster(cluster_env, result.job, raycluster, request.wait, cluster->follow, Reporting(env, result.job));
+  if (!outcome) {
+    core::Error error = outcome.error();
+    error.message += "\n  what was applied is recorded in the run ledger: tputrain runs show --run " + ledger->run_id;
+    return core::Fail(error);
+  }
+  result.outcome = std::move(outcome->submit);
+  result.json = OutcomeToJson(result.job, result.outcome);
+  result.json["raycluster"] = RayClusterJson(*outcome);
+  return {};
+}
+
+}  // namespace
+
+core::Result<SubmitResult> Submit(SubmitEnv& env, const SubmitRequest& request) {
+  auto job = BuildMaxTextJob(request.spec, env.clock);
+  if (!job) return core::Fail(job.error());
+  SubmitResult result{std::move(*job), std::nullopt, {}, nlohmann::json::object()};
+  auto sent = request.raycluster ? SubmitToRayCluster(env, request, result) : SubmitDirect(env, request, result);
+  if (!sent) return core::Fail(sent.error());
+  return result;
+}
+
+}  // namespace tputrain::workflow

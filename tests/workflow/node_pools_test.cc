@@ -1,0 +1,67 @@
+// gcloud's node pool flags checked against the TPU catalog: what `cluster create --tpu-type` and
+// `nodepool create` send, and the one-line usage errors for flags that contradict it.
+#include <catch2/catch.hpp>
+
+#include "tputrain/workflow/node_pools.h"
+
+using tputrain::core::ErrorKind;
+using tputrain::workflow::NodePoolsFor;
+using tputrain::workflow::TpuPoolRequest;
+
+TEST_CASE("a TPU type gives the catalog's machine type, topology and host count") {
+  TpuPoolRequest request;
+  request.tpu_type = "v6e-16";
+  request.spot = true;
+  auto pools = NodePoolsFor("tpu", request);
+  REQUIRE(pools);
+  REQUIRE(pools->size() == 1);
+  const auto& pool = pools->front();
+  CHECK(pool.name == "tpu");
+  CHECK(pool.machine_type == "ct6e-standard-4t");
+  CHECK(pool.tpu_topology == "4x4");
+  CHECK(pool.node_count == 4);
+  CHECK(pool.spot);
+}
+
+TEST_CASE("a machine type and topology find the same slice; several slices are NAME-i") {
+  TpuPoolRequest request;
+  request.machine_type = "ct5lp-hightpu-4t";
+  request.tpu_topology = "4x8";
+  request.num_slices = 2;
+  auto pools = NodePoolsFor("tpu", request);
+  REQUIRE(pools);
+  REQUIRE(pools->size() == 2);
+  CHECK((*pools)[0].name == "tpu-0");
+  CHECK((*pools)[1].name == "tpu-1");
+  CHECK((*pools)[1].node_count == 8);
+}
+
+TEST_CASE("flags that contradict the catalog are usage errors naming the flag") {
+  struct Case {
+    TpuPoolRequest request;
+    std::string prefix;
+  };
+  auto with = [](auto change) {
+    TpuPoolRequest request;
+    change(request);
+    return request;
+  };
+  const Case cases[] = {
+      {with([](auto& r) { r.tpu_type = "v9x-16"; }), "--tpu-type: "},
+      {with([](auto& r) { r.tpu_type = "v6e-16", r.machine_type = "ct5lp-hightpu-4t"; }),
+       "--machine-type: v6e-16 runs on ct6e-standard-4t, not ct5lp-hightpu-4t"},
+      {with([](auto& r) { r.tpu_type = "v6e-16", r.tpu_topology = "2x2"; }), "--tpu-topology: v6e-16 is 4x4, not 2x2"},
+      {with([](auto& r) { r.tpu_type = "v6e-16", r.num_nodes = 3; }), "--num-nodes: v6e-16 (4x4) has 4 host(s), not 3"},
+      {with([](auto& r) { r.tpu_topology = "4x4"; }), "--machine-type: required with --tpu-topology"},
+      {with([](auto& r) { r.machine_type = "ct6e-standard-4t", r.tpu_topology = "9x9"; }), "--tpu-topology: "},
+      {with([](auto&) {}), "--tpu-type: expected a TPU slice type"},
+      {with([](auto& r) { r.machine_type = "n2-standard-8"; }), "--num-nodes: expected a positive node count"},
+  };
+  for (const auto& c : cases) {
+    auto pools = NodePoolsFor("tpu", c.request);
+    REQUIRE_FALSE(pools);
+    CHECK(pools.error().kind == ErrorKind::kInvalidArgument);
+    CHECK(pools.error().message.rfind(c.prefix, 0) == 0);
+    CHECK(pools.error().message.find('\n') == std::string::npos);
+  }
+}
