@@ -53,8 +53,8 @@ core::Result<TrainingShape> TrainingShapeOf(const ModelPreset& preset) {
   for (const auto& arg : preset.extra_maxtext_args) {
     size_t equals = arg.find('=');
     if (equals == std::string::npos) continue;
-    auto applied = ApplyTrainingOverride(shape, std::string_view(arg).substr(0, equals),
-                                         std::string_view(arg).substr(equals + 1));
+    auto applied =
+        ApplyTrainingOverride(shape, std::string_view(arg).substr(0, equals), std::string_view(arg).substr(equals + 1));
     if (!applied) return core::Fail(applied.error());
   }
   return shape;
@@ -66,7 +66,8 @@ core::Result<bool> ApplyTrainingOverride(TrainingShape& shape, std::string_view 
     std::string text(value);
     double number = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !(number > 0) || !std::isfinite(number)) {
-      return core::Fail(core::Error::Usage("--set per_device_batch_size: expected a positive number, got '" + text + "'"));
+      return core::Fail(
+          core::Error::Usage("--set per_device_batch_size: expected a positive number, got '" + text + "'"));
     }
     shape.per_device_batch_size = number;
     return true;

@@ -103,9 +103,17 @@ std::vector<ModelPreset> MakePresets() {
   cpu_smoke.num_kv_heads = 2;
   cpu_smoke.head_dim = 32;
   cpu_smoke.vocab_size = 256;
-  cpu_smoke.extra_maxtext_args = {"steps=8", "base_emb_dim=64", "base_num_query_heads=2", "base_num_kv_heads=2",
-                                  "base_mlp_dim=128", "base_num_decoder_layers=2", "head_dim=32", "vocab_size=256",
-                                  "enable_checkpointing=false", "hardware=cpu", "skip_jax_distributed_system=true"};
+  cpu_smoke.extra_maxtext_args = {"steps=8",
+                                  "base_emb_dim=64",
+                                  "base_num_query_heads=2",
+                                  "base_num_kv_heads=2",
+                                  "base_mlp_dim=128",
+                                  "base_num_decoder_layers=2",
+                                  "head_dim=32",
+                                  "vocab_size=256",
+                                  "enable_checkpointing=false",
+                                  "hardware=cpu",
+                                  "skip_jax_distributed_system=true"};
   presets.push_back(cpu_smoke);
 
   return presets;

@@ -1,7 +1,7 @@
 #include "tputrain/catalog/sizing.h"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 namespace tputrain::catalog {
 namespace {
@@ -85,11 +85,11 @@ core::Result<SlicePlan> PlanSlice(const PlanRequest& request) {
     }
   }
   if (!found) {
-    return core::Fail(core::Error::Usage(fmt::format(
-        "--model {}: needs {:.0f} GB per slice ({} chips of {}), more than the largest {} slice; "
-        "try --dtype int8 or another --accelerator ({})",
-        model->name, plan.memory_gb_per_slice, plan.min_chips_per_slice, generation->family, generation->family,
-        AcceleratorChoices())));
+    return core::Fail(core::Error::Usage(
+        fmt::format("--model {}: needs {:.0f} GB per slice ({} chips of {}), more than the largest {} slice; "
+                    "try --dtype int8 or another --accelerator ({})",
+                    model->name, plan.memory_gb_per_slice, plan.min_chips_per_slice, generation->family,
+                    generation->family, AcceleratorChoices())));
   }
   plan.nodes_per_slice = plan.slice.hosts;
   if (plan.mode == WorkloadMode::kTrain) plan.ici = SplitIci(plan.slice.chips);
@@ -99,12 +99,12 @@ core::Result<SlicePlan> PlanSlice(const PlanRequest& request) {
       "+ {:.0f}% headroom = {:.0f} GB per slice → {:.1f} → {} chips{} → smallest {} slice: {} ({}), "
       "{} host(s) × {} chips, {}",
       model->parameters / 1e9, plan.bytes_per_parameter,
-      plan.mode == WorkloadMode::kServe ? plan.dtype + " weights" : "fp32 weights, gradients, Adam moments",
-      weights_gb, generation->hbm_gb_per_chip, weights_gb / generation->hbm_gb_per_chip, plan.headroom * 100,
+      plan.mode == WorkloadMode::kServe ? plan.dtype + " weights" : "fp32 weights, gradients, Adam moments", weights_gb,
+      generation->hbm_gb_per_chip, weights_gb / generation->hbm_gb_per_chip, plan.headroom * 100,
       plan.memory_gb_per_slice, chips_needed, plan.min_chips_per_slice,
       model->min_chips_per_slice > 0 ? fmt::format(" (the server needs at least {})", model->min_chips_per_slice) : "",
-      generation->family, plan.slice.accelerator_type, plan.slice.topology, plan.slice.hosts,
-      plan.slice.chips_per_host, plan.slice.machine_type);
+      generation->family, plan.slice.accelerator_type, plan.slice.topology, plan.slice.hosts, plan.slice.chips_per_host,
+      plan.slice.machine_type);
   return plan;
 }
 

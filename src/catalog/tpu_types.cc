@@ -42,17 +42,17 @@ struct Shape {
 
 // Topologies per family, smallest first [xpk; single-host variants from GKE "Plan TPUs"].
 const std::vector<Shape>& ShapesOf(std::string_view family) {
-  static const std::vector<Shape> v4 = {{"2x2x1"}, {"2x2x2"}, {"2x2x4"}, {"2x4x4"}, {"4x4x4"},  {"4x4x8"},
+  static const std::vector<Shape> v4 = {{"2x2x1"}, {"2x2x2"}, {"2x2x4"},  {"2x4x4"},   {"4x4x4"},  {"4x4x8"},
                                         {"4x8x8"}, {"8x8x8"}, {"8x8x16"}, {"8x16x16"}, {"4x4x256"}};
-  static const std::vector<Shape> v5p = {{"2x2x1"}, {"2x2x2"},   {"2x2x4"},    {"2x4x4"},   {"4x4x4"},
-                                         {"4x4x8"}, {"4x8x8"},   {"8x8x8"},    {"8x8x16"},  {"8x16x16"},
+  static const std::vector<Shape> v5p = {{"2x2x1"},    {"2x2x2"},    {"2x2x4"},   {"2x4x4"},  {"4x4x4"},
+                                         {"4x4x8"},    {"4x8x8"},    {"8x8x8"},   {"8x8x16"}, {"8x16x16"},
                                          {"16x16x16"}, {"16x16x24"}, {"16x20x28"}};
-  static const std::vector<Shape> v5e = {{"1x1"}, {"2x2"}, {"2x4", "ct5lp-hightpu-8t"}, {"4x4"},
-                                         {"4x8"}, {"8x8"}, {"8x16"}, {"16x16"}};
-  static const std::vector<Shape> v6e = {{"1x1"}, {"2x2"}, {"2x4", "ct6e-standard-8t"}, {"4x4"},
-                                         {"4x8"}, {"8x8"}, {"8x16"}, {"16x16"}};
-  static const std::vector<Shape> tpu7x = {{"1x1x1"},   {"2x2x1"},   {"2x2x2"},    {"2x2x4"},    {"2x4x4"},
-                                           {"4x4x4"},   {"4x4x8"},   {"4x8x8"},    {"8x8x8"},    {"8x8x16"},
+  static const std::vector<Shape> v5e = {{"1x1"},  {"2x2"},  {"2x4", "ct5lp-hightpu-8t"}, {"4x4"}, {"4x8"}, {"8x8"},
+                                         {"8x16"}, {"16x16"}};
+  static const std::vector<Shape> v6e = {{"1x1"},  {"2x2"},  {"2x4", "ct6e-standard-8t"}, {"4x4"}, {"4x8"}, {"8x8"},
+                                         {"8x16"}, {"16x16"}};
+  static const std::vector<Shape> tpu7x = {{"1x1x1"},   {"2x2x1"},    {"2x2x2"},   {"2x2x4"}, {"2x4x4"},
+                                           {"4x4x4"},   {"4x4x8"},    {"4x8x8"},   {"8x8x8"}, {"8x8x16"},
                                            {"8x16x16"}, {"16x16x16"}, {"16x24x24"}};
   static const std::vector<Shape> none;
   if (family == "v4") return v4;
@@ -143,7 +143,8 @@ core::Result<TpuSliceType> FindSliceType(std::string_view name) {
   if (generation == nullptr) {
     return core::Fail(core::Error::Usage("unknown TPU type '" + std::string(name) +
                                          "': expected <generation>-<size> or <generation>-<topology> with "
-                                         "generation one of " + ValidFamilies() + " (e.g. v6e-16, v5litepod-32, v5p-8)"));
+                                         "generation one of " +
+                                         ValidFamilies() + " (e.g. v6e-16, v5litepod-32, v5p-8)"));
   }
   std::string suffix = text.substr(dash + 1);
   std::vector<std::string> valid;

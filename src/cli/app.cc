@@ -21,7 +21,8 @@ class Formatter final : public CLI::Formatter {
 };
 
 void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
-  app.add_option("--project", global.project, "Google Cloud project ID (else TPUTRAIN_PROJECT, "
+  app.add_option("--project", global.project,
+                 "Google Cloud project ID (else TPUTRAIN_PROJECT, "
                  "CLOUDSDK_CORE_PROJECT, tputrain.yaml, gcloud config)");
   app.add_option("--location,--zone,--region", global.location,
                  "Zone or region of the resources (e.g. us-east5-b, us-central1)");
@@ -78,7 +79,6 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupRunsCommand(app, context);
   SetupSubmitCommand(app, context);
   SetupTpuVmCommand(app, context);
-
 
   try {
     app.parse(argc, argv);

@@ -1,7 +1,7 @@
 #include "tputrain/core/cancel.h"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 
 namespace tputrain::core {
 namespace {

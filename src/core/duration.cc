@@ -67,8 +67,8 @@ std::optional<double> Milliseconds(std::string_view text) {
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view flag, std::string_view text, ZeroDuration zero) {
   auto refuse = [&](std::string_view expected) {
-    return Fail(Error::Usage(std::string(flag) + ": expected " + std::string(expected) + ", got '" + std::string(text) +
-                             "'"));
+    return Fail(
+        Error::Usage(std::string(flag) + ": expected " + std::string(expected) + ", got '" + std::string(text) + "'"));
   };
   constexpr std::string_view kForm = "a duration such as 90s, 30m, 2h or 1h30m (a bare number is seconds)";
   auto total = Milliseconds(text);

@@ -24,9 +24,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 12> kNames{{
 }  // namespace
 
 Error Error::Usage(std::string message) { return Make(ErrorKind::kInvalidArgument, std::move(message)); }
-Error Error::NoCredentials(std::string message) {
-  return Make(ErrorKind::kUnauthenticated, std::move(message));
-}
+Error Error::NoCredentials(std::string message) { return Make(ErrorKind::kUnauthenticated, std::move(message)); }
 Error Error::Internal(std::string message) { return Make(ErrorKind::kInternal, std::move(message)); }
 Error Error::Make(ErrorKind kind, std::string message) {
   Error error;
@@ -55,24 +53,33 @@ ErrorKind KindFromStatusName(std::string_view name) {
 // The HTTP mapping of google.rpc.Code (google/rpc/code.proto).
 ErrorKind KindFromHttpStatus(int http_status) {
   switch (http_status) {
-    case 400: return ErrorKind::kInvalidArgument;
-    case 401: return ErrorKind::kUnauthenticated;
-    case 403: return ErrorKind::kPermissionDenied;
-    case 404: return ErrorKind::kNotFound;
-    case 409: return ErrorKind::kAborted;
-    case 412: return ErrorKind::kFailedPrecondition;
-    case 429: return ErrorKind::kResourceExhausted;
-    case 499: return ErrorKind::kCancelled;
+    case 400:
+      return ErrorKind::kInvalidArgument;
+    case 401:
+      return ErrorKind::kUnauthenticated;
+    case 403:
+      return ErrorKind::kPermissionDenied;
+    case 404:
+      return ErrorKind::kNotFound;
+    case 409:
+      return ErrorKind::kAborted;
+    case 412:
+      return ErrorKind::kFailedPrecondition;
+    case 429:
+      return ErrorKind::kResourceExhausted;
+    case 499:
+      return ErrorKind::kCancelled;
     case 502:
-    case 503: return ErrorKind::kUnavailable;
-    case 504: return ErrorKind::kDeadlineExceeded;
-    default: return ErrorKind::kInternal;
+    case 503:
+      return ErrorKind::kUnavailable;
+    case 504:
+      return ErrorKind::kDeadlineExceeded;
+    default:
+      return ErrorKind::kInternal;
   }
 }
 
-bool IsUsageError(const Error& error) {
-  return error.kind == ErrorKind::kInvalidArgument && error.http_status == 0;
-}
+bool IsUsageError(const Error& error) { return error.kind == ErrorKind::kInvalidArgument && error.http_status == 0; }
 
 int ExitCodeFor(const Error& error) {
   if (IsUsageError(error)) return kExitUsage;

@@ -139,10 +139,9 @@ void RedactPemKeys(std::string& text) {
   }
 }
 
-constexpr std::array<std::string_view, 6> kJsonFields = {"access_token", "refresh_token", "id_token",
-                                                         "client_secret", "private_key", "private_key_id"};
-constexpr std::array<std::string_view, 4> kFormFields = {"assertion", "refresh_token", "client_secret",
-                                                         "access_token"};
+constexpr std::array<std::string_view, 6> kJsonFields = {"access_token",  "refresh_token", "id_token",
+                                                         "client_secret", "private_key",   "private_key_id"};
+constexpr std::array<std::string_view, 4> kFormFields = {"assertion", "refresh_token", "client_secret", "access_token"};
 
 }  // namespace
 

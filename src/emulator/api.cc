@@ -23,17 +23,27 @@ int HttpStatusFor(core::ErrorKind kind) {
   using core::ErrorKind;
   switch (kind) {
     case ErrorKind::kInvalidArgument:
-    case ErrorKind::kFailedPrecondition: return 400;
-    case ErrorKind::kUnauthenticated: return 401;
-    case ErrorKind::kPermissionDenied: return 403;
-    case ErrorKind::kNotFound: return 404;
+    case ErrorKind::kFailedPrecondition:
+      return 400;
+    case ErrorKind::kUnauthenticated:
+      return 401;
+    case ErrorKind::kPermissionDenied:
+      return 403;
+    case ErrorKind::kNotFound:
+      return 404;
     case ErrorKind::kAlreadyExists:
-    case ErrorKind::kAborted: return 409;
-    case ErrorKind::kResourceExhausted: return 429;
-    case ErrorKind::kCancelled: return 499;
-    case ErrorKind::kUnavailable: return 503;
-    case ErrorKind::kDeadlineExceeded: return 504;
-    case ErrorKind::kInternal: return 500;
+    case ErrorKind::kAborted:
+      return 409;
+    case ErrorKind::kResourceExhausted:
+      return 429;
+    case ErrorKind::kCancelled:
+      return 499;
+    case ErrorKind::kUnavailable:
+      return 503;
+    case ErrorKind::kDeadlineExceeded:
+      return 504;
+    case ErrorKind::kInternal:
+      return 500;
   }
   return 500;
 }
@@ -41,26 +51,37 @@ int HttpStatusFor(core::ErrorKind kind) {
 int RpcCodeFor(core::ErrorKind kind) {
   using core::ErrorKind;
   switch (kind) {
-    case ErrorKind::kCancelled: return 1;
-    case ErrorKind::kInvalidArgument: return 3;
-    case ErrorKind::kDeadlineExceeded: return 4;
-    case ErrorKind::kNotFound: return 5;
-    case ErrorKind::kAlreadyExists: return 6;
-    case ErrorKind::kPermissionDenied: return 7;
-    case ErrorKind::kResourceExhausted: return 8;
-    case ErrorKind::kFailedPrecondition: return 9;
-    case ErrorKind::kAborted: return 10;
-    case ErrorKind::kInternal: return 13;
-    case ErrorKind::kUnavailable: return 14;
-    case ErrorKind::kUnauthenticated: return 16;
+    case ErrorKind::kCancelled:
+      return 1;
+    case ErrorKind::kInvalidArgument:
+      return 3;
+    case ErrorKind::kDeadlineExceeded:
+      return 4;
+    case ErrorKind::kNotFound:
+      return 5;
+    case ErrorKind::kAlreadyExists:
+      return 6;
+    case ErrorKind::kPermissionDenied:
+      return 7;
+    case ErrorKind::kResourceExhausted:
+      return 8;
+    case ErrorKind::kFailedPrecondition:
+      return 9;
+    case ErrorKind::kAborted:
+      return 10;
+    case ErrorKind::kInternal:
+      return 13;
+    case ErrorKind::kUnavailable:
+      return 14;
+    case ErrorKind::kUnauthenticated:
+      return 16;
   }
   return 13;
 }
 
 ApiResponse Aip193Error(core::ErrorKind kind, std::string_view message, nlohmann::json details) {
-  nlohmann::json error = {{"code", HttpStatusFor(kind)},
-                          {"message", std::string(message)},
-                          {"status", std::string(core::KindName(kind))}};
+  nlohmann::json error = {
+      {"code", HttpStatusFor(kind)}, {"message", std::string(message)}, {"status", std::string(core::KindName(kind))}};
   if (!details.empty()) error["details"] = std::move(details);
   return JsonReply({{"error", std::move(error)}}, HttpStatusFor(kind));
 }
@@ -79,15 +100,23 @@ namespace {
 std::string_view StorageReasonFor(core::ErrorKind kind) {
   using core::ErrorKind;
   switch (kind) {
-    case ErrorKind::kInvalidArgument: return "invalid";
-    case ErrorKind::kFailedPrecondition: return "conditionNotMet";
-    case ErrorKind::kUnauthenticated: return "required";
-    case ErrorKind::kPermissionDenied: return "forbidden";
-    case ErrorKind::kNotFound: return "notFound";
+    case ErrorKind::kInvalidArgument:
+      return "invalid";
+    case ErrorKind::kFailedPrecondition:
+      return "conditionNotMet";
+    case ErrorKind::kUnauthenticated:
+      return "required";
+    case ErrorKind::kPermissionDenied:
+      return "forbidden";
+    case ErrorKind::kNotFound:
+      return "notFound";
     case ErrorKind::kAlreadyExists:
-    case ErrorKind::kAborted: return "conflict";
-    case ErrorKind::kResourceExhausted: return "rateLimitExceeded";
-    default: return "backendError";
+    case ErrorKind::kAborted:
+      return "conflict";
+    case ErrorKind::kResourceExhausted:
+      return "rateLimitExceeded";
+    default:
+      return "backendError";
   }
 }
 

@@ -13,8 +13,8 @@
 namespace tputrain::emulator {
 namespace {
 
-using nlohmann::json;
 using core::ErrorKind;
+using nlohmann::json;
 
 constexpr char kDomain[] = "container.googleapis.com";
 constexpr char kApiRoot[] = "https://container.googleapis.com/v1/";
@@ -60,10 +60,9 @@ int64_t AsInt(const json& value, int64_t fallback) {
   return fallback;
 }
 
-
 // Fills a pool's output fields as GKE shows them while it is being created.
-void DecoratePool(json& pool, const std::string& cluster_key, const std::string& project,
-                  const std::string& location, const std::string& cluster_name, const std::string& version) {
+void DecoratePool(json& pool, const std::string& cluster_key, const std::string& project, const std::string& location,
+                  const std::string& cluster_name, const std::string& version) {
   json& config = pool["config"];
   if (!config.is_object()) config = json::object();
   if (!config.contains("machineType")) config["machineType"] = "e2-medium";
@@ -74,8 +73,8 @@ void DecoratePool(json& pool, const std::string& cluster_key, const std::string&
   if (!pool.contains("initialNodeCount")) pool["initialNodeCount"] = 3;
   pool["version"] = version;
   pool["status"] = "PROVISIONING";
-  pool["selfLink"] = SelfLinkBase(project, location) + "/clusters/" + cluster_name + "/nodePools/" +
-                     pool.value("name", "");
+  pool["selfLink"] =
+      SelfLinkBase(project, location) + "/clusters/" + cluster_name + "/nodePools/" + pool.value("name", "");
   pool["etag"] = std::to_string(std::hash<std::string>{}(cluster_key + pool.value("name", "")) % 1000000007);
 }
 
@@ -105,14 +104,14 @@ const json* BlockingOperation(const Call& call, const std::string& cluster_key, 
 
 ApiResponse Busy(const json& op, const std::string& cluster_name) {
   std::string type = op.value("operationType", "");
-  std::string doing = type == "CREATE_CLUSTER"    ? "creating cluster " + cluster_name
-                      : type == "DELETE_CLUSTER"  ? "deleting cluster " + cluster_name
+  std::string doing = type == "CREATE_CLUSTER"     ? "creating cluster " + cluster_name
+                      : type == "DELETE_CLUSTER"   ? "deleting cluster " + cluster_name
                       : type == "CREATE_NODE_POOL" ? "creating node pool " + op.value("_pool", "")
                                                    : "deleting node pool " + op.value("_pool", "");
-  return Aip193Error(ErrorKind::kFailedPrecondition,
-                     "Operation " + op.value("name", "") + " is currently " + doing +
-                         ". Please wait and try again once it is done.",
-                     json::array({ErrorInfoDetail("CLUSTER_ALREADY_HAS_OPERATION", kDomain)}));
+  return Aip193Error(
+      ErrorKind::kFailedPrecondition,
+      "Operation " + op.value("name", "") + " is currently " + doing + ". Please wait and try again once it is done.",
+      json::array({ErrorInfoDetail("CLUSTER_ALREADY_HAS_OPERATION", kDomain)}));
 }
 
 json StartOperation(Call& call, const std::string& type, const std::string& cluster_key, const std::string& pool) {
@@ -160,8 +159,8 @@ ApiResponse CreateCluster(Call& call) {
   const std::string& project = call.args[0];
   const std::string& location = call.args[1];
   if (body->contains("parent") && (*body)["parent"] != Parent(call)) {
-    return Aip193Error(ErrorKind::kInvalidArgument, "parent in the body does not match the URL: " +
-                                                        (*body)["parent"].dump());
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "parent in the body does not match the URL: " + (*body)["parent"].dump());
   }
   if (!core::IsZone(location) && !core::IsRegion(location)) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Location \"" + location + "\" is not a valid zone or region.");
@@ -209,7 +208,7 @@ ApiResponse CreateCluster(Call& call) {
   json locations = cluster.value("locations", json::array());
   if (locations.empty()) {
     locations = core::IsZone(location) ? json::array({location})
-                                 : json::array({location + "-a", location + "-b", location + "-c"});
+                                       : json::array({location + "-a", location + "-b", location + "-c"});
   }
   int64_t nodes = 0;
   for (const auto& pool : cluster["nodePools"]) {
@@ -229,7 +228,8 @@ ApiResponse CreateCluster(Call& call) {
   cluster["masterAuth"] = {{"clusterCaCertificate", CaCertificate(call.config, key)}};
   if (!cluster.contains("network")) cluster["network"] = "default";
   if (!cluster.contains("subnetwork")) cluster["subnetwork"] = "default";
-  if (!cluster.contains("releaseChannel") && !body->value("cluster", json::object()).contains("initialClusterVersion")) {
+  if (!cluster.contains("releaseChannel") &&
+      !body->value("cluster", json::object()).contains("initialClusterVersion")) {
     cluster["releaseChannel"] = {{"channel", "REGULAR"}};
   }
   cluster["etag"] = std::to_string(ProjectNumber(key + "etag"));
@@ -274,12 +274,13 @@ ApiResponse CreateNodePool(Call& call) {
   if (!body) return error;
   std::string key = ClusterKey(call);
   if (body->contains("parent") && (*body)["parent"] != key) {
-    return Aip193Error(ErrorKind::kInvalidArgument, "parent in the body does not match the URL: " +
-                                                        (*body)["parent"].dump());
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "parent in the body does not match the URL: " + (*body)["parent"].dump());
   }
   json pool = body->value("nodePool", json());
   if (!pool.is_object()) {
-    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid JSON payload received. Missing required field 'node_pool'.");
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid JSON payload received. Missing required field 'node_pool'.");
   }
   if (auto bad = CheckName("node_pool", pool.value("name", json()))) return *bad;
   json* cluster = FindCluster(call, key);

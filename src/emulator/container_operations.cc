@@ -4,8 +4,8 @@
 namespace tputrain::emulator {
 namespace {
 
-using nlohmann::json;
 using core::ErrorKind;
+using nlohmann::json;
 
 constexpr char kStockoutMessage[] =
     "Google Compute Engine: Not enough resources available to fulfill the request.  Try a different zone, or try "
@@ -63,7 +63,8 @@ void Finish(json& world, json& op, int64_t now_ms, const EmulatorConfig& config)
 bool AdvanceContainer(json& world, int64_t now_ms, const EmulatorConfig& config) {
   bool changed = false;
   for (auto& [key, op] : world["containerOperations"].items()) {
-    if (op.value("status", "") == "DONE" || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms) continue;
+    if (op.value("status", "") == "DONE" || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms)
+      continue;
     Finish(world, op, now_ms, config);
     changed = true;
   }

@@ -46,8 +46,10 @@ ApiResponse InjectedError(const FaultRule& rule, ErrorShape shape) {
   std::string status(core::KindName(rule.error));
   std::string message = status + ": injected by the emulator (--faults " + rule.text + ")";
   if (rule.error == core::ErrorKind::kResourceExhausted) {
-    message = "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' (injected by the emulator: "
-              "--faults " + rule.text + ")";
+    message =
+        "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' (injected by the emulator: "
+        "--faults " +
+        rule.text + ")";
   }
   ApiResponse response = ErrorFor(shape, rule.error, message);
   if (rule.http_status != 0 && rule.http_status != response.status) {

@@ -119,8 +119,9 @@ core::Result<std::vector<FaultRule>> ParseFaults(std::string_view spec, const st
       bool starts_operation = std::any_of(operation_methods.begin(), operation_methods.end(),
                                           [&](const std::string& id) { return rule.Matches(id); });
       if (!starts_operation || rule.target == "*") {
-        return Bad(text, "stockout and stuck apply to calls that start an operation (e.g. clusters.create, "
-                         "nodePools.create, nodes.create)");
+        return Bad(text,
+                   "stockout and stuck apply to calls that start an operation (e.g. clusters.create, "
+                   "nodePools.create, nodes.create)");
       }
     }
     rules.push_back(std::move(rule));
@@ -139,11 +140,21 @@ std::optional<FaultRule> FaultPlan::Decide(std::string_view method_id) {
     int count = ++seen_[i];
     bool fires = false;
     switch (rule.when) {
-      case FaultWhen::kAlways: fires = true; break;
-      case FaultWhen::kNth: fires = count == rule.n; break;
-      case FaultWhen::kFirst: fires = count <= rule.n; break;
-      case FaultWhen::kEvery: fires = count % rule.n == 0; break;
-      case FaultWhen::kRandom: fires = std::uniform_real_distribution<double>(0, 1)(random_) < rule.probability; break;
+      case FaultWhen::kAlways:
+        fires = true;
+        break;
+      case FaultWhen::kNth:
+        fires = count == rule.n;
+        break;
+      case FaultWhen::kFirst:
+        fires = count <= rule.n;
+        break;
+      case FaultWhen::kEvery:
+        fires = count % rule.n == 0;
+        break;
+      case FaultWhen::kRandom:
+        fires = std::uniform_real_distribution<double>(0, 1)(random_) < rule.probability;
+        break;
     }
     if (fires && !fired) fired = rule;
   }

@@ -8,8 +8,8 @@
 namespace tputrain::emulator {
 namespace {
 
-using nlohmann::json;
 using core::ErrorKind;
+using nlohmann::json;
 
 // IAM etags are opaque bytes; "ACAB" is the one Google shows for a policy that was never set.
 std::string IamEtag(int64_t counter) {
@@ -99,8 +99,8 @@ json* FindAccount(Call& call) {
 }
 
 ApiResponse NoAccount(const Call& call) {
-  return Aip193Error(ErrorKind::kNotFound,
-                     "Service account projects/" + call.args[0] + "/serviceAccounts/" + call.args[1] + " does not exist.");
+  return Aip193Error(ErrorKind::kNotFound, "Service account projects/" + call.args[0] + "/serviceAccounts/" +
+                                               call.args[1] + " does not exist.");
 }
 
 ApiResponse CreateAccount(Call& call) {
@@ -110,11 +110,12 @@ ApiResponse CreateAccount(Call& call) {
   std::string id = body->value("accountId", "");
   static const std::regex kId("^[a-z]([-a-z0-9]{4,28}[a-z0-9])$");
   if (!std::regex_match(id, kId)) {
-    return Aip193Error(ErrorKind::kInvalidArgument,
-                       "Invalid account ID \"" + id +
-                           "\": it must be 6-30 characters of lowercase letters, digits and hyphens, start with a "
-                           "letter and not end with a hyphen.",
-                       json::array({BadRequestDetail("account_id", "must match [a-z]([-a-z0-9]*[a-z0-9]), 6-30 characters")}));
+    return Aip193Error(
+        ErrorKind::kInvalidArgument,
+        "Invalid account ID \"" + id +
+            "\": it must be 6-30 characters of lowercase letters, digits and hyphens, start with a "
+            "letter and not end with a hyphen.",
+        json::array({BadRequestDetail("account_id", "must match [a-z]([-a-z0-9]*[a-z0-9]), 6-30 characters")}));
   }
   const std::string& project = call.args[0];
   std::string email = id + "@" + project + ".iam.gserviceaccount.com";
@@ -168,7 +169,8 @@ ApiResponse DeleteAccount(Call& call) {
 ApiResponse GetAccountIam(Call& call) {
   json* account = FindAccount(call);
   if (account == nullptr) return NoAccount(call);
-  return JsonReply(ShowPolicy(PolicyFor(call, "serviceAccounts/" + (*account)["email"].get<std::string>(), json::object())));
+  return JsonReply(
+      ShowPolicy(PolicyFor(call, "serviceAccounts/" + (*account)["email"].get<std::string>(), json::object())));
 }
 
 ApiResponse SetAccountIam(Call& call) {

@@ -4,8 +4,8 @@
 
 namespace tputrain::emulator {
 
-using nlohmann::json;
 using core::ErrorKind;
+using nlohmann::json;
 
 namespace {
 
@@ -38,9 +38,9 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
         return std::nullopt;
       }
     }
-    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field '" + field +
-                                                        ".config.machine_type': \"" + machine +
-                                                        "\". Machine type does not exist or is not a TPU machine type.");
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field '" + field + ".config.machine_type': \"" + machine +
+                           "\". Machine type does not exist or is not a TPU machine type.");
   }
   auto slice = catalog::FindSliceByMachineType(machine, topology);
   if (!slice) {
@@ -49,12 +49,12 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
   }
   int64_t count = AsInt(pool.value("initialNodeCount", json(0)), 0);
   if (count != slice->hosts) {
-    return Aip193Error(
-        ErrorKind::kInvalidArgument,
-        "Invalid value for field '" + field + ".initial_node_count': " + std::to_string(count) + ". A node pool of " +
-            machine + " with TPU topology " + topology + " (" + std::to_string(slice->chips) + " chips, " +
-            std::to_string(slice->chips_per_host) + " per node) must have exactly " + std::to_string(slice->hosts) +
-            " node" + (slice->hosts == 1 ? "" : "s") + ".");
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field '" + field + ".initial_node_count': " + std::to_string(count) +
+                           ". A node pool of " + machine + " with TPU topology " + topology + " (" +
+                           std::to_string(slice->chips) + " chips, " + std::to_string(slice->chips_per_host) +
+                           " per node) must have exactly " + std::to_string(slice->hosts) + " node" +
+                           (slice->hosts == 1 ? "" : "s") + ".");
   }
   return std::nullopt;
 }

@@ -55,8 +55,8 @@ std::optional<Violation> CheckObject(const Walk& walk, const json& properties, c
   for (const auto& [key, field_value] : value.items()) {
     auto spec = properties.find(key);
     if (spec == properties.end()) {
-      return Violation{path, "Invalid JSON payload received. Unknown name \"" + key + "\"" + At(path) +
-                                 ": Cannot find field."};
+      return Violation{
+          path, "Invalid JSON payload received. Unknown name \"" + key + "\"" + At(path) + ": Cannot find field."};
     }
     if (auto violation = CheckValue(walk, *spec, field_value, Join(path, key))) return violation;
   }
@@ -123,14 +123,13 @@ std::optional<Violation> CheckValue(const Walk& walk, const json& spec, const js
     for (const auto& allowed : *values) {
       if (allowed == value) return std::nullopt;
     }
-    return Violation{path, "Invalid value" + At(path) + " (enum), " + value.dump() + "; expected one of " +
-                               [&] {
-                                 std::string list;
-                                 for (const auto& allowed : *values) {
-                                   list += (list.empty() ? "" : ", ") + allowed.get<std::string>();
-                                 }
-                                 return list;
-                               }()};
+    return Violation{path, "Invalid value" + At(path) + " (enum), " + value.dump() + "; expected one of " + [&] {
+                       std::string list;
+                       for (const auto& allowed : *values) {
+                         list += (list.empty() ? "" : ", ") + allowed.get<std::string>();
+                       }
+                       return list;
+                     }()};
   }
   return std::nullopt;
 }

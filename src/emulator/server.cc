@@ -33,8 +33,7 @@ ApiRequest FromHttplib(const httplib::Request& request) {
 void ToHttplib(const ApiResponse& response, httplib::Response& out) {
   if (response.drop_connection) {
     // Announce a body and then fail to produce it: httplib closes the connection mid-reply.
-    out.set_content_provider(
-        1, "application/json", [](size_t, size_t, httplib::DataSink&) { return false; });
+    out.set_content_provider(1, "application/json", [](size_t, size_t, httplib::DataSink&) { return false; });
     return;
   }
   out.status = response.status;
@@ -42,7 +41,6 @@ void ToHttplib(const ApiResponse& response, httplib::Response& out) {
     out.set_content(response.body, response.content_type.empty() ? "application/json" : response.content_type.c_str());
   }
 }
-
 
 }  // namespace
 
@@ -116,15 +114,16 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
     port = server.bind_to_any_port(options.host);
     if (port <= 0) return core::Fail(core::Error::Usage("--host: cannot listen on " + options.host));
   } else if (!server.bind_to_port(options.host, port)) {
-    return core::Fail(core::Error::Usage("--port: cannot listen on " + options.host + ":" + std::to_string(port) +
-                                         " (in use?)"));
+    return core::Fail(
+        core::Error::Usage("--port: cannot listen on " + options.host + ":" + std::to_string(port) + " (in use?)"));
   }
   std::thread listener([&] { server.listen_after_bind(); });
 
   std::string host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host + ":" + std::to_string(port);
   if (!http::IsLoopbackHost(options.host)) {
-    err << "WARNING: the emulator accepts any token; listening on " << options.host << " exposes it beyond this machine\n";
+    err << "WARNING: the emulator accepts any token; listening on " << options.host
+        << " exposes it beyond this machine\n";
   }
   out << "# tputrain emulator listening on " << base_url << " (SIGINT or SIGTERM stops it)\n"
       << "export TPUTRAIN_EMULATOR_URL=" << base_url << "\n";

@@ -10,8 +10,8 @@
 namespace tputrain::emulator {
 namespace {
 
-using nlohmann::json;
 using core::ErrorKind;
+using nlohmann::json;
 
 constexpr char kApiRoot[] = "https://www.googleapis.com/storage/v1/";
 
@@ -91,7 +91,8 @@ ApiResponse InsertBucket(Call& call) {
   call.world["policies"][PolicyKey(name)] = {
       {"version", 1},
       {"bindings",
-       {{{"role", "roles/storage.legacyBucketOwner"}, {"members", {"projectEditor:" + *project, "projectOwner:" + *project}}},
+       {{{"role", "roles/storage.legacyBucketOwner"},
+         {"members", {"projectEditor:" + *project, "projectOwner:" + *project}}},
         {{"role", "roles/storage.legacyBucketReader"}, {"members", {"projectViewer:" + *project}}}}},
       {"_counter", 1}};
   call.mutated = true;

@@ -9,8 +9,8 @@
 namespace tputrain::emulator {
 namespace {
 
-using nlohmann::json;
 using core::ErrorKind;
+using nlohmann::json;
 
 std::string Parent(const Call& call) { return "projects/" + call.args[0] + "/locations/" + call.args[1]; }
 
@@ -49,7 +49,8 @@ json StartOperation(Call& call, const std::string& verb, const std::string& targ
 std::optional<ApiResponse> CheckId(const std::string& kind, const std::optional<std::string>& id) {
   static const std::regex kId("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$");
   if (!id || id->empty()) {
-    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid argument: the " + kind + " id (query parameter) is required.");
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid argument: the " + kind + " id (query parameter) is required.");
   }
   if (!std::regex_match(*id, kId)) {
     return Aip193Error(ErrorKind::kInvalidArgument,
@@ -71,7 +72,8 @@ core::Result<catalog::TpuSliceType> SliceOf(const json& node) {
     const catalog::TpuGeneration* generation =
         family == kFamilies.end() ? nullptr : catalog::FindGeneration(family->second);
     if (generation == nullptr) {
-      return core::Fail(core::Error::Usage("unsupported acceleratorConfig.type " + config.value("type", std::string())));
+      return core::Fail(
+          core::Error::Usage("unsupported acceleratorConfig.type " + config.value("type", std::string())));
     }
     return catalog::FindSliceByTopology(*generation, config.value("topology", ""));
   }
@@ -105,8 +107,9 @@ void MakeReady(json& node) {
 
 std::optional<ApiResponse> CheckZone(const Call& call) {
   if (core::IsZone(call.args[1])) return std::nullopt;
-  return Aip193Error(ErrorKind::kInvalidArgument, "Location \"" + call.args[1] + "\" is not a zone; Cloud TPU nodes "
-                                                  "live in zones such as us-east5-b.");
+  return Aip193Error(ErrorKind::kInvalidArgument, "Location \"" + call.args[1] +
+                                                      "\" is not a zone; Cloud TPU nodes "
+                                                      "live in zones such as us-east5-b.");
 }
 
 ApiResponse CreateNode(Call& call) {
@@ -174,7 +177,9 @@ ApiResponse CreateQueuedResource(Call& call) {
   if (specs.empty()) return Aip193Error(ErrorKind::kInvalidArgument, "QueuedResource.tpu.node_spec is required.");
   for (const auto& spec : specs) {
     auto slice = SliceOf(spec.value("node", json::object()));
-    if (!slice) return Aip193Error(ErrorKind::kInvalidArgument, "Invalid accelerator in node_spec: " + slice.error().message + ".");
+    if (!slice)
+      return Aip193Error(ErrorKind::kInvalidArgument,
+                         "Invalid accelerator in node_spec: " + slice.error().message + ".");
     std::string node_name = spec.value("parent", Parent(call)) + "/nodes/" + spec.value("nodeId", "");
     if (call.world["tpuNodes"].contains(node_name)) {
       return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + node_name + "' already exists");
@@ -323,8 +328,8 @@ std::vector<Route> TpuRoutes() {
       {"GET", nodes + "$", "tpu.projects.locations.nodes.list", ListNodes},
       {"GET", node + "$", "tpu.projects.locations.nodes.get", GetNode},
       {"DELETE", node + "$", "tpu.projects.locations.nodes.delete", DeleteNode, ErrorShape::kAip193, true},
-      {"POST", queued + "$", "tpu.projects.locations.queuedResources.create", CreateQueuedResource,
-       ErrorShape::kAip193, true},
+      {"POST", queued + "$", "tpu.projects.locations.queuedResources.create", CreateQueuedResource, ErrorShape::kAip193,
+       true},
       {"GET", queued + "$", "tpu.projects.locations.queuedResources.list", ListQueuedResources},
       {"GET", one_queued + "$", "tpu.projects.locations.queuedResources.get", GetQueuedResource},
       {"DELETE", one_queued + "$", "tpu.projects.locations.queuedResources.delete", DeleteQueuedResource,

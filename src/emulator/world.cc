@@ -70,7 +70,8 @@ int64_t NextId(nlohmann::json& world) {
 
 std::string NewOperationId(nlohmann::json& world, int64_t now_ms) {
   char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "%08llx", static_cast<unsigned long long>(NextId(world) * 2654435761ULL % 0xffffffffULL));
+  std::snprintf(suffix, sizeof(suffix), "%08llx",
+                static_cast<unsigned long long>(NextId(world) * 2654435761ULL % 0xffffffffULL));
   return "operation-" + std::to_string(now_ms) + "-" + suffix;
 }
 

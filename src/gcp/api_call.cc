@@ -30,9 +30,8 @@ core::Result<nlohmann::json> CallJson(http::Transport& transport, const http::Re
   if (response->body.empty()) return nlohmann::json::object();
   auto parsed = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
-    return core::Fail(core::Error{core::ErrorKind::kInternal,
-                                  std::string(where) + ": the server's reply is not JSON", response->status, "",
-                                  std::string(where)});
+    return core::Fail(core::Error{core::ErrorKind::kInternal, std::string(where) + ": the server's reply is not JSON",
+                                  response->status, "", std::string(where)});
   }
   return parsed;
 }

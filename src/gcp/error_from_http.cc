@@ -77,14 +77,15 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
   const auto* object = ErrorObject(body);
   if (object == nullptr) {
     std::string text = response.body.substr(0, 300);
-    error.message = std::string(where) + ": HTTP " + std::to_string(response.status) +
-                    (text.empty() ? std::string() : ": " + text);
+    error.message =
+        std::string(where) + ": HTTP " + std::to_string(response.status) + (text.empty() ? std::string() : ": " + text);
     return error;
   }
   if (auto status = StringAt(*object, "status"); !status.empty()) {
     error.kind = core::KindFromStatusName(status);
   } else if (response.status == 409) {
-    error.kind = core::ErrorKind::kAlreadyExists;  // Cloud Storage's legacy shape: a 409 is "conflict", the name is taken
+    error.kind =
+        core::ErrorKind::kAlreadyExists;  // Cloud Storage's legacy shape: a 409 is "conflict", the name is taken
   }
   error.message = StringAt(*object, "message");
   if (error.message.empty()) error.message = std::string(where) + ": HTTP " + std::to_string(response.status);

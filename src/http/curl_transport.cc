@@ -69,8 +69,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
 core::Error TransportError(CURLcode code, const std::string& url, const char* detail) {
   core::ErrorKind kind = core::ErrorKind::kUnavailable;
   if (code == CURLE_OPERATION_TIMEDOUT) kind = core::ErrorKind::kDeadlineExceeded;
-  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
-      code == CURLE_SSL_CERTPROBLEM) {
+  if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CERTPROBLEM) {
     kind = core::ErrorKind::kPermissionDenied;
   }
   std::string message = "cannot reach " + url + ": " + (detail[0] != '\0' ? detail : curl_easy_strerror(code));
@@ -99,8 +98,8 @@ core::Status CheckUrlAllowed(const std::string& url, const std::string& plain_ht
     return core::Fail(core::Error::Usage("refusing plain http to " + parts->host +
                                          ": only loopback hosts may be reached without TLS (use https)"));
   }
-  return core::Fail(core::Error::Usage("unsupported URL scheme '" + parts->scheme + "' in " + url +
-                                       " (expected http or https)"));
+  return core::Fail(
+      core::Error::Usage("unsupported URL scheme '" + parts->scheme + "' in " + url + " (expected http or https)"));
 }
 
 CurlTransport::CurlTransport(CurlOptions options) : options_(std::move(options)) {
@@ -136,7 +135,8 @@ core::Result<Response> CurlTransport::Stream(const Request& request, const Chunk
 }
 
 core::Result<Response> CurlTransport::Perform(const Request& request, const ChunkHandler* on_chunk) {
-  if (auto allowed = CheckUrlAllowed(request.url, options_.plain_http_host); !allowed) return core::Fail(allowed.error());
+  if (auto allowed = CheckUrlAllowed(request.url, options_.plain_http_host); !allowed)
+    return core::Fail(allowed.error());
   CURL* curl = static_cast<CURL*>(Acquire());
   if (curl == nullptr) return core::Fail(core::Error::Internal("curl_easy_init failed"));
   curl_easy_reset(curl);

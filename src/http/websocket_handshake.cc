@@ -44,8 +44,8 @@ std::string UpgradeRequest(const UrlParts& url, std::string_view key, std::strin
   if (url.port != 0) host += ":" + std::to_string(url.port);
   std::string request = "GET " + url.path_and_query + " HTTP/1.1\r\nHost: " + host +
                         "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-                        "Sec-WebSocket-Key: " + std::string(key) + "\r\nUser-Agent: " + std::string(user_agent) +
-                        "\r\n";
+                        "Sec-WebSocket-Key: " +
+                        std::string(key) + "\r\nUser-Agent: " + std::string(user_agent) + "\r\n";
   for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
   return request + "\r\n";
 }

@@ -142,8 +142,8 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
     result.action = ApplyAction::kCreated;
   } else {
     // A dry run never bumps the resourceVersion, so compare what would be stored instead.
-    bool same = options.dry_run ? Comparable(old_object) == Comparable(result.live)
-                                : result.resource_version == old_version;
+    bool same =
+        options.dry_run ? Comparable(old_object) == Comparable(result.live) : result.resource_version == old_version;
     result.action = same ? ApplyAction::kUnchanged : ApplyAction::kConfigured;
   }
   return result;
@@ -158,9 +158,9 @@ core::Status WaitEstablished(Client& client, const ResourceInfo& info, const Obj
       [](const nlohmann::json* live) { return ReadyVerdict("CustomResourceDefinition", live); }, watch_options, deps);
   if (!established) return core::Fail(established.error());
   if (established->verdict.state != Verdict::State::kDone) {
-    return core::Fail(core::Error::Make(core::ErrorKind::kDeadlineExceeded, crd.Describe() +
-                                                                                " was not Established in time: " +
-                                                                                established->verdict.detail));
+    return core::Fail(
+        core::Error::Make(core::ErrorKind::kDeadlineExceeded,
+                          crd.Describe() + " was not Established in time: " + established->verdict.detail));
   }
   return {};
 }
@@ -196,7 +196,8 @@ core::Status WaitDiscovered(Discovery& discovery, const Object& crd, const Apply
       },
       poll, {deps.clock, deps.sleeper, nullptr});
   if (!served && served.error().kind == core::ErrorKind::kCancelled) {
-    return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted waiting for " + kind + " to be served"));
+    return core::Fail(
+        core::Error::Make(core::ErrorKind::kCancelled, "interrupted waiting for " + kind + " to be served"));
   }
   return served;
 }

@@ -109,9 +109,7 @@ TlsMaterial TlsFor(const ClusterAccess& access, const Credentials& credentials) 
 }
 
 Client::Client(http::Transport& transport, std::string server, std::string default_namespace, ClientOptions options)
-    : transport_(transport),
-      server_(std::move(server)),
-      default_namespace_(std::move(default_namespace)),
+    : transport_(transport), server_(std::move(server)), default_namespace_(std::move(default_namespace)),
       options_(options) {
   while (!server_.empty() && server_.back() == '/') server_.pop_back();
 }
@@ -144,7 +142,8 @@ core::Result<nlohmann::json> Client::GetJson(const std::string& path, const std:
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromStatus(response->status, response->body, what));
   auto json = nlohmann::json::parse(response->body, nullptr, false);
-  if (json.is_discarded()) return core::Fail(core::Error::Internal("GET " + path + ": the API server sent invalid JSON"));
+  if (json.is_discarded())
+    return core::Fail(core::Error::Internal("GET " + path + ": the API server sent invalid JSON"));
   return json;
 }
 

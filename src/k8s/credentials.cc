@@ -16,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 core::Error ExecError(const ExecConfig& exec, const std::string& message) {
-  auto error = core::Error::Make(core::ErrorKind::kUnauthenticated, "credential plugin " + exec.command + ": " + message);
+  auto error =
+      core::Error::Make(core::ErrorKind::kUnauthenticated, "credential plugin " + exec.command + ": " + message);
   error.where = "kubeconfig exec";
   return error;
 }
@@ -53,20 +54,17 @@ std::optional<std::chrono::system_clock::time_point> ParseTimestamp(const std::s
 bool IsGoogleTokenExec(const ExecConfig& exec) {
   std::string base = fs::path(exec.command).filename().string();
   if (base == "gke-gcloud-auth-plugin" || base == "gke-gcloud-auth-plugin.exe") return true;
-  return base == "tputrain" && exec.args.size() >= 2 && exec.args[0] == "auth" &&
-         exec.args[1] == "print-access-token";
+  return base == "tputrain" && exec.args.size() >= 2 && exec.args[0] == "auth" && exec.args[1] == "print-access-token";
 }
 
-core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const ClusterAccess& cluster,
-                                           const core::Env& env) {
+core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const ClusterAccess& cluster, const core::Env& env) {
   std::string program = FindExecutable(exec.command, exec.base_dir, env);
   if (program.empty() || access(program.c_str(), X_OK) != 0) {
     std::string hint = exec.install_hint.empty() ? "" : " (" + exec.install_hint + ")";
     return core::Fail(ExecError(exec, "not found on PATH" + hint));
   }
-  nlohmann::json info = {{"apiVersion", exec.api_version},
-                         {"kind", "ExecCredential"},
-                         {"spec", {{"interactive", false}}}};
+  nlohmann::json info = {
+      {"apiVersion", exec.api_version}, {"kind", "ExecCredential"}, {"spec", {{"interactive", false}}}};
   if (exec.provide_cluster_info) {
     nlohmann::json cluster_info = {{"server", cluster.server}};
     if (!cluster.ca_pem.empty()) cluster_info["certificate-authority-data"] = EncodeBase64(cluster.ca_pem);
@@ -155,8 +153,7 @@ core::Result<std::string> Credentials::Token() {
   std::lock_guard lock(mutex_);
   if (!access_.exec) return access_.token;
   if (IsGoogleTokenExec(*access_.exec)) return Refresh();  // the Google source caches on its own
-  bool expired = expiry_ && deps_.clock != nullptr &&
-                 deps_.clock->WallNow() + std::chrono::seconds(10) >= *expiry_;
+  bool expired = expiry_ && deps_.clock != nullptr && deps_.clock->WallNow() + std::chrono::seconds(10) >= *expiry_;
   if (cached_ && !expired) return token_;
   return Refresh();
 }
@@ -179,8 +176,9 @@ core::Result<std::string> Credentials::Refresh() {
   const ExecConfig& exec = *access_.exec;
   if (IsGoogleTokenExec(exec)) {
     if (!deps_.google_token) {
-      return core::Fail(ExecError(exec, "this context authenticates with Google credentials, which are not "
-                                        "available here (run 'gcloud auth application-default login')"));
+      return core::Fail(ExecError(exec,
+                                  "this context authenticates with Google credentials, which are not "
+                                  "available here (run 'gcloud auth application-default login')"));
     }
     auto token = deps_.google_token();
     if (!token) return core::Fail(token.error());

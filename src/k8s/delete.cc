@@ -50,9 +50,9 @@ core::Result<std::vector<DeleteResult>> Delete(Client& client, Discovery& discov
       auto gone = WatchObject(client, info->CollectionPath(object.ns), object.name, GoneVerdict, watch_options, deps);
       if (!gone) return core::Fail(gone.error());
       if (gone->verdict.state != Verdict::State::kDone) {
-        return core::Fail(core::Error::Make(core::ErrorKind::kDeadlineExceeded,
-                                            "timed out waiting for " + object.Describe() +
-                                                " to be deleted: " + gone->verdict.detail));
+        return core::Fail(core::Error::Make(
+            core::ErrorKind::kDeadlineExceeded,
+            "timed out waiting for " + object.Describe() + " to be deleted: " + gone->verdict.detail));
       }
       if (object.kind == "CustomResourceDefinition" && object.json.contains("spec")) {
         discovery.Forget(object.json["spec"].value("group", ""));

@@ -133,7 +133,8 @@ core::Result<ClusterAccess> Select(const Merged& merged, const KubeconfigOptions
   std::string user_name = Str(context.node, "user");
   auto cluster_it = merged.clusters.find(cluster_name);
   if (cluster_it == merged.clusters.end()) {
-    return core::Fail(Bad(context.file, "context '" + name + "' names cluster '" + cluster_name + "', which is not defined"));
+    return core::Fail(
+        Bad(context.file, "context '" + name + "' names cluster '" + cluster_name + "', which is not defined"));
   }
   const Entry& cluster = cluster_it->second;
   std::string cluster_where = cluster.file + ": clusters[" + cluster_name + "].cluster";
@@ -148,8 +149,9 @@ core::Result<ClusterAccess> Select(const Merged& merged, const KubeconfigOptions
   access.ca_pem = std::move(*ca);
   access.insecure_skip_tls_verify = Bool(cluster.node, "insecure-skip-tls-verify");
   if (access.insecure_skip_tls_verify && !options.allow_insecure) {
-    return core::Fail(Bad(cluster_where, "insecure-skip-tls-verify is set; tputrain verifies the API server's "
-                                         "certificate unless you pass --insecure-skip-tls-verify"));
+    return core::Fail(Bad(cluster_where,
+                          "insecure-skip-tls-verify is set; tputrain verifies the API server's "
+                          "certificate unless you pass --insecure-skip-tls-verify"));
   }
 
   if (user_name.empty()) return access;  // anonymous
@@ -173,8 +175,8 @@ core::Result<ClusterAccess> Select(const Merged& merged, const KubeconfigOptions
     auto token = core::ReadFile(Resolve(token_file, user.dir), user_where + ".tokenFile", kMaxCredentialFileBytes);
     if (!token) return core::Fail(token.error());
     access.token = *token;
-    while (!access.token.empty() && (access.token.back() == '\n' || access.token.back() == '\r' ||
-                                     access.token.back() == ' ')) {
+    while (!access.token.empty() &&
+           (access.token.back() == '\n' || access.token.back() == '\r' || access.token.back() == ' ')) {
       access.token.pop_back();
     }
   }
@@ -184,12 +186,14 @@ core::Result<ClusterAccess> Select(const Merged& merged, const KubeconfigOptions
     access.exec = std::move(*exec);
   }
   if (user.node && user.node.IsMap() && user.node["auth-provider"]) {
-    return core::Fail(Bad(user_where, "auth-provider plugins were removed from Kubernetes; use an exec entry "
-                                      "(e.g. gke-gcloud-auth-plugin)"));
+    return core::Fail(Bad(user_where,
+                          "auth-provider plugins were removed from Kubernetes; use an exec entry "
+                          "(e.g. gke-gcloud-auth-plugin)"));
   }
   if (!Str(user.node, "username").empty() || !Str(user.node, "password").empty()) {
-    return core::Fail(Bad(user_where, "basic authentication (username/password) is not supported; use a token, "
-                                      "a client certificate or an exec entry"));
+    return core::Fail(Bad(user_where,
+                          "basic authentication (username/password) is not supported; use a token, "
+                          "a client certificate or an exec entry"));
   }
   return access;
 }

@@ -6,9 +6,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cstring>
 
 namespace tputrain::k8s {
 namespace {

@@ -92,8 +92,8 @@ core::Result<std::vector<Object>> ParseManifests(std::string_view text, const st
   try {
     documents = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
-    return core::Fail(core::Error::Usage(source + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " +
-                                         e.msg));
+    return core::Fail(
+        core::Error::Usage(source + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg));
   }
   std::vector<Object> objects;
   for (size_t i = 0; i < documents.size(); ++i) {
@@ -119,8 +119,8 @@ core::Result<std::vector<Object>> ParseManifests(std::string_view text, const st
 int ApplyRank(std::string_view kind) {
   if (kind == "CustomResourceDefinition") return 0;
   if (kind == "Namespace") return 1;
-  if (kind == "ServiceAccount" || kind == "ClusterRole" || kind == "Role" || kind == "ConfigMap" ||
-      kind == "Secret" || kind == "PersistentVolume" || kind == "PersistentVolumeClaim" || kind == "StorageClass" ||
+  if (kind == "ServiceAccount" || kind == "ClusterRole" || kind == "Role" || kind == "ConfigMap" || kind == "Secret" ||
+      kind == "PersistentVolume" || kind == "PersistentVolumeClaim" || kind == "StorageClass" ||
       kind == "PriorityClass" || kind == "ResourceQuota" || kind == "LimitRange") {
     return 2;
   }

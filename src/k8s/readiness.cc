@@ -38,7 +38,8 @@ Verdict ByCondition(const nlohmann::json& object, std::string_view ready, std::s
   }
   if (ConditionStatus(object, ready) == "True") return Verdict::Done();
   std::string text = ConditionText(Condition(object, ready));
-  return Verdict::Waiting(std::string(what) + " not yet " + std::string(ready) + (text.empty() ? "" : " (" + text + ")"));
+  return Verdict::Waiting(std::string(what) + " not yet " + std::string(ready) +
+                          (text.empty() ? "" : " (" + text + ")"));
 }
 
 int64_t IntAt(const nlohmann::json& object, const char* key, int64_t fallback) {

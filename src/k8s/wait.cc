@@ -57,7 +57,8 @@ core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client) 
     if (group.contains("preferredVersion")) preferred.push_back(group["preferredVersion"].value("groupVersion", ""));
   }
   for (const auto& group_version : preferred) {
-    std::string group = group_version.find('/') == std::string::npos ? "" : group_version.substr(0, group_version.find('/'));
+    std::string group =
+        group_version.find('/') == std::string::npos ? "" : group_version.substr(0, group_version.find('/'));
     if (!group_filter.empty() && group != group_filter) continue;
     std::string path = group.empty() ? "/api/v1" : "/apis/" + group_version;
     auto list = client.GetJson(path, "API discovery");
@@ -83,9 +84,8 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
   if (kind == "Pod") {
     if (object.is_object()) pods.push_back(object);
   } else if (!selector.empty()) {
-    auto list = client.GetJson("/api/v1/namespaces/" + http::UrlEncode(ns) + "/pods?labelSelector=" +
-                                   http::UrlEncode(selector),
-                               "");
+    auto list = client.GetJson(
+        "/api/v1/namespaces/" + http::UrlEncode(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "");
     if (list && list->contains("items")) {
       for (const auto& pod : (*list)["items"]) pods.push_back(pod);
     }
@@ -122,8 +122,8 @@ core::Result<WaitResult> WaitReady(Client& client, Discovery& discovery, const O
   if (!info) return core::Fail(info.error());
   std::string kind = ref.kind;
   auto outcome = WatchObject(
-      client, info->CollectionPath(ns), ref.name, [&](const nlohmann::json* object) { return ReadyVerdict(kind, object); },
-      options, deps);
+      client, info->CollectionPath(ns), ref.name,
+      [&](const nlohmann::json* object) { return ReadyVerdict(kind, object); }, options, deps);
   if (!outcome) return core::Fail(outcome.error());
   std::string what = ref.kind + " " + (info->namespaced ? ns + "/" : "") + ref.name;
   if (outcome->verdict.state == Verdict::State::kFailed) {

@@ -9,16 +9,16 @@ using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-std::string NameSelector(const std::string& name) { return "fieldSelector=" + http::UrlEncode("metadata.name=" + name); }
+std::string NameSelector(const std::string& name) {
+  return "fieldSelector=" + http::UrlEncode("metadata.name=" + name);
+}
 
 std::string ResourceVersionOf(const nlohmann::json& object) {
   if (!object.is_object() || !object.contains("metadata")) return "";
   return object["metadata"].value("resourceVersion", "");
 }
 
-core::Error Cancelled() {
-  return core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting");
-}
+core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting"); }
 
 }  // namespace
 
@@ -68,8 +68,8 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
       ++outcome.stats.lists;
       last_failure.reset();
       auto json = nlohmann::json::parse(list->body, nullptr, false);
-      resource_version = json.is_object() && json.contains("metadata") ? json["metadata"].value("resourceVersion", "")
-                                                                       : "";
+      resource_version =
+          json.is_object() && json.contains("metadata") ? json["metadata"].value("resourceVersion", "") : "";
       const nlohmann::json* object = nullptr;
       if (json.is_object() && json.contains("items") && json["items"].is_array() && !json["items"].empty()) {
         object = &json["items"][0];

@@ -70,9 +70,11 @@ ProgressState ProgressModel::State() const {
 std::string RenderBar(const ProgressState& state, int width) {
   std::string bar;
   if (state.steps_total && *state.steps_total > 0) {
-    double fraction = std::clamp(static_cast<double>(state.steps_done) / static_cast<double>(*state.steps_total), 0.0, 1.0);
+    double fraction =
+        std::clamp(static_cast<double>(state.steps_done) / static_cast<double>(*state.steps_total), 0.0, 1.0);
     int filled = static_cast<int>(fraction * width);
-    bar = "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '-') + "] ";
+    bar = "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '-') +
+          "] ";
     bar += fmt::format("{}/{} steps", state.steps_done, *state.steps_total);
   } else {
     bar = fmt::format("{} steps", state.steps_done);

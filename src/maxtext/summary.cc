@@ -85,13 +85,16 @@ TrainingSummary Summarize(const TrainingLog& log, const RunFacts& facts) {
   }
 
   std::vector<const StepMetrics*> steps = FullSteps(log);
-  summary.tokens_per_device_step = facts.tokens_per_device_step ? facts.tokens_per_device_step : InferTokensPerStep(steps);
-  summary.tflops_per_device_step =
-      facts.tflops_per_device_step ? facts.tflops_per_device_step : InferTflopsPerStep(steps, summary.tokens_per_device_step);
+  summary.tokens_per_device_step =
+      facts.tokens_per_device_step ? facts.tokens_per_device_step : InferTokensPerStep(steps);
+  summary.tflops_per_device_step = facts.tflops_per_device_step
+                                       ? facts.tflops_per_device_step
+                                       : InferTflopsPerStep(steps, summary.tokens_per_device_step);
 
   size_t skip = steps.size() > 2 ? 2 : 0;
   double total_seconds = 0;
-  for (size_t i = skip; i < steps.size(); ++i) total_seconds += ExactStepSeconds(*steps[i], summary.tokens_per_device_step);
+  for (size_t i = skip; i < steps.size(); ++i)
+    total_seconds += ExactStepSeconds(*steps[i], summary.tokens_per_device_step);
   summary.steps_timed = static_cast<int64_t>(steps.size() - skip);
   if (summary.steps_timed == 0 || !(total_seconds > 0)) return summary;
   double mean = total_seconds / static_cast<double>(summary.steps_timed);
@@ -142,15 +145,17 @@ std::string FormatSummary(const TrainingSummary& s) {
   std::string timed = s.steps_timed == s.steps_logged ? "all steps" : fmt::format("last {} steps", s.steps_timed);
   std::string out;
   out += fmt::format("{:<22}{}\n", "steps:", steps);
-  out += fmt::format("{:<22}{} ({}; steps 0 and 1 carry start-up)\n", "mean step time:",
-                     or_dash(s.mean_step_seconds, "{:.4g} s"), timed);
+  out += fmt::format("{:<22}{} ({}; steps 0 and 1 carry start-up)\n",
+                     "mean step time:", or_dash(s.mean_step_seconds, "{:.4g} s"), timed);
   out += fmt::format("{:<22}{}\n", "tokens/s per device:", or_dash(s.tokens_per_second_per_device, "{:.6g}"));
-  out += fmt::format("{:<22}{} ({} device{}{})\n", "tokens/s per slice:", or_dash(s.tokens_per_second_per_slice, "{:.6g}"),
-                     s.devices_per_slice, s.devices_per_slice == 1 ? "" : "s",
-                     s.slices > 1 ? fmt::format(", {} slices: {:.6g} in all", s.slices, s.tokens_per_second.value_or(0))
-                                  : std::string());
+  out +=
+      fmt::format("{:<22}{} ({} device{}{})\n", "tokens/s per slice:", or_dash(s.tokens_per_second_per_slice, "{:.6g}"),
+                  s.devices_per_slice, s.devices_per_slice == 1 ? "" : "s",
+                  s.slices > 1 ? fmt::format(", {} slices: {:.6g} in all", s.slices, s.tokens_per_second.value_or(0))
+                               : std::string());
   out += fmt::format("{:<22}{}\n", "TFLOP/s per device:", or_dash(s.tflops_per_second_per_device, "{:.4g}"));
-  out += fmt::format("{:<22}{}\n", "MFU:", s.mfu ? fmt::format("{:.1f}%", *s.mfu * 100) : std::string("- (no peak for this device)"));
+  out += fmt::format("{:<22}{}\n",
+                     "MFU:", s.mfu ? fmt::format("{:.1f}%", *s.mfu * 100) : std::string("- (no peak for this device)"));
   out += fmt::format("{:<22}{}\n", "final loss:", s.nan_loss ? std::string("nan") : or_dash(s.final_loss, "{:.4g}"));
   return out;
 }

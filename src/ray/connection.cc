@@ -61,8 +61,10 @@ core::Result<std::string> NormalizeAddress(std::string_view address) {
   auto parts = http::ParseUrl(url);
   if (!parts) return core::Fail(core::Error::Usage("--address: " + parts.error().message));
   if (parts->scheme != "http" && parts->scheme != "https") {
-    return core::Fail(core::Error::Usage("--address: expected the dashboard's http(s)://HOST:PORT (e.g. "
-                                         "http://127.0.0.1:8265), got scheme '" + parts->scheme + "'"));
+    return core::Fail(
+        core::Error::Usage("--address: expected the dashboard's http(s)://HOST:PORT (e.g. "
+                           "http://127.0.0.1:8265), got scheme '" +
+                           parts->scheme + "'"));
   }
   while (url.ends_with('/')) url.pop_back();
   return url;
@@ -75,15 +77,16 @@ core::Result<ClientOptions> ResolveClientOptions(const ConnectionFlags& flags, c
   if (!address) address = env.Get("RAY_ADDRESS");
   if (!address) address = configured_address;
   if (!address) {
-    return core::Fail(core::Error::Usage(
-        "no Ray dashboard address: pass --address http://HOST:8265, or set RAY_ADDRESS or ray_address in tputrain.yaml"));
+    return core::Fail(
+        core::Error::Usage("no Ray dashboard address: pass --address http://HOST:8265, or set RAY_ADDRESS or "
+                           "ray_address in tputrain.yaml"));
   }
   ClientOptions options;
   auto normalized = NormalizeAddress(*address);
   if (!normalized) return core::Fail(normalized.error());
   options.address = *normalized;
   auto headers = flags.headers.empty() && env.Get("RAY_JOB_HEADERS") ? HeadersFromJson(*env.Get("RAY_JOB_HEADERS"))
-                                                                      : HeadersFromFlags(flags.headers);
+                                                                     : HeadersFromFlags(flags.headers);
   if (!headers) return core::Fail(headers.error());
   options.headers = *headers;
   auto token = RayToken(env);

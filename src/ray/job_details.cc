@@ -92,7 +92,8 @@ core::Result<JobDetails> ParseJobDetails(const nlohmann::json& json) {
     info.id = OptionalString(*it, "id").value_or("");
     info.node_ip_address = OptionalString(*it, "node_ip_address").value_or("");
     // Ray sends the pid as a string; tolerate a number too.
-    if (auto pid = it->find("pid"); pid != it->end()) info.pid = pid->is_string() ? pid->get<std::string>() : pid->dump();
+    if (auto pid = it->find("pid"); pid != it->end())
+      info.pid = pid->is_string() ? pid->get<std::string>() : pid->dump();
     job.driver_info = info;
   }
   return job;

@@ -15,8 +15,8 @@ std::string RandomSubmissionId() {
 }
 
 core::Error Unparsable(std::string_view where, std::string_view what) {
-  auto error = core::Error::Make(core::ErrorKind::kInternal,
-                                 "unexpected reply from the Ray dashboard: " + std::string(what));
+  auto error =
+      core::Error::Make(core::ErrorKind::kInternal, "unexpected reply from the Ray dashboard: " + std::string(what));
   error.where = std::string(where);
   return error;
 }
@@ -33,10 +33,10 @@ bool IsAgentNotReady(const http::Response& response) {
 
 core::Status NeedsRay(const ServerVersion& version, bool present, int major, int minor, std::string_view field) {
   if (!present || version.RayAtLeast(major, minor)) return {};
-  return core::Fail(core::Error::Make(
-      core::ErrorKind::kFailedPrecondition,
-      std::string(field) + " needs Ray " + std::to_string(major) + "." + std::to_string(minor) +
-          " or newer on the head, which runs Ray " + version.ray_version + "; it was not sent"));
+  return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                      std::string(field) + " needs Ray " + std::to_string(major) + "." +
+                                          std::to_string(minor) + " or newer on the head, which runs Ray " +
+                                          version.ray_version + "; it was not sent"));
 }
 
 }  // namespace
@@ -44,17 +44,18 @@ core::Status NeedsRay(const ServerVersion& version, bool present, int major, int
 core::Result<nlohmann::json> SubmitBody(const SubmitRequest& request, const ServerVersion& version) {
   if (request.entrypoint.empty()) return core::Fail(core::Error::Usage("the job needs an entrypoint (-- CMD ARGS...)"));
   bool resources = request.entrypoint_num_cpus || request.entrypoint_num_gpus || !request.entrypoint_resources.empty();
-  for (auto status : {NeedsRay(version, resources, 2, 2, "--entrypoint-num-cpus/gpus/resources"),
-                      NeedsRay(version, request.entrypoint_memory.has_value(), 2, 8, "--entrypoint-memory"),
-                      NeedsRay(version, !request.entrypoint_label_selector.empty(), 2, 54, "entrypoint_label_selector")}) {
+  for (auto status :
+       {NeedsRay(version, resources, 2, 2, "--entrypoint-num-cpus/gpus/resources"),
+        NeedsRay(version, request.entrypoint_memory.has_value(), 2, 8, "--entrypoint-memory"),
+        NeedsRay(version, !request.entrypoint_label_selector.empty(), 2, 54, "entrypoint_label_selector")}) {
     if (!status) return core::Fail(status.error());
   }
   if (!request.runtime_env.is_object()) return core::Fail(core::Error::Usage("runtime_env must be a JSON object"));
-  nlohmann::json body = {{"entrypoint", request.entrypoint},
-                         {"runtime_env", request.runtime_env},
-                         {"metadata", request.metadata}};
+  nlohmann::json body = {
+      {"entrypoint", request.entrypoint}, {"runtime_env", request.runtime_env}, {"metadata", request.metadata}};
   // API version 2 renamed job_id to submission_id; older heads know only job_id.
-  if (!request.submission_id.empty()) body[version.api_version >= 2 ? "submission_id" : "job_id"] = request.submission_id;
+  if (!request.submission_id.empty())
+    body[version.api_version >= 2 ? "submission_id" : "job_id"] = request.submission_id;
   if (request.entrypoint_num_cpus) body["entrypoint_num_cpus"] = *request.entrypoint_num_cpus;
   if (request.entrypoint_num_gpus) body["entrypoint_num_gpus"] = *request.entrypoint_num_gpus;
   if (request.entrypoint_memory) body["entrypoint_memory"] = *request.entrypoint_memory;
@@ -106,7 +107,7 @@ core::Result<ServerVersion> JobsClient::Version() {
   if (response->status == 404) {
     return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
                                         options_.address + " has no Ray Jobs API (GET /api/version: 404); "
-                                        "is this a Ray dashboard of Ray 1.9 or newer?"));
+                                                           "is this a Ray dashboard of Ray 1.9 or newer?"));
   }
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.version"));
   auto json = ParseBody(*response, "ray.version");
@@ -213,9 +214,9 @@ core::Result<bool> JobsClient::Delete(const std::string& id) {
   auto version = Version();
   if (!version) return core::Fail(version.error());
   if (version->api_version < 4) {
-    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                                        "deleting jobs needs Jobs API version 4 (Ray 2.x); the head has " +
-                                            std::to_string(version->api_version)));
+    return core::Fail(core::Error::Make(
+        core::ErrorKind::kFailedPrecondition,
+        "deleting jobs needs Jobs API version 4 (Ray 2.x); the head has " + std::to_string(version->api_version)));
   }
   auto response = Call(Make("DELETE", "/api/jobs/" + http::UrlEncode(id)), "ray.jobs.delete");
   if (!response) return core::Fail(response.error());

@@ -48,7 +48,8 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
         error.where = "ray.jobs.logs";
         return core::Fail(error);
       }
-      if (options_.on_notice) options_.on_notice("log stream unavailable (" + error.message + "); polling the log instead");
+      if (options_.on_notice)
+        options_.on_notice("log stream unavailable (" + error.message + "); polling the log instead");
       break;
     }
     auto job = GetRidingOutRestarts(id);

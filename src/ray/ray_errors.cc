@@ -21,7 +21,8 @@ std::string OneLine(std::string_view body) {
   while (!body.empty()) {
     auto newline = body.rfind('\n');
     line = TrimView(newline == std::string_view::npos ? body : body.substr(newline + 1));
-    if (std::any_of(line.begin(), line.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) break;
+    if (std::any_of(line.begin(), line.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+      break;
     body = newline == std::string_view::npos ? std::string_view() : TrimView(body.substr(0, newline));
   }
   std::string text(line);
@@ -55,8 +56,9 @@ core::Error ErrorFromRay(const http::Response& response, std::string_view where)
   if (auto duplicate = DuplicateId(body)) {
     error.kind = core::ErrorKind::kAlreadyExists;
     error.message = duplicate->empty() ? "a job with this submission id already exists"
-                                       : "job '" + *duplicate + "' already exists: submission ids must be unique "
-                                         "(choose another --submission-id)";
+                                       : "job '" + *duplicate +
+                                             "' already exists: submission ids must be unique "
+                                             "(choose another --submission-id)";
     return error;
   }
   if (body.find("No available agent") != std::string::npos) {
@@ -68,8 +70,9 @@ core::Error ErrorFromRay(const http::Response& response, std::string_view where)
     error.kind = core::ErrorKind::kFailedPrecondition;
     auto start = body.rfind("Attempted", at);
     auto end = body.find('.', at);
-    error.message = start == std::string::npos ? OneLine(body) : body.substr(start, end - start + 1) +
-                                                                     " Stop it first (tputrain job stop).";
+    error.message = start == std::string::npos
+                        ? OneLine(body)
+                        : body.substr(start, end - start + 1) + " Stop it first (tputrain job stop).";
     return error;
   }
   if (response.status == 405 && body.find("browser") != std::string::npos) {

@@ -5,7 +5,7 @@
 namespace tputrain::ray::internal {
 namespace {
 
-constexpr uint16_t kDosTime = 0;                      // 00:00:00
+constexpr uint16_t kDosTime = 0;                        // 00:00:00
 constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01, the earliest ZIP date
 constexpr uint16_t kUtf8Names = 0x0800;
 

@@ -94,8 +94,8 @@ class Expander {
         auto status = Expand(word, line, depth + 1, message, nullptr);
         if (!status) return status;
         if (message.empty()) message = "a value is required";
-        return core::Fail(core::Error::Usage(std::string(source_) + ":" + std::to_string(line) + ": " + name +
-                                             ": " + message));
+        return core::Fail(
+            core::Error::Usage(std::string(source_) + ":" + std::to_string(line) + ": " + name + ": " + message));
       }
       if (spans) spans->push_back({name, begin, out.size(), line});
       line += CountLines(text.substr(i, end - i));

@@ -17,7 +17,9 @@ namespace {
 constexpr const char* kSpecFile = "template.yaml";
 
 // A template's spec and manifests are a few KiB each; the path says which one failed.
-core::Result<std::string> ReadTemplateFile(const fs::path& path) { return core::ReadFile(path.string(), "", core::kMiB); }
+core::Result<std::string> ReadTemplateFile(const fs::path& path) {
+  return core::ReadFile(path.string(), "", core::kMiB);
+}
 
 bool IsYamlName(const std::string& name) {
   auto ends = [&](std::string_view suffix) {
@@ -91,7 +93,8 @@ core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
     for (const auto& entry : root["files"]) {
       const std::string name = entry.Scalar();
       if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
-        return core::Fail(SpecError(spec_path, "files: '" + name + "' must be a plain file name in the template directory"));
+        return core::Fail(
+            SpecError(spec_path, "files: '" + name + "' must be a plain file name in the template directory"));
       }
       auto body = ReadTemplateFile(dir / name);
       if (!body) return core::Fail(body.error());
@@ -133,11 +136,12 @@ core::Result<std::vector<TemplateSummary>> ListTemplates(const std::vector<std::
 }
 
 core::Result<TemplateSpec> LoadTemplate(const std::vector<std::string>& dirs, const std::string& name) {
-  const bool plain = !name.empty() && name[0] != '.' &&
-                     name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") ==
-                         std::string::npos;
+  const bool plain =
+      !name.empty() && name[0] != '.' &&
+      name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") == std::string::npos;
   if (!plain) {
-    return core::Fail(core::Error::Usage("TEMPLATE '" + name + "': expected a template name such as raycluster-maxtext"));
+    return core::Fail(
+        core::Error::Usage("TEMPLATE '" + name + "': expected a template name such as raycluster-maxtext"));
   }
   for (const auto& directory : dirs) {
     const fs::path candidate = fs::path(directory) / name;
@@ -153,8 +157,8 @@ core::Result<TemplateSpec> LoadTemplate(const std::vector<std::string>& dirs, co
     return core::Fail(core::Error::Usage("unknown template '" + name + "': no templates found (searched " +
                                          std::to_string(dirs.size()) + " directories; see --template-dir)"));
   }
-  return core::Fail(core::Error::Usage("unknown template '" + name + "'; known templates: " + names +
-                                       " (tputrain render --list)"));
+  return core::Fail(
+      core::Error::Usage("unknown template '" + name + "'; known templates: " + names + " (tputrain render --list)"));
 }
 
 }  // namespace tputrain::render

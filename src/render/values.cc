@@ -41,7 +41,8 @@ core::Result<ValueType> ParseTypeName(std::string_view name) {
 core::Status CheckValueType(const std::string& name, const std::string& value, ValueType type,
                             std::string_view origin) {
   if (type == ValueType::kInt && !IsInteger(value)) {
-    return core::Fail(core::Error::Usage(std::string(origin) + ": " + name + " must be an integer, got '" + value + "'"));
+    return core::Fail(
+        core::Error::Usage(std::string(origin) + ": " + name + " must be an integer, got '" + value + "'"));
   }
   if (type == ValueType::kBool && value != "true" && value != "false") {
     return core::Fail(
@@ -103,8 +104,9 @@ core::Result<std::pair<std::string, std::string>> ParseAssignment(std::string_vi
   }
   std::string name(text.substr(0, equals));
   if (!IsValidName(name)) {
-    return core::Fail(core::Error::Usage(std::string(flag) + " '" + std::string(text) + "': '" + name +
-                                         "' is not a variable name (letters, digits and _, not starting with a digit)"));
+    return core::Fail(
+        core::Error::Usage(std::string(flag) + " '" + std::string(text) + "': '" + name +
+                           "' is not a variable name (letters, digits and _, not starting with a digit)"));
   }
   return std::make_pair(std::move(name), std::string(text.substr(equals + 1)));
 }

@@ -19,7 +19,8 @@ struct Checker {
   const std::function<ValueType(const std::string&)>& type_of;
 
   core::Error Fail(int line, const std::string& what) const {
-    core::Error error = core::Error::Usage(std::string(file) + (line > 0 ? ":" + std::to_string(line) : "") + ": " + what);
+    core::Error error =
+        core::Error::Usage(std::string(file) + (line > 0 ? ":" + std::to_string(line) : "") + ": " + what);
     error.where = std::string(file);
     return error;
   }
@@ -32,7 +33,8 @@ struct Checker {
       std::size_t i = at + kPlaceholderPrefix.size();
       std::size_t index = 0;
       const std::size_t digits = i;
-      while (i < text.size() && text[i] >= '0' && text[i] <= '9') index = index * 10 + static_cast<std::size_t>(text[i++] - '0');
+      while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+        index = index * 10 + static_cast<std::size_t>(text[i++] - '0');
       if (i > digits && i < text.size() && text[i] == 'x') found.push_back(index);
       at = i;
     }
@@ -106,21 +108,20 @@ struct Checker {
                                 : wanted == ValueType::kBool ? PlainKind::kBool
                                                              : PlainKind::kString;
     if (kind == want_kind) return {};
-    return core::Fail(Fail(LineOf(actual), "YAML would read \"" + actual.Scalar() + "\" as " +
-                                               std::string(PlainKindName(kind)) + ", not " +
-                                               std::string(PlainKindName(want_kind)) + ": " + Blame(indices) +
-                                               (want_kind == PlainKind::kString
-                                                    ? "; quote the reference in the template (\"${NAME}\")"
-                                                    : "")));
+    return core::Fail(
+        Fail(LineOf(actual),
+             "YAML would read \"" + actual.Scalar() + "\" as " + std::string(PlainKindName(kind)) + ", not " +
+                 std::string(PlainKindName(want_kind)) + ": " + Blame(indices) +
+                 (want_kind == PlainKind::kString ? "; quote the reference in the template (\"${NAME}\")" : "")));
   }
 
   core::Status Compare(const YAML::Node& actual, const YAML::Node& shape, int depth = 0) const {
     // An anchor aliased inside itself makes yaml-cpp build a cycle; no manifest nests this deep.
     if (depth > kMaxDepth) return core::Fail(Fail(LineOf(actual), "YAML nested deeper than 200 levels"));
     if (actual.IsNull() && shape.IsScalar() && shape.Tag() == "?" && !Placeholders(shape.Scalar()).empty()) {
-      return core::Fail(Fail(LineOf(actual), "YAML would read the value as null, not a string: " +
-                                                 Blame(Placeholders(shape.Scalar())) +
-                                                 "; quote the reference in the template (\"${NAME}\")"));
+      return core::Fail(Fail(LineOf(actual),
+                             "YAML would read the value as null, not a string: " + Blame(Placeholders(shape.Scalar())) +
+                                 "; quote the reference in the template (\"${NAME}\")"));
     }
     if (actual.Type() != shape.Type() || (actual.IsSequence() && actual.size() != shape.size()) ||
         (actual.IsMap() && actual.size() != shape.size())) {
@@ -223,7 +224,6 @@ struct Checker {
   }
 };
 
-
 // Hand-written rather than std::regex: libstdc++'s regex recurses per character, and a
 // rendered scalar can be as long as a value someone passes.
 bool AllOf(std::string_view text, std::string_view allowed, bool need_digit = true) {
@@ -270,9 +270,9 @@ bool IsPlainFloat(std::string_view scalar) {
 
 PlainKind ResolvePlain(std::string_view scalar) {
   static const std::set<std::string_view> nulls = {"", "~", "null", "Null", "NULL"};
-  static const std::set<std::string_view> bools = {"y",    "Y",    "yes",  "Yes",   "YES",   "n",     "N",
-                                                   "no",   "No",   "NO",   "true",  "True",  "TRUE",  "false",
-                                                   "False", "FALSE", "on", "On",    "ON",    "off",   "Off", "OFF"};
+  static const std::set<std::string_view> bools = {"y",  "Y",  "yes",  "Yes",  "YES",  "n",     "N",     "no",
+                                                   "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+                                                   "on", "On", "ON",   "off",  "Off",  "OFF"};
   if (nulls.count(scalar)) return PlainKind::kNull;
   if (bools.count(scalar)) return PlainKind::kBool;
   if (IsPlainInteger(scalar)) return PlainKind::kInt;

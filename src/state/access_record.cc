@@ -38,9 +38,9 @@ core::Result<AccessRecord> AccessRecordFromJson(const nlohmann::json& json, std:
     return core::Fail(error);
   }
   AccessRecord access;
-  for (auto [key, member] : {std::pair{"gke_cluster", &AccessRecord::gke_cluster},
-                             std::pair{"kubeconfig", &AccessRecord::kubeconfig},
-                             std::pair{"context", &AccessRecord::context}}) {
+  for (auto [key, member] :
+       {std::pair{"gke_cluster", &AccessRecord::gke_cluster}, std::pair{"kubeconfig", &AccessRecord::kubeconfig},
+        std::pair{"context", &AccessRecord::context}}) {
     auto it = json.find(key);
     if (it == json.end()) continue;
     if (!it->is_string()) return core::Fail(WrongType(field, key, "a string"));

@@ -112,10 +112,14 @@ std::string NewRunId(std::chrono::system_clock::time_point now) {
 
 std::string_view EntryStateName(EntryState state) {
   switch (state) {
-    case EntryState::kCreating: return "creating";
-    case EntryState::kCreated: return "created";
-    case EntryState::kDeleting: return "deleting";
-    case EntryState::kDeleted: return "deleted";
+    case EntryState::kCreating:
+      return "creating";
+    case EntryState::kCreated:
+      return "created";
+    case EntryState::kDeleting:
+      return "deleting";
+    case EntryState::kDeleted:
+      return "deleted";
   }
   return "creating";
 }
@@ -149,9 +153,8 @@ std::string LedgerStore::DefaultDir(const core::Env& env) {
 
 core::Status ValidateRunId(const std::string& run_id) {
   bool ok = !run_id.empty() && run_id.size() <= 64 && run_id.front() != '.' &&
-            std::all_of(run_id.begin(), run_id.end(), [](unsigned char c) {
-              return std::isalnum(c) || c == '-' || c == '_' || c == '.';
-            });
+            std::all_of(run_id.begin(), run_id.end(),
+                        [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == '.'; });
   if (!ok) {
     return core::Fail(core::Error::Usage("--run: invalid run id '" + run_id +
                                          "': expected up to 64 letters, digits, '-', '_' or '.'"));

@@ -39,10 +39,10 @@ core::Result<int> SchemaVersion(const json& object) {
   if (!it->is_number_integer() || it->get<int64_t>() < 1) return core::Fail(Malformed("version", "a positive integer"));
   int64_t version = it->get<int64_t>();
   if (version > kLedgerSchemaVersion) {
-    auto error = core::Error::Make(
-        core::ErrorKind::kFailedPrecondition,
-        "written by a newer tputrain (ledger schema version " + std::to_string(version) + "; this tputrain reads up to " +
-            std::to_string(kLedgerSchemaVersion) + "): use the tputrain release that wrote it, or a newer one");
+    auto error = core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                   "written by a newer tputrain (ledger schema version " + std::to_string(version) +
+                                       "; this tputrain reads up to " + std::to_string(kLedgerSchemaVersion) +
+                                       "): use the tputrain release that wrote it, or a newer one");
     error.where = "ledger";
     return core::Fail(error);
   }

@@ -86,7 +86,8 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
   if (entry.kind == ResourceKind::kIamMember) {
     auto target = TargetOf(entry);
     if (!target) return core::Fail(target.error());
-    return RemovePolicyBinding(env, {*target, Detail(entry, "resource"), Detail(entry, "role"), Detail(entry, "member")});
+    return RemovePolicyBinding(env,
+                               {*target, Detail(entry, "resource"), Detail(entry, "role"), Detail(entry, "member")});
   }
   if (entry.kind == ResourceKind::kServiceAccount) return DeleteServiceAccount(env, entry.name);
   return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));

@@ -188,8 +188,8 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
     error.message += "\n(done: ";
     for (size_t i = 0; i < tally.outcomes.size(); ++i) {
       const auto& outcome = tally.outcomes[i];
-      error.message +=
-          (i ? ", " : "") + std::string(state::KindName(outcome.kind)) + " " + outcome.name + " " + std::string(OutcomeActionPhrase(outcome.action));
+      error.message += (i ? ", " : "") + std::string(state::KindName(outcome.kind)) + " " + outcome.name + " " +
+                       std::string(OutcomeActionPhrase(outcome.action));
     }
     error.message += ")";
   }

@@ -27,7 +27,8 @@ state::LedgerEntry K8sObjectEntry(const state::AccessRecord& access, const k8s::
 core::Result<state::AccessRecord> AccessOf(const state::LedgerEntry& entry) {
   auto it = entry.details.find("access");
   if (it == entry.details.end()) {
-    return core::Fail(core::Error::Internal("run ledger: " + entry.KindName() + " " + entry.name + ": no access record"));
+    return core::Fail(
+        core::Error::Internal("run ledger: " + entry.KindName() + " " + entry.name + ": no access record"));
   }
   return state::AccessRecordFromJson(*it, entry.KindName() + " " + entry.name + ": access");
 }

@@ -234,7 +234,8 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
 
 core::Result<Outcome> DeleteCluster(ProvisionEnv& env, const ClusterRef& ref) {
   gcp::container::Client client(env.transport, env.endpoints.container);
-  internal::DeleteSteps steps{ResourceKind::kCluster, ref.cluster, ref.Name(), client.BuildDeleteCluster(ref), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kCluster,         ref.cluster, ref.Name(),
+                              client.BuildDeleteCluster(ref), nullptr,     nullptr};
   steps.send = [&]() {
     return internal::RetryWhileBusy(env, "cluster " + ref.cluster, [&]() -> core::Result<std::string> {
       auto op = client.DeleteCluster(ref);
@@ -248,7 +249,8 @@ core::Result<Outcome> DeleteCluster(ProvisionEnv& env, const ClusterRef& ref) {
 
 core::Result<Outcome> DeleteNodePool(ProvisionEnv& env, const NodePoolRef& ref) {
   gcp::container::Client client(env.transport, env.endpoints.container);
-  internal::DeleteSteps steps{ResourceKind::kNodePool, ref.pool, ref.Name(), client.BuildDeleteNodePool(ref), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kNodePool,         ref.pool, ref.Name(),
+                              client.BuildDeleteNodePool(ref), nullptr,  nullptr};
   steps.send = [&]() {
     return internal::RetryWhileBusy(env, "nodepool " + ref.pool, [&]() -> core::Result<std::string> {
       auto op = client.DeleteNodePool(ref);

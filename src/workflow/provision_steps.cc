@@ -141,8 +141,9 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
     if (!diff->empty()) {
       std::string fields;
       for (const auto& item : *diff) fields += "\n  " + item;
-      core::Error error = core::Error::Make(core::ErrorKind::kAlreadyExists,
-                                            std::string(state::KindName(steps.kind)) + " " + steps.name + " exists with a different shape:" + fields);
+      core::Error error = core::Error::Make(
+          core::ErrorKind::kAlreadyExists,
+          std::string(state::KindName(steps.kind)) + " " + steps.name + " exists with a different shape:" + fields);
       error.http_status = 409;
       return core::Fail(error);
     }

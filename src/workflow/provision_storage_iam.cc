@@ -139,7 +139,8 @@ core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project
 
 core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket, bool force) {
   gcp::storage::Client client(env.transport, env.endpoints.storage);
-  internal::DeleteSteps steps{ResourceKind::kBucket, bucket, bucket, client.BuildDeleteBucket(bucket), nullptr, nullptr};
+  internal::DeleteSteps steps{
+      ResourceKind::kBucket, bucket, bucket, client.BuildDeleteBucket(bucket), nullptr, nullptr};
   steps.send = [&]() -> core::Result<std::string> {
     auto objects = client.ListObjects(bucket);
     if (!objects) return core::Fail(objects.error());
@@ -186,8 +187,8 @@ core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string&
 
 core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string& email) {
   gcp::iam::Client client(env.transport, env.endpoints.iam);
-  internal::DeleteSteps steps{ResourceKind::kServiceAccount, email,  email, client.BuildDeleteServiceAccount(email),
-                              nullptr,           nullptr};
+  internal::DeleteSteps steps{ResourceKind::kServiceAccount,           email,   email,
+                              client.BuildDeleteServiceAccount(email), nullptr, nullptr};
   steps.send = [&]() -> core::Result<std::string> {
     auto deleted = client.DeleteServiceAccount(email);
     if (!deleted) return core::Fail(deleted.error());

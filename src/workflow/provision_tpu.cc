@@ -16,8 +16,8 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   steps.kind = ResourceKind::kTpuVm;
   steps.name = ref.node;
   steps.resource = ref.Name();
-  steps.details = {{"project", ref.project}, {"zone", ref.zone}, {"node", ref.node},
-                   {"acceleratorType", spec.accelerator_type}};
+  steps.details = {
+      {"project", ref.project}, {"zone", ref.zone}, {"node", ref.node}, {"acceleratorType", spec.accelerator_type}};
   steps.request = client.BuildCreateNode(ref, spec);
   steps.post = [&]() -> core::Result<std::string> {
     auto op = client.CreateNode(ref, spec);
@@ -75,7 +75,8 @@ core::Result<std::vector<Outcome>> CreateTpuVms(
 
 core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref) {
   gcp::tpu::Client client(env.transport, env.endpoints.tpu);
-  internal::DeleteSteps steps{ResourceKind::kTpuVm, ref.node, ref.Name(), client.BuildDeleteNode(ref), nullptr, nullptr};
+  internal::DeleteSteps steps{ResourceKind::kTpuVm,        ref.node, ref.Name(),
+                              client.BuildDeleteNode(ref), nullptr,  nullptr};
   steps.send = [&]() -> core::Result<std::string> {
     auto op = client.DeleteNode(ref);
     if (!op) return core::Fail(op.error());

@@ -65,8 +65,8 @@ core::Status ScanTpuVms(ProvisionEnv& env, const ScanRequest& request, const Key
     for (const auto& node : *nodes) {
       auto run = RunOf(node.labels, request.run_id);
       if (!run || ledgered.contains({ResourceKind::kTpuVm, node.name})) continue;
-      out.push_back(
-          {ResourceKind::kTpuVm, node.name.substr(node.name.rfind('/') + 1), node.name, *run, Segment(node.name, "locations"), ""});
+      out.push_back({ResourceKind::kTpuVm, node.name.substr(node.name.rfind('/') + 1), node.name, *run,
+                     Segment(node.name, "locations"), ""});
     }
   }
   return {};
@@ -114,7 +114,8 @@ void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, 
       continue;
     }
     if (!first_error) first_error = result.error();
-    failures += (failures.empty() ? "" : "\n") + std::string(state::KindName(tier[i]->kind)) + " " + tier[i]->name + ": " + result.error().message;
+    failures += (failures.empty() ? "" : "\n") + std::string(state::KindName(tier[i]->kind)) + " " + tier[i]->name +
+                ": " + result.error().message;
   }
 }
 
@@ -168,13 +169,14 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
   std::vector<Outcome> outcomes;
   std::string failures;
   std::optional<core::Error> first_error;
-  for (ResourceKind kind : {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm, ResourceKind::kBucket}) {
+  for (ResourceKind kind :
+       {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm, ResourceKind::kBucket}) {
     std::vector<const LeakedResource*> tier;
     for (const auto& item : leaked) {
       if (item.kind != kind) continue;
       if (item.kind == ResourceKind::kNodePool && doomed_clusters.contains(item.cluster)) {
-        outcomes.push_back(
-            {ResourceKind::kNodePool, item.name, item.resource, OutcomeAction::kGoesWithCluster, "", nlohmann::json::object()});
+        outcomes.push_back({ResourceKind::kNodePool, item.name, item.resource, OutcomeAction::kGoesWithCluster, "",
+                            nlohmann::json::object()});
         continue;
       }
       tier.push_back(&item);
@@ -187,8 +189,8 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
     if (!outcomes.empty()) {
       error.message += "\n(done: ";
       for (size_t i = 0; i < outcomes.size(); ++i) {
-        error.message += (i ? ", " : "") + std::string(state::KindName(outcomes[i].kind)) + " " + outcomes[i].name + " " +
-                         std::string(OutcomeActionPhrase(outcomes[i].action));
+        error.message += (i ? ", " : "") + std::string(state::KindName(outcomes[i].kind)) + " " + outcomes[i].name +
+                         " " + std::string(OutcomeActionPhrase(outcomes[i].action));
       }
       error.message += ")";
     }

@@ -2,8 +2,8 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "tputrain/ray/entrypoint.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/submit.h"
 
 namespace tputrain::workflow {
@@ -11,13 +11,14 @@ namespace {
 
 // Seed 001's trainer (a JaxTrainer around MaxText's main) and base config, where the
 // maxtext-ray-image template's Dockerfile puts them.
-constexpr std::string_view kImageLauncher = "python /app/maxtext_ray_trainer.py /app/maxtext/src/MaxText/configs/base.yml";
+constexpr std::string_view kImageLauncher =
+    "python /app/maxtext_ray_trainer.py /app/maxtext/src/MaxText/configs/base.yml";
 // MaxText 0.2.5 from PyPI: the trainer module picks its packaged base.yml when none is given.
 constexpr std::string_view kPipLauncher = "python -m maxtext.trainers.pre_train.train";
 constexpr std::string_view kDefaultOutputDir = "/data/";  // the RayCluster template's bucket mount
 // Any Ray node can write here; a CPU preset runs on clusters without the bucket mount.
 constexpr std::string_view kCpuOutputDir = "/tmp/tputrain-runs/";
-constexpr int64_t kSeedSteps = 100;                       // seed 001's steps=100
+constexpr int64_t kSeedSteps = 100;  // seed 001's steps=100
 
 // Ordered key=value arguments where a later value replaces an earlier one in place: MaxText
 // must see every key once.
@@ -73,7 +74,6 @@ std::vector<std::string> Words(std::string_view text) {
   return words;
 }
 
-
 std::string DefaultRunName(const std::string& model, core::Clock& clock) {
   std::time_t now = std::chrono::system_clock::to_time_t(clock.WallNow());
   std::tm utc{};
@@ -98,7 +98,8 @@ core::Status CheckIci(const Arguments& args, int devices, const std::string& whe
     char* end = nullptr;
     long n = std::strtol(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || n == 0 || n < -1) {
-      return core::Fail(core::Error::Usage("--set " + key + ": expected a positive integer or -1, got '" + value + "'"));
+      return core::Fail(
+          core::Error::Usage("--set " + key + ": expected a positive integer or -1, got '" + value + "'"));
     }
     listed += (listed.empty() ? "" : " × ") + key + "=" + value;
     if (n == -1) {
@@ -258,8 +259,8 @@ nlohmann::json DescribeJob(const MaxTextJob& job) {
     auto package = ray::PackageWorkingDir(job.local_working_dir);
     if (package) {
       shown.runtime_env["working_dir"] = package->uri();
-      requests.push_back({{"method", "PUT"}, {"path", "/api/packages/gcs/" + package->name},
-                          {"bytes", package->archive.size()}});
+      requests.push_back(
+          {{"method", "PUT"}, {"path", "/api/packages/gcs/" + package->name}, {"bytes", package->archive.size()}});
     } else {
       shown.runtime_env["working_dir"] = job.local_working_dir;
     }

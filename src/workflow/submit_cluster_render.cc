@@ -59,13 +59,15 @@ core::Status CheckRayCluster(const MaxTextJob& job, const RenderedRayCluster& re
         core::Error::Usage("--raycluster-template " + rendered.template_name + ": renders no RayCluster"));
   }
   if (cluster->name != rendered.name) {
-    return core::Fail(core::Error::Usage("--raycluster-template " + rendered.template_name + ": names its RayCluster '" +
-                                         cluster->name + "', not RAY_CLUSTER_NAME ('" + rendered.name + "')"));
+    return core::Fail(core::Error::Usage("--raycluster-template " + rendered.template_name +
+                                         ": names its RayCluster '" + cluster->name + "', not RAY_CLUSTER_NAME ('" +
+                                         rendered.name + "')"));
   }
   const auto& spec = cluster->json.value("spec", nlohmann::json::object());
   const auto head = spec.value("headGroupSpec", nlohmann::json::object());
-  const auto containers =
-      head.value("template", nlohmann::json::object()).value("spec", nlohmann::json::object()).value("containers", nlohmann::json());
+  const auto containers = head.value("template", nlohmann::json::object())
+                              .value("spec", nlohmann::json::object())
+                              .value("containers", nlohmann::json());
   if (!containers.is_array() || containers.empty()) {
     return core::Fail(core::Error::Usage(cluster->source + ": RayCluster " + rendered.name +
                                          " has no head container (KubeRay runs Ray in containers[0])"));
@@ -90,7 +92,8 @@ std::string DefaultRayClusterName(const MaxTextJob& job) {
   std::string name;
   for (char c : base) {
     char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool keep = std::islower(static_cast<unsigned char>(lower)) != 0 || std::isdigit(static_cast<unsigned char>(lower)) != 0;
+    bool keep =
+        std::islower(static_cast<unsigned char>(lower)) != 0 || std::isdigit(static_cast<unsigned char>(lower)) != 0;
     if (keep) {
       name += lower;
     } else if (!name.empty() && name.back() != '-') {
@@ -107,8 +110,10 @@ core::Result<RenderedRayCluster> RenderRayCluster(const MaxTextJob& job, const R
   RenderedRayCluster rendered;
   rendered.name = request.name.empty() ? DefaultRayClusterName(job) : request.name;
   if (!IsDns1035Label(rendered.name)) {
-    return core::Fail(core::Error::Usage("--raycluster: expected a lowercase DNS label of at most 53 characters "
-                                         "(letters, digits, '-', starting with a letter), got '" + rendered.name + "'"));
+    return core::Fail(
+        core::Error::Usage("--raycluster: expected a lowercase DNS label of at most 53 characters "
+                           "(letters, digits, '-', starting with a letter), got '" +
+                           rendered.name + "'"));
   }
   rendered.template_name = !request.template_name.empty() ? request.template_name
                            : job.cpu                      ? std::string(kCpuRayClusterTemplate)
@@ -131,8 +136,8 @@ core::Result<RenderedRayCluster> RenderRayCluster(const MaxTextJob& job, const R
   const render::VariableSpec* image = spec->Find("DOCKER_IMAGE");
   if (request.image.empty() && image != nullptr && !image->has_default && request.values_files.empty() &&
       !Given(request.sets, "DOCKER_IMAGE")) {
-    return core::Fail(core::Error::Usage("--image: required: the container image of the RayCluster's pods (" +
-                                         image->meaning + ")"));
+    return core::Fail(
+        core::Error::Usage("--image: required: the container image of the RayCluster's pods (" + image->meaning + ")"));
   }
 
   render::RenderRequest render_request;

@@ -67,8 +67,8 @@ TEST_CASE("bad planner input is a usage error naming the flag") {
   auto dtype = PlanSlice({.model = "llama3.1-405b", .dtype = "fp4"});
   REQUIRE_FALSE(dtype);
   CHECK_THAT(dtype.error().message, Catch::Contains("--dtype"));
-  auto too_big = PlanSlice({.model = "llama3.1-405b", .mode = tputrain::catalog::WorkloadMode::kTrain,
-                            .accelerator = "v5e"});
+  auto too_big =
+      PlanSlice({.model = "llama3.1-405b", .mode = tputrain::catalog::WorkloadMode::kTrain, .accelerator = "v5e"});
   REQUIRE_FALSE(too_big);
   CHECK(tputrain::core::IsUsageError(too_big.error()));
   CHECK_THAT(too_big.error().message, Catch::Contains("largest v5e slice"));

@@ -42,11 +42,12 @@ TEST_CASE("node pool flags that contradict the TPU slice are one usage line nami
        "ERROR: --machine-type: v6e-16 runs on ct6e-standard-4t, not ct5lp-hightpu-4t\n"},
       {{"--tpu-type", "v6e-16", "--num-nodes", "3"}, "ERROR: --num-nodes: v6e-16 (4x4) has 4 host(s), not 3\n"},
       {{"--tpu-topology", "4x4"}, "ERROR: --machine-type: required with --tpu-topology (or give --tpu-type)\n"},
-      {{"--machine-type", "n2-standard-4", "--num-nodes", "-3"}, "ERROR: --num-nodes: expected a positive node count\n"},
+      {{"--machine-type", "n2-standard-4", "--num-nodes", "-3"},
+       "ERROR: --num-nodes: expected a positive node count\n"},
   };
   for (const auto& [flags, expected] : cases) {
-    std::vector<std::string> argv = {TputrainBinary(), "nodepool", "create", "p", "--cluster", "c", "--project", "p",
-                                     "--location", "us-east5-b", "--dry-run"};
+    std::vector<std::string> argv = {TputrainBinary(), "nodepool", "create",     "p",          "--cluster", "c",
+                                     "--project",      "p",        "--location", "us-east5-b", "--dry-run"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     auto result = RunProcess({.argv = argv});
     INFO(flags.front() << " " << flags.at(1));

@@ -28,8 +28,13 @@ std::string Refusal(const std::string& text, Base64Alphabet alphabet = Base64Alp
 
 TEST_CASE("base64: the RFC 4648 section 10 test vectors, both ways", "[unit]") {
   const std::pair<std::string, std::string> vectors[] = {
-      {"", ""},         {"f", "Zg=="},        {"fo", "Zm8="},         {"foo", "Zm9v"},
-      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"},
   };
   for (const auto& [bytes, text] : vectors) {
     INFO(bytes);

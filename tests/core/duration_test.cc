@@ -57,8 +57,9 @@ TEST_CASE("durations: zero only where the flag allows it", "[unit]") {
 TEST_CASE("durations: one usage line naming the flag and the form for anything else", "[unit]") {
   CHECK(Refusal("soon") ==
         "--timeout: expected a duration such as 90s, 30m, 2h or 1h30m (a bare number is seconds), got 'soon'");
-  for (const char* bad : {"", "-1s", "-5", "+5s", "nan", "inf", "1e3", "5d", "5 s", " 5s", "5s ", "s", "1.s", ".5s",
-                          "1..5s", "30m1h", "1s1s", "1h30", "5sec", "99999999999999999999h"}) {
+  for (const char* bad :
+       {"",    "-1s", "-5",  "+5s", "nan",   "inf",   "1e3",  "5d",   "5 s",  " 5s",
+        "5s ", "s",   "1.s", ".5s", "1..5s", "30m1h", "1s1s", "1h30", "5sec", "99999999999999999999h"}) {
     INFO(bad);
     CHECK(Refusal(bad).rfind("--timeout: expected a duration", 0) == 0);
   }

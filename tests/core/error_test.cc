@@ -6,9 +6,9 @@ using tputrain::core::Error;
 using tputrain::core::ErrorKind;
 
 TEST_CASE("status names round-trip through the google.rpc vocabulary") {
-  for (auto kind : {ErrorKind::kInvalidArgument, ErrorKind::kNotFound, ErrorKind::kAlreadyExists,
-                    ErrorKind::kResourceExhausted, ErrorKind::kFailedPrecondition, ErrorKind::kAborted,
-                    ErrorKind::kUnavailable, ErrorKind::kCancelled}) {
+  for (auto kind :
+       {ErrorKind::kInvalidArgument, ErrorKind::kNotFound, ErrorKind::kAlreadyExists, ErrorKind::kResourceExhausted,
+        ErrorKind::kFailedPrecondition, ErrorKind::kAborted, ErrorKind::kUnavailable, ErrorKind::kCancelled}) {
     CHECK(tputrain::core::KindFromStatusName(tputrain::core::KindName(kind)) == kind);
   }
   CHECK(tputrain::core::KindFromStatusName("SOMETHING_NEW") == ErrorKind::kInternal);

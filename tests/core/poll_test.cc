@@ -71,8 +71,8 @@ TEST_CASE("PollUntil: a timeout stops waiting, the last sleep is cut to it, and 
   REQUIRE_FALSE(status);
   CHECK(status.error().kind == ErrorKind::kDeadlineExceeded);
   CHECK(status.error().message == "stopped waiting after 1s (the operation goes on)");
-  CHECK(time.sleeps == std::vector<milliseconds>{milliseconds(100), milliseconds(200), milliseconds(400),
-                                                 milliseconds(300)});
+  CHECK(time.sleeps ==
+        std::vector<milliseconds>{milliseconds(100), milliseconds(200), milliseconds(400), milliseconds(300)});
   CHECK(polls == 5);
 }
 
@@ -129,9 +129,9 @@ TEST_CASE("PollUntil: the caller says what is transient, and may want the last f
   CHECK(status.error().kind == ErrorKind::kAborted);
   CHECK(status.error().message == "busy 4");  // at 0, 100, 300 and 700 ms
 
-  auto unavailable = PollUntil(
-      [&]() -> Result<bool> { return Fail(Error::Make(ErrorKind::kUnavailable, "not transient here")); }, options,
-      {time, time});
+  auto unavailable =
+      PollUntil([&]() -> Result<bool> { return Fail(Error::Make(ErrorKind::kUnavailable, "not transient here")); },
+                options, {time, time});
   REQUIRE_FALSE(unavailable);
   CHECK(unavailable.error().message == "not transient here");
 }

@@ -11,11 +11,14 @@ TEST_CASE("Redact replaces every kind of credential", "[redact]") {
   CHECK(Redact("authorization: Basic dXNlcjpwYXNz") == "authorization: REDACTED");
   CHECK(Redact("curl -H 'x: Bearer abc.def-ghi'") == "curl -H 'x: Bearer REDACTED'");
   CHECK(Redact("token ya29.a0AfH6SM-x_y.z end") == "token ya29.REDACTED end");
-  CHECK(Redact(R"({"access_token": "a\"b", "expires_in": 3599})") == R"({"access_token": "REDACTED", "expires_in": 3599})");
+  CHECK(Redact(R"({"access_token": "a\"b", "expires_in": 3599})") ==
+        R"({"access_token": "REDACTED", "expires_in": 3599})");
   CHECK(Redact(R"({"refresh_token":"1//x","id_token":"e.y.z","client_secret":"s"})") ==
         R"({"refresh_token":"REDACTED","id_token":"REDACTED","client_secret":"REDACTED"})");
-  CHECK(Redact(R"({"private_key_id": "abc", "private_key": "-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n"})") ==
-        R"({"private_key_id": "REDACTED", "private_key": "REDACTED"})");
+  CHECK(
+      Redact(
+          R"({"private_key_id": "abc", "private_key": "-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n"})") ==
+      R"({"private_key_id": "REDACTED", "private_key": "REDACTED"})");
   CHECK(Redact("grant_type=x&assertion=eyJ.a.b&client_secret=s&refresh_token=r") ==
         "grant_type=x&assertion=REDACTED&client_secret=REDACTED&refresh_token=REDACTED");
   CHECK(Redact("key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAA=\n-----END RSA PRIVATE KEY-----\ndone") ==

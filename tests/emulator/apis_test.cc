@@ -63,8 +63,8 @@ TEST_CASE("buckets: insert, objects, non-empty delete is 409, IAM with etags; le
   CHECK(missing_name.body["error"]["errors"][0]["domain"] == "global");
   CHECK(driver.Send("POST", "/storage/v1/b", json{{"name", "other-bucket"}}).status == 400);
 
-  auto object = driver.Send("POST", "/upload/storage/v1/b/tputrain-ckpt/o?uploadType=media&name=ckpt/0/state",
-                            json("hello"));
+  auto object =
+      driver.Send("POST", "/upload/storage/v1/b/tputrain-ckpt/o?uploadType=media&name=ckpt/0/state", json("hello"));
   REQUIRE(object.status == 200);
   CHECK(object.body["size"] == "5");
   auto busy = driver.Send("DELETE", "/storage/v1/b/tputrain-ckpt");
@@ -113,7 +113,8 @@ TEST_CASE("IAM and Resource Manager: service accounts, policies with etags, stal
   CHECK(project.body["projectNumber"] == std::to_string(ProjectNumber("p")));
   auto policy = driver.Send("POST", "/v1/projects/p:getIamPolicy", json{{"options", {{"requestedPolicyVersion", 3}}}});
   json updated = policy.body;
-  updated["bindings"].push_back({{"role", "roles/storage.objectUser"}, {"members", {"serviceAccount:x@p.iam.gserviceaccount.com"}}});
+  updated["bindings"].push_back(
+      {{"role", "roles/storage.objectUser"}, {"members", {"serviceAccount:x@p.iam.gserviceaccount.com"}}});
   auto first = driver.Send("POST", "/v1/projects/p:setIamPolicy", json{{"policy", updated}});
   CHECK(first.status == 200);
   CHECK(first.body["bindings"].size() == 2);
@@ -133,8 +134,11 @@ TEST_CASE("faults: immediate errors, stockout and stuck operations, dropped conn
     config.faults = *ParseFaults(spec, Emulator::MethodIds(), Emulator::OperationMethodIds());
     return config;
   };
-  json pool = {{"nodePool", {{"name", "v6e"}, {"initialNodeCount", 4}, {"config", {{"machineType", "ct6e-standard-4t"}}},
-                             {"placementPolicy", {{"tpuTopology", "4x4"}}}}}};
+  json pool = {{"nodePool",
+                {{"name", "v6e"},
+                 {"initialNodeCount", 4},
+                 {"config", {{"machineType", "ct6e-standard-4t"}}},
+                 {"placementPolicy", {{"tpuTopology", "4x4"}}}}}};
   json cluster = {{"cluster", {{"name", "c"}}}};
   const std::string zone = "/v1/projects/p/locations/us-east5-b";
 
@@ -212,7 +216,8 @@ TEST_CASE("--state-file keeps every resource across a restart; admin endpoints d
   {
     Driver driver(config);
     REQUIRE(driver.Send("POST", "/storage/v1/b?project=p", json{{"name", "kept-bucket"}}).status == 200);
-    REQUIRE(driver.Send("POST", "/v1/projects/p/locations/us-east5-b/clusters", json{{"cluster", {{"name", "kept"}}}}).status == 200);
+    REQUIRE(driver.Send("POST", "/v1/projects/p/locations/us-east5-b/clusters", json{{"cluster", {{"name", "kept"}}}})
+                .status == 200);
     auto log = driver.Send("GET", "/_emulator/requests", nullptr, false);
     REQUIRE(log.body["requests"].size() == 2);
     CHECK(log.body["requests"][0]["method"] == "POST");

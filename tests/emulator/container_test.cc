@@ -55,7 +55,8 @@ TEST_CASE("a cluster is PROVISIONING, then RUNNING with endpoint and CA once its
   CHECK_FALSE(provisioning.body.contains("endpoint"));
 
   SECTION("a node pool cannot be added while the cluster is being created") {
-    auto early = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("v6e", "ct6e-standard-4t", "4x4", 4));
+    auto early =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("v6e", "ct6e-standard-4t", "4x4", 4));
     CHECK(early.status == 400);
     CHECK(early.body["error"]["status"] == "FAILED_PRECONDITION");
     CHECK(early.body["error"]["details"][0]["reason"] == "CLUSTER_ALREADY_HAS_OPERATION");
@@ -78,19 +79,25 @@ TEST_CASE("a cluster is PROVISIONING, then RUNNING with endpoint and CA once its
   CHECK(driver.Send("GET", "/v1/projects/p/locations/-/clusters").body["clusters"].size() == 1);
 
   SECTION("TPU node pools: count = chips / chips per VM, known machine type and topology") {
-    auto good = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("v6e-16", "ct6e-standard-4t", "4x4", 4));
+    auto good =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("v6e-16", "ct6e-standard-4t", "4x4", 4));
     CHECK(good.status == 200);
-    auto v5e = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("tpu1", "ct5lp-hightpu-4t", "4x8", 8));
+    auto v5e =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("tpu1", "ct5lp-hightpu-4t", "4x8", 8));
     CHECK(v5e.status == 200);
-    auto wrong = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("bad", "ct6e-standard-4t", "4x4", 3));
+    auto wrong =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("bad", "ct6e-standard-4t", "4x4", 3));
     CHECK(wrong.status == 400);
     CHECK(wrong.body["error"]["status"] == "INVALID_ARGUMENT");
     CHECK(wrong.body["error"]["message"].get<std::string>().find("must have exactly 4 nodes") != std::string::npos);
-    auto topology = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("bad", "ct6e-standard-4t", "3x5", 4));
+    auto topology =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("bad", "ct6e-standard-4t", "3x5", 4));
     CHECK(topology.status == 400);
-    auto machine = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("bad", "ct9z-standard-4t", "4x4", 4));
+    auto machine =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("bad", "ct9z-standard-4t", "4x4", 4));
     CHECK(machine.status == 400);
-    auto duplicate = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("v6e-16", "ct6e-standard-4t", "4x4", 4));
+    auto duplicate =
+        driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", TpuPool("v6e-16", "ct6e-standard-4t", "4x4", 4));
     CHECK(duplicate.status == 409);
     CHECK(duplicate.body["error"]["status"] == "ALREADY_EXISTS");
     auto orphan = driver.Send("POST", kZone + "/clusters/nope/nodePools", TpuPool("x", "ct6e-standard-4t", "4x4", 4));
@@ -132,8 +139,9 @@ TEST_CASE("cluster bodies are validated against the discovery schema and GKE's o
   CHECK(not_json.status == 400);
   auto bad_location = driver.Send("POST", "/v1/projects/p/locations/mars/clusters", ClusterBody("c"));
   CHECK(bad_location.status == 400);
-  auto regional = driver.Send("POST", "/v1/projects/p/locations/us-east5/clusters",
-                              json{{"cluster", {{"name", "jetstream"}, {"initialClusterVersion", "1.32.4-gke.1415000"}}}});
+  auto regional =
+      driver.Send("POST", "/v1/projects/p/locations/us-east5/clusters",
+                  json{{"cluster", {{"name", "jetstream"}, {"initialClusterVersion", "1.32.4-gke.1415000"}}}});
   CHECK(regional.status == 200);
   auto cluster = driver.Send("GET", "/v1/projects/p/locations/us-east5/clusters/jetstream");
   CHECK(cluster.body["locations"].size() == 3);

@@ -49,7 +49,8 @@ class Driver {
         auto amp = query.find('&', start);
         std::string pair = query.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
         auto eq = pair.find('=');
-        if (!pair.empty()) request.query.emplace(pair.substr(0, eq), eq == std::string::npos ? "" : pair.substr(eq + 1));
+        if (!pair.empty())
+          request.query.emplace(pair.substr(0, eq), eq == std::string::npos ? "" : pair.substr(eq + 1));
         if (amp == std::string::npos) break;
         start = amp + 1;
       }

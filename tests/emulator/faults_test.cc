@@ -11,8 +11,9 @@ core::Result<std::vector<FaultRule>> Parse(std::string_view spec) {
 }
 
 TEST_CASE("fault rules parse with their targets, actions and conditions") {
-  auto rules = Parse("nodePools.create=RESOURCE_EXHAUSTED, *=503@every:3,nodes.create=stockout@first:2,"
-                     "clusters.create=stuck@nth:1, operations.get=drop@p:0.5, buckets.insert=lose-reply");
+  auto rules = Parse(
+      "nodePools.create=RESOURCE_EXHAUSTED, *=503@every:3,nodes.create=stockout@first:2,"
+      "clusters.create=stuck@nth:1, operations.get=drop@p:0.5, buckets.insert=lose-reply");
   REQUIRE(rules);
   REQUIRE(rules->size() == 6);
   CHECK((*rules)[0].target == "nodePools.create");
@@ -32,9 +33,9 @@ TEST_CASE("fault rules parse with their targets, actions and conditions") {
 }
 
 TEST_CASE("bad fault rules are usage errors that name the rule") {
-  for (const char* spec : {"nodePools.create", "nodepools.create=UNAVAILABLE", "*=NOT_A_STATUS", "*=200",
-                           "*=503@every:0", "*=503@sometimes:2", "*=503@p:1.5", "buckets.insert=stockout",
-                           "*=stuck", "=503"}) {
+  for (const char* spec :
+       {"nodePools.create", "nodepools.create=UNAVAILABLE", "*=NOT_A_STATUS", "*=200", "*=503@every:0",
+        "*=503@sometimes:2", "*=503@p:1.5", "buckets.insert=stockout", "*=stuck", "=503"}) {
     auto rules = Parse(spec);
     INFO(spec);
     REQUIRE_FALSE(rules);

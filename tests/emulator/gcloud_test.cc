@@ -53,9 +53,9 @@ class GcloudAgainstEmulator {
   }
 
   bool Start() {
-    emulator_ = std::make_unique<ScopedProcess>(ProcessOptions{
-        {tputrain::testing::TputrainBinary(), "emulator", "start", "--port", std::to_string(port_), "--op-latency",
-         "500ms", "--state-file", (dir_ / "state.json").string()}});
+    emulator_ = std::make_unique<ScopedProcess>(
+        ProcessOptions{{tputrain::testing::TputrainBinary(), "emulator", "start", "--port", std::to_string(port_),
+                        "--op-latency", "500ms", "--state-file", (dir_ / "state.json").string()}});
     return tputrain::testing::WaitFor([&] { return State().has_value(); }, std::chrono::seconds(20));
   }
   int Stop() { return emulator_->Stop(); }
@@ -121,7 +121,8 @@ void RunParallel(GcloudAgainstEmulator& env, const std::vector<std::vector<std::
   int index = 0;
   for (const auto& args : commands) {
     std::string kubeconfig = "kubeconfig-" + std::to_string(index++);
-    running.push_back(std::async(std::launch::async, [&env, args, kubeconfig] { return env.Gcloud(args, kubeconfig); }));
+    running.push_back(
+        std::async(std::launch::async, [&env, args, kubeconfig] { return env.Gcloud(args, kubeconfig); }));
   }
   for (size_t i = 0; i < commands.size(); ++i) ExpectSuccess(commands[i], running[i].get());
 }
@@ -141,31 +142,34 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
   REQUIRE(env.Start());
   CHECK(env.EmulatorOut().find("CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER=") != std::string::npos);
 
-  RunParallel(env, {
-      {"container", "clusters", "create", "ray-tpu", "--addons=RayOperator,GcsFuseCsiDriver",
-       "--machine-type=n1-standard-16", "--workload-pool=p.svc.id.goog", "--location=us-east5-b"},
-      {"container", "clusters", "create", "jetstream", "--cluster-version=1.32.4-gke.1415000", "--location=us-east5",
-       "--scopes=cloud-platform", "--machine-type=n2-standard-32"},
-      {"container", "clusters", "create-auto", "ray-auto", "--enable-ray-operator", "--location=us-central1"},
-  });
+  RunParallel(
+      env, {
+               {"container", "clusters", "create", "ray-tpu", "--addons=RayOperator,GcsFuseCsiDriver",
+                "--machine-type=n1-standard-16", "--workload-pool=p.svc.id.goog", "--location=us-east5-b"},
+               {"container", "clusters", "create", "jetstream", "--cluster-version=1.32.4-gke.1415000",
+                "--location=us-east5", "--scopes=cloud-platform", "--machine-type=n2-standard-32"},
+               {"container", "clusters", "create-auto", "ray-auto", "--enable-ray-operator", "--location=us-central1"},
+           });
   auto clusters = env.State()->at("clusters");
   CHECK(clusters["projects/p/locations/us-east5-b/clusters/ray-tpu"]["addonsConfig"]["rayOperatorConfig"]["enabled"] ==
         true);
   CHECK(clusters["projects/p/locations/us-east5/clusters/jetstream"]["currentMasterVersion"] == "1.32.4-gke.1415000");
 
-  RunParallel(env, {
-      {"container", "node-pools", "create", "v6e-16", "--location=us-east5-b", "--cluster=ray-tpu",
-       "--machine-type=ct6e-standard-4t", "--threads-per-core=1", "--tpu-topology=4x4", "--num-nodes=4"},
-      {"container", "node-pools", "create", "tpu1", "--location=us-east5-b", "--cluster=ray-tpu",
-       "--machine-type=ct5lp-hightpu-4t", "--tpu-topology=4x8", "--num-nodes=8"},
-      {"container", "node-pools", "create", "multihost-np", "--location=us-east5", "--node-locations=us-east5-b",
-       "--cluster=jetstream", "--machine-type=ct6e-standard-4t", "--num-nodes=2", "--tpu-topology=2x4", "--scopes",
-       "cloud-platform", "--placement-type=COMPACT", "--workload-metadata=GCE_METADATA"},
-  });
+  RunParallel(
+      env,
+      {
+          {"container", "node-pools", "create", "v6e-16", "--location=us-east5-b", "--cluster=ray-tpu",
+           "--machine-type=ct6e-standard-4t", "--threads-per-core=1", "--tpu-topology=4x4", "--num-nodes=4"},
+          {"container", "node-pools", "create", "tpu1", "--location=us-east5-b", "--cluster=ray-tpu",
+           "--machine-type=ct5lp-hightpu-4t", "--tpu-topology=4x8", "--num-nodes=8"},
+          {"container", "node-pools", "create", "multihost-np", "--location=us-east5", "--node-locations=us-east5-b",
+           "--cluster=jetstream", "--machine-type=ct6e-standard-4t", "--num-nodes=2", "--tpu-topology=2x4", "--scopes",
+           "cloud-platform", "--placement-type=COMPACT", "--workload-metadata=GCE_METADATA"},
+      });
 
-  auto wrong = env.Gcloud({"container", "node-pools", "create", "v6e-wrong", "--location=us-east5-b",
-                           "--cluster=ray-tpu", "--machine-type=ct6e-standard-4t", "--tpu-topology=4x4",
-                           "--num-nodes=3"});
+  auto wrong =
+      env.Gcloud({"container", "node-pools", "create", "v6e-wrong", "--location=us-east5-b", "--cluster=ray-tpu",
+                  "--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--num-nodes=3"});
   CHECK(wrong.exit_code != 0);
   CHECK(wrong.err.find("code=400") != std::string::npos);
   CHECK(wrong.err.find("must have exactly 4 nodes") != std::string::npos);
@@ -181,8 +185,8 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
 
   Run(env, {"compute", "tpus", "tpu-vm", "create", "v5p-node", "--zone=us-east5-a", "--accelerator-type=v5p-8",
             "--version=v2-alpha-tpuv5"});
-  auto described = env.Gcloud({"compute", "tpus", "tpu-vm", "describe", "v5p-node", "--zone=us-east5-a",
-                               "--format=value(state)"});
+  auto described =
+      env.Gcloud({"compute", "tpus", "tpu-vm", "describe", "v5p-node", "--zone=us-east5-a", "--format=value(state)"});
   CHECK(described.out == "READY\n");
 
   Run(env, {"storage", "buckets", "create", "gs://tputrain-ckpt"});
@@ -199,19 +203,19 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
   // State survives a restart: what gcloud created is still there for gcloud to read and delete.
   CHECK(env.Stop() == 0);
   REQUIRE(env.Start());
-  auto after = env.Gcloud({"container", "clusters", "describe", "ray-tpu", "--location=us-east5-b",
-                           "--format=value(status)"});
+  auto after =
+      env.Gcloud({"container", "clusters", "describe", "ray-tpu", "--location=us-east5-b", "--format=value(status)"});
   CHECK(after.out == "RUNNING\n");
-  auto pools = env.Gcloud({"container", "node-pools", "list", "--cluster=ray-tpu", "--location=us-east5-b",
-                           "--format=value(name)"});
+  auto pools = env.Gcloud(
+      {"container", "node-pools", "list", "--cluster=ray-tpu", "--location=us-east5-b", "--format=value(name)"});
   CHECK(Lines(pools.out) == std::set<std::string>{"default-pool", "tpu1", "v6e-16"});
   CHECK(env.State()->at("policies").contains("projects/p"));
 
   RunParallel(env, {
-      {"container", "clusters", "delete", "ray-tpu", "--location=us-east5-b"},
-      {"container", "clusters", "delete", "jetstream", "--location=us-east5"},
-      {"container", "clusters", "delete", "ray-auto", "--location=us-central1"},
-  });
+                       {"container", "clusters", "delete", "ray-tpu", "--location=us-east5-b"},
+                       {"container", "clusters", "delete", "jetstream", "--location=us-east5"},
+                       {"container", "clusters", "delete", "ray-auto", "--location=us-central1"},
+                   });
   Run(env, {"compute", "tpus", "tpu-vm", "delete", "v5p-node", "--zone=us-east5-a"});
   Run(env, {"storage", "buckets", "delete", "gs://tputrain-ckpt"});
 
@@ -226,9 +230,9 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
 }
 
 TEST_CASE("tputrain emulator start rejects bad flags with exit 2 and one line naming the flag") {
-  for (std::vector<std::string> flags : {std::vector<std::string>{"--faults", "nodePools.create=MAYBE"},
-                                         std::vector<std::string>{"--op-latency", "soon"},
-                                         std::vector<std::string>{"--port", "70000"}}) {
+  for (std::vector<std::string> flags :
+       {std::vector<std::string>{"--faults", "nodePools.create=MAYBE"},
+        std::vector<std::string>{"--op-latency", "soon"}, std::vector<std::string>{"--port", "70000"}}) {
     std::vector<std::string> argv = {tputrain::testing::TputrainBinary(), "emulator", "start"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     auto result = RunProcess({argv}, std::chrono::seconds(20));

@@ -49,9 +49,11 @@ TEST_CASE("wrong JSON types are rejected; int64 accepts a string or a number") {
   auto flag = json::parse(R"({"cluster": {"name": "c", "autopilot": {"enabled": "yes"}}})");
   CHECK(Schemas().Validate("container", "CreateClusterRequest", flag, ""));
 
-  auto as_number = json::parse(R"({"nodePool": {"name": "p", "config": {"advancedMachineFeatures": {"threadsPerCore": 2}}}})");
+  auto as_number =
+      json::parse(R"({"nodePool": {"name": "p", "config": {"advancedMachineFeatures": {"threadsPerCore": 2}}}})");
   CHECK_FALSE(Schemas().Validate("container", "CreateNodePoolRequest", as_number, ""));
-  auto not_a_number = json::parse(R"({"nodePool": {"name": "p", "config": {"advancedMachineFeatures": {"threadsPerCore": "two"}}}})");
+  auto not_a_number =
+      json::parse(R"({"nodePool": {"name": "p", "config": {"advancedMachineFeatures": {"threadsPerCore": "two"}}}})");
   CHECK(Schemas().Validate("container", "CreateNodePoolRequest", not_a_number, ""));
 }
 

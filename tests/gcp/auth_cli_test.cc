@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <sstream>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -53,8 +53,10 @@ struct TokenServer {
         res.set_content(R"({"error":"invalid_grant"})", "application/json");
         return;
       }
-      res.set_content(nlohmann::json{{"access_token", kIssuedToken}, {"expires_in", 3599},
-                                     {"refresh_token", kRefreshToken}, {"id_token", "eyJhbGciOi.id.token"}}
+      res.set_content(nlohmann::json{{"access_token", kIssuedToken},
+                                     {"expires_in", 3599},
+                                     {"refresh_token", kRefreshToken},
+                                     {"id_token", "eyJhbGciOi.id.token"}}
                           .dump(),
                       "application/json");
     });
@@ -82,9 +84,12 @@ TEST_CASE("auth status --verbose --log-http with a service account key prints no
   tokens.public_pem = keys.public_pem;
   LoopbackServer loopback(tokens.server);
   TempDir dir;
-  nlohmann::json key = {{"type", "service_account"},  {"project_id", "p"},
-                        {"private_key_id", "0123456789abcdef0123"}, {"private_key", keys.private_pem},
-                        {"client_email", "sa@p.iam.gserviceaccount.com"}, {"token_uri", loopback.url("/token")}};
+  nlohmann::json key = {{"type", "service_account"},
+                        {"project_id", "p"},
+                        {"private_key_id", "0123456789abcdef0123"},
+                        {"private_key", keys.private_pem},
+                        {"client_email", "sa@p.iam.gserviceaccount.com"},
+                        {"token_uri", loopback.url("/token")}};
   auto run = RunProcess(AuthStatus(dir.Write("key.json", key.dump()), dir));
   std::string output = run.out + run.err;
   INFO(output);
@@ -113,8 +118,8 @@ TEST_CASE("auth status --verbose --log-http with user credentials prints no secr
   TokenServer tokens;
   LoopbackServer loopback(tokens.server);
   TempDir dir;
-  nlohmann::json file = {{"type", "authorized_user"}, {"client_id", "123.apps.googleusercontent.com"},
-                         {"client_secret", kClientSecret}, {"refresh_token", kRefreshToken},
+  nlohmann::json file = {{"type", "authorized_user"},           {"client_id", "123.apps.googleusercontent.com"},
+                         {"client_secret", kClientSecret},      {"refresh_token", kRefreshToken},
                          {"token_uri", loopback.url("/token")}, {"account", "user@example.com"}};
   auto run = RunProcess(AuthStatus(dir.Write("user.json", file.dump()), dir));
   std::string output = run.out + run.err;
@@ -130,8 +135,8 @@ TEST_CASE("auth status --verbose --log-http with user credentials prints no secr
 TEST_CASE("auth print-access-token prints the token and only the token", "[auth][cli]") {
   TempDir dir;
   ProcessOptions options;
-  options.argv = {tputrain::testing::TputrainBinary(), "auth", "print-access-token",
-                  "--access-token-file", dir.Write("token", "ya29.file-token\n")};
+  options.argv = {tputrain::testing::TputrainBinary(), "auth", "print-access-token", "--access-token-file",
+                  dir.Write("token", "ya29.file-token\n")};
   auto run = RunProcess(options);
   CHECK(run.exit_code == 0);
   CHECK(run.out == "ya29.file-token\n");

@@ -27,8 +27,8 @@ constexpr const char* kScope = "https://www.googleapis.com/auth/cloud-platform";
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
-    path = std::filesystem::temp_directory_path() / ("tputrain-auth-" + std::to_string(::getpid()) + "-" +
-                                                     std::to_string(reinterpret_cast<uintptr_t>(this)));
+    path = std::filesystem::temp_directory_path() /
+           ("tputrain-auth-" + std::to_string(::getpid()) + "-" + std::to_string(reinterpret_cast<uintptr_t>(this)));
     std::filesystem::create_directories(path);
   }
   ~TempDir() { std::filesystem::remove_all(path); }
@@ -71,9 +71,9 @@ TEST_CASE("service account key: RS256 JWT verified by the token endpoint, its to
   server.Post("/token", [&](const httplib::Request& req, httplib::Response& res) {
     ++exchanges;
     std::string assertion = tputrain::testing::FormField(req.body, "assertion");
-    signature_ok = tputrain::testing::FormField(req.body, "grant_type") ==
-                       "urn:ietf:params:oauth:grant-type:jwt-bearer" &&
-                   tputrain::testing::VerifyRs256(assertion, keys.public_pem);
+    signature_ok =
+        tputrain::testing::FormField(req.body, "grant_type") == "urn:ietf:params:oauth:grant-type:jwt-bearer" &&
+        tputrain::testing::VerifyRs256(assertion, keys.public_pem);
     claims_seen = tputrain::testing::JwtClaimsJson(assertion);
     if (!signature_ok) {
       res.status = 400;
@@ -88,9 +88,12 @@ TEST_CASE("service account key: RS256 JWT verified by the token endpoint, its to
   LoopbackServer loopback(server);
 
   TempDir dir;
-  nlohmann::json key = {{"type", "service_account"},         {"project_id", "p"},
-                        {"private_key_id", "abc123"},        {"private_key", keys.private_pem},
-                        {"client_email", "sa@p.iam.gserviceaccount.com"}, {"token_uri", loopback.url("/token")}};
+  nlohmann::json key = {{"type", "service_account"},
+                        {"project_id", "p"},
+                        {"private_key_id", "abc123"},
+                        {"private_key", keys.private_pem},
+                        {"client_email", "sa@p.iam.gserviceaccount.com"},
+                        {"token_uri", loopback.url("/token")}};
   Env env({{"GOOGLE_APPLICATION_CREDENTIALS", dir.Write("key.json", key.dump())}});
   tputrain::http::CurlTransport curl;
   auto tokens = DefaultCredentials(env, "", {&curl, &curl}, clock);
@@ -152,14 +155,18 @@ TEST_CASE("authorized_user file: the refresh-token grant", "[auth]") {
       return;
     }
     issued = "ya29.user-token";
-    res.set_content(R"({"access_token":"ya29.user-token","expires_in":3599,"token_type":"Bearer"})", "application/json");
+    res.set_content(R"({"access_token":"ya29.user-token","expires_in":3599,"token_type":"Bearer"})",
+                    "application/json");
   });
   ServeApi(server, &issued, api_hits);
   LoopbackServer loopback(server);
   TempDir dir;
-  nlohmann::json file = {{"type", "authorized_user"},       {"client_id", "123.apps.googleusercontent.com"},
-                         {"client_secret", "client-secret-value"}, {"refresh_token", "1//refresh-secret"},
-                         {"token_uri", loopback.url("/oauth2/token")}, {"account", "user@example.com"}};
+  nlohmann::json file = {{"type", "authorized_user"},
+                         {"client_id", "123.apps.googleusercontent.com"},
+                         {"client_secret", "client-secret-value"},
+                         {"refresh_token", "1//refresh-secret"},
+                         {"token_uri", loopback.url("/oauth2/token")},
+                         {"account", "user@example.com"}};
   tputrain::http::CurlTransport curl;
 
   SECTION("gcloud's ADC file under CLOUDSDK_CONFIG") {
@@ -211,8 +218,8 @@ TEST_CASE("metadata server: token and account with Metadata-Flavor: Google", "[a
   LoopbackServer loopback(server);
   TempDir dir;
   // No token file, no GOOGLE_APPLICATION_CREDENTIALS, an empty gcloud config: the metadata server.
-  Env env({{"GCE_METADATA_HOST", "127.0.0.1:" + std::to_string(loopback.port())},
-           {"CLOUDSDK_CONFIG", dir.path.string()}});
+  Env env(
+      {{"GCE_METADATA_HOST", "127.0.0.1:" + std::to_string(loopback.port())}, {"CLOUDSDK_CONFIG", dir.path.string()}});
   tputrain::http::CurlTransport curl;
   auto tokens = DefaultCredentials(env, "", {&curl, &curl}, clock);
   REQUIRE(tokens.has_value());
@@ -232,7 +239,8 @@ TEST_CASE("no metadata server and no files: exit 4 with what was tried", "[auth]
   TempDir dir;
   httplib::Server server;  // answers 404 without the Metadata-Flavor header
   LoopbackServer loopback(server);
-  Env env({{"GCE_METADATA_HOST", "127.0.0.1:" + std::to_string(loopback.port())}, {"CLOUDSDK_CONFIG", dir.path.string()}});
+  Env env(
+      {{"GCE_METADATA_HOST", "127.0.0.1:" + std::to_string(loopback.port())}, {"CLOUDSDK_CONFIG", dir.path.string()}});
   tputrain::http::CurlTransport curl;
   auto tokens = DefaultCredentials(env, "", {&curl, &curl}, clock);
   REQUIRE(tokens.has_value());
@@ -282,9 +290,11 @@ TEST_CASE("missing or malformed credentials files: one line naming the file, exi
   expect_failure(dir.Write("external.json", R"({"type":"external_account"})"), "not supported");
   expect_failure(dir.Write("nokey.json", R"({"type":"service_account","client_email":"a@b","token_uri":"https://x/"})"),
                  "missing \"private_key\"");
-  expect_failure(dir.Write("badkey.json",
-                           R"({"type":"service_account","client_email":"a@b","token_uri":"https://x/","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"})"),
-                 "not a PEM private key");
+  expect_failure(
+      dir.Write(
+          "badkey.json",
+          R"({"type":"service_account","client_email":"a@b","token_uri":"https://x/","private_key":"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"})"),
+      "not a PEM private key");
   expect_failure(dir.Write("user.json", R"({"type":"authorized_user","client_id":"c","client_secret":"s"})"),
                  "missing \"refresh_token\"");
   Env empty_token({{"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", dir.Write("empty", "\n")}});

@@ -12,7 +12,9 @@ tputrain::http::Response Reply(int status, std::string body) { return {status, {
 
 TEST_CASE("AIP-193 errors: kind from status, reason from ErrorInfo, message verbatim", "[errors]") {
   auto error = ErrorFromHttp(
-      Reply(403, R"({"error":{"code":403,"message":"Kubernetes Engine API has not been used in project p before or it is disabled.","status":"PERMISSION_DENIED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"SERVICE_DISABLED","domain":"googleapis.com","metadata":{"service":"container.googleapis.com"}}]}})"),
+      Reply(
+          403,
+          R"({"error":{"code":403,"message":"Kubernetes Engine API has not been used in project p before or it is disabled.","status":"PERMISSION_DENIED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"SERVICE_DISABLED","domain":"googleapis.com","metadata":{"service":"container.googleapis.com"}}]}})"),
       "container.projects.locations.clusters.create");
   CHECK(error.kind == ErrorKind::kPermissionDenied);
   CHECK(error.reason == "SERVICE_DISABLED");
@@ -21,16 +23,21 @@ TEST_CASE("AIP-193 errors: kind from status, reason from ErrorInfo, message verb
   CHECK(error.where == "container.projects.locations.clusters.create");
 
   auto precondition = ErrorFromHttp(
-      Reply(400, R"({"error":{"code":400,"message":"Cluster is running incompatible operation operation-1.","status":"FAILED_PRECONDITION"}})"),
+      Reply(
+          400,
+          R"({"error":{"code":400,"message":"Cluster is running incompatible operation operation-1.","status":"FAILED_PRECONDITION"}})"),
       "x");
   CHECK(precondition.kind == ErrorKind::kFailedPrecondition);
-  auto exists = ErrorFromHttp(Reply(409, R"({"error":{"code":409,"message":"Already exists","status":"ALREADY_EXISTS"}})"), "x");
+  auto exists =
+      ErrorFromHttp(Reply(409, R"({"error":{"code":409,"message":"Already exists","status":"ALREADY_EXISTS"}})"), "x");
   CHECK(exists.kind == ErrorKind::kAlreadyExists);
 }
 
 TEST_CASE("Cloud Storage's legacy error shape", "[errors]") {
   auto error = ErrorFromHttp(
-      Reply(404, R"({"error":{"code":404,"message":"The specified bucket does not exist.","errors":[{"message":"The specified bucket does not exist.","domain":"global","reason":"notFound"}]}})"),
+      Reply(
+          404,
+          R"({"error":{"code":404,"message":"The specified bucket does not exist.","errors":[{"message":"The specified bucket does not exist.","domain":"global","reason":"notFound"}]}})"),
       "storage.buckets.get");
   CHECK(error.kind == ErrorKind::kNotFound);
   CHECK(error.reason == "notFound");
@@ -40,11 +47,14 @@ TEST_CASE("Cloud Storage's legacy error shape", "[errors]") {
 
 TEST_CASE("429: retry information makes it rate limiting, its absence quota", "[errors]") {
   auto limited = ErrorFromHttp(
-      Reply(429, R"({"error":{"code":429,"message":"later","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}})"),
+      Reply(
+          429,
+          R"({"error":{"code":429,"message":"later","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}})"),
       "x");
   CHECK(limited.kind == ErrorKind::kResourceExhausted);
   CHECK(limited.reason == tputrain::gcp::kReasonRateLimited);
-  auto quota = ErrorFromHttp(Reply(429, R"({"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}})"), "x");
+  auto quota = ErrorFromHttp(
+      Reply(429, R"({"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}})"), "x");
   CHECK(quota.reason == tputrain::gcp::kReasonQuotaExceeded);
   CHECK(tputrain::gcp::ParseProtobufDuration("1.5s") == std::chrono::milliseconds(1500));
   CHECK_FALSE(tputrain::gcp::ParseProtobufDuration("soon").has_value());

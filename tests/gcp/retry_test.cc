@@ -23,9 +23,12 @@ class RecordingSleeper final : public tputrain::core::Sleeper {
   std::vector<std::chrono::milliseconds> waits;
 };
 
-constexpr const char* kUnavailable = R"({"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}})";
-constexpr const char* kRateLimited = R"({"error":{"code":429,"message":"Too many operations: cluster \"c\" hits the concurrent operations quota 5, please try again later.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"30s"}]}})";
-constexpr const char* kQuota = R"({"error":{"code":429,"message":"Quota exceeded for quota metric 'TPU v5 lite PodSlice chips'.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","domain":"googleapis.com"}]}})";
+constexpr const char* kUnavailable =
+    R"({"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}})";
+constexpr const char* kRateLimited =
+    R"({"error":{"code":429,"message":"Too many operations: cluster \"c\" hits the concurrent operations quota 5, please try again later.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"30s"}]}})";
+constexpr const char* kQuota =
+    R"({"error":{"code":429,"message":"Quota exceeded for quota metric 'TPU v5 lite PodSlice chips'.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","domain":"googleapis.com"}]}})";
 
 struct Scripted {
   httplib::Server server;

@@ -36,8 +36,9 @@ std::string Base64UrlDecode(std::string_view text) {
   }
   while (standard.size() % 4 != 0) standard += '=';
   std::string out(standard.size() / 4 * 3, '\0');
-  int length = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                               reinterpret_cast<const unsigned char*>(standard.data()), static_cast<int>(standard.size()));
+  int length =
+      EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                      reinterpret_cast<const unsigned char*>(standard.data()), static_cast<int>(standard.size()));
   if (length < 0) return "";
   size_t padding = standard.size() - standard.find_last_not_of('=') - 1;
   out.resize(static_cast<size_t>(length) - padding);
@@ -50,7 +51,7 @@ bool VerifyRs256(const std::string& jwt, const std::string& public_pem) {
   std::string signing_input = jwt.substr(0, last_dot);
   std::string signature = Base64UrlDecode(jwt.substr(last_dot + 1));
   std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(public_pem.data(), static_cast<int>(public_pem.size())),
-                                              BIO_free);
+                                                BIO_free);
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr),
                                                           EVP_PKEY_free);
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);

@@ -17,8 +17,11 @@ TEST_CASE("CurlTransport sends method, headers and body, and returns status, hea
   });
   LoopbackServer loopback(server);
   tputrain::http::CurlTransport transport;
-  tputrain::http::Request request{.method = "POST", .url = loopback.url("/echo"), .headers = {{"X-Test", "yes"}},
-                                  .body = "{}", .idempotent = false};
+  tputrain::http::Request request{.method = "POST",
+                                  .url = loopback.url("/echo"),
+                                  .headers = {{"X-Test", "yes"}},
+                                  .body = "{}",
+                                  .idempotent = false};
   auto response = transport.Send(request);
   REQUIRE(response);
   CHECK(response->status == 201);

@@ -48,7 +48,8 @@ class StepClock final : public tputrain::core::Clock {
 };
 
 Result<Response> ConnectionRefused() {
-  return tputrain::core::Fail(tputrain::core::Error::Make(tputrain::core::ErrorKind::kUnavailable, "connection refused"));
+  return tputrain::core::Fail(
+      tputrain::core::Error::Make(tputrain::core::ErrorKind::kUnavailable, "connection refused"));
 }
 
 Result<Response> Timeout() {
@@ -115,7 +116,8 @@ TEST_CASE("--verbose logs method, URL, status and time; --log-http adds redacted
   request.url = "https://oauth2.googleapis.com/token";
   request.headers = {{"Authorization", "Bearer ya29.header-secret"}};
   request.body = "grant_type=refresh_token&client_id=c&client_secret=s3cr3t&refresh_token=1//r3fr3sh";
-  inner.script = {Response{200, {}, R"({"access_token": "ya29.body-secret", "expires_in": 3599, "id_token": "eyJ.x.y"})"}};
+  inner.script = {
+      Response{200, {}, R"({"access_token": "ya29.body-secret", "expires_in": 3599, "id_token": "eyJ.x.y"})"}};
 
   SECTION("verbose") {
     tputrain::http::LoggingTransport logging(inner, sink, clock, false);

@@ -217,9 +217,8 @@ TEST_CASE("client frames are masked; a quiet socket times out without error") {
 
 TEST_CASE("a peer that vanishes without a close frame reads as close code 1006") {
   {
-    OneShotServer server([&](int fd) {
-      WriteAll(fd, SwitchingProtocols(ReadRequest(fd)) + EncodeFrame(0x1, "last words\n"));
-    });
+    OneShotServer server(
+        [&](int fd) { WriteAll(fd, SwitchingProtocols(ReadRequest(fd)) + EncodeFrame(0x1, "last words\n")); });
     CurlWebSocketConnector connector;
     auto connection = connector.Connect(server.Url("/"), {});
     REQUIRE(connection);
@@ -233,7 +232,8 @@ TEST_CASE("a peer that vanishes without a close frame reads as close code 1006")
 TEST_CASE("a non-101 reply is an error carrying the status and the text body") {
   OneShotServer server([&](int fd) {
     ReadRequest(fd);
-    WriteAll(fd, "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n\r\nJob x does not exist");
+    WriteAll(fd,
+             "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n\r\nJob x does not exist");
   });
   CurlWebSocketConnector connector;
   auto connection = connector.Connect(server.Url("/api/jobs/x/logs/tail"), {});
@@ -246,8 +246,9 @@ TEST_CASE("a non-101 reply is an error carrying the status and the text body") {
 TEST_CASE("a wrong Sec-WebSocket-Accept is refused") {
   OneShotServer server([&](int fd) {
     ReadRequest(fd);
-    WriteAll(fd, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 "Sec-WebSocket-Accept: bm90IHRoZSByaWdodCBvbmU=\r\n\r\n");
+    WriteAll(fd,
+             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Accept: bm90IHRoZSByaWdodCBvbmU=\r\n\r\n");
   });
   CurlWebSocketConnector connector;
   auto connection = connector.Connect(server.Url("/"), {});

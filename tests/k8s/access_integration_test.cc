@@ -41,7 +41,8 @@ TEST_CASE("TLS is verified against the cluster's CA: another CA or the system st
   CHECK(response.error().kind == core::ErrorKind::kPermissionDenied);
   CHECK(response.error().message.find("certificate") != std::string::npos);
 
-  std::string no_ca = ReplaceAll(good, "    certificate-authority-data: " + k8s::EncodeBase64(server.ca_pem()) + "\n", "");
+  std::string no_ca =
+      ReplaceAll(good, "    certificate-authority-data: " + k8s::EncodeBase64(server.ca_pem()) + "\n", "");
   REQUIRE(no_ca != good);
   auto system_store = ConnectWith(no_ca)->client->Send("GET", "/api");
   CHECK_FALSE(system_store);
@@ -71,15 +72,17 @@ TEST_CASE("an exec credential plugin runs as the kubeconfig says", "[integration
   auto& server = ApiServer::Shared();
   std::string plugin = server.dir() + "/token-plugin.sh";
   std::string info_file = server.dir() + "/exec-info.json";
-  WriteTextFile(plugin, "#!/bin/sh\nprintf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$INFO_FILE\"\n"
-                        "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
-                        "\"status\":{\"token\":\"%s\"}}' \"$1\"\n");
+  WriteTextFile(plugin,
+                "#!/bin/sh\nprintf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$INFO_FILE\"\n"
+                "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
+                "\"status\":{\"token\":\"%s\"}}' \"$1\"\n");
   chmod(plugin.c_str(), 0755);
   std::string kubeconfig = ReplaceAll(server.KubeconfigText("unused"), "    token: unused\n",
                                       "    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
-                                      "      command: " + plugin + "\n      args: [\"" + server.admin_token() +
-                                      "\"]\n      env:\n      - {name: INFO_FILE, value: " + info_file +
-                                      "}\n      provideClusterInfo: true\n");
+                                      "      command: " +
+                                          plugin + "\n      args: [\"" + server.admin_token() +
+                                          "\"]\n      env:\n      - {name: INFO_FILE, value: " + info_file +
+                                          "}\n      provideClusterInfo: true\n");
   auto connection = ConnectWith(kubeconfig);
   CHECK(WhoAmI(*connection->client) == "test-admin");
   auto info = nlohmann::json::parse(ReadTextFile(info_file));
@@ -106,10 +109,12 @@ TEST_CASE("a GKE kubeconfig entry is served from the injected Google token, and 
   REQUIRE(access);
   REQUIRE(access->exec);
   CHECK(access->exec->command == "gke-gcloud-auth-plugin");
-  auto connection = k8s::Connect(*access, {&env, &clock, [&]() -> core::Result<std::string> {
-                                             ++calls;
-                                             return server.google_token();
-                                           }},
+  auto connection = k8s::Connect(*access,
+                                 {&env, &clock,
+                                  [&]() -> core::Result<std::string> {
+                                    ++calls;
+                                    return server.google_token();
+                                  }},
                                  BareTransport);
   REQUIRE(connection);
   CHECK(WhoAmI(*(*connection)->client) == "someone@example.com");
@@ -122,7 +127,9 @@ TEST_CASE("a GKE kubeconfig entry is served from the injected Google token, and 
   std::string home = server.dir() + "/kubectl-home";
   ProcessOptions kubectl;
   kubectl.argv = {"kubectl", "--kubeconfig", path, "get", "ns", "-o", "name"};
-  kubectl.env = {{"HOME", home}, {"CLOUDSDK_CONFIG", home + "/gcloud"}, {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", token_file},
+  kubectl.env = {{"HOME", home},
+                 {"CLOUDSDK_CONFIG", home + "/gcloud"},
+                 {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", token_file},
                  {"KUBECONFIG", std::nullopt}};
   auto result = RunProcess(kubectl, std::chrono::seconds(120));
   INFO(result.err);

@@ -91,8 +91,8 @@ ApiServer::ApiServer() {
   };
   openssl({"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
            "-subj", "/CN=tputrain-test-ca"});
-  openssl({"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other-ca.key", "-out", "other-ca.crt",
-           "-days", "2", "-subj", "/CN=tputrain-test-other-ca"});
+  openssl({"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other-ca.key", "-out", "other-ca.crt", "-days",
+           "2", "-subj", "/CN=tputrain-test-other-ca"});
   openssl({"req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj",
            "/CN=kube-apiserver"});
   WriteTextFile(dir_ + "/server.ext", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
@@ -116,14 +116,25 @@ ApiServer::ApiServer() {
   etcd_port_ = FreeLoopbackPort();
   int peer_port = FreeLoopbackPort();
   ProcessOptions etcd_options;
-  etcd_options.argv = {"setpriv", "--pdeathsig", "KILL", "--", etcd,
-                       "--data-dir", dir_ + "/etcd",
-                       "--listen-client-urls", "http://127.0.0.1:" + std::to_string(etcd_port_),
-                       "--advertise-client-urls", "http://127.0.0.1:" + std::to_string(etcd_port_),
-                       "--listen-peer-urls", "http://127.0.0.1:" + std::to_string(peer_port),
-                       "--initial-advertise-peer-urls", "http://127.0.0.1:" + std::to_string(peer_port),
-                       "--initial-cluster", "default=http://127.0.0.1:" + std::to_string(peer_port),
-                       "--log-level", "error"};
+  etcd_options.argv = {"setpriv",
+                       "--pdeathsig",
+                       "KILL",
+                       "--",
+                       etcd,
+                       "--data-dir",
+                       dir_ + "/etcd",
+                       "--listen-client-urls",
+                       "http://127.0.0.1:" + std::to_string(etcd_port_),
+                       "--advertise-client-urls",
+                       "http://127.0.0.1:" + std::to_string(etcd_port_),
+                       "--listen-peer-urls",
+                       "http://127.0.0.1:" + std::to_string(peer_port),
+                       "--initial-advertise-peer-urls",
+                       "http://127.0.0.1:" + std::to_string(peer_port),
+                       "--initial-cluster",
+                       "default=http://127.0.0.1:" + std::to_string(peer_port),
+                       "--log-level",
+                       "error"};
   etcd_ = std::make_unique<ScopedProcess>(etcd_options);
   api_port_ = FreeLoopbackPort();
   server_ = "https://127.0.0.1:" + std::to_string(api_port_);
@@ -145,7 +156,11 @@ ApiServer::ApiServer() {
 
 void ApiServer::StartApiServer() {
   ProcessOptions options;
-  options.argv = {"setpriv", "--pdeathsig", "KILL", "--", K8sPeerDir() + "/kube-apiserver",
+  options.argv = {"setpriv",
+                  "--pdeathsig",
+                  "KILL",
+                  "--",
+                  K8sPeerDir() + "/kube-apiserver",
                   "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_),
                   "--bind-address=127.0.0.1",
                   "--secure-port=" + std::to_string(api_port_),
@@ -179,7 +194,8 @@ void ApiServer::WaitReady() {
 
 void ApiServer::WriteTokenFile(const std::vector<std::string>& extra_admin_tokens) {
   std::string text = admin_token_ + ",test-admin,uid-admin,\"system:masters\"\n" + nobody_token_ +
-                     ",test-nobody,uid-nobody\n" + google_token_ + ",someone@example.com,uid-google,\"system:masters\"\n";
+                     ",test-nobody,uid-nobody\n" + google_token_ +
+                     ",someone@example.com,uid-google,\"system:masters\"\n";
   for (size_t i = 0; i < extra_admin_tokens.size(); ++i) {
     text += extra_admin_tokens[i] + ",extra-admin-" + std::to_string(i) + ",uid-extra-" + std::to_string(i) +
             ",\"system:masters\"\n";
@@ -229,8 +245,8 @@ k8s::Discovery& ApiServer::discovery() { return *discovery_; }
 void ApiServer::EnsureCrds() {
   if (crds_applied_) return;
   std::vector<k8s::Object> all;
-  for (const char* file : {"ray.io_rayclusters.yaml", "leaderworkerset.x-k8s.io_leaderworkersets.yaml",
-                           "jobset.x-k8s.io_jobsets.yaml"}) {
+  for (const char* file :
+       {"ray.io_rayclusters.yaml", "leaderworkerset.x-k8s.io_leaderworkersets.yaml", "jobset.x-k8s.io_jobsets.yaml"}) {
     std::string path = std::string(TPUTRAIN_SOURCE_DIR) + "/data/crds/" + file;
     auto objects = k8s::ParseManifests(ReadTextFile(path), path);
     if (!objects) throw std::runtime_error(objects.error().message);
@@ -245,9 +261,9 @@ void ApiServer::EnsureCrds() {
 
 std::string ApiServer::NewNamespace(const std::string& prefix) {
   std::string name = prefix + "-" + std::to_string(++namespaces_) + "-" + RandomHex(3);
-  auto created = admin_->Send("POST", "/api/v1/namespaces",
-                              nlohmann::json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}
-                                  .dump());
+  auto created =
+      admin_->Send("POST", "/api/v1/namespaces",
+                   nlohmann::json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}.dump());
   if (!created || !created->ok()) throw std::runtime_error("cannot create namespace " + name);
   auto account = admin_->Send(
       "POST", "/api/v1/namespaces/" + name + "/serviceaccounts",

@@ -27,7 +27,7 @@ class ApiServer {
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
 
-  const std::string& server() const { return server_; }          // https://127.0.0.1:PORT
+  const std::string& server() const { return server_; }  // https://127.0.0.1:PORT
   const std::string& ca_pem() const { return ca_pem_; }
   const std::string& other_ca_pem() const { return other_ca_pem_; }  // a CA that signed nothing here
   const std::string& admin_token() const { return admin_token_; }

@@ -70,8 +70,10 @@ TEST_CASE("a missing required field (422) is one line naming the field", "[integ
   server.EnsureCrds();
   std::string ns = server.NewNamespace("invalid");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
-  auto applied = ApplyYaml(*connection, "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: bad\nspec:\n"
-                                        "  workerGroupSpecs: []\n", ServerChecksOnly());
+  auto applied = ApplyYaml(*connection,
+                           "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: bad\nspec:\n"
+                           "  workerGroupSpecs: []\n",
+                           ServerChecksOnly());
   REQUIRE_FALSE(applied);
   const auto& error = applied.error();
   INFO(error.message);
@@ -175,13 +177,15 @@ TEST_CASE("a CRD in the same file is created and Established before its objects"
   std::string ns = server.NewNamespace("crd");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   std::string group = ns + ".tputrain.test";
-  std::string yaml = "apiVersion: " + group + "/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n---\n"
-                     "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets." +
-                     group + "\nspec:\n  group: " + group +
-                     "\n  names: {kind: Widget, plural: widgets, singular: widget}\n  scope: Namespaced\n"
-                     "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
-                     "      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n"
-                     "            type: object\n            properties:\n              size: {type: integer}\n";
+  std::string yaml =
+      "apiVersion: " + group +
+      "/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 3\n---\n"
+      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets." +
+      group + "\nspec:\n  group: " + group +
+      "\n  names: {kind: Widget, plural: widgets, singular: widget}\n  scope: Namespaced\n"
+      "  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n"
+      "      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n"
+      "            type: object\n            properties:\n              size: {type: integer}\n";
   auto applied = ApplyYaml(*connection, yaml);
   REQUIRE(applied);
   REQUIRE(applied->size() == 2);
@@ -226,8 +230,7 @@ class RecordingTransport : public http::Transport {
 struct RecordedClient {
   explicit RecordedClient(k8s::Connection& connection)
       : transport(*connection.transport),
-        client(transport, connection.access.server, connection.access.default_namespace),
-        discovery(client) {}
+        client(transport, connection.access.server, connection.access.default_namespace), discovery(client) {}
 
   core::Result<std::vector<k8s::ApplyResult>> Apply(const std::string& yaml, k8s::ApplyOptions options = {}) {
     RealTime time;
@@ -264,8 +267,9 @@ TEST_CASE("a custom resource that does not fit its installed CRD is refused befo
   unknown_field.insert(unknown_field.find("    rayStartParams:"), "    rayStartParam: {}\n");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {RayClusterYaml("bad", ns, "{num-cpus: 1}"),
-       "RayCluster " + ns + "/bad: invalid manifest: spec.headGroupSpec.rayStartParams[num-cpus]: expected string, "
-                            "got integer 1"},
+       "RayCluster " + ns +
+           "/bad: invalid manifest: spec.headGroupSpec.rayStartParams[num-cpus]: expected string, "
+           "got integer 1"},
       {unknown_field, "RayCluster " + ns + "/good: invalid manifest: spec.headGroupSpec.rayStartParam: unknown field"}};
   // The ConfigMap would be applied first: it is not sent either.
   const std::string config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: before\n---\n";
@@ -301,12 +305,14 @@ TEST_CASE("tputrain apply -f - names each field that does not fit the CRD on one
     options.argv = {TputrainBinary(), "apply", "-f", "-"};
     options.argv.insert(options.argv.end(), flags.begin(), flags.end());
     options.stdin_text = yaml;
-    options.env = {{"KUBECONFIG", kubeconfig}, {"NO_COLOR", "1"}, {"XDG_STATE_HOME", kubeconfig + ".state"},
+    options.env = {{"KUBECONFIG", kubeconfig},
+                   {"NO_COLOR", "1"},
+                   {"XDG_STATE_HOME", kubeconfig + ".state"},
                    {"TPUTRAIN_RUN", std::nullopt}};
     return RunProcess(options, std::chrono::seconds(120));
   };
-  std::string wrong_type = RayClusterYaml("typed", ns) +
-                           "  workerGroupSpecs:\n  - groupName: w\n    replicas: two\n    template: {}\n";
+  std::string wrong_type =
+      RayClusterYaml("typed", ns) + "  workerGroupSpecs:\n  - groupName: w\n    replicas: two\n    template: {}\n";
   std::string unknown_field = RayClusterYaml("unknown", ns);
   unknown_field.insert(unknown_field.find("    rayStartParams:"), "    rayStartParam: {}\n");
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
@@ -331,17 +337,19 @@ TEST_CASE("a CRD this user may not read leaves the check to the server", "[integ
   // test-nobody may apply RayClusters here, and still not read CustomResourceDefinitions.
   auto role = server.admin().Send(
       "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/roles",
-      nlohmann::json{{"metadata", {{"name", "rayclusters"}}},
-                     {"rules", {{{"apiGroups", {"ray.io"}}, {"resources", {"rayclusters"}},
-                                 {"verbs", {"get", "create", "patch"}}}}}}
+      nlohmann::json{
+          {"metadata", {{"name", "rayclusters"}}},
+          {"rules",
+           {{{"apiGroups", {"ray.io"}}, {"resources", {"rayclusters"}}, {"verbs", {"get", "create", "patch"}}}}}}
           .dump());
   REQUIRE(role);
   REQUIRE(role->ok());
   auto binding = server.admin().Send(
       "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings",
-      nlohmann::json{{"metadata", {{"name", "rayclusters"}}},
-                     {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "rayclusters"}}},
-                     {"subjects", {{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"}, {"name", "test-nobody"}}}}}
+      nlohmann::json{
+          {"metadata", {{"name", "rayclusters"}}},
+          {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "rayclusters"}}},
+          {"subjects", {{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"}, {"name", "test-nobody"}}}}}
           .dump());
   REQUIRE(binding);
   REQUIRE(binding->ok());
@@ -380,7 +388,8 @@ TEST_CASE("objects of a CRD in the same file are checked once it is Established;
 
   auto first = recorded.Apply(widget + "  size: three\n---\n" + WidgetCrd(group, ""));
   REQUIRE_FALSE(first);
-  CHECK(first.error().message == "Widget " + ns + "/w: invalid manifest: spec.size: expected integer, got string \"three\"");
+  CHECK(first.error().message ==
+        "Widget " + ns + "/w: invalid manifest: spec.size: expected integer, got string \"three\"");
   CHECK(Status(server.admin(), "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets." + group) == 200);
   CHECK(Status(server.admin(), widget_path) == 404);
 

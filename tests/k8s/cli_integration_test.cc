@@ -19,7 +19,9 @@ struct Cli {
     options.argv = {TputrainBinary()};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
     options.stdin_text = stdin_text;
-    options.env = {{"KUBECONFIG", kubeconfig}, {"NO_COLOR", "1"}, {"XDG_STATE_HOME", kubeconfig + ".state"},
+    options.env = {{"KUBECONFIG", kubeconfig},
+                   {"NO_COLOR", "1"},
+                   {"XDG_STATE_HOME", kubeconfig + ".state"},
                    {"TPUTRAIN_RUN", std::nullopt}};
     auto result = RunProcess(options, std::chrono::seconds(120));
     runs.push_back(result);
@@ -89,8 +91,10 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
   REQUIRE(again.exit_code == 0);
   CHECK(again.out == "RayCluster " + ns + "/ray unchanged\n");
 
-  auto dry = cli.Run({"apply", "-f", "-", "--dry-run", "--format", "json"}, rendered.out + "---\n"
-                     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n");
+  auto dry = cli.Run({"apply", "-f", "-", "--dry-run", "--format", "json"},
+                     rendered.out +
+                         "---\n"
+                         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n");
   INFO(dry.err);
   REQUIRE(dry.exit_code == 0);
   auto json = nlohmann::json::parse(dry.out);
@@ -104,7 +108,8 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
 
   auto timed_out = cli.Run({"wait", "raycluster/ray", "--for", "ready", "--timeout", "1s"});
   CHECK(timed_out.exit_code == 1);
-  CHECK(timed_out.err.find("timed out after 1s waiting for RayCluster " + ns + "/ray to be ready") != std::string::npos);
+  CHECK(timed_out.err.find("timed out after 1s waiting for RayCluster " + ns + "/ray to be ready") !=
+        std::string::npos);
 
   WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray", {{"state", "ready"}});
   auto ready = cli.Run({"wait", "raycluster/ray", "--for", "ready", "--timeout", "60s"});
@@ -140,13 +145,15 @@ TEST_CASE("tputrain apply reports manifest errors on one line and exits non-zero
   std::string ns = server.NewNamespace("clierr");
   Cli cli{server, server.WriteKubeconfig("clierr-" + ns, server.admin_token(), ns)};
 
-  auto missing = cli.Run({"apply", "-f", "-"}, "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: bad\n"
-                                               "spec:\n  workerGroupSpecs: []\n");
+  auto missing = cli.Run({"apply", "-f", "-"},
+                         "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: bad\n"
+                         "spec:\n  workerGroupSpecs: []\n");
   // Caught against the installed CRD's schema before anything is sent: a usage error.
   CHECK(missing.exit_code == 2);
   CHECK(Lines(missing.err) == 1);
-  CHECK(missing.err.find("RayCluster " + ns + "/bad: invalid manifest: spec: required field \"headGroupSpec\" missing") !=
-        std::string::npos);
+  CHECK(
+      missing.err.find("RayCluster " + ns + "/bad: invalid manifest: spec: required field \"headGroupSpec\" missing") !=
+      std::string::npos);
   // Nothing was sent, so the run ledger holds nothing of it to clean up.
   auto shown = cli.Run({"runs", "show", "--format", "json"});
   REQUIRE(shown.exit_code == 0);

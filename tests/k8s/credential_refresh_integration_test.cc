@@ -25,7 +25,8 @@ std::string ExecKubeconfig(const ApiServer& server, const std::string& ns, const
   std::string plugin = server.dir() + "/token-plugin.sh";
   WriteTextFile(plugin,
                 "#!/bin/sh\nprintf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
-                "\"status\":{\"token\":\"%s\"}}' \"$(cat '" + token_file + "')\"\n");
+                "\"status\":{\"token\":\"%s\"}}' \"$(cat '" +
+                    token_file + "')\"\n");
   std::filesystem::permissions(plugin, std::filesystem::perms::owner_all);
   std::string text = server.KubeconfigText("PLACEHOLDER", ns);
   const std::string token_line = "    token: PLACEHOLDER\n";
@@ -66,8 +67,8 @@ TEST_CASE("a log follow through the service proxy outlives the credential it sta
   REQUIRE(submitted.exit_code == 0);
   const std::string id = submitted.out.substr(0, submitted.out.find('\n'));
 
-  ScopedProcess follow(Tputrain({"job", "logs", "--follow", id, "--raycluster", "ray", "--kubeconfig", kubeconfig,
-                                 "--verbose", "--log-http"}));
+  ScopedProcess follow(Tputrain(
+      {"job", "logs", "--follow", id, "--raycluster", "ray", "--kubeconfig", kubeconfig, "--verbose", "--log-http"}));
   REQUIRE(WaitFor([&] { return follow.ReadOut().find("line 2") != std::string::npos; }, std::chrono::seconds(60)));
   // Revoke the first token: the API server restarts without it (every connection drops) and the
   // plugin now hands out the second.

@@ -39,7 +39,8 @@ class Finalizer {
           (void)admin_.Send("PATCH", path, nlohmann::json{{"metadata", {{"finalizers", keep}}}}.dump(),
                             "application/merge-patch+json");
         }
-        if ((*object)["kind"] == "Namespace" && !(*object)["spec"].value("finalizers", nlohmann::json::array()).empty()) {
+        if ((*object)["kind"] == "Namespace" &&
+            !(*object)["spec"].value("finalizers", nlohmann::json::array()).empty()) {
           auto ns = *object;
           ns["spec"]["finalizers"] = nlohmann::json::array();
           (void)admin_.Send("PUT", path + "/finalize", ns.dump());

@@ -73,19 +73,27 @@ inline void CreateObject(k8s::Client& admin, const std::string& path, const nloh
 inline void PlayRayHead(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
   std::string pod = name + "-head";
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"}, {"kind", "Pod"},
+               {{"apiVersion", "v1"},
+                {"kind", "Pod"},
                 {"metadata", {{"name", pod}, {"labels", {{"ray.io/cluster", name}, {"ray.io/node-type", "head"}}}}},
                 {"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.60.0"}}}}}}});
   WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"}, {"podIP", ip}, {"podIPs", {{{"ip", ip}}}},
+              {{"phase", "Running"},
+               {"podIP", ip},
+               {"podIPs", {{{"ip", ip}}}},
                {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/services",
-               {{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", name + "-head-svc"}}},
+               {{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", name + "-head-svc"}}},
                 {"spec", {{"ports", {{{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}}}}}}});
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", {{"name", name + "-head-svc"}}},
-                {"subsets", {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                              {"ports", {{{"name", "dashboard"}, {"port", 8265}}}}}}}});
+               {{"apiVersion", "v1"},
+                {"kind", "Endpoints"},
+                {"metadata", {{"name", name + "-head-svc"}}},
+                {"subsets",
+                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
+                   {"ports", {{{"name", "dashboard"}, {"port", 8265}}}}}}}});
 }
 
 }  // namespace tputrain::testing

@@ -36,12 +36,10 @@ std::string Config(const std::string& cluster, const std::string& server, const 
          (current.empty() ? "" : "current-context: " + current + "\n");
 }
 
-TEST_CASE("KUBECONFIG files merge as kubectl merges them: first definition and first current-context win",
-          "[unit]") {
+TEST_CASE("KUBECONFIG files merge as kubectl merges them: first definition and first current-context win", "[unit]") {
   TempDir dir;
   std::string a = dir.Write("a", Config("one", "https://10.0.0.1", "    token: first\n", "one"));
-  std::string b = dir.Write("b", Config("one", "https://10.0.0.2", "    token: second\n", "two") +
-                                     "");
+  std::string b = dir.Write("b", Config("one", "https://10.0.0.2", "    token: second\n", "two") + "");
   std::string c = dir.Write("c", Config("two", "https://10.0.0.3", "    tokenFile: token.txt\n"));
   dir.Write("token.txt", "from-file\n");
   core::Env env({{"KUBECONFIG", a + ":" + dir.path + "/missing:" + b + ":" + c}});
@@ -72,8 +70,8 @@ TEST_CASE("kubeconfig fields: CA and client certificate from files or data, exec
   std::string text =
       "clusters:\n- name: c\n  cluster:\n    server: https://k\n    certificate-authority: ca.pem\n"
       "contexts:\n- name: c\n  context: {cluster: c, user: u, namespace: ml}\ncurrent-context: c\n"
-      "users:\n- name: u\n  user:\n    client-certificate-data: " + EncodeBase64("CERT") +
-      "\n    client-key-data: " + EncodeBase64("KEY") +
+      "users:\n- name: u\n  user:\n    client-certificate-data: " +
+      EncodeBase64("CERT") + "\n    client-key-data: " + EncodeBase64("KEY") +
       "\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: gke-gcloud-auth-plugin\n"
       "      provideClusterInfo: true\n";
   auto access = ClusterAccessFromKubeconfigText(text, dir.path, {});
@@ -130,7 +128,8 @@ TEST_CASE("the kubeconfig entry keeps other entries and the path follows KUBECON
 
   CHECK(KubeconfigWritePath("", core::Env(std::map<std::string, std::string>{{"KUBECONFIG", "/x/a:/x/b"}})) == "/x/a");
   CHECK(KubeconfigWritePath("/flag", core::Env(std::map<std::string, std::string>{{"KUBECONFIG", "/x/a"}})) == "/flag");
-  CHECK(KubeconfigWritePath("", core::Env(std::map<std::string, std::string>{{"HOME", "/home/u"}})) == "/home/u/.kube/config");
+  CHECK(KubeconfigWritePath("", core::Env(std::map<std::string, std::string>{{"HOME", "/home/u"}})) ==
+        "/home/u/.kube/config");
 }
 
 }  // namespace

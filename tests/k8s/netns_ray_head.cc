@@ -83,17 +83,34 @@ NetnsRayHead::NetnsRayHead(const std::string& venv_dir) {
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     temp_dir_ = pattern;
     ProcessOptions start;
-    start.argv = {"ip", "netns", "exec", netns_, ray_bin_ + "/ray", "start", "--head",
-                  "--node-ip-address", ns_ip_, "--port", "6379",
-                  "--dashboard-host", ns_ip_, "--dashboard-port", std::to_string(kDashboardPort),
-                  "--num-cpus", "1", "--disable-usage-stats", "--temp-dir", temp_dir_};
+    start.argv = {"ip",
+                  "netns",
+                  "exec",
+                  netns_,
+                  ray_bin_ + "/ray",
+                  "start",
+                  "--head",
+                  "--node-ip-address",
+                  ns_ip_,
+                  "--port",
+                  "6379",
+                  "--dashboard-host",
+                  ns_ip_,
+                  "--dashboard-port",
+                  std::to_string(kDashboardPort),
+                  "--num-cpus",
+                  "1",
+                  "--disable-usage-stats",
+                  "--temp-dir",
+                  temp_dir_};
     start.env = {{"PATH", ray_bin_ + ":" + env.GetOr("PATH", "/usr/bin:/bin")},
                  {"RAY_USAGE_STATS_ENABLED", "0"},
                  {"RAY_ADDRESS", std::nullopt}};
     ScopedProcess starter(start);
     WaitFor([&] { return !starter.running(); }, std::chrono::minutes(3));
     int code = starter.Stop();
-    if (code != 0) throw std::runtime_error("ray start in " + netns_ + " failed:\n" + starter.ReadOut() + starter.ReadErr());
+    if (code != 0)
+      throw std::runtime_error("ray start in " + netns_ + " failed:\n" + starter.ReadOut() + starter.ReadErr());
   } catch (...) {
     Teardown();
     throw;

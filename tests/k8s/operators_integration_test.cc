@@ -53,7 +53,7 @@ TEST_CASE("operators install lws from a local release manifest: CRD first, recor
 
   const std::string deployment = "/apis/apps/v1/namespaces/" + ns + "/deployments/lws-controller-manager";
   ProcessOptions options;
-  options.argv = {TputrainBinary(), "operators", "install", "lws",     "--manifest", manifest,
+  options.argv = {TputrainBinary(), "operators", "install",  "lws",  "--manifest", manifest,
                   "--run",          "op-run",    "--format", "json", "--timeout",  "60s"};
   options.env = {{"KUBECONFIG", kubeconfig}, {"XDG_STATE_HOME", state}};
   ScopedProcess install(options);
@@ -80,11 +80,9 @@ TEST_CASE("operators install lws from a local release manifest: CRD first, recor
   for (const auto& entry : ledger["entries"]) {
     owned[entry["details"]["kind"].get<std::string>()] = entry["owned"].get<bool>();
   }
-  CHECK(owned == std::map<std::string, bool>{{"CustomResourceDefinition", false},
-                                             {"Namespace", true},
-                                             {"ServiceAccount", true},
-                                             {"Deployment", true}});
-
+  CHECK(owned ==
+        std::map<std::string, bool>{
+            {"CustomResourceDefinition", false}, {"Namespace", true}, {"ServiceAccount", true}, {"Deployment", true}});
 
   // A server dry run of the same manifest changes nothing (a first install's dry run would be
   // refused for objects in the namespace it creates, as kubectl's server dry run is).
@@ -116,8 +114,8 @@ TEST_CASE("operators: KubeRay is a GKE add-on, unknown names are usage errors", 
   auto unknown = Tputrain({"operators", "check", "volcano"}, kubeconfig, state);
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("expected one of kuberay, lws, jobset, got 'volcano'") != std::string::npos);
-  auto unreadable = Tputrain({"operators", "install", "jobset", "--manifest", server.dir() + "/none.yaml"}, kubeconfig,
-                             state);
+  auto unreadable =
+      Tputrain({"operators", "install", "jobset", "--manifest", server.dir() + "/none.yaml"}, kubeconfig, state);
   CHECK(unreadable.exit_code == 2);
   CHECK(unreadable.err.find("--manifest: cannot read") != std::string::npos);
 }

@@ -71,8 +71,17 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   std::string kubeconfig = server.WriteKubeconfig("rayproxy-" + ns, server.admin_token(), ns);
   for (auto [code, want] : {std::pair{0, 0}, std::pair{7, 1}}) {
     ProcessOptions cli;
-    cli.argv = {TputrainBinary(), "job", "submit", "--raycluster", "ray", "--kubeconfig", kubeconfig, "--",
-                "python", "-c", "import sys; print('hello from the cli'); sys.exit(" + std::to_string(code) + ")"};
+    cli.argv = {TputrainBinary(),
+                "job",
+                "submit",
+                "--raycluster",
+                "ray",
+                "--kubeconfig",
+                kubeconfig,
+                "--",
+                "python",
+                "-c",
+                "import sys; print('hello from the cli'); sys.exit(" + std::to_string(code) + ")"};
     cli.env = {{"RAY_ADDRESS", std::nullopt}, {"KUBECONFIG", std::nullopt}};
     auto result = RunProcess(cli, std::chrono::seconds(300));
     INFO(result.err);
@@ -89,14 +98,15 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   const std::string kFollowing = "job running, waiting to be interrupted";
   ProcessOptions sleeper_job;
   const std::string job_program = "import time; print('" + kFollowing + "', flush=True); time.sleep(60)";
-  sleeper_job.argv = {TputrainBinary(), "job", "submit", "--raycluster", "ray", "--kubeconfig", kubeconfig,
-                      "--no-wait", "--", "python", "-c", job_program};
+  sleeper_job.argv = {TputrainBinary(), "job",       "submit", "--raycluster", "ray", "--kubeconfig",
+                      kubeconfig,       "--no-wait", "--",     "python",       "-c",  job_program};
   sleeper_job.env = {{"RAY_ADDRESS", std::nullopt}, {"KUBECONFIG", std::nullopt}};
   auto started = RunProcess(sleeper_job, std::chrono::seconds(120));
   REQUIRE(started.exit_code == 0);
   std::string id = started.out.substr(0, started.out.find('\n'));
   ProcessOptions follow_cli;
-  follow_cli.argv = {TputrainBinary(), "job", "logs", "--follow", id, "--raycluster", "ray", "--kubeconfig", kubeconfig};
+  follow_cli.argv = {TputrainBinary(), "job", "logs",         "--follow", id,
+                     "--raycluster",   "ray", "--kubeconfig", kubeconfig};
   follow_cli.env = sleeper_job.env;
   {
     ScopedProcess following(follow_cli);
@@ -111,9 +121,9 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
     CHECK(following.ReadErr().find("tputrain job logs --follow " + id + " --raycluster ray --kubeconfig " +
                                    kubeconfig) != std::string::npos);
   }
-  auto stopped = RunProcess({{TputrainBinary(), "job", "stop", id, "--raycluster", "ray", "--kubeconfig", kubeconfig},
-                             sleeper_job.env},
-                            std::chrono::seconds(60));
+  auto stopped = RunProcess(
+      {{TputrainBinary(), "job", "stop", id, "--raycluster", "ray", "--kubeconfig", kubeconfig}, sleeper_job.env},
+      std::chrono::seconds(60));
   CHECK(stopped.exit_code == 0);
 }
 

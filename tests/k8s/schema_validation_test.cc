@@ -87,9 +87,7 @@ Json Valid() {
   })");
 }
 
-TEST_CASE("an object that fits its schema gives no errors", "[unit]") {
-  CHECK(Lines(Valid(), Schema()).empty());
-}
+TEST_CASE("an object that fits its schema gives no errors", "[unit]") { CHECK(Lines(Valid(), Schema()).empty()); }
 
 TEST_CASE("a wrong type names the field, the type expected and the value found", "[unit]") {
   auto object = Valid();
@@ -100,8 +98,9 @@ TEST_CASE("a wrong type names the field, the type expected and the value found",
   object["spec"]["suspend"] = "yes";
   object["spec"]["headGroupSpec"]["rayStartParams"]["num-cpus"] = 1;
   object["spec"]["ratio"] = 0.5;  // a number, fine
-  CHECK(Lines(object, Schema()) == Strings{"spec.headGroupSpec.rayStartParams[num-cpus]: expected string, got integer 1",
-                                           "spec.suspend: expected boolean, got string \"yes\""});
+  CHECK(Lines(object, Schema()) ==
+        Strings{"spec.headGroupSpec.rayStartParams[num-cpus]: expected string, got integer 1",
+                "spec.suspend: expected boolean, got string \"yes\""});
   object = Valid();
   object["spec"]["headGroupSpec"] = Json::array();
   CHECK(Lines(object, Schema()) == Strings{"spec.headGroupSpec: expected object, got array"});
@@ -178,8 +177,9 @@ TEST_CASE("additionalProperties: a schema for each value, true for anything, fal
   CHECK(Lines(object, Schema()).empty());
   object["spec"]["strict"]["x"] = 1;
   object["spec"]["headGroupSpec"]["rayStartParams"]["block"] = true;
-  CHECK(Lines(object, Schema()) == Strings{"spec.headGroupSpec.rayStartParams[block]: expected string, got boolean true",
-                                           "spec.strict.x: unknown field"});
+  CHECK(Lines(object, Schema()) ==
+        Strings{"spec.headGroupSpec.rayStartParams[block]: expected string, got boolean true",
+                "spec.strict.x: unknown field"});
 }
 
 TEST_CASE("x-kubernetes-preserve-unknown-fields keeps unknown fields at its node, not in listed ones", "[unit]") {
@@ -189,16 +189,18 @@ TEST_CASE("x-kubernetes-preserve-unknown-fields keeps unknown fields at its node
   CHECK(Lines(object, Schema()).empty());
   object["spec"]["headGroupSpec"]["template"]["spec"]["hostNetwork"] = "yes";
   object["spec"]["headGroupSpec"]["template"]["spec"]["extra"] = 1;
-  CHECK(Lines(object, Schema()) == Strings{"spec.headGroupSpec.template.spec.extra: unknown field",
-                                           "spec.headGroupSpec.template.spec.hostNetwork: expected boolean, got string \"yes\""});
+  CHECK(Lines(object, Schema()) ==
+        Strings{"spec.headGroupSpec.template.spec.extra: unknown field",
+                "spec.headGroupSpec.template.spec.hostNetwork: expected boolean, got string \"yes\""});
 }
 
 TEST_CASE("x-kubernetes-int-or-string takes an integer or a string, nothing else", "[unit]") {
   auto object = Valid();
   object["spec"]["workerGroupSpecs"][0]["port"] = true;
   object["spec"]["workerGroupSpecs"][1]["port"] = Json::object();
-  CHECK(Lines(object, Schema()) == Strings{"spec.workerGroupSpecs[0].port: expected integer or string, got boolean true",
-                                           "spec.workerGroupSpecs[1].port: expected integer or string, got object"});
+  CHECK(Lines(object, Schema()) ==
+        Strings{"spec.workerGroupSpecs[0].port: expected integer or string, got boolean true",
+                "spec.workerGroupSpecs[1].port: expected integer or string, got object"});
 }
 
 TEST_CASE("an embedded resource may carry apiVersion, kind and metadata", "[unit]") {
@@ -276,9 +278,10 @@ std::vector<Object> RenderedObjects(const std::string& template_name) {
   return objects;
 }
 
-const std::map<std::string, std::string> kCrdFiles = {{"RayCluster", "ray.io_rayclusters.yaml"},
-                                                       {"LeaderWorkerSet", "leaderworkerset.x-k8s.io_leaderworkersets.yaml"},
-                                                       {"JobSet", "jobset.x-k8s.io_jobsets.yaml"}};
+const std::map<std::string, std::string> kCrdFiles = {
+    {"RayCluster", "ray.io_rayclusters.yaml"},
+    {"LeaderWorkerSet", "leaderworkerset.x-k8s.io_leaderworkersets.yaml"},
+    {"JobSet", "jobset.x-k8s.io_jobsets.yaml"}};
 
 TEST_CASE("SchemaForVersion picks the version's schema from a CRD", "[unit]") {
   const Json& crd = Crd("ray.io_rayclusters.yaml");
@@ -294,8 +297,8 @@ TEST_CASE("SchemaForVersion picks the version's schema from a CRD", "[unit]") {
 
 TEST_CASE("every custom resource of the built-in templates fits the project's CRDs", "[unit]") {
   int checked = 0;
-  for (const auto* name : {"raycluster-maxtext", "raycluster-cpu", "jetstream-pathways-405b",
-                           "jetstream-pathways-disagg-70b", "saxml"}) {
+  for (const auto* name :
+       {"raycluster-maxtext", "raycluster-cpu", "jetstream-pathways-405b", "jetstream-pathways-disagg-70b", "saxml"}) {
     for (const auto& object : RenderedObjects(name)) {
       auto crd = kCrdFiles.find(object.kind);
       if (crd == kCrdFiles.end()) continue;
@@ -317,7 +320,8 @@ TEST_CASE("a rendered RayCluster with a wrong type or an unknown field gives one
 
   Json wrong_type = objects[0].json;
   wrong_type["spec"]["workerGroupSpecs"][0]["replicas"] = "two";
-  CHECK(Lines(wrong_type, schema) == Strings{"spec.workerGroupSpecs[0].replicas: expected integer, got string \"two\""});
+  CHECK(Lines(wrong_type, schema) ==
+        Strings{"spec.workerGroupSpecs[0].replicas: expected integer, got string \"two\""});
 
   Json unknown = objects[0].json;
   unknown["spec"]["headGroupSpec"]["rayStartParam"] = Json::object();
@@ -330,7 +334,8 @@ TEST_CASE("a rendered RayCluster with a wrong type or an unknown field gives one
 
   Json bad_enum = objects[0].json;
   bad_enum["spec"]["upgradeStrategy"] = {{"type", "Rolling"}};
-  CHECK(Lines(bad_enum, schema) == Strings{"spec.upgradeStrategy.type: expected one of [\"Recreate\", \"None\"], got \"Rolling\""});
+  CHECK(Lines(bad_enum, schema) ==
+        Strings{"spec.upgradeStrategy.type: expected one of [\"Recreate\", \"None\"], got \"Rolling\""});
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // project's KubeRay CRD, the test playing KubeRay (status.state and the head's Service and
 // Endpoints), a real Ray head from the MaxText venv in a network namespace behind the service
 // proxy, and real MaxText training on CPU. Then the same through the emulator's GKE cluster.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -62,7 +62,7 @@ std::string ResourceVersion(k8s::Client& admin, const std::string& path) {
 bool RequestsTpu(const std::string& text) { return text.find("google.com/tpu") != std::string::npos; }
 
 std::map<std::string, std::optional<std::string>> CliEnv(const std::string& home) {
-  return {{"KUBECONFIG", std::nullopt}, {"RAY_ADDRESS", std::nullopt}, {"TPUTRAIN_RUN", std::nullopt},
+  return {{"KUBECONFIG", std::nullopt},      {"RAY_ADDRESS", std::nullopt},         {"TPUTRAIN_RUN", std::nullopt},
           {"XDG_STATE_HOME", home + "/xdg"}, {"XDG_CONFIG_HOME", home + "/config"}, {"NO_COLOR", "1"}};
 }
 
@@ -83,20 +83,21 @@ std::vector<const state::LedgerEntry*> EntriesOf(const state::Ledger& ledger, co
 
 // Runs `submit` in the background and plays KubeRay once the RayCluster shows up; returns what
 // the command printed.
-ProcessResult SubmitPlayingKubeRay(const std::vector<std::string>& argv, const std::map<std::string, std::optional<std::string>>& env,
-                                   ApiServer& server, const std::string& ns, const std::string& name,
-                                   const std::string& head_ip) {
+ProcessResult SubmitPlayingKubeRay(const std::vector<std::string>& argv,
+                                   const std::map<std::string, std::optional<std::string>>& env, ApiServer& server,
+                                   const std::string& ns, const std::string& name, const std::string& head_ip) {
   ScopedProcess submit(ProcessOptions{argv, env, "", ""});
   std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
-  bool appeared = WaitFor([&] { return GetJson(server.admin(), path).has_value() || !submit.running(); },
-                          std::chrono::minutes(3));
+  bool appeared =
+      WaitFor([&] { return GetJson(server.admin(), path).has_value() || !submit.running(); }, std::chrono::minutes(3));
   INFO(submit.ReadErr());
   REQUIRE(appeared);
   auto cluster = GetJson(server.admin(), path);
   REQUIRE(cluster);
   CHECK((*cluster)["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "tputrain");
   CHECK_FALSE(RequestsTpu(cluster->dump()));
-  CHECK((*cluster)["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] == "tputrain-test/ray-maxtext:cpu");
+  CHECK((*cluster)["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] ==
+        "tputrain-test/ray-maxtext:cpu");
   PlayKubeRay(server.admin(), ns, name, head_ip);
   WaitFor([&] { return !submit.running(); }, std::chrono::minutes(15));
   ProcessResult result;
@@ -108,8 +109,10 @@ ProcessResult SubmitPlayingKubeRay(const std::vector<std::string>& argv, const s
 
 }  // namespace
 
-TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, trains through the proxy, and reuses the RayCluster",
-          "[integration]") {
+TEST_CASE(
+    "submit --model on a Kubernetes cluster renders, applies, waits, trains through the proxy, and reuses the "
+    "RayCluster",
+    "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();
   std::string ns = server.NewNamespace("submit");
@@ -119,10 +122,16 @@ TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, train
   const std::string name = "smoke";
   const std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
   const std::string state_dir = home.path + "/state";
-  std::vector<std::string> common = {TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--kubeconfig",
-                                     kubeconfig, "--raycluster", name, "--image", "tputrain-test/ray-maxtext:cpu",
-                                     "--output-dir", home.path + "/runs", "--set", "jax_cache_dir=" + home.path + "/jax",
-                                     "--run", "cluster-run", "--state-dir", state_dir, "--format", "json"};
+  std::vector<std::string> common = {TputrainBinary(), "submit",
+                                     "--model",        "maxtext-cpu-smoke",
+                                     "--kubeconfig",   kubeconfig,
+                                     "--raycluster",   name,
+                                     "--image",        "tputrain-test/ray-maxtext:cpu",
+                                     "--output-dir",   home.path + "/runs",
+                                     "--set",          "jax_cache_dir=" + home.path + "/jax",
+                                     "--run",          "cluster-run",
+                                     "--state-dir",    state_dir,
+                                     "--format",       "json"};
   auto env = CliEnv(home.path);
 
   SECTION("--dry-run prints the apply, then the job request, and changes nothing") {
@@ -157,7 +166,7 @@ TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, train
       CHECK(result->err.find(server.admin_token()) == std::string::npos);
     }
     CHECK_FALSE(GetJson(server.admin(), path).has_value());  // nothing applied
-    CHECK_FALSE(fs::exists(state_dir));                       // nothing recorded
+    CHECK_FALSE(fs::exists(state_dir));                      // nothing recorded
   }
 
   SECTION("the first submit applies and waits; the second finds the RayCluster ready and reuses it") {
@@ -183,14 +192,17 @@ TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, train
     CHECK(objects[0]->name == "kubeconfig:test|ray.io/v1|RayCluster|" + ns + "|" + name);
     CHECK(objects[0]->state == state::EntryState::kCreated);
     CHECK(objects[0]->owned);
-    CHECK(objects[0]->details == nlohmann::json{{"api_version", "ray.io/v1"}, {"kind", "RayCluster"},
-                                                {"namespace", ns}, {"name", name},
+    CHECK(objects[0]->details == nlohmann::json{{"api_version", "ray.io/v1"},
+                                                {"kind", "RayCluster"},
+                                                {"namespace", ns},
+                                                {"name", name},
                                                 {"access", {{"kubeconfig", kubeconfig}, {"context", "test"}}}});
     auto jobs = EntriesOf(*ledger, "ray-job");
     REQUIRE(jobs.size() == 1);
     CHECK(jobs[0]->name == json["submission_id"].get<std::string>());
     CHECK(jobs[0]->state == state::EntryState::kCreated);
-    CHECK(jobs[0]->details == nlohmann::json{{"raycluster", name}, {"namespace", ns},
+    CHECK(jobs[0]->details == nlohmann::json{{"raycluster", name},
+                                             {"namespace", ns},
                                              {"access", {{"kubeconfig", kubeconfig}, {"context", "test"}}}});
 
     // The second submit logs every call it makes, Kubernetes and Ray alike, with the bearer token
@@ -200,7 +212,8 @@ TEST_CASE("submit --model on a Kubernetes cluster renders, applies, waits, train
     auto second = RunProcess(ProcessOptions{verbose, env, "", ""}, std::chrono::seconds(900));
     INFO(second.out << second.err.substr(second.err.size() > 4000 ? second.err.size() - 4000 : 0));
     REQUIRE(second.exit_code == 0);
-    const std::string proxy = server.server() + "/api/v1/namespaces/" + ns + "/services/" + name + "-head-svc:8265/proxy";
+    const std::string proxy =
+        server.server() + "/api/v1/namespaces/" + ns + "/services/" + name + "-head-svc:8265/proxy";
     CHECK(second.err.find("http: PATCH " + server.server() + path + "?fieldManager=tputrain") != std::string::npos);
     CHECK(second.err.find("http: GET " + proxy + "/api/version -> 200") != std::string::npos);
     CHECK(second.err.find("http: POST " + proxy + "/api/jobs/ -> 200") != std::string::npos);
@@ -247,7 +260,9 @@ TEST_CASE("submit --address records its Ray job in the run ledger, and refuses c
   auto result = RunProcess(ProcessOptions{{TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--address",
                                            head.address(), "--launcher", "python -c pass", "--no-wait", "--run",
                                            "address-run", "--state-dir", state_dir, "--format", "json"},
-                                          env, "", ""},
+                                          env,
+                                          "",
+                                          ""},
                            std::chrono::seconds(300));
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
@@ -266,7 +281,9 @@ TEST_CASE("submit --address records its Ray job in the run ledger, and refuses c
   for (const char* flag : {"--raycluster", "--kubeconfig", "--image"}) {
     auto both = RunProcess(ProcessOptions{{TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--address",
                                            head.address(), flag, "x", "--state-dir", state_dir},
-                                          env, "", ""});
+                                          env,
+                                          "",
+                                          ""});
     CHECK(both.exit_code == 2);
     CHECK(both.err == std::string("ERROR: --address and ") + flag +
                           " are exclusive: pass --address for a Ray you reach directly, or the cluster flags for a "
@@ -279,7 +296,8 @@ namespace {
 // `tputrain emulator start` handing out the test API server as its clusters' endpoint and CA.
 class Emulator {
  public:
-  Emulator(const ApiServer& server, const std::string& dir) : base_url_("http://127.0.0.1:" + std::to_string(FreeLoopbackPort())) {
+  Emulator(const ApiServer& server, const std::string& dir)
+      : base_url_("http://127.0.0.1:" + std::to_string(FreeLoopbackPort())) {
     WriteTextFile(dir + "/cluster-ca.pem", server.ca_pem());
     process_ = std::make_unique<ScopedProcess>(ProcessOptions{
         {TputrainBinary(), "emulator", "start", "--port", base_url_.substr(base_url_.rfind(':') + 1), "--op-latency",
@@ -332,15 +350,29 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
   REQUIRE(created.exit_code == 0);
   // The cluster's kubeconfig entry, as gcloud writes it: gke-gcloud-auth-plugin, served by
   // tputrain's own Google token.
-  auto credentials = tputrain({"cluster", "get-credentials", "ray-cpu", "--location", "us-east5-b", "--kubeconfig",
-                               kubeconfig});
+  auto credentials =
+      tputrain({"cluster", "get-credentials", "ray-cpu", "--location", "us-east5-b", "--kubeconfig", kubeconfig});
   INFO(credentials.out << credentials.err);
   REQUIRE(credentials.exit_code == 0);
   const std::string context = "gke_p_us-east5-b_ray-cpu";
-  std::vector<std::string> submit = {TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--kubeconfig",
-                                     kubeconfig, "-n", ns, "--image", "tputrain-test/ray-maxtext:cpu",
-                                     "--output-dir", home.path + "/runs", "--set", "jax_cache_dir=" + home.path + "/jax",
-                                     "--run", "emu-run", "--state-dir", state_dir};
+  std::vector<std::string> submit = {TputrainBinary(),
+                                     "submit",
+                                     "--model",
+                                     "maxtext-cpu-smoke",
+                                     "--kubeconfig",
+                                     kubeconfig,
+                                     "-n",
+                                     ns,
+                                     "--image",
+                                     "tputrain-test/ray-maxtext:cpu",
+                                     "--output-dir",
+                                     home.path + "/runs",
+                                     "--set",
+                                     "jax_cache_dir=" + home.path + "/jax",
+                                     "--run",
+                                     "emu-run",
+                                     "--state-dir",
+                                     state_dir};
   const std::string name = "maxtext-cpu-smoke";  // the default name for the CPU preset
   const std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
 
@@ -383,11 +415,28 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
 
   // The same cluster named as GKE knows it: no kubeconfig, the endpoint and CA from clusters.get,
   // the token from the Google credentials. The ready RayCluster is reused.
-  std::vector<std::string> by_name = {TputrainBinary(), "submit", "--model", "maxtext-cpu-smoke", "--cluster",
-                                      "ray-cpu", "--location", "us-east5-b", "-n", ns, "--image",
-                                      "tputrain-test/ray-maxtext:cpu", "--output-dir", home.path + "/runs", "--set",
-                                      "jax_cache_dir=" + home.path + "/jax", "--run", "emu-run", "--state-dir",
-                                      state_dir, "--format", "json"};
+  std::vector<std::string> by_name = {TputrainBinary(),
+                                      "submit",
+                                      "--model",
+                                      "maxtext-cpu-smoke",
+                                      "--cluster",
+                                      "ray-cpu",
+                                      "--location",
+                                      "us-east5-b",
+                                      "-n",
+                                      ns,
+                                      "--image",
+                                      "tputrain-test/ray-maxtext:cpu",
+                                      "--output-dir",
+                                      home.path + "/runs",
+                                      "--set",
+                                      "jax_cache_dir=" + home.path + "/jax",
+                                      "--run",
+                                      "emu-run",
+                                      "--state-dir",
+                                      state_dir,
+                                      "--format",
+                                      "json"};
   auto named = RunProcess(ProcessOptions{by_name, env, "", ""}, std::chrono::seconds(300));
   INFO(named.out << named.err.substr(named.err.size() > 4000 ? named.err.size() - 4000 : 0));
   REQUIRE(named.exit_code == 0);

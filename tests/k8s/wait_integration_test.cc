@@ -39,11 +39,10 @@ class WatchGate {
 };
 
 core::Result<k8s::WaitResult> WaitObjectReady(k8s::Connection& connection, const std::string& api_version,
-                                      const std::string& kind, const std::string& name, const std::string& ns,
-                                      k8s::WatchOptions options) {
+                                              const std::string& kind, const std::string& name, const std::string& ns,
+                                              k8s::WatchOptions options) {
   RealTime time;
-  return k8s::WaitReady(*connection.client, *connection.discovery, {api_version, kind, name}, ns, options,
-                        time.deps());
+  return k8s::WaitReady(*connection.client, *connection.discovery, {api_version, kind, name}, ns, options, time.deps());
 }
 
 TEST_CASE("wait returns when the operator marks the RayCluster ready, seen through a watch", "[integration]") {
@@ -56,7 +55,8 @@ TEST_CASE("wait returns when the operator marks the RayCluster ready, seen throu
   k8s::WatchOptions options;
   options.timeout = std::chrono::seconds(120);
   options.on_watch_started = gate.callback();
-  auto waiter = std::async(std::launch::async, [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
+  auto waiter = std::async(std::launch::async,
+                           [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
   REQUIRE(gate.WaitOpened(1));
   std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray";
   WriteStatus(server.admin(), path, {{"state", "failed"}});  // not ready: the wait goes on
@@ -78,7 +78,8 @@ TEST_CASE("a dropped watch is resumed and still sees the change", "[integration]
   k8s::WatchOptions options;
   options.timeout = std::chrono::seconds(180);
   options.on_watch_started = gate.callback();
-  auto waiter = std::async(std::launch::async, [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
+  auto waiter = std::async(std::launch::async,
+                           [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
   REQUIRE(gate.WaitOpened(1));
   server.RestartApiServer();  // kills the server under the open watch
   WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray", {{"state", "ready"}});
@@ -131,11 +132,12 @@ TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from t
   server.EnsureCrds();
   std::string ns = server.NewNamespace("kinds");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
-  std::string pod_template =
-      "      spec:\n        containers:\n        - name: main\n          image: busybox\n";
-  auto applied = ApplyYaml(*connection,
-                    "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: lws\nspec:\n"
-                    "  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n" + pod_template +
+  std::string pod_template = "      spec:\n        containers:\n        - name: main\n          image: busybox\n";
+  auto applied =
+      ApplyYaml(*connection,
+                "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: lws\nspec:\n"
+                "  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n" +
+                    pod_template +
                     "---\napiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: js\nspec:\n"
                     "  replicatedJobs:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n        template:\n"
                     "          spec:\n            restartPolicy: Never\n            containers:\n"
@@ -153,13 +155,21 @@ TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from t
   std::string now = "2026-11-22T10:00:00Z";
 
   WriteStatus(admin, "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/lws",
-              {{"conditions", {{{"type", "Available"}, {"status", "True"}, {"reason", "AllGroupsReady"},
-                                {"message", "All replicas are ready"}, {"lastTransitionTime", now}}}}});
+              {{"conditions",
+                {{{"type", "Available"},
+                  {"status", "True"},
+                  {"reason", "AllGroupsReady"},
+                  {"message", "All replicas are ready"},
+                  {"lastTransitionTime", now}}}}});
   CHECK(WaitObjectReady(*connection, "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "lws", ns, options));
 
   WriteStatus(admin, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/" + ns + "/jobsets/js",
-              {{"conditions", {{{"type", "Failed"}, {"status", "True"}, {"reason", "FailedJobs"},
-                                {"message", "jobset failed due to w-0"}, {"lastTransitionTime", now}}}}});
+              {{"conditions",
+                {{{"type", "Failed"},
+                  {"status", "True"},
+                  {"reason", "FailedJobs"},
+                  {"message", "jobset failed due to w-0"},
+                  {"lastTransitionTime", now}}}}});
   auto jobset = WaitObjectReady(*connection, "jobset.x-k8s.io/v1alpha2", "JobSet", "js", ns, options);
   REQUIRE_FALSE(jobset);
   CHECK(jobset.error().message.find("failed: Failed: FailedJobs: jobset failed due to w-0") != std::string::npos);
@@ -167,8 +177,10 @@ TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from t
   auto deployment = admin.GetJson("/apis/apps/v1/namespaces/" + ns + "/deployments/dep", "");
   REQUIRE(deployment);
   WriteStatus(admin, "/apis/apps/v1/namespaces/" + ns + "/deployments/dep",
-              {{"observedGeneration", (*deployment)["metadata"]["generation"]}, {"replicas", 2},
-               {"availableReplicas", 2}, {"readyReplicas", 2}});
+              {{"observedGeneration", (*deployment)["metadata"]["generation"]},
+               {"replicas", 2},
+               {"availableReplicas", 2},
+               {"readyReplicas", 2}});
   CHECK(WaitObjectReady(*connection, "apps/v1", "Deployment", "dep", ns, options));
 
   WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/pod",
@@ -181,14 +193,17 @@ TEST_CASE("delete goes in reverse order with foreground propagation, each gone b
   server.EnsureCrds();
   std::string ns = "del-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), "default"));
-  std::string yaml = RayClusterYaml("ray", ns) + "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ray\n"
-                     "  namespace: " + ns + "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n";
+  std::string yaml = RayClusterYaml("ray", ns) +
+                     "---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ray\n"
+                     "  namespace: " +
+                     ns + "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n";
   auto applied = ApplyYaml(*connection, yaml);
   REQUIRE(applied);
   REQUIRE((*applied)[0].object.kind == "Namespace");
 
-  Finalizer finalizer(server.admin(), {"/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray",
-                                       "/api/v1/namespaces/" + ns + "/serviceaccounts/ray", "/api/v1/namespaces/" + ns});
+  Finalizer finalizer(server.admin(),
+                      {"/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray",
+                       "/api/v1/namespaces/" + ns + "/serviceaccounts/ray", "/api/v1/namespaces/" + ns});
   std::vector<std::string> order;
   std::vector<int> status_after;
   RealTime time;
@@ -197,8 +212,7 @@ TEST_CASE("delete goes in reverse order with foreground propagation, each gone b
   auto deleted = k8s::Delete(*connection->client, *connection->discovery, Parse(yaml), options, time.deps(),
                              [&](const k8s::DeleteResult& result) {
                                order.push_back(result.object.kind);
-                               std::string path = result.object.kind == "Namespace"
-                                                      ? "/api/v1/namespaces/" + ns
+                               std::string path = result.object.kind == "Namespace" ? "/api/v1/namespaces/" + ns
                                                   : result.object.kind == "ServiceAccount"
                                                       ? "/api/v1/namespaces/" + ns + "/serviceaccounts/ray"
                                                       : "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray";

@@ -104,7 +104,8 @@ TEST_CASE("profiler boundary steps are recognised, not timed", "[maxtext]") {
   CHECK(boundary.kind == LineKind::kProfilerBoundary);
   CHECK(boundary.boundary_step == 5);
   CHECK_FALSE(boundary.metrics);
-  auto in_rampup = ParseLine("[Rampup Batch Size Phase], completed profiler activation/deactivation step: 1, loss: 5.000");
+  auto in_rampup =
+      ParseLine("[Rampup Batch Size Phase], completed profiler activation/deactivation step: 1, loss: 5.000");
   CHECK(in_rampup.kind == LineKind::kProfilerBoundary);
 }
 

@@ -44,10 +44,11 @@ TEST_CASE("the CPU smoke preset runs MaxText's trainer module with the tiny shap
   spec.sets = {"steps=3"};
   auto job = workflow::BuildMaxTextJob(spec, clock);
   REQUIRE(job);
-  CHECK(job->request.entrypoint.rfind("python -m maxtext.trainers.pre_train.train base_output_directory=/tmp/tputrain-runs/ "
-                                      "dataset_type=synthetic per_device_batch_size=1 max_target_length=128 steps=3 "
-                                      "run_name=maxtext-cpu-smoke-20261118-110640 base_emb_dim=64",
-                                      0) == 0);
+  CHECK(job->request.entrypoint.rfind(
+            "python -m maxtext.trainers.pre_train.train base_output_directory=/tmp/tputrain-runs/ "
+            "dataset_type=synthetic per_device_batch_size=1 max_target_length=128 steps=3 "
+            "run_name=maxtext-cpu-smoke-20261118-110640 base_emb_dim=64",
+            0) == 0);
   CHECK(job->request.entrypoint.find("hardware=cpu skip_jax_distributed_system=true") != std::string::npos);
   CHECK(job->steps == 3);
   CHECK(job->request.runtime_env["env_vars"]["RAY_DEDUP_LOGS"] == "1");  // the user's choice wins
@@ -71,6 +72,7 @@ TEST_CASE("bad submit input is refused with the flag named", "[submit]") {
   refuse({.model = "gpt-9"}, "--model");
   // One axis left to MaxText (-1) is fine when the rest divides the chips.
   auto filled = workflow::BuildMaxTextJob(
-      {.model = "llama3-8b", .tpu_type = "v6e-16", .sets = {"ici_fsdp_parallelism=-1", "ici_tensor_parallelism=8"}}, clock);
+      {.model = "llama3-8b", .tpu_type = "v6e-16", .sets = {"ici_fsdp_parallelism=-1", "ici_tensor_parallelism=8"}},
+      clock);
   CHECK(filled);
 }

@@ -18,7 +18,8 @@ namespace {
 
 std::string MaxTextVenv() {
   const char* cache = getenv("TPUTRAIN_TEST_CACHE");
-  std::string base = cache != nullptr && cache[0] != '\0' ? cache : std::string(getenv("HOME")) + "/.cache/tputrain-test";
+  std::string base =
+      cache != nullptr && cache[0] != '\0' ? cache : std::string(getenv("HOME")) + "/.cache/tputrain-test";
   return base + "/maxtext";
 }
 
@@ -53,7 +54,8 @@ struct Printed {
 
 // MaxText's own step lines, read with a regex of the test's own (not tputrain's parser).
 std::vector<Printed> StepLines(const std::string& log) {
-  static const std::regex line(R"(completed step: (\d+), seconds: [\d.]+, TFLOP/s/device: ([\d.]+), Tokens/s/device: ([\d.]+))");
+  static const std::regex line(
+      R"(completed step: (\d+), seconds: [\d.]+, TFLOP/s/device: ([\d.]+), Tokens/s/device: ([\d.]+))");
   std::vector<Printed> steps;
   for (auto it = std::sregex_iterator(log.begin(), log.end(), line); it != std::sregex_iterator(); ++it) {
     size_t step = std::stoul((*it)[1]);
@@ -86,14 +88,17 @@ TEST_CASE("catalog FLOPs agree with MaxText's calculate_tflops_training_per_devi
     std::vector<std::string> args;
   };
   for (const auto& c : std::vector<Case>{
-           {"maxtext-cpu-smoke", {"per_device_batch_size=1", "max_target_length=128", "base_emb_dim=64",
-                                  "base_num_query_heads=2", "base_num_kv_heads=2", "base_mlp_dim=128",
-                                  "base_num_decoder_layers=2", "head_dim=32", "vocab_size=256"}},
+           {"maxtext-cpu-smoke",
+            {"per_device_batch_size=1", "max_target_length=128", "base_emb_dim=64", "base_num_query_heads=2",
+             "base_num_kv_heads=2", "base_mlp_dim=128", "base_num_decoder_layers=2", "head_dim=32", "vocab_size=256"}},
            {"llama3-8b", {"model_name=llama3-8b", "per_device_batch_size=1", "max_target_length=4096"}},
            {"llama2-70b", {"model_name=llama2-70b", "per_device_batch_size=2", "max_target_length=2048"}}}) {
     std::string dir = TempDir();
-    std::vector<std::string> argv = {MaxTextVenv() + "/bin/python", std::string(TPUTRAIN_SOURCE_DIR) + "/tests/maxtext/maxtext_flops.py",
-                                     "run_name=flops", "base_output_directory=" + dir, "hardware=cpu",
+    std::vector<std::string> argv = {MaxTextVenv() + "/bin/python",
+                                     std::string(TPUTRAIN_SOURCE_DIR) + "/tests/maxtext/maxtext_flops.py",
+                                     "run_name=flops",
+                                     "base_output_directory=" + dir,
+                                     "hardware=cpu",
                                      "skip_jax_distributed_system=true"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     auto result = RunProcess(ProcessOptions{argv, {{"JAX_PLATFORMS", "cpu"}}, "", dir}, std::chrono::seconds(300));
@@ -117,11 +122,11 @@ TEST_CASE("a job printing MaxText step lines from 4 hosts yields the right summa
   const double tflops = 197.62862515814402;  // MaxText's figure for llama3-8b at 4096 tokens
   std::string list;
   for (double s : seconds) list += (list.empty() ? "" : ",") + std::to_string(s);
-  auto result = Submit({"--model", "llama3-8b", "--tpu-type", "v6e-16", "--steps", std::to_string(seconds.size()),
-                        "--launcher", "python fake_maxtext.py", "--working-dir",
-                        std::string(TPUTRAIN_SOURCE_DIR) + "/tests/maxtext/jobs", "--output-dir", "/tmp/unused",
-                        "--set", "fake_step_seconds=" + list, "--set", "fake_tflops=" + std::to_string(tflops),
-                        "--set", "fake_workers=4"});
+  auto result =
+      Submit({"--model", "llama3-8b", "--tpu-type", "v6e-16", "--steps", std::to_string(seconds.size()), "--launcher",
+              "python fake_maxtext.py", "--working-dir", std::string(TPUTRAIN_SOURCE_DIR) + "/tests/maxtext/jobs",
+              "--output-dir", "/tmp/unused", "--set", "fake_step_seconds=" + list, "--set",
+              "fake_tflops=" + std::to_string(tflops), "--set", "fake_workers=4"});
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
   auto json = Json(result);
@@ -137,15 +142,16 @@ TEST_CASE("a job printing MaxText step lines from 4 hosts yields the right summa
   CHECK(summary["mean_step_seconds"].get<double>() == Approx(mean).epsilon(1e-6));
   CHECK(summary["tokens_per_second_per_device"].get<double>() == Approx(4096 / mean).epsilon(1e-6));
   CHECK(summary["tokens_per_second_per_slice"].get<double>() == Approx(16 * 4096 / mean).epsilon(1e-6));
-  CHECK(summary["tflops_per_second_per_device"].get<double>() == Approx(std::stod(std::to_string(tflops)) / mean).epsilon(1e-6));
+  CHECK(summary["tflops_per_second_per_device"].get<double>() ==
+        Approx(std::stod(std::to_string(tflops)) / mean).epsilon(1e-6));
   CHECK(summary["mfu"].get<double>() == Approx(std::stod(std::to_string(tflops)) / mean / 918).epsilon(1e-6));
   CHECK(summary["final_loss"].get<double>() == Approx(10.0 - static_cast<double>(seconds.size() - 1)));
 }
 
 TEST_CASE("tputrain submit trains the CPU smoke preset with real MaxText", "[integration]") {
   std::string dir = TempDir();
-  auto result = Submit({"--model", "maxtext-cpu-smoke", "--output-dir", dir, "--set", "jax_cache_dir=" + dir + "/jax",
-                        "--logs"});
+  auto result =
+      Submit({"--model", "maxtext-cpu-smoke", "--output-dir", dir, "--set", "jax_cache_dir=" + dir + "/jax", "--logs"});
   INFO(result.out << result.err.substr(result.err.size() > 4000 ? result.err.size() - 4000 : 0));
   REQUIRE(result.exit_code == 0);
   auto json = Json(result);

@@ -18,7 +18,8 @@ std::string Lines(const std::vector<double>& seconds, double tokens, double tflo
     log += fmt::format(
         "I1122 12:49:18.945887 1405 metric_logger.py:265] completed step: {}, seconds: {:.3f}, TFLOP/s/device: {:.3f}, "
         "Tokens/s/device: {:.3f}, total_weights: {}, loss: {:.3f}, lm_loss: {:.3f}, perplexity: {:.3f}\n",
-        step, t, tflops / t, tokens / t, static_cast<int>(tokens) * 16, 10.0 - step, 10.0 - step, std::exp(10.0 - step));
+        step, t, tflops / t, tokens / t, static_cast<int>(tokens) * 16, 10.0 - step, 10.0 - step,
+        std::exp(10.0 - step));
   }
   return log;
 }
@@ -71,10 +72,12 @@ TEST_CASE("short runs, rampup steps, NaN and the device count from the log", "[m
   TrainingLog log;
   log.Feed("Num_devices: 8, shape (1, 8)\n");
   log.Feed("[Rampup Batch Size Phase], completed step: 0, seconds: 0.300, total_weights: 64, loss: 6.000\n");
-  log.Feed("completed step: 1, seconds: 2.000, TFLOP/s/device: 1.000, Tokens/s/device: 64.000, total_weights: 128, "
-           "loss: 5.000\n");
-  log.Feed("completed step: 2, seconds: 1.000, TFLOP/s/device: 2.000, Tokens/s/device: 128.000, total_weights: 128, "
-           "loss: nan\n");
+  log.Feed(
+      "completed step: 1, seconds: 2.000, TFLOP/s/device: 1.000, Tokens/s/device: 64.000, total_weights: 128, "
+      "loss: 5.000\n");
+  log.Feed(
+      "completed step: 2, seconds: 1.000, TFLOP/s/device: 2.000, Tokens/s/device: 128.000, total_weights: 128, "
+      "loss: nan\n");
   RunFacts facts;
   facts.tokens_per_device_step = 128;
   facts.slices = 2;

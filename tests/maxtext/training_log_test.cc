@@ -15,8 +15,8 @@ std::string StepLine(int step, const char* prefix = "I1122 12:49:18.945887 1405 
 }  // namespace
 
 TEST_CASE("lines split anywhere across pieces are parsed once whole", "[maxtext]") {
-  std::string log = "Config param steps: 3\n" + StepLine(0) + StepLine(1) + "number parameters: 0.000 billion\n" +
-                    StepLine(2);
+  std::string log =
+      "Config param steps: 3\n" + StepLine(0) + StepLine(1) + "number parameters: 0.000 billion\n" + StepLine(2);
   // Every split point, including inside the absl prefix and inside numbers.
   for (size_t cut = 0; cut <= log.size(); ++cut) {
     TrainingLog parsed;
@@ -56,7 +56,8 @@ TEST_CASE("each host's copy of a step counts once, with Ray's repeat count", "[m
 TEST_CASE("start-up facts and the NaN abort are kept", "[maxtext]") {
   TrainingLog parsed;
   parsed.Feed("I1123 00:50:55.363959 1401 maxtext_utils.py:2098] Num_devices: 1, shape (1, 1, 1)\n");
-  parsed.Feed("Per train step:\n Total TFLOPs: 0.00 \n split as 85.71% learnable weight flops and 14.29% attention flops\n");
+  parsed.Feed(
+      "Per train step:\n Total TFLOPs: 0.00 \n split as 85.71% learnable weight flops and 14.29% attention flops\n");
   parsed.Feed("completed profiler activation/deactivation step: 3, total_weights: 128, loss: 5.000\n");
   parsed.Feed("Aborting training due to NaN loss.\n");
   CHECK(*parsed.num_devices() == 1);

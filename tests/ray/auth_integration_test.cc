@@ -12,8 +12,7 @@ constexpr const char* kToken = "tputrain-test-token-0123456789abcdefghijklmnop";
 
 }  // namespace
 
-TEST_CASE("token-auth dashboard: no token exits 4, a wrong one 1, the right one submits and follows",
-          "[integration]") {
+TEST_CASE("token-auth dashboard: no token exits 4, a wrong one 1, the right one submits and follows", "[integration]") {
   RayHead head(RayHead::Options{.env = {{"RAY_AUTH_MODE", "token"}, {"RAY_AUTH_TOKEN", kToken}}});
   auto run = [&](std::optional<std::string> token, std::vector<std::string> args) {
     args.insert(args.begin(), TputrainBinary());

@@ -53,8 +53,7 @@ TEST_CASE("one version handshake per client, whatever the calls", "[integration]
   CHECK(f.transport.Count("POST /api/jobs/") == 1);  // the trailing slash
 }
 
-TEST_CASE("following over the WebSocket and by polling deliver the same text as the final log",
-          "[integration]") {
+TEST_CASE("following over the WebSocket and by polling deliver the same text as the final log", "[integration]") {
   Fixture f;
   auto submitted = f.client.Submit(SubmitRequest{.entrypoint = kPrinter});
   REQUIRE(submitted);
@@ -69,7 +68,7 @@ TEST_CASE("following over the WebSocket and by polling deliver the same text as 
   });
   REQUIRE(job);
   CHECK(job->status == JobStatus::kSucceeded);
-  CHECK(chunks > 1);  // streamed as it came, not once at the end
+  CHECK(chunks > 1);                                               // streamed as it came, not once at the end
   CHECK(f.transport.Count("GET /api/jobs/" + id + "/logs") == 0);  // no polling was needed
 
   auto full = f.client.Logs(id);

@@ -38,14 +38,18 @@ TEST_CASE("Ray's text/plain errors become one clean line with the right kind") {
   CHECK(error.kind == core::ErrorKind::kNotFound);
   CHECK(error.message == "Job nope does not exist");
 
-  error = ErrorFromRay(http::Response{400, {}, "Traceback (most recent call last):\n  File \"x\"\n"
-                                                 "           ^^^^^\nTypeError: got an unexpected keyword argument 'bogus'\n"},
+  error = ErrorFromRay(http::Response{400,
+                                      {},
+                                      "Traceback (most recent call last):\n  File \"x\"\n"
+                                      "           ^^^^^\nTypeError: got an unexpected keyword argument 'bogus'\n"},
                        "ray.jobs.submit");
   CHECK(error.message == "TypeError: got an unexpected keyword argument 'bogus'");
   CHECK(error.http_status == 400);
 
-  error = ErrorFromRay(http::Response{500, {}, "Traceback...\nRuntimeError: Attempted to delete job 'j', but it is in "
-                                                 "a non-terminal state RUNNING.\n"},
+  error = ErrorFromRay(http::Response{500,
+                                      {},
+                                      "Traceback...\nRuntimeError: Attempted to delete job 'j', but it is in "
+                                      "a non-terminal state RUNNING.\n"},
                        "ray.jobs.delete");
   CHECK(error.kind == core::ErrorKind::kFailedPrecondition);
   CHECK(error.message.find("non-terminal state RUNNING.") != std::string::npos);
@@ -56,7 +60,8 @@ TEST_CASE("the submit body holds only set fields, and fields the head's Ray lack
   SubmitRequest request{.entrypoint = "python x.py", .submission_id = "a"};
   auto body = SubmitBody(request, v2_60);
   REQUIRE(body);
-  CHECK(*body == nlohmann::json::parse(R"({"entrypoint":"python x.py","submission_id":"a","runtime_env":{},"metadata":{}})"));
+  CHECK(*body ==
+        nlohmann::json::parse(R"({"entrypoint":"python x.py","submission_id":"a","runtime_env":{},"metadata":{}})"));
 
   request.entrypoint_memory = 1024;
   request.entrypoint_num_cpus = 0.5;
@@ -152,7 +157,8 @@ TEST_CASE("addresses, headers and the Ray token resolve as the Ray CLI's do") {
   CHECK(http::FindHeader(options->headers, "x-ray-authorization") == "Bearer ray-secret");
   std::filesystem::remove(token_file);
 
-  auto flags = ResolveClientOptions({.address = "http://127.0.0.1:3", .headers = {"X-A: b"}}, core::Env(), std::nullopt);
+  auto flags =
+      ResolveClientOptions({.address = "http://127.0.0.1:3", .headers = {"X-A: b"}}, core::Env(), std::nullopt);
   REQUIRE(flags);
   CHECK(flags->headers == http::Headers{{"X-A", "b"}});
   auto bad = ResolveClientOptions({.address = "http://127.0.0.1:3", .headers = {"nocolon"}}, core::Env(), std::nullopt);

@@ -82,8 +82,8 @@ TEST_CASE("a tail that keeps dropping gives way to polling after max_reconnects"
 
 TEST_CASE("a follow rides out the head (or the API server before it) restarting, and gives up after a bound") {
   Fixture f;
-  JobsClient client{f.transport, f.sleeper, ClientOptions{.address = "http://127.0.0.1:8265",
-                                                          .max_unanswered_attempts = 1}};
+  JobsClient client{f.transport, f.sleeper,
+                    ClientOptions{.address = "http://127.0.0.1:8265", .max_unanswered_attempts = 1}};
   f.connector.scripts.push_back({{"a\n"}, 1006});  // the connection drops with the server
   f.transport.Lose();
   f.transport.Reply(503, "proxy: no endpoints");
@@ -103,8 +103,8 @@ TEST_CASE("a follow rides out the head (or the API server before it) restarting,
   CHECK(notices[0].find("unreachable") != std::string::npos);
 
   Fixture gone;
-  JobsClient gone_client{gone.transport, gone.sleeper, ClientOptions{.address = "http://127.0.0.1:8265",
-                                                                     .max_unanswered_attempts = 1}};
+  JobsClient gone_client{gone.transport, gone.sleeper,
+                         ClientOptions{.address = "http://127.0.0.1:8265", .max_unanswered_attempts = 1}};
   gone.connector.scripts.push_back({{"a\n"}, 1006});
   for (int i = 0; i < 5; ++i) gone.transport.Lose();
   LogFollower bounded(gone_client, gone.connector, gone.sleeper, FollowOptions{.max_unreachable_polls = 4});

@@ -50,7 +50,9 @@ class PtyProcess {
     }
     return true;
   }
-  void Type(const std::string& text) { REQUIRE(write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size())); }
+  void Type(const std::string& text) {
+    REQUIRE(write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  }
   int Wait() {
     int status = 0;
     waitpid(pid_, &status, 0);
@@ -83,8 +85,8 @@ TEST_CASE("Ctrl-C while following on a terminal asks, and 'y' stops the job (exi
   CHECK(follow.Wait() == 3);
 
   auto env = head.CliEnv();
-  auto status = RunProcess(ProcessOptions{{TputrainBinary(), "job", "status", id, "--address", head.address(),
-                                           "--format", "json"}, env, "", ""});
+  auto status = RunProcess(ProcessOptions{
+      {TputrainBinary(), "job", "status", id, "--address", head.address(), "--format", "json"}, env, "", ""});
   CHECK(nlohmann::json::parse(status.out)["status"] == "STOPPED");
 }
 

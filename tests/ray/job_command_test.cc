@@ -62,8 +62,8 @@ TEST_CASE("job submit --dry-run prints the upload and the submit body and sends 
   auto package = ray::PackageWorkingDir(dir);
   REQUIRE(package);
   auto result = Tputrain({"job", "submit", "--dry-run", "--format", "json", "--address", DeadAddress(), "--working-dir",
-                          dir, "--runtime-env-json", R"({"env_vars": {"A": "1"}})", "--entrypoint-num-cpus", "1",
-                          "--", "python", "train.py", "--name", "it's"});
+                          dir, "--runtime-env-json", R"({"env_vars": {"A": "1"}})", "--entrypoint-num-cpus", "1", "--",
+                          "python", "train.py", "--name", "it's"});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   auto requests = nlohmann::json::parse(result.out);

@@ -89,12 +89,14 @@ TEST_CASE("status, logs, list and delete of a finished job", "[integration]") {
   CHECK(gone.err.find("does not exist") != std::string::npos);
 }
 
-TEST_CASE("job stop stops a running job; its wait exits 3 and a non-terminal delete is refused",
-          "[integration]") {
+TEST_CASE("job stop stops a running job; its wait exits 3 and a non-terminal delete is refused", "[integration]") {
   std::string id = Unique("stopme");
   REQUIRE(Tputrain({"job", "submit", "--no-wait", "--submission-id", id, "--", "sleep", "300"}).exit_code == 0);
-  REQUIRE(WaitFor([&] { return Tputrain({"job", "status", id}).out.find("RUNNING") != std::string::npos; },
-                  std::chrono::minutes(2)));
+  REQUIRE(WaitFor(
+      [&] {
+        return Tputrain({"job", "status", id}).out.find("RUNNING") != std::string::npos;
+      },
+      std::chrono::minutes(2)));
   auto refused = Tputrain({"job", "delete", id});
   CHECK(refused.exit_code == 1);
   CHECK(refused.err.find("non-terminal") != std::string::npos);
@@ -178,7 +180,8 @@ TEST_CASE("Ctrl-C while following without a TTY detaches and prints the re-attac
   kill(follow.pid(), SIGINT);
   REQUIRE(WaitFor([&] { return !follow.running(); }, std::chrono::seconds(30)));
   CHECK(follow.Stop() == 130);
-  CHECK(follow.ReadErr().find("tputrain job logs --follow " + id + " --address " + head.address()) != std::string::npos);
+  CHECK(follow.ReadErr().find("tputrain job logs --follow " + id + " --address " + head.address()) !=
+        std::string::npos);
   CHECK(Json(Tputrain({"job", "status", id, "--format", "json"}))["status"] == "RUNNING");
   CHECK(Tputrain({"job", "stop", id}).exit_code == 0);
 }

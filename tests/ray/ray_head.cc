@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <vector>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "testing/free_port.h"
 #include "testing/scoped_process.h"
@@ -59,7 +59,8 @@ void EndProcessesUnder(const std::string& temp_dir) {
 
 std::string RayHead::DefaultVenv() {
   const char* cache = getenv("TPUTRAIN_TEST_CACHE");
-  std::string base = cache != nullptr && cache[0] != '\0' ? cache : std::string(getenv("HOME")) + "/.cache/tputrain-test";
+  std::string base =
+      cache != nullptr && cache[0] != '\0' ? cache : std::string(getenv("HOME")) + "/.cache/tputrain-test";
   return base + "/ray";
 }
 
@@ -79,15 +80,14 @@ RayHead::RayHead(Options options) {
   env_["RAY_ADDRESS"] = std::nullopt;
 
   int dashboard_port = FreePortOutsideRayRange();
-  std::vector<std::string> argv = {
-      bin_dir_ + "/ray", "start", "--head", "--node-ip-address", "127.0.0.1",
-      "--port", std::to_string(FreePortOutsideRayRange()),
-      "--dashboard-host", "127.0.0.1", "--dashboard-port", std::to_string(dashboard_port),
-      // Fixed defaults (10001, 52365) would collide with any other head on the machine.
-      "--ray-client-server-port", std::to_string(FreePortOutsideRayRange()),
-      "--dashboard-agent-listen-port", std::to_string(FreePortOutsideRayRange()),
-      "--min-worker-port", "20000", "--max-worker-port", "20999",
-      "--num-cpus", std::to_string(options.num_cpus), "--disable-usage-stats", "--temp-dir", temp_dir_};
+  std::vector<std::string> argv = {bin_dir_ + "/ray", "start", "--head", "--node-ip-address", "127.0.0.1", "--port",
+                                   std::to_string(FreePortOutsideRayRange()), "--dashboard-host", "127.0.0.1",
+                                   "--dashboard-port", std::to_string(dashboard_port),
+                                   // Fixed defaults (10001, 52365) would collide with any other head on the machine.
+                                   "--ray-client-server-port", std::to_string(FreePortOutsideRayRange()),
+                                   "--dashboard-agent-listen-port", std::to_string(FreePortOutsideRayRange()),
+                                   "--min-worker-port", "20000", "--max-worker-port", "20999", "--num-cpus",
+                                   std::to_string(options.num_cpus), "--disable-usage-stats", "--temp-dir", temp_dir_};
   ScopedProcess start(ProcessOptions{argv, env_, "", ""});
   process_group_ = start.pid();  // the head's daemons stay in the process group of `ray start`
   WaitFor([&] { return !start.running(); }, std::chrono::minutes(3));

@@ -26,7 +26,7 @@ class RayHead {
   RayHead& operator=(const RayHead&) = delete;
 
   const std::string& address() const { return address_; }  // http://127.0.0.1:PORT
-  const std::string& bin_dir() const { return bin_dir_; }   // the venv's bin: ray, python
+  const std::string& bin_dir() const { return bin_dir_; }  // the venv's bin: ray, python
   // Environment for a `ray` CLI call against this head (PATH, no usage stats).
   std::map<std::string, std::optional<std::string>> CliEnv() const;
 

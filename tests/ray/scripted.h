@@ -26,9 +26,7 @@ class ScriptedTransport final : public http::Transport {
     return reply;
   }
   void Reply(int status, std::string body) { replies.push_back(http::Response{status, {}, std::move(body)}); }
-  void Lose() {
-    replies.push_back(core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "connection reset")));
-  }
+  void Lose() { replies.push_back(core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "connection reset"))); }
 };
 
 class RecordingSleeper final : public core::Sleeper {
@@ -45,14 +43,13 @@ class ScriptedConnector final : public http::WebSocketConnector {
  public:
   struct Script {
     std::vector<std::string> frames;
-    int close_code = 1000;  // 0: the connection errors out instead of closing
+    int close_code = 1000;   // 0: the connection errors out instead of closing
     int refuse_status = -1;  // >= 0: Connect fails with this HTTP status (0: no reply)
   };
   std::deque<Script> scripts;
   int connects = 0;
 
-  core::Result<std::unique_ptr<http::WebSocketConnection>> Connect(const std::string&,
-                                                                   const http::Headers&) override {
+  core::Result<std::unique_ptr<http::WebSocketConnection>> Connect(const std::string&, const http::Headers&) override {
     ++connects;
     if (scripts.empty()) return core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "no script"));
     Script script = std::move(scripts.front());

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
 
 #include "render/temp_dir.h"
 #include "testing/scoped_process.h"

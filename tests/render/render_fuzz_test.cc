@@ -31,13 +31,50 @@ std::vector<std::string> BuiltinTemplateTexts() {
   return texts;
 }
 
-const std::vector<std::string> kPieces = {
-    "$",  "${", "}",  "${A}", "$A",   "${N}", "${B}", "${A:-", "${A:?", ":-", "\"", "'",  "\n", "\n  ", "- ",
-    ": ", "#",  "[",  "]",    "{",    "}",    "&a",   "*a",    "!!str ", "|", ">",  "---\n", "...", "\\", "\t",
-    std::string(1, '\0'), "\xff", "\xc3\xa9", "apiVersion: v1\n", "kind: X\n", "metadata:\n  name: n\n", "4", "on", "0755", "~"};
+const std::vector<std::string> kPieces = {"$",
+                                          "${",
+                                          "}",
+                                          "${A}",
+                                          "$A",
+                                          "${N}",
+                                          "${B}",
+                                          "${A:-",
+                                          "${A:?",
+                                          ":-",
+                                          "\"",
+                                          "'",
+                                          "\n",
+                                          "\n  ",
+                                          "- ",
+                                          ": ",
+                                          "#",
+                                          "[",
+                                          "]",
+                                          "{",
+                                          "}",
+                                          "&a",
+                                          "*a",
+                                          "!!str ",
+                                          "|",
+                                          ">",
+                                          "---\n",
+                                          "...",
+                                          "\\",
+                                          "\t",
+                                          std::string(1, '\0'),
+                                          "\xff",
+                                          "\xc3\xa9",
+                                          "apiVersion: v1\n",
+                                          "kind: X\n",
+                                          "metadata:\n  name: n\n",
+                                          "4",
+                                          "on",
+                                          "0755",
+                                          "~"};
 
-const std::vector<std::string> kValues = {"", "4", "true", "on", "0755", "x\"y", "a\nb: c", "[1]", "{a: b}", "# c",
-                                          "- x", "x: y", "${A}", "$(X)", "\\", "'", "*a", "&a b", "---", "\xff"};
+const std::vector<std::string> kValues = {"",    "4",      "true", "on",   "0755", "x\"y", "a\nb: c",
+                                          "[1]", "{a: b}", "# c",  "- x",  "x: y", "${A}", "$(X)",
+                                          "\\",  "'",      "*a",   "&a b", "---",  "\xff"};
 
 }  // namespace
 
@@ -61,8 +98,8 @@ TEST_CASE("grammar-shaped inputs with hostile values never crash the renderer") 
   std::uniform_int_distribution<int> length(0, 60);
   const int n = Iterations(20000);
   for (int i = 0; i < n; ++i) {
-    std::string input = "A=" + kValues[value(random)] + "\nN=" + kValues[value(random)] +
-                        "\nB=" + kValues[value(random)] + "\x01";
+    std::string input =
+        "A=" + kValues[value(random)] + "\nN=" + kValues[value(random)] + "\nB=" + kValues[value(random)] + "\x01";
     for (int k = length(random); k > 0; --k) input += kPieces[piece(random)];
     tputrain::render::fuzz::RenderOnce(input);
   }

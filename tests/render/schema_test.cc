@@ -50,8 +50,9 @@ TEST_CASE("the validator venv exists (scripts/peers/python-tools.sh)") {
 TEST_CASE("every object of every built-in template validates against its schema") {
   REQUIRE(fs::exists(ToolsPython()));
   TempDir dir;
-  const std::vector<std::string> templates = {"raycluster-maxtext",  "raycluster-cpu", "jetstream-pathways-405b",
-                                              "jetstream-pathways-disagg-70b", "checkpoint-converter", "saxml"};
+  const std::vector<std::string> templates = {"raycluster-maxtext",      "raycluster-cpu",
+                                              "jetstream-pathways-405b", "jetstream-pathways-disagg-70b",
+                                              "checkpoint-converter",    "saxml"};
   std::vector<std::string> argv = {ToolsPython(), kSource + "/tests/render/validate_manifests.py", "--crds",
                                    kSource + "/data/crds"};
   for (const auto& name : templates) {
@@ -61,12 +62,12 @@ TEST_CASE("every object of every built-in template validates against its schema"
   INFO(result.out << result.err);
   CHECK(result.exit_code == 0);
   // The objects the seeds apply, each checked by the right schema.
-  for (const char* line : {"RayCluster/maxtext-tpu-cluster (CRD ray.io/v1)", "RayCluster/maxtext-cpu-smoke (CRD ray.io/v1)",
-                           "LeaderWorkerSet/jetstream-pathways (CRD leaderworkerset.x-k8s.io/v1)",
-                           "JobSet/sax-model-server-set (CRD jobset.x-k8s.io/v1alpha2)",
-                           "Service/jetstream-svc (kubernetes", "Job/checkpoint-converter (kubernetes",
-                           "Deployment/sax-admin-server (kubernetes", "Deployment/sax-http (kubernetes",
-                           "Service/sax-http-lb (kubernetes", "ServiceAccount/sax-sa (kubernetes"}) {
+  for (const char* line :
+       {"RayCluster/maxtext-tpu-cluster (CRD ray.io/v1)", "RayCluster/maxtext-cpu-smoke (CRD ray.io/v1)",
+        "LeaderWorkerSet/jetstream-pathways (CRD leaderworkerset.x-k8s.io/v1)",
+        "JobSet/sax-model-server-set (CRD jobset.x-k8s.io/v1alpha2)", "Service/jetstream-svc (kubernetes",
+        "Job/checkpoint-converter (kubernetes", "Deployment/sax-admin-server (kubernetes",
+        "Deployment/sax-http (kubernetes", "Service/sax-http-lb (kubernetes", "ServiceAccount/sax-sa (kubernetes"}) {
     CHECK_THAT(result.out, Catch::Contains(line));
   }
   CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 12);
@@ -111,7 +112,8 @@ TEST_CASE("the rendered trainer script is valid Python") {
   TempDir dir;
   auto files = RenderInto(dir, "maxtext-ray-image");
   REQUIRE(files.size() == 2);
-  auto result = RunProcess({.argv = {ToolsPython(), "-m", "py_compile", dir.path() + "/maxtext-ray-image/maxtext_ray_trainer.py"}});
+  auto result = RunProcess(
+      {.argv = {ToolsPython(), "-m", "py_compile", dir.path() + "/maxtext-ray-image/maxtext_ray_trainer.py"}});
   INFO(result.err);
   CHECK(result.exit_code == 0);
 }

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
 
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/template_values.h"
@@ -121,7 +121,8 @@ TEST_CASE("raycluster-maxtext: head ports, TPU worker group and bucket for v6e 4
   CHECK(tpu.Tag() == "!");  // quoted: stays the string "4"
   CHECK(worker["resources"]["requests"]["google.com/tpu"].Scalar() == "4");
   bool pjrt = false;
-  for (const auto& env : worker["env"]) pjrt = pjrt || (env["name"].Scalar() == "ENABLE_PJRT_COMPATIBILITY" && env["value"].Tag() == "!");
+  for (const auto& env : worker["env"])
+    pjrt = pjrt || (env["name"].Scalar() == "ENABLE_PJRT_COMPATIBILITY" && env["value"].Tag() == "!");
   CHECK(pjrt);
   std::map<std::string, std::string> mounts;
   for (const auto& mount : worker["volumeMounts"]) mounts[mount["name"].Scalar()] = mount["mountPath"].Scalar();
@@ -185,7 +186,8 @@ TEST_CASE("jetstream-pathways-405b: one v6e 4x4 slice, upstream defects fixed") 
   CHECK(std::count(rm.begin(), rm.end(), "--instance_type=tpuv6e:4x4") == 1);
   CHECK(std::count(rm.begin(), rm.end(), "--instance_count=1") == 1);
   const auto jax = Args(Container(leader, "jax-tpu"));
-  CHECK(std::count(jax.begin(), jax.end(), "load_parameters_path=gs://my-project-llama/maxtext/llama-3.1-405b/int8") == 1);
+  CHECK(std::count(jax.begin(), jax.end(), "load_parameters_path=gs://my-project-llama/maxtext/llama-3.1-405b/int8") ==
+        1);
   CHECK(Container(leader, "jax-tpu")["startupProbe"]["httpGet"]["port"].as<int>() == 8000);
   CHECK(Container(worker, "worker")["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
   const auto service = Find(objects, "Service");
@@ -258,7 +260,8 @@ TEST_CASE("saxml: admin, two model-server Jobs of 8 pods on v5e 4x8, HTTP LoadBa
   CHECK(std::count(args.begin(), args.end(), "--platform_chip=tpuv5e") == 1);
   bool megascale = false;
   for (const auto& env : server["env"]) {
-    if (env["name"].Scalar() == "MEGASCALE_NUM_SLICES") megascale = env["value"].IsScalar() && env["value"].Scalar().empty();
+    if (env["name"].Scalar() == "MEGASCALE_NUM_SLICES")
+      megascale = env["value"].IsScalar() && env["value"].Scalar().empty();
     if (env["name"].Scalar() == "SAX_ROOT") CHECK(env["value"].Scalar() == "gs://my-project-gke-bucket/sax-root");
   }
   CHECK(megascale);

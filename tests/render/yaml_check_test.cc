@@ -76,7 +76,8 @@ TEST_CASE("an unquoted string value that YAML would retype is caught, naming the
 }
 
 TEST_CASE("an int variable must read as an integer where it is unquoted") {
-  const std::string text = "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: rc\nspec:\n  replicas: ${N}\n";
+  const std::string text =
+      "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: rc\nspec:\n  replicas: ${N}\n";
   CHECK(Check(text, {{"N", "2"}}, {{"N", ValueType::kInt}}).empty());
   CHECK_THAT(Check(text, {{"N", "two"}}, {{"N", ValueType::kInt}}), Catch::Contains("not an integer"));
 }
@@ -121,8 +122,9 @@ TEST_CASE("an anchor aliased inside itself is refused, not followed forever") {
 }
 
 TEST_CASE("document markers split the stream; lines count from the start of the file") {
-  const std::string two = "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: B\nmetadata:\n"
-                          "  labels: {}\n";
+  const std::string two =
+      "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: B\nmetadata:\n"
+      "  labels: {}\n";
   CHECK_THAT(Check(two, {}), Catch::Contains("test.yaml:6: document 2 (B) has no metadata.name"));
   CHECK(Check("# leading comment\n---\napiVersion: v1\nkind: A\nmetadata:\n  name: a\n...\n", {}).empty());
 }

@@ -88,8 +88,8 @@ TEST_CASE("golden v1 ledger: every entry kind and both access records read field
   CHECK(vm.name == "projects/demo-project/locations/us-east5-b/nodes/tpu-vm-1");
   CHECK(vm.state == EntryState::kDeleting);
   CHECK(vm.operation == "projects/demo-project/locations/us-east5-b/operations/operation-1763630500-abc");
-  CHECK(vm.details == json{{"project", "demo-project"}, {"zone", "us-east5-b"}, {"node", "tpu-vm-1"},
-                           {"acceleratorType", "v6e-8"}});
+  CHECK(vm.details ==
+        json{{"project", "demo-project"}, {"zone", "us-east5-b"}, {"node", "tpu-vm-1"}, {"acceleratorType", "v6e-8"}});
 
   const auto& bucket = ledger.entries[3];
   CHECK(bucket.KindName() == "bucket");
@@ -224,9 +224,9 @@ TEST_CASE("a kind a later release added is carried as it was written, and found 
 
 TEST_CASE("every kind's name reads back as that kind", "[unit]") {
   using tputrain::state::ResourceKind;
-  for (auto kind : {ResourceKind::kCluster, ResourceKind::kNodePool, ResourceKind::kTpuVm, ResourceKind::kBucket,
-                    ResourceKind::kServiceAccount, ResourceKind::kIamMember, ResourceKind::kK8sObject,
-                    ResourceKind::kRayJob}) {
+  for (auto kind :
+       {ResourceKind::kCluster, ResourceKind::kNodePool, ResourceKind::kTpuVm, ResourceKind::kBucket,
+        ResourceKind::kServiceAccount, ResourceKind::kIamMember, ResourceKind::kK8sObject, ResourceKind::kRayJob}) {
     CHECK(tputrain::state::KindFromName(tputrain::state::KindName(kind)) == kind);
   }
   CHECK(tputrain::state::KindFromName("unknown") == ResourceKind::kUnknown);

@@ -31,7 +31,8 @@ struct ScratchDir {
 // Appends `count` entries named <tag>-<i>, one locked update each.
 void AppendEntries(LedgerStore& store, const std::string& run, const std::string& tag, int count) {
   for (int i = 0; i < count; ++i) {
-    auto status = store.RecordCreating(run, LedgerEntry{.kind = tputrain::state::ResourceKind::kBucket, .name = tag + "-" + std::to_string(i),
+    auto status = store.RecordCreating(run, LedgerEntry{.kind = tputrain::state::ResourceKind::kBucket,
+                                                        .name = tag + "-" + std::to_string(i),
                                                         .details = {{"padding", std::string(2000, 'x')}}});
     if (!status) _exit(3);
   }
@@ -43,7 +44,8 @@ TEST_CASE("an entry goes creating → created → deleted and survives a reload"
   ScratchDir dir;
   tputrain::core::SystemClock clock;
   LedgerStore store(dir.path.string(), clock);
-  REQUIRE(store.RecordCreating("run-1", {.kind = tputrain::state::ResourceKind::kCluster, .name = "projects/p/locations/l/clusters/c",
+  REQUIRE(store.RecordCreating("run-1", {.kind = tputrain::state::ResourceKind::kCluster,
+                                         .name = "projects/p/locations/l/clusters/c",
                                          .details = {{"location", "l"}}}));
   auto creating = store.Load("run-1");
   REQUIRE(creating);
@@ -51,14 +53,16 @@ TEST_CASE("an entry goes creating → created → deleted and survives a reload"
   CHECK(creating->entries[0].state == EntryState::kCreating);
   CHECK(creating->entries[0].owned);
 
-  REQUIRE(store.RecordState("run-1", tputrain::state::ResourceKind::kCluster, "projects/p/locations/l/clusters/c", EntryState::kCreated, "op-1"));
+  REQUIRE(store.RecordState("run-1", tputrain::state::ResourceKind::kCluster, "projects/p/locations/l/clusters/c",
+                            EntryState::kCreated, "op-1"));
   auto created = store.Load("run-1");
   REQUIRE(created);
   CHECK(created->entries[0].state == EntryState::kCreated);
   CHECK(created->entries[0].operation == "op-1");
   CHECK(created->Live().size() == 1);
 
-  REQUIRE(store.RecordState("run-1", tputrain::state::ResourceKind::kCluster, "projects/p/locations/l/clusters/c", EntryState::kDeleted));
+  REQUIRE(store.RecordState("run-1", tputrain::state::ResourceKind::kCluster, "projects/p/locations/l/clusters/c",
+                            EntryState::kDeleted));
   auto deleted = store.Load("run-1");
   REQUIRE(deleted);
   CHECK(deleted->Live().empty());
@@ -175,7 +179,8 @@ TEST_CASE("threads sharing one store lose no update, with no lock of their own")
   constexpr int kEach = 10;
   for (int t = 0; t < kThreads; ++t) {
     for (int i = 0; i < kEach; ++i) {
-      REQUIRE(store.RecordCreating("parallel", {.kind = tputrain::state::ResourceKind::kNodePool, .name = std::to_string(t) + "-" + std::to_string(i)}));
+      REQUIRE(store.RecordCreating("parallel", {.kind = tputrain::state::ResourceKind::kNodePool,
+                                                .name = std::to_string(t) + "-" + std::to_string(i)}));
     }
   }
   std::vector<std::thread> threads;
@@ -184,7 +189,9 @@ TEST_CASE("threads sharing one store lose no update, with no lock of their own")
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
         std::string name = std::to_string(t) + "-" + std::to_string(i);
-        if (!store.RecordState("parallel", tputrain::state::ResourceKind::kNodePool, name, EntryState::kCreated, "op-" + name)) ++failures;
+        if (!store.RecordState("parallel", tputrain::state::ResourceKind::kNodePool, name, EntryState::kCreated,
+                               "op-" + name))
+          ++failures;
       }
     });
   }

@@ -25,8 +25,7 @@ struct ProcessOptions {
 
 // Runs a command to completion and captures its output. Used for the tputrain binary itself
 // (end-to-end CLI tests) and for peers such as gcloud, envsubst and ray.
-ProcessResult RunProcess(const ProcessOptions& options,
-                         std::chrono::seconds timeout = std::chrono::seconds(120));
+ProcessResult RunProcess(const ProcessOptions& options, std::chrono::seconds timeout = std::chrono::seconds(120));
 
 // Path of the tputrain binary built alongside the tests.
 std::string TputrainBinary();

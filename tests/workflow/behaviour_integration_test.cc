@@ -67,59 +67,79 @@ TEST_CASE("tputrain's create bodies equal gcloud's for the seed commands, but fo
   const std::vector<std::string> cluster = {"cluster", "create", "ray-tpu", "--location", "us-east5-b", "--run", "r1"};
 
   SECTION("seed 001 cluster") {
-    auto [gcloud, ours] = Capture(
-        env, {},
-        {"container", "clusters", "create", "ray-tpu", "--addons=RayOperator,GcsFuseCsiDriver",
-         "--machine-type=n1-standard-16", "--workload-pool=p.svc.id.goog", "--location=us-east5-b"},
-        {"cluster", "create", "ray-tpu", "--location", "us-east5-b", "--ray-operator", "--gcs-fuse",
-         "--workload-identity", "--machine-type", "n1-standard-16", "--run", "r1"},
-        "POST", "/clusters");
+    auto [gcloud, ours] =
+        Capture(env, {},
+                {"container", "clusters", "create", "ray-tpu", "--addons=RayOperator,GcsFuseCsiDriver",
+                 "--machine-type=n1-standard-16", "--workload-pool=p.svc.id.goog", "--location=us-east5-b"},
+                {"cluster", "create", "ray-tpu", "--location", "us-east5-b", "--ray-operator", "--gcs-fuse",
+                 "--workload-identity", "--machine-type", "n1-standard-16", "--run", "r1"},
+                "POST", "/clusters");
     CheckValid("container", "CreateClusterRequest", ours, "container.projects.locations.clusters.create");
     // Deliberate: the run label; and tputrain enables only the add-ons asked for, where gcloud's
     // --addons also sends every unlisted default add-on (HTTP load balancing, HPA) as disabled.
     CHECK(ours["cluster"]["resourceLabels"] == json{{"tputrain-run", "r1"}});
     Erase(ours, "/cluster/resourceLabels");
-    for (const char* addon : {"horizontalPodAutoscaling", "httpLoadBalancing", "kubernetesDashboard",
-                              "networkPolicyConfig"}) {
+    for (const char* addon :
+         {"horizontalPodAutoscaling", "httpLoadBalancing", "kubernetesDashboard", "networkPolicyConfig"}) {
       Erase(gcloud, std::string("/cluster/addonsConfig/") + addon);
     }
     CHECK(ours == gcloud);
   }
   SECTION("seed 002 regional cluster") {
-    auto [gcloud, ours] = Capture(
-        env, {},
-        {"container", "clusters", "create", "jetstream", "--cluster-version=1.32.4-gke.1415000",
-         "--location=us-east5", "--scopes=cloud-platform", "--machine-type=n2-standard-32"},
-        {"cluster", "create", "jetstream", "--cluster-version", "1.32.4-gke.1415000", "--location", "us-east5",
-         "--scopes", "cloud-platform", "--machine-type", "n2-standard-32", "--run", "r1"},
-        "POST", "/clusters");
+    auto [gcloud, ours] =
+        Capture(env, {},
+                {"container", "clusters", "create", "jetstream", "--cluster-version=1.32.4-gke.1415000",
+                 "--location=us-east5", "--scopes=cloud-platform", "--machine-type=n2-standard-32"},
+                {"cluster", "create", "jetstream", "--cluster-version", "1.32.4-gke.1415000", "--location", "us-east5",
+                 "--scopes", "cloud-platform", "--machine-type", "n2-standard-32", "--run", "r1"},
+                "POST", "/clusters");
     CheckValid("container", "CreateClusterRequest", ours, "container.projects.locations.clusters.create");
     Erase(ours, "/cluster/resourceLabels");
     CHECK(ours == gcloud);
   }
   SECTION("seed 001 v6e 4x4 node pool") {
-    auto [gcloud, ours] = Capture(
-        env, cluster,
-        {"container", "node-pools", "create", "v6e-16", "--location=us-east5-b", "--cluster=ray-tpu",
-         "--machine-type=ct6e-standard-4t", "--threads-per-core=1", "--tpu-topology=4x4", "--num-nodes=4"},
-        {"nodepool", "create", "v6e-16", "--location", "us-east5-b", "--cluster", "ray-tpu", "--tpu-type", "v6e-16",
-         "--threads-per-core", "1", "--run", "r1"},
-        "POST", "/nodePools");
+    auto [gcloud, ours] =
+        Capture(env, cluster,
+                {"container", "node-pools", "create", "v6e-16", "--location=us-east5-b", "--cluster=ray-tpu",
+                 "--machine-type=ct6e-standard-4t", "--threads-per-core=1", "--tpu-topology=4x4", "--num-nodes=4"},
+                {"nodepool", "create", "v6e-16", "--location", "us-east5-b", "--cluster", "ray-tpu", "--tpu-type",
+                 "v6e-16", "--threads-per-core", "1", "--run", "r1"},
+                "POST", "/nodePools");
     CheckValid("container", "CreateNodePoolRequest", ours, "container.projects.locations.clusters.nodePools.create");
     CHECK(ours["nodePool"]["config"]["resourceLabels"] == json{{"tputrain-run", "r1"}});
     Erase(ours, "/nodePool/config/resourceLabels");
     CHECK(ours == gcloud);
   }
   SECTION("seed 002 COMPACT pool with GCE_METADATA") {
-    const std::vector<std::string> regional = {"cluster", "create", "jetstream", "--location", "us-east5", "--run", "r1"};
+    const std::vector<std::string> regional = {"cluster",  "create", "jetstream", "--location",
+                                               "us-east5", "--run",  "r1"};
     auto [gcloud, ours] = Capture(
         env, regional,
         {"container", "node-pools", "create", "multihost-np", "--location=us-east5", "--node-locations=us-east5-b",
-         "--cluster=jetstream", "--machine-type=ct6e-standard-4t", "--num-nodes=4", "--tpu-topology=4x4",
-         "--scopes", "cloud-platform", "--placement-type=COMPACT", "--workload-metadata=GCE_METADATA"},
-        {"nodepool", "create", "multihost-np", "--location", "us-east5", "--node-locations", "us-east5-b",
-         "--cluster", "jetstream", "--machine-type", "ct6e-standard-4t", "--num-nodes", "4", "--tpu-topology", "4x4",
-         "--scopes", "cloud-platform", "--placement-type", "COMPACT", "--workload-metadata", "GCE_METADATA", "--run",
+         "--cluster=jetstream", "--machine-type=ct6e-standard-4t", "--num-nodes=4", "--tpu-topology=4x4", "--scopes",
+         "cloud-platform", "--placement-type=COMPACT", "--workload-metadata=GCE_METADATA"},
+        {"nodepool",
+         "create",
+         "multihost-np",
+         "--location",
+         "us-east5",
+         "--node-locations",
+         "us-east5-b",
+         "--cluster",
+         "jetstream",
+         "--machine-type",
+         "ct6e-standard-4t",
+         "--num-nodes",
+         "4",
+         "--tpu-topology",
+         "4x4",
+         "--scopes",
+         "cloud-platform",
+         "--placement-type",
+         "COMPACT",
+         "--workload-metadata",
+         "GCE_METADATA",
+         "--run",
          "r1"},
         "POST", "/nodePools");
     CheckValid("container", "CreateNodePoolRequest", ours, "container.projects.locations.clusters.nodePools.create");
@@ -127,25 +147,25 @@ TEST_CASE("tputrain's create bodies equal gcloud's for the seed commands, but fo
     CHECK(ours == gcloud);
   }
   SECTION("seed 003 v5e 4x8 pool") {
-    auto [gcloud, ours] = Capture(
-        env, cluster,
-        {"container", "node-pools", "create", "tpu1", "--location=us-east5-b", "--machine-type=ct5lp-hightpu-4t",
-         "--tpu-topology=4x8", "--num-nodes=8", "--cluster=ray-tpu"},
-        {"nodepool", "create", "tpu1", "--location", "us-east5-b", "--machine-type", "ct5lp-hightpu-4t",
-         "--tpu-topology", "4x8", "--cluster", "ray-tpu", "--run", "r1"},
-        "POST", "/nodePools");
+    auto [gcloud, ours] =
+        Capture(env, cluster,
+                {"container", "node-pools", "create", "tpu1", "--location=us-east5-b",
+                 "--machine-type=ct5lp-hightpu-4t", "--tpu-topology=4x8", "--num-nodes=8", "--cluster=ray-tpu"},
+                {"nodepool", "create", "tpu1", "--location", "us-east5-b", "--machine-type", "ct5lp-hightpu-4t",
+                 "--tpu-topology", "4x8", "--cluster", "ray-tpu", "--run", "r1"},
+                "POST", "/nodePools");
     Erase(ours, "/nodePool/config/resourceLabels");
     CHECK(ours == gcloud);
   }
   SECTION("seed 004 TPU VMs") {
-    for (const auto& [type, version] : std::vector<std::pair<std::string, std::string>>{
-             {"v5p-8", "v2-alpha-tpuv5"}, {"v6e-16", "v2-alpha-tpuv6e"}}) {
-      auto [gcloud, ours] = Capture(
-          env, {},
-          {"compute", "tpus", "tpu-vm", "create", "node-a", "--zone=us-east5-a", "--accelerator-type=" + type,
-           "--version=" + version},
-          {"tpu-vm", "create", "node-a", "--zone", "us-east5-a", "--accelerator-type", type, "--run", "r1"}, "POST",
-          "/nodes");
+    for (const auto& [type, version] :
+         std::vector<std::pair<std::string, std::string>>{{"v5p-8", "v2-alpha-tpuv5"}, {"v6e-16", "v2-alpha-tpuv6e"}}) {
+      auto [gcloud, ours] =
+          Capture(env, {},
+                  {"compute", "tpus", "tpu-vm", "create", "node-a", "--zone=us-east5-a", "--accelerator-type=" + type,
+                   "--version=" + version},
+                  {"tpu-vm", "create", "node-a", "--zone", "us-east5-a", "--accelerator-type", type, "--run", "r1"},
+                  "POST", "/nodes");
       CheckValid("tpu", "Node", ours, "tpu.projects.locations.nodes.create");
       CHECK(ours["labels"] == json{{"tputrain-run", "r1"}});
       Erase(ours, "/labels");
@@ -163,8 +183,7 @@ int64_t ParseRfc3339Ms(const std::string& text) {
   return ms;
 }
 
-TEST_CASE("four node pools are created together: every create is sent before the first one finishes",
-          "[integration]") {
+TEST_CASE("four node pools are created together: every create is sent before the first one finishes", "[integration]") {
   EmulatorEnv env({}, "1s");
   REQUIRE(env.ready());
   REQUIRE(env.Tputrain({"cluster", "create", "saxml", "--location", "us-west4", "--run", "four"}).exit_code == 0);

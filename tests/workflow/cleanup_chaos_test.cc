@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
 #include <random>
 #include <sstream>
-#include <mutex>
 #include <thread>
 
 #include "emulator_env.h"
@@ -116,7 +116,8 @@ std::vector<std::string> Leftovers(const json& state, const Schedule& schedule, 
   }
   const json nodes = Member(state, "tpuNodes", json::object());
   for (const auto& [key, node] : nodes.items()) {
-    if (Labelled(node, "labels", schedule.run_id) || EndsWith(key, "/nodes/" + prefix + "-vm")) left.push_back("tpu-vm " + key);
+    if (Labelled(node, "labels", schedule.run_id) || EndsWith(key, "/nodes/" + prefix + "-vm"))
+      left.push_back("tpu-vm " + key);
   }
   const json buckets = Member(state, "buckets", json::object());
   for (const auto& [key, bucket] : buckets.items()) {
@@ -153,10 +154,10 @@ void RunSchedule(const Schedule& schedule, Tally& tally) {
   // Free ports are picked, then bound: with schedules in parallel, a lost race means another try.
   std::unique_ptr<EmulatorEnv> started;
   for (int attempt = 0; attempt < 3 && !(started && started->ready()); ++attempt) {
-    started = std::make_unique<EmulatorEnv>(
-        std::vector<std::string>{"--faults", schedule.faults, "--seed", std::to_string(schedule.seed), "--stuck-for",
-                                 "3s"},
-        schedule.op_latency);
+    started =
+        std::make_unique<EmulatorEnv>(std::vector<std::string>{"--faults", schedule.faults, "--seed",
+                                                               std::to_string(schedule.seed), "--stuck-for", "3s"},
+                                      schedule.op_latency);
   }
   EmulatorEnv& env = *started;
   std::string where = "schedule " + std::to_string(schedule.index) + " (faults " + schedule.faults + ", op latency " +
@@ -210,9 +211,10 @@ int EnvInt(const char* name, int fallback) {
   return text != nullptr && *text != '\0' ? std::atoi(text) : fallback;
 }
 
-TEST_CASE("cleanup after a SIGKILL at a random point, under 429/503, slow and stuck operations and stockouts, "
-          "leaves nothing",
-          "[integration]") {
+TEST_CASE(
+    "cleanup after a SIGKILL at a random point, under 429/503, slow and stuck operations and stockouts, "
+    "leaves nothing",
+    "[integration]") {
   const int count = EnvInt("TPUTRAIN_CHAOS_SCHEDULES", 5);
   const auto seed = static_cast<uint64_t>(EnvInt("TPUTRAIN_CHAOS_SEED", 20261123));
   // Schedules mostly wait on operations, so several run at once, each with its own emulator.

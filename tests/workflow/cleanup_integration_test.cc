@@ -89,8 +89,8 @@ TEST_CASE("cleanup deletes a whole run in reverse dependency order, a bucket wit
           "[integration]") {
   EmulatorEnv env({}, "100ms");
   REQUIRE(env.ready());
-  Ok(env, {"cluster", "create", "c1", "--location", "us-east5-b", "--tpu-type", "v6e-16", "--num-slices", "2",
-           "--run", "r1"});
+  Ok(env, {"cluster", "create", "c1", "--location", "us-east5-b", "--tpu-type", "v6e-16", "--num-slices", "2", "--run",
+           "r1"});
   Ok(env, {"tpu-vm", "create", "vm1", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--run", "r1"});
   Ok(env, {"bucket", "create", "gs://r1-bucket", "--run", "r1"});
   Ok(env, {"iam", "service-account", "create", "trainer", "--role", "roles/storage.objectUser", "--run", "r1"});
@@ -105,7 +105,7 @@ TEST_CASE("cleanup deletes a whole run in reverse dependency order, a bucket wit
     REQUIRE(plan.exit_code == 3);
     json run = json::parse(plan.out)["runs"][0];
     CHECK(Kinds(run, "delete") == std::vector<std::string>{"nodepool", "nodepool", "tpu-vm", "cluster", "bucket",
-                                                            "iam-member", "service-account"});
+                                                           "iam-member", "service-account"});
     CHECK(run["delete"][0]["action"] == "goes with its cluster");
     // Nothing was sent.
     CHECK(HasKeyEndingWith(env.State()["buckets"], "r1-bucket"));
@@ -174,8 +174,8 @@ TEST_CASE("cleanup of a half-created set: a create still running, one never sent
                              "--timeout", "1s", "--run", "r3"});
   INFO(stuck.out << stuck.err);
   REQUIRE(stuck.exit_code == 1);
-  Ok(env, {"tpu-vm", "create", "half-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--async", "--run",
-           "r3"});
+  Ok(env,
+     {"tpu-vm", "create", "half-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--async", "--run", "r3"});
   // A process killed between writing the ledger and sending the create.
   core::SystemClock clock;
   state::LedgerStore store(env.state_dir(), clock);
@@ -240,8 +240,11 @@ TEST_CASE("Kubernetes objects on a cluster the run deletes go with it when the A
   nlohmann::json access = {{"kubeconfig", env.dir().string() + "/gone/kubeconfig"}, {"context", "gke_p_us-east5-b_c6"}};
   state::LedgerEntry object{.kind = tputrain::state::ResourceKind::kK8sObject,
                             .name = "kubeconfig:gke_p_us-east5-b_c6|ray.io/v1|RayCluster|default|rc",
-                            .details = {{"api_version", "ray.io/v1"}, {"kind", "RayCluster"}, {"namespace", "default"},
-                                        {"name", "rc"}, {"access", access}}};
+                            .details = {{"api_version", "ray.io/v1"},
+                                        {"kind", "RayCluster"},
+                                        {"namespace", "default"},
+                                        {"name", "rc"},
+                                        {"access", access}}};
   REQUIRE(store.RecordCreating("r6", object));
   REQUIRE(store.RecordState("r6", object.kind, object.name, state::EntryState::kCreated));
 
@@ -249,8 +252,8 @@ TEST_CASE("Kubernetes objects on a cluster the run deletes go with it when the A
   CHECK(done.err.find("they go with cluster projects/p/locations/us-east5-b/clusters/c6") != std::string::npos);
   bool went = false;
   const json outcomes = json::parse(done.out)["runs"][0]["resources"];
-  for (const auto& outcome : outcomes) went = went || (outcome["kind"] == "k8s-object" &&
-                                                       outcome["action"] == "went with its cluster");
+  for (const auto& outcome : outcomes)
+    went = went || (outcome["kind"] == "k8s-object" && outcome["action"] == "went with its cluster");
   CHECK(went);
   CHECK(LoadLedger(env, "r6").Live().empty());
 

@@ -33,8 +33,13 @@ class EmulatorEnv {
     fs::create_directories(dir_ / "gcloud");
     std::ofstream(dir_ / "token") << "provision-test-token\n";
     base_url_ = "http://127.0.0.1:" + std::to_string(port_);
-    std::vector<std::string> argv = {tputrain::testing::TputrainBinary(), "emulator", "start", "--port",
-                                     std::to_string(port_), "--op-latency", op_latency};
+    std::vector<std::string> argv = {tputrain::testing::TputrainBinary(),
+                                     "emulator",
+                                     "start",
+                                     "--port",
+                                     std::to_string(port_),
+                                     "--op-latency",
+                                     op_latency};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     emulator_ = std::make_unique<tputrain::testing::ScopedProcess>(ProcessOptions{argv});
     ready_ = tputrain::testing::WaitFor([&] { return Get("/_emulator/state").has_value(); }, std::chrono::seconds(20));

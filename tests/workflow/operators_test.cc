@@ -26,8 +26,7 @@ struct ServedJobSetOnly {
     transport.On("GET", "/apis/jobset.x-k8s.io/v1alpha2",
                  {JsonReply(200, R"({"kind":"APIResourceList","groupVersion":"jobset.x-k8s.io/v1alpha2","resources":[
                    {"name":"jobsets","singularName":"jobset","namespaced":true,"kind":"JobSet","verbs":["get"]}]})")});
-    transport.On("GET", "/apis",
-                 {JsonReply(200, R"({"kind":"APIGroupList","groups":[
+    transport.On("GET", "/apis", {JsonReply(200, R"({"kind":"APIGroupList","groups":[
                    {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],
                     "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
                    {"name":"jobset.x-k8s.io","versions":[{"groupVersion":"jobset.x-k8s.io/v1alpha2","version":"v1alpha2"}],
@@ -56,8 +55,8 @@ TEST_CASE("operators check says which kinds are served and how to get the others
 TEST_CASE("operators are named by their short names; the pinned manifests are release assets") {
   auto lws = FindOperator("lws");
   REQUIRE(lws);
-  CHECK(lws->manifest_url == "https://github.com/kubernetes-sigs/lws/releases/download/" + lws->version +
-                                 "/manifests.yaml");
+  CHECK(lws->manifest_url ==
+        "https://github.com/kubernetes-sigs/lws/releases/download/" + lws->version + "/manifests.yaml");
   auto jobset = FindOperator("jobset");
   REQUIRE(jobset);
   CHECK(jobset->kind == "JobSet");

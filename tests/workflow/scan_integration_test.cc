@@ -36,7 +36,8 @@ void CreateForeign(EmulatorEnv& env, const std::string& url, const json& body) {
 
 std::set<std::string> Listed(const json& scan) {
   std::set<std::string> out;
-  for (const auto& item : scan["leaked"]) out.insert(item["kind"].get<std::string>() + " " + item["name"].get<std::string>());
+  for (const auto& item : scan["leaked"])
+    out.insert(item["kind"].get<std::string>() + " " + item["name"].get<std::string>());
   return out;
 }
 

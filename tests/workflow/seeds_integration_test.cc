@@ -49,8 +49,10 @@ std::string LedgerState(const json& ledger, const std::string& kind, const std::
   return "(absent)";
 }
 
-TEST_CASE("seed 000/001: Standard cluster with Ray, GCS FUSE and workload identity, a v6e 4x4 pool, a bucket and the KSA binding",
-          "[integration]") {
+TEST_CASE(
+    "seed 000/001: Standard cluster with Ray, GCS FUSE and workload identity, a v6e 4x4 pool, a bucket and the KSA "
+    "binding",
+    "[integration]") {
   EmulatorEnv env;
   REQUIRE(env.ready());
   Run(env, {"cluster", "create", "ray-tpu", "--location", "us-east5-b", "--ray-operator", "--gcs-fuse",
@@ -94,23 +96,44 @@ TEST_CASE("seed 000/001: Standard cluster with Ray, GCS FUSE and workload identi
     INFO(again.err);
     CHECK(again.exit_code == 0);
     CHECK(again.out.find("exists, adopted") != std::string::npos);
-    auto different = env.Tputrain({"nodepool", "create", "v6e-16", "--cluster", "ray-tpu", "--location",
-                                   "us-east5-b", "--tpu-type", "v6e-32", "--run", "seed001"});
+    auto different = env.Tputrain({"nodepool", "create", "v6e-16", "--cluster", "ray-tpu", "--location", "us-east5-b",
+                                   "--tpu-type", "v6e-32", "--run", "seed001"});
     CHECK(different.exit_code == 1);
     CHECK(different.err.find("placementPolicy.tpuTopology: want 4x8, have 4x4") != std::string::npos);
   }
 }
 
-TEST_CASE("seed 002: regional cluster, a v6e 4x4 COMPACT pool with GCE_METADATA, two v6e 2x4 pools, the service account and its bindings",
-          "[integration]") {
+TEST_CASE(
+    "seed 002: regional cluster, a v6e 4x4 COMPACT pool with GCE_METADATA, two v6e 2x4 pools, the service account and "
+    "its bindings",
+    "[integration]") {
   EmulatorEnv env;
   REQUIRE(env.ready());
   Run(env, {"cluster", "create", "jetstream", "--location", "us-east5", "--cluster-version", "1.32.4-gke.1415000",
             "--scopes", "cloud-platform", "--machine-type", "n2-standard-32", "--run", "seed002"});
-  Run(env, {"nodepool", "create", "multihost-np", "--location", "us-east5", "--node-locations", "us-east5-b",
-            "--cluster", "jetstream", "--machine-type", "ct6e-standard-4t", "--num-nodes", "4", "--tpu-topology",
-            "4x4", "--scopes", "cloud-platform", "--placement-type", "COMPACT", "--workload-metadata", "GCE_METADATA",
-            "--run", "seed002"});
+  Run(env, {"nodepool",
+            "create",
+            "multihost-np",
+            "--location",
+            "us-east5",
+            "--node-locations",
+            "us-east5-b",
+            "--cluster",
+            "jetstream",
+            "--machine-type",
+            "ct6e-standard-4t",
+            "--num-nodes",
+            "4",
+            "--tpu-topology",
+            "4x4",
+            "--scopes",
+            "cloud-platform",
+            "--placement-type",
+            "COMPACT",
+            "--workload-metadata",
+            "GCE_METADATA",
+            "--run",
+            "seed002"});
   Run(env, {"nodepool", "create", "disagg", "--location", "us-east5", "--node-locations", "us-east5-b", "--cluster",
             "jetstream", "--tpu-type", "v6e-8", "--num-slices", "2", "--run", "seed002"});
   Run(env, {"iam", "service-account", "create", "jetstream-pathways", "--role", "roles/storage.objectUser", "--run",

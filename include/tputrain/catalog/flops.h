@@ -18,14 +18,14 @@ struct TrainingShape {
   double per_device_batch_size = 1;  // MaxText allows fractions (e.g. 0.5)
   long max_target_length = 2048;
   long gradient_accumulation_steps = 1;
-  long emb_dim = 0;              // base_emb_dim
-  long mlp_dim = 0;              // base_mlp_dim
-  long num_decoder_layers = 0;   // base_num_decoder_layers
-  long num_query_heads = 0;      // base_num_query_heads
-  long num_kv_heads = 0;         // base_num_kv_heads
+  long emb_dim = 0;             // base_emb_dim
+  long mlp_dim = 0;             // base_mlp_dim
+  long num_decoder_layers = 0;  // base_num_decoder_layers
+  long num_query_heads = 0;     // base_num_query_heads
+  long num_kv_heads = 0;        // base_num_kv_heads
   long head_dim = 0;
   long vocab_size = 0;
-  long mlp_activations = 2;      // len(mlp_activations): ["silu", "linear"] in base.yml
+  long mlp_activations = 2;  // len(mlp_activations): ["silu", "linear"] in base.yml
   bool share_kv_projections = false;
 };
 
@@ -39,9 +39,9 @@ core::Result<TrainingShape> TrainingShapeOf(const ModelPreset& preset);
 core::Result<bool> ApplyTrainingOverride(TrainingShape& shape, std::string_view key, std::string_view value);
 
 struct StepFlops {
-  double total_tflops = 0;       // per device per step, what MaxText divides by the step time
-  double learnable_tflops = 0;   // weight matmuls, forward and backward
-  double attention_tflops = 0;   // causal attention
+  double total_tflops = 0;      // per device per step, what MaxText divides by the step time
+  double learnable_tflops = 0;  // weight matmuls, forward and backward
+  double attention_tflops = 0;  // causal attention
 };
 
 StepFlops TrainingTflopsPerDevice(const TrainingShape& shape);

@@ -13,7 +13,7 @@ enum class WorkloadMode { kTrain, kServe };
 // What a preset needs to size a slice and to build its workload. Training presets carry the
 // MaxText model shape that the FLOP arithmetic uses.
 struct ModelPreset {
-  std::string name;                 // "llama3-8b"
+  std::string name;  // "llama3-8b"
   std::string description;
   WorkloadMode default_mode = WorkloadMode::kTrain;
   double parameters = 0;            // count, e.g. 8.03e9

@@ -17,11 +17,11 @@ struct IciParallelism {
 };
 
 struct PlanRequest {
-  std::string model;                       // preset name
-  std::optional<WorkloadMode> mode;        // default: the preset's
-  std::string accelerator;                 // family; default: the preset's
-  std::string dtype;                       // "bf16" or "int8"; default: the preset's
-  int slices = 0;                          // 0: the preset's default
+  std::string model;                 // preset name
+  std::optional<WorkloadMode> mode;  // default: the preset's
+  std::string accelerator;           // family; default: the preset's
+  std::string dtype;                 // "bf16" or "int8"; default: the preset's
+  int slices = 0;                    // 0: the preset's default
 };
 
 struct SlicePlan {
@@ -32,12 +32,12 @@ struct SlicePlan {
   double headroom = 0;             // fraction added on top of weights (+ optimizer) for activations, KV cache
   double memory_gb = 0;            // total across all slices
   double memory_gb_per_slice = 0;
-  int min_chips_per_slice = 0;     // ceil(memory per slice / HBM per chip)
-  TpuSliceType slice;              // the smallest valid slice with at least that many chips
+  int min_chips_per_slice = 0;  // ceil(memory per slice / HBM per chip)
+  TpuSliceType slice;           // the smallest valid slice with at least that many chips
   int slices = 1;
-  int nodes_per_slice = 0;         // node-pool node count = chips / chips per host
-  IciParallelism ici;              // training only
-  std::string formula;             // the arithmetic, in words, for `plan` to show
+  int nodes_per_slice = 0;  // node-pool node count = chips / chips per host
+  IciParallelism ici;       // training only
+  std::string formula;      // the arithmetic, in words, for `plan` to show
 };
 
 core::Result<SlicePlan> PlanSlice(const PlanRequest& request);

@@ -11,16 +11,16 @@ namespace tputrain::catalog {
 
 // One TPU generation's fixed facts.
 struct TpuGeneration {
-  std::string family;           // "v6e", "v5e", "v5p", "v4", "tpu7x": what users type
-  std::string name_prefix;      // "v6e", "v5litepod", "v5p", "v4", "tpu7x": accelerator type prefix
-  int tensorcores_per_chip = 1; // v4, v5p, tpu7x names count TensorCores (2 per chip)
-  std::string gke_accelerator;  // cloud.google.com/gke-tpu-accelerator label value
+  std::string family;                    // "v6e", "v5e", "v5p", "v4", "tpu7x": what users type
+  std::string name_prefix;               // "v6e", "v5litepod", "v5p", "v4", "tpu7x": accelerator type prefix
+  int tensorcores_per_chip = 1;          // v4, v5p, tpu7x names count TensorCores (2 per chip)
+  std::string gke_accelerator;           // cloud.google.com/gke-tpu-accelerator label value
   std::string multi_host_machine_type;   // 4 chips per VM
   std::string single_chip_machine_type;  // 1x1 topologies; empty when there is none
-  double hbm_gb_per_chip = 0;   // decimal GB
+  double hbm_gb_per_chip = 0;            // decimal GB
   double peak_bf16_tflops_per_chip = 0;
-  std::string tpu_vm_runtime_version;    // Cloud TPU VM software version
-  int dimensions = 2;                    // 2-D or 3-D topologies
+  std::string tpu_vm_runtime_version;  // Cloud TPU VM software version
+  int dimensions = 2;                  // 2-D or 3-D topologies
 };
 
 // One slice shape: a topology of one generation.
@@ -29,9 +29,9 @@ struct TpuSliceType {
   std::string accelerator_type;  // "v6e-16", "v5litepod-32", "v5p-8": Cloud TPU and xpk name
   std::string topology;          // "4x4", "2x2x1"
   int chips = 0;
-  int hosts = 0;                 // VMs in the slice = GKE node-pool node count
-  int chips_per_host = 0;        // google.com/tpu per node
-  std::string machine_type;      // GKE machine type of the node pool
+  int hosts = 0;             // VMs in the slice = GKE node-pool node count
+  int chips_per_host = 0;    // google.com/tpu per node
+  std::string machine_type;  // GKE machine type of the node pool
   bool single_host() const { return hosts == 1; }
 };
 

@@ -13,8 +13,7 @@ namespace tputrain::cli {
 
 // Prints a command's result on stdout: `json` as JSON or YAML when asked for, otherwise the
 // human table that `print_table` writes. The JSON is the stable, documented contract.
-void PrintResult(Context& context, const nlohmann::json& json,
-                 const std::function<void(std::ostream&)>& print_table);
+void PrintResult(Context& context, const nlohmann::json& json, const std::function<void(std::ostream&)>& print_table);
 
 std::string ToYaml(const nlohmann::json& json);
 

@@ -19,10 +19,10 @@ struct Setting {
 
 // A key tputrain reads, and the names it goes by at each level of precedence.
 struct SettingSpec {
-  std::string key;                        // also the tputrain.yaml key
-  std::string flag;                       // "" when there is no global flag
-  std::vector<std::string> env_vars;      // in order of preference
-  std::vector<std::string> gcloud_keys;   // "section/name" in gcloud's configuration
+  std::string key;                       // also the tputrain.yaml key
+  std::string flag;                      // "" when there is no global flag
+  std::vector<std::string> env_vars;     // in order of preference
+  std::vector<std::string> gcloud_keys;  // "section/name" in gcloud's configuration
 };
 
 const std::vector<SettingSpec>& KnownSettings();

@@ -36,7 +36,7 @@ struct Error {
   static Error Make(ErrorKind kind, std::string message);
 };
 
-std::string_view KindName(ErrorKind kind);  // "INVALID_ARGUMENT", as google.rpc.Code names it.
+std::string_view KindName(ErrorKind kind);            // "INVALID_ARGUMENT", as google.rpc.Code names it.
 ErrorKind KindFromStatusName(std::string_view name);  // inverse of KindName; unknown → kInternal.
 ErrorKind KindFromHttpStatus(int http_status);
 

@@ -16,8 +16,8 @@
 namespace tputrain::emulator {
 
 struct ApiRequest {
-  std::string method;  // "GET", "POST", ...
-  std::string path;    // percent-decoded, without the query
+  std::string method;                             // "GET", "POST", ...
+  std::string path;                               // percent-decoded, without the query
   std::multimap<std::string, std::string> query;  // decoded
   std::map<std::string, std::string> headers;     // names lower-cased
   std::string body;

@@ -26,14 +26,15 @@ enum class FaultAction {
 enum class FaultWhen { kAlways, kNth, kFirst, kEvery, kRandom };
 
 struct FaultRule {
-  std::string target;  // "*", a method id ("container.projects.locations.clusters.create") or its tail ("clusters.create")
+  std::string
+      target;  // "*", a method id ("container.projects.locations.clusters.create") or its tail ("clusters.create")
   FaultAction action = FaultAction::kError;
   core::ErrorKind error = core::ErrorKind::kUnavailable;  // for kError
-  int http_status = 503;                                   // for kError
+  int http_status = 503;                                  // for kError
   FaultWhen when = FaultWhen::kAlways;
-  int n = 0;                // for kNth, kFirst, kEvery
-  double probability = 0;   // for kRandom
-  std::string text;         // the rule as written, for logs
+  int n = 0;               // for kNth, kFirst, kEvery
+  double probability = 0;  // for kRandom
+  std::string text;        // the rule as written, for logs
 
   bool Matches(std::string_view method_id) const;
 };

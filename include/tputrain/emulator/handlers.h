@@ -23,7 +23,7 @@ struct EmulatorConfig {
   // How long a `stuck` operation runs; 0: for ever. Real stuck operations do end (GKE times a
   // create out after hours), so a bounded stuck lets cleanup tests wait one out.
   std::chrono::milliseconds stuck_for{0};
-  std::string state_file;                      // persist the world here (atomic rewrite)
+  std::string state_file;  // persist the world here (atomic rewrite)
   std::vector<FaultRule> faults;
   uint64_t seed = 0;
   std::string cluster_endpoint;  // "host[:port]" clusters report as `endpoint`; default 127.0.0.1

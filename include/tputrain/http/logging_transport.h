@@ -21,8 +21,8 @@ class LoggingTransport final : public Transport {
   core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk) override;
 
  private:
-  core::Result<Response> Log(const Request& request, const core::Result<Response>& result,
-                             core::Clock::TimePoint start, bool streamed);
+  core::Result<Response> Log(const Request& request, const core::Result<Response>& result, core::Clock::TimePoint start,
+                             bool streamed);
 
   Transport& inner_;
   std::ostream& sink_;

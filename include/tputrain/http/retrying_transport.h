@@ -36,8 +36,8 @@ std::optional<std::chrono::milliseconds> RetryAfterHeader(const Response& respon
 // the resource back (GET, then adopt), never by a blind second POST.
 class RetryingTransport final : public Transport {
  public:
-  RetryingTransport(Transport& inner, core::Sleeper& sleeper, RetryPolicy policy = {}, RetryHint hint = RetryAfterHeader,
-                    std::uint64_t jitter_seed = 0x9e3779b97f4a7c15ULL);
+  RetryingTransport(Transport& inner, core::Sleeper& sleeper, RetryPolicy policy = {},
+                    RetryHint hint = RetryAfterHeader, std::uint64_t jitter_seed = 0x9e3779b97f4a7c15ULL);
 
   core::Result<Response> Send(const Request& request) override;
   // Streams are not retried: part of the body may already have been delivered.

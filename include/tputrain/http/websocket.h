@@ -51,8 +51,7 @@ struct WebSocketOptions {
 class CurlWebSocketConnector final : public WebSocketConnector {
  public:
   explicit CurlWebSocketConnector(WebSocketOptions options = {});
-  core::Result<std::unique_ptr<WebSocketConnection>> Connect(const std::string& url,
-                                                             const Headers& headers) override;
+  core::Result<std::unique_ptr<WebSocketConnection>> Connect(const std::string& url, const Headers& headers) override;
 
  private:
   WebSocketOptions options_;

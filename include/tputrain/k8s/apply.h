@@ -15,9 +15,9 @@ namespace tputrain::k8s {
 
 struct ApplyOptions {
   std::string field_manager = "tputrain";
-  bool dry_run = false;          // dryRun=All: the server validates and defaults, stores nothing
-  bool force_conflicts = false;  // take over fields another manager owns
-  std::string ns;                // -n: the namespace for objects that name none
+  bool dry_run = false;                           // dryRun=All: the server validates and defaults, stores nothing
+  bool force_conflicts = false;                   // take over fields another manager owns
+  std::string ns;                                 // -n: the namespace for objects that name none
   std::chrono::milliseconds crd_timeout{60'000};  // how long a new CRD may take to be Established
   // Check each custom resource against the schema of the CRD installed on the cluster before it
   // is sent (kubectl's --validate, here done client-side).
@@ -48,7 +48,6 @@ core::Result<std::vector<ApplyResult>> Apply(Client& client, Discovery& discover
 
 // The namespace an object goes to: its own, else `flag_ns`, else the context's default;
 // a conflict between its own and `flag_ns` is an error (as kubectl's).
-core::Result<std::string> NamespaceFor(const Object& object, const std::string& flag_ns,
-                                       const std::string& default_ns);
+core::Result<std::string> NamespaceFor(const Object& object, const std::string& flag_ns, const std::string& default_ns);
 
 }  // namespace tputrain::k8s

@@ -74,7 +74,6 @@ struct ExecCredential {
 };
 
 // Runs `exec` with KUBERNETES_EXEC_INFO set, as kubectl does; stderr passes through.
-core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const ClusterAccess& cluster,
-                                           const core::Env& env);
+core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const ClusterAccess& cluster, const core::Env& env);
 
 }  // namespace tputrain::k8s

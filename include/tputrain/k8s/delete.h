@@ -16,7 +16,7 @@ namespace tputrain::k8s {
 struct DeleteOptions {
   std::string ns;  // -n, as for apply
   bool dry_run = false;
-  bool wait = true;  // wait until each object is gone before deleting the next
+  bool wait = true;                            // wait until each object is gone before deleting the next
   std::chrono::milliseconds timeout{300'000};  // per object
 };
 

@@ -49,9 +49,9 @@ class Discovery {
   Client& client_;
   std::mutex mutex_;
   bool groups_loaded_ = false;
-  std::set<std::string> served_;  // group versions the server lists
+  std::set<std::string> served_;                                                 // group versions the server lists
   std::map<std::string, std::map<std::string, ResourceInfo>> by_group_version_;  // gv → kind → info
-  std::map<std::string, std::shared_ptr<const nlohmann::json>> crds_;  // CRD name → CRD, or nullptr
+  std::map<std::string, std::shared_ptr<const nlohmann::json>> crds_;            // CRD name → CRD, or nullptr
 };
 
 // "the KubeRay operator (on GKE: the Ray add-on, ...)" for a known group, else "".

@@ -25,9 +25,9 @@ struct ExecConfig {
 // Everything needed to reach one API server, resolved from a kubeconfig context (or built
 // from a GKE cluster's endpoint and CA). Holds secrets: never print it.
 struct ClusterAccess {
-  std::string context;             // the kubeconfig context name, for messages
-  std::string server;              // https://host[:port]
-  std::string ca_pem;              // empty: the system trust store
+  std::string context;  // the kubeconfig context name, for messages
+  std::string server;   // https://host[:port]
+  std::string ca_pem;   // empty: the system trust store
   bool insecure_skip_tls_verify = false;
   std::string client_cert_pem;
   std::string client_key_pem;

@@ -16,7 +16,7 @@ struct Object {
   std::string api_version;
   std::string kind;
   std::string name;
-  std::string ns;  // empty until scope is known (cluster-scoped kinds keep it empty)
+  std::string ns;      // empty until scope is known (cluster-scoped kinds keep it empty)
   std::string source;  // "file.yaml#2", for messages
 
   std::string Describe() const;  // "RayCluster default/ray" or "Namespace ml"

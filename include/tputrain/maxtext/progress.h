@@ -12,11 +12,11 @@
 namespace tputrain::maxtext {
 
 struct ProgressState {
-  int64_t steps_done = 0;                 // last logged step + 1
+  int64_t steps_done = 0;  // last logged step + 1
   std::optional<int64_t> steps_total;
-  std::optional<double> eta_seconds;      // remaining steps × recent mean step time
+  std::optional<double> eta_seconds;                   // remaining steps × recent mean step time
   std::optional<double> tokens_per_second_per_device;  // the last step's
-  std::optional<double> loss;             // the last step's
+  std::optional<double> loss;                          // the last step's
   bool rampup = false;
 };
 
@@ -38,8 +38,8 @@ class ProgressModel {
 
   std::optional<int64_t> steps_total_;
   TrainingLog log_;
-  int64_t counted_ = 0;          // steps folded into the running mean so far (by arrival)
-  double timed_seconds_ = 0;     // sum over steps after the first two
+  int64_t counted_ = 0;       // steps folded into the running mean so far (by arrival)
+  double timed_seconds_ = 0;  // sum over steps after the first two
   int64_t timed_steps_ = 0;
 };
 
@@ -53,7 +53,8 @@ std::string RenderLine(const ProgressState& state);
 // is unknown) and for the last step, which suits CI logs.
 class ProgressPrinter {
  public:
-  ProgressPrinter(core::Reporter& reporter, core::Clock& clock, bool live) : reporter_(reporter), clock_(clock), live_(live) {}
+  ProgressPrinter(core::Reporter& reporter, core::Clock& clock, bool live)
+      : reporter_(reporter), clock_(clock), live_(live) {}
 
   void Update(const ProgressState& state);
   // Prints the final state if the last update was held back.

@@ -17,8 +17,8 @@ namespace tputrain::maxtext {
 struct LineOrigin {
   std::string actor;  // "RayTrainWorker", "TrainController"; empty for the driver's own lines
   int64_t pid = 0;
-  std::string ip;     // empty when the actor runs on the driver's node
-  int repeated = 1;   // how many workers printed this line
+  std::string ip;    // empty when the actor runs on the driver's node
+  int repeated = 1;  // how many workers printed this line
 };
 
 // `completed step: N, seconds: S, TFLOP/s/device: X, Tokens/s/device: Y, total_weights: W,
@@ -28,23 +28,23 @@ struct LineOrigin {
 struct StepMetrics {
   int64_t step = 0;
   double seconds = 0;
-  bool rampup = false;                      // `[Rampup Batch Size Phase], ` before it
-  std::optional<int> live_slices;           // elastic training
-  std::optional<double> tflops_per_device;  // TFLOP/s/device
-  std::optional<double> tokens_per_device;  // Tokens/s/device
-  std::optional<int64_t> total_weights;     // tokens in the global batch
-  std::optional<double> loss;               // NaN when MaxText printed "nan"
+  bool rampup = false;                                // `[Rampup Batch Size Phase], ` before it
+  std::optional<int> live_slices;                     // elastic training
+  std::optional<double> tflops_per_device;            // TFLOP/s/device
+  std::optional<double> tokens_per_device;            // Tokens/s/device
+  std::optional<int64_t> total_weights;               // tokens in the global batch
+  std::optional<double> loss;                         // NaN when MaxText printed "nan"
   std::vector<std::pair<std::string, double>> extra;  // lm_loss, perplexity, moe_lb_loss, ...
 };
 
 enum class LineKind {
   kOther,
-  kStep,               // `completed step: ...`
-  kProfilerBoundary,   // `completed profiler activation/deactivation step: N`: no timings
-  kParameters,         // `number parameters: 8.030 billion`
-  kStepTflops,         // ` Total TFLOPs: 0.00 ` of the `Per train step:` block
-  kNumDevices,         // `Num_devices: 16, shape ...`
-  kNanAbort,           // `Aborting training due to NaN loss.`
+  kStep,              // `completed step: ...`
+  kProfilerBoundary,  // `completed profiler activation/deactivation step: N`: no timings
+  kParameters,        // `number parameters: 8.030 billion`
+  kStepTflops,        // ` Total TFLOPs: 0.00 ` of the `Per train step:` block
+  kNumDevices,        // `Num_devices: 16, shape ...`
+  kNanAbort,          // `Aborting training due to NaN loss.`
 };
 
 struct ParsedLine {

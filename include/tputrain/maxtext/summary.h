@@ -24,10 +24,10 @@ struct RunFacts {
 };
 
 struct TrainingSummary {
-  int64_t steps_logged = 0;                 // distinct steps with a timing line
+  int64_t steps_logged = 0;  // distinct steps with a timing line
   std::optional<int64_t> last_step;
   std::optional<int64_t> steps_requested;
-  int64_t steps_timed = 0;                  // the steps the mean is taken over
+  int64_t steps_timed = 0;  // the steps the mean is taken over
   std::optional<double> mean_step_seconds;
   std::optional<double> tokens_per_device_step;
   std::optional<double> tflops_per_device_step;
@@ -35,7 +35,7 @@ struct TrainingSummary {
   std::optional<double> tokens_per_second_per_slice;
   std::optional<double> tokens_per_second;  // all slices
   std::optional<double> tflops_per_second_per_device;
-  std::optional<double> mfu;                // fraction of the chip's peak
+  std::optional<double> mfu;  // fraction of the chip's peak
   std::optional<double> final_loss;
   int devices_per_slice = 1;
   int slices = 1;

@@ -31,8 +31,8 @@ class TrainingLog {
   // Step numbers in the order their first line arrived.
   const std::vector<int64_t>& arrival_order() const { return arrival_; }
   const StepRecord* last() const { return steps_.empty() ? nullptr : &steps_.rbegin()->second; }
-  std::optional<int64_t> num_devices() const { return num_devices_; }  // `Num_devices: N`
-  std::optional<double> parameters() const { return parameters_; }     // `number parameters:`
+  std::optional<int64_t> num_devices() const { return num_devices_; }         // `Num_devices: N`
+  std::optional<double> parameters() const { return parameters_; }            // `number parameters:`
   std::optional<double> printed_step_tflops() const { return step_tflops_; }  // `Total TFLOPs:`, %.2f
   bool nan_abort() const { return nan_abort_; }
   int profiler_boundaries() const { return profiler_boundaries_; }

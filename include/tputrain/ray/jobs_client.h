@@ -78,13 +78,13 @@ struct ServerVersion {
 // POST /api/jobs/. Unset fields are never sent, and fields the server's Ray version does not
 // know are refused locally (a Ray head answers 400 to any key it does not know).
 struct SubmitRequest {
-  std::string entrypoint;                       // run through a shell, as `ray job submit`
-  std::string submission_id;                    // empty: generated ("raysubmit_" + 16 chars)
+  std::string entrypoint;                                 // run through a shell, as `ray job submit`
+  std::string submission_id;                              // empty: generated ("raysubmit_" + 16 chars)
   nlohmann::json runtime_env = nlohmann::json::object();  // working_dir must be a remote URI
   std::map<std::string, std::string> metadata;
   std::optional<double> entrypoint_num_cpus;
   std::optional<double> entrypoint_num_gpus;
-  std::optional<int64_t> entrypoint_memory;     // bytes; Ray ≥ 2.8
+  std::optional<int64_t> entrypoint_memory;  // bytes; Ray ≥ 2.8
   std::map<std::string, double> entrypoint_resources;
   std::map<std::string, std::string> entrypoint_label_selector;  // Ray ≥ 2.54
 };

@@ -18,8 +18,7 @@ enum class ValueType { kString, kInt, kBool };
 std::string_view TypeName(ValueType type);
 core::Result<ValueType> ParseTypeName(std::string_view name);
 // A usage error naming `name` and `origin` ("--set") when `value` is not of `type`.
-core::Status CheckValueType(const std::string& name, const std::string& value, ValueType type,
-                            std::string_view origin);
+core::Status CheckValueType(const std::string& name, const std::string& value, ValueType type, std::string_view origin);
 
 // A value the TPU slice fixes (TPU_TYPE × NUM_SLICES). Templates may read these but callers may
 // not set them: a topology that disagrees with the TPU type is exactly the mistake to prevent.

@@ -22,7 +22,7 @@ std::string_view EntryStateName(EntryState state);
 
 struct LedgerEntry {
   ResourceKind kind = ResourceKind::kUnknown;
-  std::string name;       // unique within its kind: the API resource name or a composite key
+  std::string name;  // unique within its kind: the API resource name or a composite key
   EntryState state = EntryState::kCreating;
   std::string operation;  // the pending long-running operation, if any
   // False for resources that existed before and were adopted: cleanup leaves them alone
@@ -86,8 +86,8 @@ class LedgerStore {
 
   // The recorder calls used by provisioning: each is one atomic update.
   core::Status RecordCreating(const std::string& run_id, const LedgerEntry& entry);
-  core::Status RecordState(const std::string& run_id, ResourceKind kind, const std::string& name,
-                           EntryState state, const std::string& operation = "");
+  core::Status RecordState(const std::string& run_id, ResourceKind kind, const std::string& name, EntryState state,
+                           const std::string& operation = "");
 
  private:
   std::string PathOf(const std::string& run_id) const;

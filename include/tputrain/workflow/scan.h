@@ -42,8 +42,8 @@ core::Result<std::vector<LedgeredKey>> LedgeredKeys(const state::LedgerStore& st
 
 // Lists clusters (with their node pools), TPU VMs and buckets of the project, keeps those with
 // the tputrain-run label, and drops those whose key is in `ledgered`.
-core::Result<std::vector<LeakedResource>> ScanLeaked(
-    ProvisionEnv& env, const ScanRequest& request, const std::vector<LedgeredKey>& ledgered);
+core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const ScanRequest& request,
+                                                     const std::vector<LedgeredKey>& ledgered);
 
 // Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects),
 // each tier in parallel. Node pools of a cluster that is itself deleted go with it. Returns every

@@ -35,7 +35,8 @@ core::Result<int> RunAuthPrintAccessToken(Context& context) {
 }  // namespace
 
 void SetupAuthCommand(CLI::App& root, Context& context) {
-  auto* auth = root.add_subcommand("auth", "Show the Google credentials tputrain uses (as gcloud and client libraries)");
+  auto* auth =
+      root.add_subcommand("auth", "Show the Google credentials tputrain uses (as gcloud and client libraries)");
   auth->require_subcommand(1);
   auto* status = auth->add_subcommand("status", "Say which credentials are in use and whose they are, never the token");
   status->footer(

@@ -42,9 +42,9 @@ core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context
 }
 
 core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
-  auto confirmed = ConfirmDelete(context, options.provision.yes, "bucket delete",
-                                 "Delete bucket gs://" + BucketName(options.name) +
-                                     (options.force ? " and every object in it?" : "?"));
+  auto confirmed = ConfirmDelete(
+      context, options.provision.yes, "bucket delete",
+      "Delete bucket gs://" + BucketName(options.name) + (options.force ? " and every object in it?" : "?"));
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
@@ -61,7 +61,8 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
     return core::Fail(core::Error::Usage("--ksa: expected NAMESPACE/NAME, got '" + options.ksa + "'"));
   }
   int targets = (options.bucket.empty() ? 0 : 1) + (options.project_role ? 1 : 0) + (options.gsa.empty() ? 0 : 1);
-  if (targets != 1) return core::Fail(core::Error::Usage("--bucket: give exactly one of --bucket, --project-role, --gsa"));
+  if (targets != 1)
+    return core::Fail(core::Error::Usage("--bucket: give exactly one of --bucket, --project-role, --gsa"));
   std::string role = options.role;
   if (role.empty() && !options.gsa.empty()) role = "roles/iam.workloadIdentityUser";
   if (role.empty()) return core::Fail(core::Error::Usage("--role: required (e.g. roles/storage.objectUser)"));
@@ -69,47 +70,45 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
   if (!project) return core::Fail(project.error());
   std::string ns = options.ksa.substr(0, slash);
   std::string ksa = options.ksa.substr(slash + 1);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        workflow::PolicyBinding binding;
-                        binding.role = role;
-                        if (!options.gsa.empty()) {
-                          binding.target = workflow::PolicyTarget::kServiceAccount;
-                          binding.resource = options.gsa;
-                          binding.member = workflow::LegacyWorkloadIdentityMember(*project, ns, ksa);
-                        } else {
-                          auto member = workflow::WorkloadIdentityPrincipal(env, *project, ns, ksa);
-                          if (!member) return core::Fail(member.error());
-                          binding.member = *member;
-                          binding.target = options.project_role ? workflow::PolicyTarget::kProject
-                                                                : workflow::PolicyTarget::kBucket;
-                          binding.resource = options.project_role ? *project : BucketName(options.bucket);
-                        }
-                        auto outcome = workflow::AddPolicyBinding(env, binding);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+  return RunProvision(
+      context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+        workflow::PolicyBinding binding;
+        binding.role = role;
+        if (!options.gsa.empty()) {
+          binding.target = workflow::PolicyTarget::kServiceAccount;
+          binding.resource = options.gsa;
+          binding.member = workflow::LegacyWorkloadIdentityMember(*project, ns, ksa);
+        } else {
+          auto member = workflow::WorkloadIdentityPrincipal(env, *project, ns, ksa);
+          if (!member) return core::Fail(member.error());
+          binding.member = *member;
+          binding.target = options.project_role ? workflow::PolicyTarget::kProject : workflow::PolicyTarget::kBucket;
+          binding.resource = options.project_role ? *project : BucketName(options.bucket);
+        }
+        auto outcome = workflow::AddPolicyBinding(env, binding);
+        if (!outcome) return core::Fail(outcome.error());
+        return std::vector<workflow::Outcome>{*outcome};
+      });
 }
 
 core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& context) {
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        std::vector<workflow::Outcome> outcomes;
-                        auto account = workflow::CreateServiceAccount(env, *project, options.account,
-                                                                      options.display_name);
-                        if (!account) return core::Fail(account.error());
-                        outcomes.push_back(*account);
-                        std::string email = gcp::iam::ServiceAccountEmail(options.account, *project);
-                        for (const auto& role : options.roles) {
-                          auto bound = workflow::AddPolicyBinding(
-                              env, {workflow::PolicyTarget::kProject, *project, role, "serviceAccount:" + email});
-                          if (!bound) return core::Fail(bound.error());
-                          outcomes.push_back(*bound);
-                        }
-                        return outcomes;
-                      });
+  return RunProvision(
+      context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+        std::vector<workflow::Outcome> outcomes;
+        auto account = workflow::CreateServiceAccount(env, *project, options.account, options.display_name);
+        if (!account) return core::Fail(account.error());
+        outcomes.push_back(*account);
+        std::string email = gcp::iam::ServiceAccountEmail(options.account, *project);
+        for (const auto& role : options.roles) {
+          auto bound = workflow::AddPolicyBinding(
+              env, {workflow::PolicyTarget::kProject, *project, role, "serviceAccount:" + email});
+          if (!bound) return core::Fail(bound.error());
+          outcomes.push_back(*bound);
+        }
+        return outcomes;
+      });
 }
 
 }  // namespace
@@ -124,7 +123,8 @@ void SetupBucketCommand(CLI::App& root, Context& context) {
   create->add_option("--bucket-location", options->location, "Bucket location (us-east5, US); default: the server's");
   create->add_flag("--uniform-bucket-level-access", options->uniform, "Uniform bucket-level access");
   AddProvisionFlags(create, options->provision, /*waits=*/false);
-  create->footer("Example:\n  tputrain bucket create gs://my-ckpt --bucket-location us-east5 --uniform-bucket-level-access");
+  create->footer(
+      "Example:\n  tputrain bucket create gs://my-ckpt --bucket-location us-east5 --uniform-bucket-level-access");
   create->callback([options, &context] { context.outcome = RunBucketCreate(*options, context); });
   auto* remove = bucket->add_subcommand("delete", "Delete a bucket");
   remove->add_option("name", options->name, "Bucket (NAME or gs://NAME)")->required();

@@ -30,8 +30,8 @@ void PrintPlans(Context& context, const std::vector<workflow::CleanupPlan>& plan
       std::vector<std::vector<std::string>> rows;
       for (const auto& list : {&plan.deletes, &plan.kept}) {
         for (const auto& item : *list) {
-          rows.push_back(
-              {item.entry.KindName(), item.entry.name, std::string(state::EntryStateName(item.entry.state)), item.Phrase()});
+          rows.push_back({item.entry.KindName(), item.entry.name, std::string(state::EntryStateName(item.entry.state)),
+                          item.Phrase()});
         }
       }
       if (!rows.empty()) PrintTable(out, {"kind", "resource", "state", "action"}, rows);
@@ -45,7 +45,8 @@ void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done) 
     for (const auto& run : done) {
       std::vector<std::vector<std::string>> rows;
       for (const auto& outcome : run.outcomes) {
-        rows.push_back({std::string(state::KindName(outcome.kind)), outcome.name, std::string(workflow::OutcomeActionPhrase(outcome.action))});
+        rows.push_back({std::string(state::KindName(outcome.kind)), outcome.name,
+                        std::string(workflow::OutcomeActionPhrase(outcome.action))});
       }
       for (const auto& item : run.kept) rows.push_back({item.entry.KindName(), item.entry.name, item.Phrase()});
       out << "run " << run.run_id << ": " << (rows.empty() ? "nothing to delete" : "cleaned up") << "\n";

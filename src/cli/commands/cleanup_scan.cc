@@ -4,8 +4,8 @@
 
 #include "commands/provision_common.h"
 #include "stack.h"
-#include "tputrain/core/gcp_location.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/gcp_location.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/scan.h"
 
@@ -23,13 +23,15 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
       return;
     }
     std::vector<std::vector<std::string>> rows;
-    for (const auto& item : leaked) rows.push_back({std::string(state::KindName(item.kind)), item.name, item.run_id, item.location});
+    for (const auto& item : leaked)
+      rows.push_back({std::string(state::KindName(item.kind)), item.name, item.run_id, item.location});
     PrintTable(out, {"kind", "name", "run", "location"}, rows);
     if (deleted != nullptr) {
       out << "\n";
       std::vector<std::vector<std::string>> done;
       for (const auto& outcome : *deleted)
-        done.push_back({std::string(state::KindName(outcome.kind)), outcome.name, std::string(workflow::OutcomeActionPhrase(outcome.action))});
+        done.push_back({std::string(state::KindName(outcome.kind)), outcome.name,
+                        std::string(workflow::OutcomeActionPhrase(outcome.action))});
       PrintTable(out, {"kind", "name", "result"}, done);
     } else {
       out << "\nDelete them with: tputrain cleanup --scan --delete-leaked --yes\n";

@@ -1,7 +1,7 @@
 #include "commands/commands.h"
+#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/emulator/server.h"
-#include "stack.h"
 
 namespace tputrain::cli {
 namespace {
@@ -33,8 +33,9 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
   auto* start = command->add_subcommand("start", "Serve the emulator in the foreground until Ctrl-C or SIGTERM");
   start->add_option("--port", start_options->port, "TCP port (0: any free port)")->capture_default_str();
   start->add_option("--host", start_options->host, "Address to listen on")->capture_default_str();
-  start->add_option("--op-latency", start_options->op_latency,
-                    "How long operations run before they are done (e.g. 250ms, 2s)")
+  start
+      ->add_option("--op-latency", start_options->op_latency,
+                   "How long operations run before they are done (e.g. 250ms, 2s)")
       ->capture_default_str();
   start->add_option("--stuck-for", start_options->stuck_for,
                     "How long operations a `stuck` fault hits run (e.g. 20s; default: for ever)");
@@ -54,8 +55,8 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
       "  tputrain emulator start --faults 'nodePools.create=stockout@first:1,*=503@every:10'");
   start->callback([start_options, &context] {
     core::CancelToken never;
-    context.outcome = emulator::RunEmulator(*start_options, context.cancel ? *context.cancel : never, context.out,
-                                            context.err);
+    context.outcome =
+        emulator::RunEmulator(*start_options, context.cancel ? *context.cancel : never, context.out, context.err);
   });
 
   auto* state = command->add_subcommand("state", "Print every resource a running emulator holds (JSON)");

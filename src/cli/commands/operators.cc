@@ -1,9 +1,9 @@
 // tputrain operators check [NAME...] | install lws|jobset [--manifest FILE|URL]
+#include "tputrain/workflow/operators.h"
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/workflow/operators.h"
 
 namespace tputrain::cli {
 namespace {
@@ -51,20 +51,26 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
   auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
   if (info->manifest_url.empty()) {
-    return core::Fail(core::Error::Usage(info->name + ": installed as a GKE add-on, not from a manifest: " + info->fix));
+    return core::Fail(
+        core::Error::Usage(info->name + ": installed as a GKE add-on, not from a manifest: " + info->fix));
   }
-  auto objects = workflow::LoadOperatorManifest(context.stack().Downloads(), flags.manifest.empty() ? info->manifest_url : flags.manifest);
+  auto objects = workflow::LoadOperatorManifest(context.stack().Downloads(),
+                                                flags.manifest.empty() ? info->manifest_url : flags.manifest);
   if (!objects) return core::Fail(objects.error());
   Stack& stack = context.stack();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   const bool dry_run = context.global.dry_run;
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context, dry_run);
+  auto ledger =
+      OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context, dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv env{*(*connection)->client, *(*connection)->discovery, {stack.clock(), stack.sleeper(), context.cancel},
-                                 ledger->access, ledger->recorder()};
-  auto installed = workflow::InstallOperator(env, *info, *objects, dry_run,
-                                             timeout->value_or(std::chrono::minutes(5)), context.reporter());
+  workflow::RecordedApplyEnv env{*(*connection)->client,
+                                 *(*connection)->discovery,
+                                 {stack.clock(), stack.sleeper(), context.cancel},
+                                 ledger->access,
+                                 ledger->recorder()};
+  auto installed = workflow::InstallOperator(env, *info, *objects, dry_run, timeout->value_or(std::chrono::minutes(5)),
+                                             context.reporter());
   if (!installed) return core::Fail(installed.error());
   nlohmann::json applied = nlohmann::json::array();
   for (const auto& result : installed->applied) {
@@ -73,8 +79,11 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
                        {"name", result.object.name},
                        {"action", std::string(k8s::ApplyActionName(result.action, dry_run))}});
   }
-  nlohmann::json json = {{"operator", info->name}, {"version", info->version}, {"applied", applied},
-                         {"ready", installed->ready}, {"run", ledger->run_id}};
+  nlohmann::json json = {{"operator", info->name},
+                         {"version", info->version},
+                         {"applied", applied},
+                         {"ready", installed->ready},
+                         {"run", ledger->run_id}};
   PrintResult(context, json, [&](std::ostream& out) {
     out << info->name << " " << info->version << ": " << installed->applied.size() << " objects applied"
         << (dry_run ? " (server dry run)" : "") << "\n";

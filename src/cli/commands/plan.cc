@@ -62,8 +62,8 @@ void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan) {
                                 slice.chips_per_host, slice.generation->gke_accelerator)},
   };
   if (plan.mode == catalog::WorkloadMode::kTrain) {
-    rows.push_back({"ici", fmt::format("ici_fsdp_parallelism={} ici_tensor_parallelism={}", plan.ici.fsdp,
-                                       plan.ici.tensor)});
+    rows.push_back(
+        {"ici", fmt::format("ici_fsdp_parallelism={} ici_tensor_parallelism={}", plan.ici.fsdp, plan.ici.tensor)});
   }
   PrintTable(out, {"field", "value"}, rows);
   out << "\nwhy: " << plan.formula << "\n";
@@ -96,8 +96,7 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
       ->check(CLI::IsMember({"train", "serve"}));
   plan->add_option("--accelerator", options->accelerator, "TPU generation: v6e, v5e, v5p, v4 or tpu7x");
   plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the preset's)");
-  plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")
-      ->check(CLI::PositiveNumber);
+  plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")->check(CLI::PositiveNumber);
   plan->footer(
       "Examples:\n"
       "  tputrain plan --model llama3-8b --accelerator v6e\n"

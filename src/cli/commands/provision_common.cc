@@ -16,8 +16,8 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
   PrintResult(context, json, [&](std::ostream& out) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& outcome : outcomes)
-      rows.push_back(
-          {std::string(state::KindName(outcome.kind)), outcome.name, std::string(workflow::OutcomeActionPhrase(outcome.action)), outcome.operation});
+      rows.push_back({std::string(state::KindName(outcome.kind)), outcome.name,
+                      std::string(workflow::OutcomeActionPhrase(outcome.action)), outcome.operation});
     PrintTable(out, {"kind", "name", "result", "operation"}, rows);
     if (!run_id.empty()) out << "run: " << run_id << "\n";
   });

@@ -57,8 +57,8 @@ core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& clien
       return ray::WaitUntilTerminal(client, id, {context.stack().clock(), uninterrupted, nullptr});
     }
   }
-  context.err << "Detached; job '" << id << "' keeps running. Re-attach with:\n  " << ReattachCommand(client, id, reattach_flags)
-              << "\n";
+  context.err << "Detached; job '" << id << "' keeps running. Re-attach with:\n  "
+              << ReattachCommand(client, id, reattach_flags) << "\n";
   return job;
 }
 

@@ -33,7 +33,9 @@ core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
     rows.push_back({run_id + (is_current ? " *" : ""), ledger->created_at, std::to_string(ledger->entries.size()),
                     std::to_string(ledger->Live().size())});
   }
-  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"run", "created", "resources", "live"}, rows); });
+  PrintResult(context, json, [&](std::ostream& out) {
+    PrintTable(out, {"run", "created", "resources", "live"}, rows);
+  });
   return core::kExitOk;
 }
 
@@ -41,7 +43,8 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
   state::LedgerStore& store = context.stack().Ledger(options.state_dir);
   auto run_id = store.ResolveRun(options.run_id, context.env, false);
   if (!run_id) return core::Fail(run_id.error());
-  if (run_id->empty()) return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
+  if (run_id->empty())
+    return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
   auto ledger = store.Load(*run_id);
   if (!ledger) return core::Fail(ledger.error());
   PrintResult(context, state::ToJson(*ledger), [&](std::ostream& out) {

@@ -50,9 +50,8 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   if (!spec) return core::Fail(spec.error());
   std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
   for (const auto& name : options.names) vms.push_back({{*project, *zone, name}, *spec});
-  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateTpuVms(env, vms);
-  });
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) { return workflow::CreateTpuVms(env, vms); });
 }
 
 core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
@@ -84,28 +83,29 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
   auto settings = context.settings();
   std::string zone = settings ? settings->Get("location").value_or("-") : "-";
   if (!list && zone == "-") return core::Fail(core::Error::Usage("--zone: required"));
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    gcp::tpu::Client client(transport, endpoints.tpu);
-    if (!list) {
-      auto node = client.GetNode({*project, zone, options.names.front()});
-      if (!node) return core::Fail(node.error());
-      PrintResult(context, node->raw, [&](std::ostream& out) { out << ToYaml(node->raw); });
-      return core::kExitOk;
-    }
-    auto nodes = client.ListNodes(*project, zone);
-    if (!nodes) return core::Fail(nodes.error());
-    nlohmann::json json = nlohmann::json::array();
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& node : *nodes) {
-      json.push_back(node.raw);
-      rows.push_back({node.name.substr(node.name.rfind('/') + 1), node.accelerator_type, node.runtime_version,
-                      node.state});
-    }
-    PrintResult(context, json, [&](std::ostream& out) {
-      PrintTable(out, {"name", "accelerator_type", "version", "state"}, rows);
-    });
-    return core::kExitOk;
-  });
+  return RunRead(
+      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+        gcp::tpu::Client client(transport, endpoints.tpu);
+        if (!list) {
+          auto node = client.GetNode({*project, zone, options.names.front()});
+          if (!node) return core::Fail(node.error());
+          PrintResult(context, node->raw, [&](std::ostream& out) { out << ToYaml(node->raw); });
+          return core::kExitOk;
+        }
+        auto nodes = client.ListNodes(*project, zone);
+        if (!nodes) return core::Fail(nodes.error());
+        nlohmann::json json = nlohmann::json::array();
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& node : *nodes) {
+          json.push_back(node.raw);
+          rows.push_back(
+              {node.name.substr(node.name.rfind('/') + 1), node.accelerator_type, node.runtime_version, node.state});
+        }
+        PrintResult(context, json, [&](std::ostream& out) {
+          PrintTable(out, {"name", "accelerator_type", "version", "state"}, rows);
+        });
+        return core::kExitOk;
+      });
 }
 
 }  // namespace
@@ -118,7 +118,8 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   auto* create = tpu_vm->add_subcommand("create", "Create TPU VM(s); several names are created at once");
   create->add_option("names", options->names, "TPU VM name(s)")->required();
   create->add_option("--accelerator-type", options->accelerator_type, "Slice type (v5p-8, v6e-16)")->required();
-  create->add_option("--version", options->version, "TPU software version (default: the generation's, from the catalog)");
+  create->add_option("--version", options->version,
+                     "TPU software version (default: the generation's, from the catalog)");
   create->add_option("--metadata", options->metadata, "KEY=VALUE metadata")->delimiter(',');
   create->add_option("--metadata-from-file", options->metadata_from_file, "KEY=FILE metadata (startup-script=FILE)")
       ->delimiter(',');

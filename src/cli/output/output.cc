@@ -44,8 +44,7 @@ std::string ToYaml(const nlohmann::json& json) {
   return std::string(emitter.c_str()) + "\n";
 }
 
-void PrintResult(Context& context, const nlohmann::json& json,
-                 const std::function<void(std::ostream&)>& print_table) {
+void PrintResult(Context& context, const nlohmann::json& json, const std::function<void(std::ostream&)>& print_table) {
   switch (context.global.output_format()) {
     case OutputFormat::kJson:
       context.out << json.dump(2) << "\n";

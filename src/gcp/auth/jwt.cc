@@ -21,8 +21,8 @@ std::string Base64UrlEncode(std::string_view bytes) {
 }  // namespace
 
 core::Result<std::string> SignRs256(std::string_view private_key_pem, std::string_view data) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size())),
-                                              BIO_free);
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(private_key_pem.data(), static_cast<int>(private_key_pem.size())), BIO_free);
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
       bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr, EVP_PKEY_free);
   if (!key) return core::Fail(core::Error::NoCredentials("private_key is not a PEM private key"));

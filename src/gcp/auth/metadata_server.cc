@@ -33,8 +33,8 @@ core::Result<http::Response> MetadataGet(http::Transport& transport, const std::
   if (!problem.empty()) {
     return core::Fail(core::Error::NoCredentials(
         "no credentials: no --access-token-file, CLOUDSDK_AUTH_ACCESS_TOKEN_FILE, GOOGLE_APPLICATION_CREDENTIALS or "
-        "gcloud application-default credentials, and the metadata server did not answer (" + url + ": " + problem +
-        "); run 'gcloud auth application-default login' or set GOOGLE_APPLICATION_CREDENTIALS"));
+        "gcloud application-default credentials, and the metadata server did not answer (" +
+        url + ": " + problem + "); run 'gcloud auth application-default login' or set GOOGLE_APPLICATION_CREDENTIALS"));
   }
   return response;
 }
@@ -58,7 +58,8 @@ std::unique_ptr<TokenSource> MetadataServerSource(const core::Env& env, http::Tr
     if (!response) return core::Fail(response.error());
     auto body = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
     if (!body.is_object() || !body.contains("access_token") || !body["access_token"].is_string()) {
-      return core::Fail(core::Error::NoCredentials("the metadata server at " + root + " answered without an access_token"));
+      return core::Fail(
+          core::Error::NoCredentials("the metadata server at " + root + " answered without an access_token"));
     }
     AccessToken token{body["access_token"].get<std::string>(), std::nullopt};
     if (auto it = body.find("expires_in"); it != body.end() && it->is_number()) {

@@ -13,7 +13,8 @@ std::string Field(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-core::Status RequireFields(const nlohmann::json& file, const std::string& path, std::initializer_list<const char*> keys) {
+core::Status RequireFields(const nlohmann::json& file, const std::string& path,
+                           std::initializer_list<const char*> keys) {
   for (const char* key : keys) {
     if (Field(file, key).empty()) {
       return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: missing \"" + key + "\""));
@@ -52,8 +53,8 @@ core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock&
     return core::Fail(std::move(error));
   }
   if (!body.is_object() || Field(body, "access_token").empty()) {
-    return core::Fail(core::Error::NoCredentials(what + ": the token endpoint " + token_uri +
-                                                 " answered without an access_token"));
+    return core::Fail(
+        core::Error::NoCredentials(what + ": the token endpoint " + token_uri + " answered without an access_token"));
   }
   AccessToken token{Field(body, "access_token"), std::nullopt};
   if (auto it = body.find("expires_in"); it != body.end() && it->is_number()) {
@@ -64,22 +65,24 @@ core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock&
 
 core::Result<std::unique_ptr<TokenSource>> ServiceAccountSource(const nlohmann::json& key, const std::string& path,
                                                                 http::Transport& transport, core::Clock& clock) {
-  if (auto ok = RequireFields(key, path, {"client_email", "private_key", "token_uri"}); !ok) return core::Fail(ok.error());
+  if (auto ok = RequireFields(key, path, {"client_email", "private_key", "token_uri"}); !ok)
+    return core::Fail(ok.error());
   std::string email = Field(key, "client_email");
   std::string private_key = Field(key, "private_key");
   std::string key_id = Field(key, "private_key_id");
   std::string token_uri = Field(key, "token_uri");
   // Sign once up front so that a key that cannot sign is reported as the file's problem now.
   if (auto signed_probe = SignRs256(private_key, "probe"); !signed_probe) {
-    return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: " + signed_probe.error().message));
+    return core::Fail(
+        core::Error::NoCredentials(path + ": malformed credentials file: " + signed_probe.error().message));
   }
   std::string what = "service account " + email + " (" + path + ")";
   auto fetch = [&transport, &clock, email, private_key, key_id, token_uri, what]() -> core::Result<AccessToken> {
     JwtClaims claims{email, std::string(kCloudPlatformScope), std::string(kGoogleTokenUri), clock.WallNow()};
     auto jwt = MakeSignedJwt(claims, private_key, key_id);
     if (!jwt) return core::Fail(jwt.error());
-    std::string form = "grant_type=" + http::UrlEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") +
-                       "&assertion=" + *jwt;
+    std::string form =
+        "grant_type=" + http::UrlEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + *jwt;
     return ExchangeToken(transport, clock, token_uri, form, what);
   };
   return std::unique_ptr<TokenSource>(

@@ -53,15 +53,15 @@ core::Result<Operation> Client::DeleteCluster(const ClusterRef& ref) {
 }
 
 core::Result<Operation> Client::CreateNodePool(const ClusterRef& parent, const NodePoolSpec& spec) {
-  auto body = CallJson(transport_, BuildCreateNodePool(parent, spec),
-                       "container.projects.locations.clusters.nodePools.create");
+  auto body =
+      CallJson(transport_, BuildCreateNodePool(parent, spec), "container.projects.locations.clusters.nodePools.create");
   if (!body) return core::Fail(body.error());
   return OperationFromJson(*body);
 }
 
 core::Result<NodePool> Client::GetNodePool(const NodePoolRef& ref) {
-  auto body = CallJson(transport_, JsonRequest("GET", Url(ref.Name())),
-                       "container.projects.locations.clusters.nodePools.get");
+  auto body =
+      CallJson(transport_, JsonRequest("GET", Url(ref.Name())), "container.projects.locations.clusters.nodePools.get");
   if (!body) return core::Fail(body.error());
   return NodePoolFromJson(*body);
 }

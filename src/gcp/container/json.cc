@@ -73,20 +73,20 @@ std::string Join(const std::vector<std::string>& items) {
 }
 
 void Compare(std::vector<std::string>& diffs, const char* field, const std::string& want, const std::string& have) {
-  if (want != have) diffs.push_back(std::string(field) + ": want " + (want.empty() ? "(unset)" : want) + ", have " +
-                                    (have.empty() ? "(unset)" : have));
+  if (want != have)
+    diffs.push_back(std::string(field) + ": want " + (want.empty() ? "(unset)" : want) + ", have " +
+                    (have.empty() ? "(unset)" : have));
 }
 
 }  // namespace
 
 const std::vector<std::string>& DefaultOauthScopes() {
-  static const std::vector<std::string> kScopes = {
-      "https://www.googleapis.com/auth/devstorage.read_only",
-      "https://www.googleapis.com/auth/logging.write",
-      "https://www.googleapis.com/auth/monitoring",
-      "https://www.googleapis.com/auth/service.management.readonly",
-      "https://www.googleapis.com/auth/servicecontrol",
-      "https://www.googleapis.com/auth/trace.append"};
+  static const std::vector<std::string> kScopes = {"https://www.googleapis.com/auth/devstorage.read_only",
+                                                   "https://www.googleapis.com/auth/logging.write",
+                                                   "https://www.googleapis.com/auth/monitoring",
+                                                   "https://www.googleapis.com/auth/service.management.readonly",
+                                                   "https://www.googleapis.com/auth/servicecontrol",
+                                                   "https://www.googleapis.com/auth/trace.append"};
   return kScopes;
 }
 
@@ -289,7 +289,8 @@ std::vector<std::string> DiffCluster(const ClusterSpec& want, const Cluster& hav
   if (want.autopilot != have.autopilot) {
     Compare(diffs, "autopilot.enabled", want.autopilot ? "true" : "false", have.autopilot ? "true" : "false");
   }
-  if (want.ray_operator && !have.ray_operator) Compare(diffs, "addonsConfig.rayOperatorConfig.enabled", "true", "false");
+  if (want.ray_operator && !have.ray_operator)
+    Compare(diffs, "addonsConfig.rayOperatorConfig.enabled", "true", "false");
   if (want.gcs_fuse && !have.gcs_fuse) Compare(diffs, "addonsConfig.gcsFuseCsiDriverConfig.enabled", "true", "false");
   if (!want.workload_pool.empty()) {
     Compare(diffs, "workloadIdentityConfig.workloadPool", want.workload_pool, have.workload_pool);

@@ -6,18 +6,30 @@ namespace {
 // google.rpc.Code numbers → kinds (https://github.com/googleapis/googleapis google/rpc/code.proto).
 core::ErrorKind KindFromRpcCode(int code) {
   switch (code) {
-    case 1: return core::ErrorKind::kCancelled;
-    case 3: return core::ErrorKind::kInvalidArgument;
-    case 4: return core::ErrorKind::kDeadlineExceeded;
-    case 5: return core::ErrorKind::kNotFound;
-    case 6: return core::ErrorKind::kAlreadyExists;
-    case 7: return core::ErrorKind::kPermissionDenied;
-    case 8: return core::ErrorKind::kResourceExhausted;
-    case 9: return core::ErrorKind::kFailedPrecondition;
-    case 10: return core::ErrorKind::kAborted;
-    case 14: return core::ErrorKind::kUnavailable;
-    case 16: return core::ErrorKind::kUnauthenticated;
-    default: return core::ErrorKind::kInternal;
+    case 1:
+      return core::ErrorKind::kCancelled;
+    case 3:
+      return core::ErrorKind::kInvalidArgument;
+    case 4:
+      return core::ErrorKind::kDeadlineExceeded;
+    case 5:
+      return core::ErrorKind::kNotFound;
+    case 6:
+      return core::ErrorKind::kAlreadyExists;
+    case 7:
+      return core::ErrorKind::kPermissionDenied;
+    case 8:
+      return core::ErrorKind::kResourceExhausted;
+    case 9:
+      return core::ErrorKind::kFailedPrecondition;
+    case 10:
+      return core::ErrorKind::kAborted;
+    case 14:
+      return core::ErrorKind::kUnavailable;
+    case 16:
+      return core::ErrorKind::kUnauthenticated;
+    default:
+      return core::ErrorKind::kInternal;
   }
 }
 
@@ -77,7 +89,8 @@ core::Result<tpu::Operation> WaitForTpuOperation(tpu::Client& client, const std:
       },
       options, env);
   if (!status) return core::Fail(status.error());
-  if (last.error) return core::Fail(ErrorFromRpcStatus(last.error->code, last.error->message, "tpu operation " + last.name));
+  if (last.error)
+    return core::Fail(ErrorFromRpcStatus(last.error->code, last.error->message, "tpu operation " + last.name));
   return last;
 }
 

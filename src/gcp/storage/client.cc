@@ -64,11 +64,11 @@ core::Result<std::vector<Object>> Client::ListObjects(const std::string& bucket)
     auto body = CallJson(transport_, JsonRequest("GET", url), "storage.objects.list");
     if (!body) return core::Fail(body.error());
     const nlohmann::json items_list = body->value("items", nlohmann::json::array());
-  for (const auto& item : items_list) {
+    for (const auto& item : items_list) {
       auto generation = item.value("generation", nlohmann::json());
       objects.push_back({item.value("name", ""), generation.is_string() ? generation.get<std::string>()
-                                                  : generation.is_null() ? ""
-                                                                         : generation.dump()});
+                                                 : generation.is_null() ? ""
+                                                                        : generation.dump()});
     }
     page_token = body->value("nextPageToken", "");
   } while (!page_token.empty());

@@ -67,7 +67,8 @@ std::vector<std::string> DiffNode(const NodeSpec& want, const Node& have) {
   };
   compare("acceleratorType", want.accelerator_type, have.accelerator_type);
   compare("runtimeVersion", want.runtime_version, have.runtime_version);
-  if (want.spot != have.spot) compare("schedulingConfig.spot", want.spot ? "true" : "false", have.spot ? "true" : "false");
+  if (want.spot != have.spot)
+    compare("schedulingConfig.spot", want.spot ? "true" : "false", have.spot ? "true" : "false");
   return diffs;
 }
 

@@ -18,8 +18,8 @@ struct AccessToken {
 
 // Where a credential comes from and whose it is, for `tputrain auth status`. Never the secret.
 struct CredentialInfo {
-  std::string source;  // "access_token_file", "service_account", "authorized_user", "metadata_server"
-  std::string origin;  // the file, or the metadata server's URL
+  std::string source;   // "access_token_file", "service_account", "authorized_user", "metadata_server"
+  std::string origin;   // the file, or the metadata server's URL
   std::string account;  // e-mail when the source names one; may be looked up (metadata server)
 };
 
