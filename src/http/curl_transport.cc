@@ -158,6 +158,9 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
 
   auto timeout = request.timeout.count() > 0 ? request.timeout : options_.total_timeout;
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  // The path goes out as built: libcurl would otherwise resolve "/x/../.." into another resource
+  // (a name is never a path; servers refuse a literal ".." segment).
+  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   if (request.method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {

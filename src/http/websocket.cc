@@ -235,6 +235,7 @@ core::Result<std::unique_ptr<WebSocketConnection>> CurlWebSocketConnector::Conne
   if (curl == nullptr) return core::Fail(core::Error::Internal("curl_easy_init failed"));
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, http_url.c_str());
+  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);  // as CurlTransport: dot segments are not resolved
   curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);
   // The upgrade is HTTP/1.1: TLS must not negotiate h2 (a Kubernetes API server would).
   curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);

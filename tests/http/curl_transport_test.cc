@@ -81,3 +81,18 @@ TEST_CASE("a refused connection is a transport failure of kind UNAVAILABLE") {
   REQUIRE_FALSE(response);
   CHECK(response.error().kind == tputrain::core::ErrorKind::kUnavailable);
 }
+
+TEST_CASE("CurlTransport sends the path as it is: dot segments are not resolved into another resource") {
+  httplib::Server server;
+  std::string seen;
+  server.Delete(R"(/v1/.*)", [&](const httplib::Request& req, httplib::Response& res) {
+    seen = req.target;
+    res.status = 400;
+  });
+  LoopbackServer loopback(server);
+  tputrain::http::CurlTransport transport;
+  auto response = transport.Send(
+      {.method = "DELETE", .url = loopback.url("/v1/projects/p/clusters/c/nodePools/x/../../../victim")});
+  REQUIRE(response);
+  CHECK(seen == "/v1/projects/p/clusters/c/nodePools/x/../../../victim");
+}
