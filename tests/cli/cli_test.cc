@@ -56,3 +56,40 @@ TEST_CASE("node pool flags that contradict the TPU slice are one usage line nami
     CHECK(result.err == expected);
   }
 }
+
+// A name never becomes a path: it is checked against the API's pattern before any call, under
+// --dry-run too, and an unchecked one would still go out as one encoded segment.
+TEST_CASE("a name, project or location that could escape its URL path is one usage line, exit 2") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"nodepool", "delete", "x/../../../victim", "--cluster", "ray-tpu", "--yes"},
+       "ERROR: NAME: expected lowercase letters, digits and hyphens, starting with a letter and not ending with a "
+       "hyphen, at most 40 characters, got 'x/../../../victim'\n"},
+      {{"nodepool", "delete", "pool", "--cluster", "..", "--yes"},
+       "ERROR: --cluster: expected lowercase letters, digits and hyphens, starting with a letter and not ending with "
+       "a hyphen, at most 40 characters, got '..'\n"},
+      {{"cluster", "delete", "ray-tpu", "--yes", "--project", "p/../q"},
+       "ERROR: --project: expected a project id: lowercase letters, digits and hyphens, starting with a letter, at "
+       "most 30 characters, got 'p/../q'\n"},
+      {{"tpu-vm", "delete", "vm/../../other", "--yes"},
+       "ERROR: NAME: expected lowercase letters, digits and hyphens, starting with a letter and not ending with a "
+       "hyphen, at most 63 characters, got 'vm/../../other'\n"},
+  };
+  for (const auto& [args, expected] : cases) {
+    for (bool dry_run : {false, true}) {
+      std::vector<std::string> argv = {TputrainBinary()};
+      argv.insert(argv.end(), args.begin(), args.end());
+      argv.insert(argv.end(), {"--location", "us-east5-b"});
+      if (std::find(args.begin(), args.end(), "--project") == args.end()) argv.insert(argv.end(), {"--project", "p"});
+      if (dry_run) argv.push_back("--dry-run");
+      // No credentials and an unreachable API: anything sent would fail differently.
+      auto result = RunProcess({.argv = argv,
+                                .env = {{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent"},
+                                        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", "http://127.0.0.1:9/"},
+                                        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU", "http://127.0.0.1:9/"}}});
+      INFO(args.at(0) << " " << args.at(2) << (dry_run ? " --dry-run" : ""));
+      CHECK(result.exit_code == 2);
+      CHECK(result.out.empty());
+      CHECK(result.err == expected);
+    }
+  }
+}

@@ -29,7 +29,7 @@ struct ClusterOptions {
 };
 
 core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name);
+  auto ref = ClusterRefOf(context, options.name, "NAME");
   if (!ref) return core::Fail(ref.error());
   workflow::ClusterCreate request;
   request.ref = *ref;
@@ -58,7 +58,7 @@ core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
 }
 
 core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name);
+  auto ref = ClusterRefOf(context, options.name, "NAME");
   if (!ref) return core::Fail(ref.error());
   auto confirmed =
       ConfirmDelete(context, options.provision.yes, "cluster delete",
@@ -74,7 +74,7 @@ core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& conte
 }
 
 core::Result<int> RunClusterDescribe(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name);
+  auto ref = ClusterRefOf(context, options.name, "NAME");
   if (!ref) return core::Fail(ref.error());
   return RunRead(context,
                  [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
@@ -109,7 +109,7 @@ core::Result<int> RunClusterList(Context& context) {
 }
 
 core::Result<int> RunGetCredentials(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name);
+  auto ref = ClusterRefOf(context, options.name, "NAME");
   if (!ref) return core::Fail(ref.error());
   return RunRead(
       context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {

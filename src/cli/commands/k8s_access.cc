@@ -2,8 +2,9 @@
 
 #include <filesystem>
 
+#include "commands/provision_common.h"
 #include "stack.h"
-
+#include "tputrain/gcp/names.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/cluster_access.h"
@@ -30,6 +31,10 @@ core::Result<gcp::container::ClusterRef> GkeClusterRef(const KubeAccessFlags& fl
   if (!location || location->empty()) {
     return core::Fail(core::Error::Usage("--location: --cluster " + flags.gke_cluster +
                                          " needs the cluster's zone or region (--location, or CLOUDSDK_COMPUTE_ZONE)"));
+  }
+  for (auto status : {gcp::CheckProjectId("--project", *project), gcp::CheckLocation("--location", *location),
+                      gcp::CheckResourceId("--cluster", flags.gke_cluster, kGkeNameLength)}) {
+    if (!status) return core::Fail(status.error());
   }
   return gcp::container::ClusterRef{*project, *location, flags.gke_cluster};
 }

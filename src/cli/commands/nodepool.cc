@@ -3,6 +3,7 @@
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/gcp/container/client.h"
+#include "tputrain/gcp/names.h"
 
 namespace tputrain::cli {
 namespace {
@@ -15,7 +16,7 @@ struct NodePoolOptions {
 };
 
 core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
-  auto ref = ClusterRefOf(context, options.cluster);
+  auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
   auto pools = workflow::NodePoolsFor(options.name, options.pool);
   if (!pools) return core::Fail(pools.error());
@@ -24,8 +25,9 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
 }
 
 core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.cluster);
+  auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
+  if (auto valid = gcp::CheckResourceId("NAME", options.name, kGkeNameLength); !valid) return core::Fail(valid.error());
   auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
                                  "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
   if (!confirmed) return core::Fail(confirmed.error());
@@ -39,8 +41,13 @@ core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& con
 }
 
 core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
-  auto ref = ClusterRefOf(context, options.cluster);
+  auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
+  if (!list) {
+    if (auto valid = gcp::CheckResourceId("NAME", options.name, kGkeNameLength); !valid) {
+      return core::Fail(valid.error());
+    }
+  }
   return RunRead(
       context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
         gcp::container::Client client(transport, endpoints.container);

@@ -6,6 +6,7 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/redact.h"
+#include "tputrain/gcp/names.h"
 #include "tputrain/state/ledger.h"
 
 namespace tputrain::cli {
@@ -67,10 +68,20 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
 core::Result<std::string> RequireSetting(Context& context, const std::string& key) {
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
-  return settings->Require(key);
+  auto value = settings->Require(key);
+  if (!value) return value;
+  // They become URL path segments: checked against the APIs' patterns before any call.
+  if (key == "project") {
+    if (auto valid = gcp::CheckProjectId("--project", *value); !valid) return core::Fail(valid.error());
+  } else if (key == "location") {
+    if (auto valid = gcp::CheckLocation("--location", *value); !valid) return core::Fail(valid.error());
+  }
+  return value;
 }
 
-core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name) {
+core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
+                                                      std::string_view field) {
+  if (auto valid = gcp::CheckResourceId(field, name, kGkeNameLength); !valid) return core::Fail(valid.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   auto location = RequireSetting(context, "location");

@@ -6,6 +6,7 @@
 #include "commands/provision_common.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
 
 namespace tputrain::cli {
@@ -46,6 +47,9 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
+  for (const auto& name : options.names) {
+    if (auto valid = gcp::CheckResourceId("NAME", name, 63); !valid) return core::Fail(valid.error());
+  }
   auto spec = SpecOf(options);
   if (!spec) return core::Fail(spec.error());
   std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
@@ -59,6 +63,9 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
+  for (const auto& name : options.names) {
+    if (auto valid = gcp::CheckResourceId("NAME", name, 63); !valid) return core::Fail(valid.error());
+  }
   std::string names;
   for (const auto& name : options.names) names += (names.empty() ? "" : ", ") + name;
   auto confirmed = ConfirmDelete(context, options.provision.yes, "tpu-vm delete",

@@ -35,7 +35,7 @@ core::Result<std::vector<Node>> Client::ListNodes(const std::string& project, co
   std::vector<Node> nodes;
   std::string page_token;
   do {
-    std::string url = JoinUrl(base_url_, "v2/projects/" + project + "/locations/" + zone + "/nodes");
+    std::string url = JoinUrl(base_url_, "v2/" + NodeRef{project, zone, ""}.Parent() + "/nodes");
     if (!page_token.empty()) url += "?pageToken=" + http::UrlEncode(page_token);
     auto body = CallJson(transport_, JsonRequest("GET", url), "tpu.projects.locations.nodes.list");
     if (!body) return core::Fail(body.error());

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/http/transport.h"
+
 namespace tputrain::gcp::container {
 
 // The six scopes gcloud gives node pools when --scopes is not given.
@@ -17,7 +19,10 @@ std::vector<std::string> ExpandScopes(const std::vector<std::string>& scopes);
 struct LocationRef {
   std::string project;
   std::string location;  // a zone or a region
-  std::string Parent() const { return "projects/" + project + "/locations/" + location; }
+  // Each part is one URL path segment, percent-encoded: a name can never reach another resource.
+  std::string Parent() const {
+    return "projects/" + http::UrlEncode(project) + "/locations/" + http::UrlEncode(location);
+  }
 };
 
 struct ClusterRef {
@@ -25,7 +30,7 @@ struct ClusterRef {
   std::string location;
   std::string cluster;
   LocationRef Location() const { return {project, location}; }
-  std::string Name() const { return Location().Parent() + "/clusters/" + cluster; }
+  std::string Name() const { return Location().Parent() + "/clusters/" + http::UrlEncode(cluster); }
   // The kubeconfig context gcloud container clusters get-credentials writes for this cluster,
   // gke_PROJECT_LOCATION_CLUSTER; tputrain writes and recognises the same name.
   std::string KubeContextName() const { return "gke_" + project + "_" + location + "_" + cluster; }
@@ -34,7 +39,7 @@ struct ClusterRef {
 struct NodePoolRef {
   ClusterRef cluster;
   std::string pool;
-  std::string Name() const { return cluster.Name() + "/nodePools/" + pool; }
+  std::string Name() const { return cluster.Name() + "/nodePools/" + http::UrlEncode(pool); }
 };
 
 // What a node pool is asked to be. Empty/absent fields are not sent (the server's default).

@@ -7,14 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/http/transport.h"
+
 namespace tputrain::gcp::tpu {
 
 struct NodeRef {
   std::string project;
   std::string zone;
   std::string node;
-  std::string Parent() const { return "projects/" + project + "/locations/" + zone; }
-  std::string Name() const { return Parent() + "/nodes/" + node; }
+  // Each part is one URL path segment, percent-encoded (see container::LocationRef).
+  std::string Parent() const { return "projects/" + http::UrlEncode(project) + "/locations/" + http::UrlEncode(zone); }
+  std::string Name() const { return Parent() + "/nodes/" + http::UrlEncode(node); }
 };
 
 struct NodeSpec {

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "tputrain/core/result.h"
+
+// The names tputrain puts into Google API URL paths, checked against the APIs' own patterns
+// before any call (and under --dry-run): a name is never a path. Each failure is a usage error,
+// one line naming `field` (the flag or argument the name came from).
+namespace tputrain::gcp {
+
+// Project ids: lowercase letters, digits and hyphens, a letter first, no hyphen last, at most 30
+// characters; or a domain-scoped "example.com:my-project".
+core::Status CheckProjectId(std::string_view field, std::string_view project);
+
+// A region or a zone: "us-central1", "us-east5-b".
+core::Status CheckLocation(std::string_view field, std::string_view location);
+
+// A resource id as GKE clusters and node pools, TPU nodes and service accounts spell it
+// (RFC 1035 labels): lowercase letters, digits and hyphens, a letter first, no hyphen last, at
+// most `max_length` characters (40 for GKE clusters and node pools, 63 for TPU nodes).
+core::Status CheckResourceId(std::string_view field, std::string_view id, size_t max_length);
+
+}  // namespace tputrain::gcp
