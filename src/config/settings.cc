@@ -5,17 +5,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include "tputrain/config/gcloud_config.h"
+#include "tputrain/core/file.h"
+#include "tputrain/yaml/bounded.h"
 
 namespace tputrain::config {
 namespace {
 
 core::Result<std::map<std::string, std::string>> ReadYamlConfig(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    return core::Fail(core::Error::Usage(path + ": not valid YAML: " + e.what()));
-  }
+  auto text = core::ReadFile(path, "", 1 * core::kMiB);
+  if (!text) return core::Fail(text.error());
+  auto loaded = yaml::Load(*text, path);
+  if (!loaded) return core::Fail(loaded.error());
+  const YAML::Node& root = *loaded;
   std::map<std::string, std::string> values;
   if (root.IsNull()) return values;
   if (!root.IsMap()) return core::Fail(core::Error::Usage(path + ": expected a mapping of settings"));

@@ -1,13 +1,14 @@
 #include "tputrain/k8s/kubeconfig.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "tputrain/core/file.h"
+#include "tputrain/yaml/bounded.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -78,8 +79,10 @@ core::Status MergeDocument(const YAML::Node& root, const std::string& file, cons
 }
 
 core::Status MergeText(const std::string& text, const std::string& file, const std::string& dir, Merged& merged) {
+  auto document = yaml::Load(text, file);
+  if (!document) return core::Fail(document.error());
   try {
-    return MergeDocument(YAML::Load(text), file, dir, merged);
+    return MergeDocument(*document, file, dir, merged);
   } catch (const YAML::Exception& e) {
     return core::Fail(Bad(file, std::string("invalid YAML: ") + e.what()));
   }

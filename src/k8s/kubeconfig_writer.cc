@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "tputrain/core/file.h"
+#include "tputrain/yaml/bounded.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -54,12 +57,12 @@ core::Status WriteKubeconfigEntry(const std::string& path, const KubeconfigEntry
   YAML::Node root(YAML::NodeType::Map);
   std::error_code ec;
   if (fs::exists(path, ec)) {
-    try {
-      YAML::Node loaded = YAML::LoadFile(path);
-      if (loaded.IsMap()) root = loaded;
-    } catch (const YAML::Exception& e) {
-      return core::Fail(core::Error::Usage(path + ": cannot update: invalid YAML: " + e.what()));
-    }
+    // Read bounded and walked bounded: the whole file is emitted again below.
+    auto text = core::ReadFile(path, "--kubeconfig", 16 * core::kMiB);
+    if (!text) return core::Fail(text.error());
+    auto loaded = yaml::Load(*text, path + ": cannot update");
+    if (!loaded) return core::Fail(loaded.error());
+    if (loaded->IsMap()) root = *loaded;
   }
   root["apiVersion"] = "v1";
   root["kind"] = "Config";

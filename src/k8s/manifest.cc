@@ -1,10 +1,12 @@
 #include "tputrain/k8s/manifest.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
+
+#include <yaml-cpp/yaml.h>
+
+#include "tputrain/yaml/bounded.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -88,13 +90,9 @@ core::Result<Object> MakeObject(nlohmann::json json, const std::string& where) {
 std::string Object::Describe() const { return kind + " " + (ns.empty() ? name : ns + "/" + name); }
 
 core::Result<std::vector<Object>> ParseManifests(std::string_view text, const std::string& source) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return core::Fail(
-        core::Error::Usage(source + ": invalid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg));
-  }
+  auto loaded = yaml::LoadAll(text, source);
+  if (!loaded) return core::Fail(loaded.error());
+  const std::vector<YAML::Node>& documents = *loaded;
   std::vector<Object> objects;
   for (size_t i = 0; i < documents.size(); ++i) {
     if (!documents[i] || documents[i].IsNull()) continue;

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "tputrain/core/file.h"
+#include "tputrain/yaml/bounded.h"
 
 namespace tputrain::render {
 namespace fs = std::filesystem;
@@ -73,8 +74,10 @@ core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
   TemplateSpec spec;
   spec.name = dir.filename().string();
   spec.directory = directory;
+  auto loaded = yaml::Load(*text, spec_path.string());
+  if (!loaded) return core::Fail(loaded.error());
   try {
-    const YAML::Node root = YAML::Load(*text);
+    const YAML::Node& root = *loaded;
     if (!root.IsMap()) return core::Fail(SpecError(spec_path, "expected a mapping"));
     if (root["description"]) spec.description = root["description"].Scalar();
     if (root["tpu_type"]) spec.default_tpu_type = root["tpu_type"].Scalar();

@@ -5,6 +5,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tputrain/yaml/bounded.h"
+
 namespace tputrain::render {
 namespace {
 
@@ -112,12 +114,9 @@ core::Result<std::pair<std::string, std::string>> ParseAssignment(std::string_vi
 }
 
 core::Result<std::map<std::string, std::string>> ParseValuesYaml(const std::string& text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return core::Fail(core::Error::Usage(origin + ": not valid YAML: " + e.what()));
-  }
+  auto loaded = yaml::Load(text, origin);
+  if (!loaded) return core::Fail(loaded.error());
+  const YAML::Node& root = *loaded;
   std::map<std::string, std::string> values;
   if (root.IsNull()) return values;
   if (!root.IsMap()) return core::Fail(core::Error::Usage(origin + ": expected a mapping of NAME: value"));

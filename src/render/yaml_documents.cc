@@ -4,6 +4,8 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "tputrain/yaml/bounded.h"
+
 namespace tputrain::render {
 namespace {
 
@@ -35,7 +37,12 @@ bool LoadPiece(const std::string& piece, int first_line, std::vector<YamlDocumen
       error = {first_line + 1, "unexpected content after the document"};
       return false;
     }
-    documents.push_back({YAML::Load(piece), first_line});
+    YAML::Node document = YAML::Load(piece);
+    if (auto bounded = yaml::CheckExpansion(document, "the template"); !bounded) {
+      error = {first_line + 1, bounded.error().message};
+      return false;
+    }
+    documents.push_back({document, first_line});
   } catch (const YAML::Exception& e) {
     error = {e.mark.is_null() ? 0 : first_line + e.mark.line + 1, e.msg};
     return false;

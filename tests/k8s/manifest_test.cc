@@ -39,7 +39,7 @@ TEST_CASE("manifest errors name the document and the field", "[unit]") {
   CHECK(no_name.error().message == "in.yaml (document 2): metadata.name is required (Pod)");
   auto bad = ParseManifests("a: [\n", "in.yaml");
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message.find("in.yaml: invalid YAML at line") == 0);
+  CHECK(bad.error().message.find("in.yaml: not valid YAML at line") == 0);
   CHECK_FALSE(ParseManifests("", "empty.yaml"));
 }
 

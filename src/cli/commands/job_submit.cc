@@ -2,10 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "tputrain/core/file.h"
 #include "tputrain/ray/entrypoint.h"
+#include "tputrain/yaml/bounded.h"
 
 namespace tputrain::cli {
 namespace {
@@ -48,12 +47,12 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
 }
 
 core::Result<nlohmann::json> ReadRuntimeEnvFile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return core::Fail(core::Error::Usage("--runtime-env: cannot read " + path));
-  std::stringstream text;
-  text << file.rdbuf();
+  auto text = core::ReadFile(path, "--runtime-env", 4 * core::kMiB);
+  if (!text) return core::Fail(text.error());
+  auto document = yaml::Load(*text, "--runtime-env " + path);  // JSON is YAML too
+  if (!document) return core::Fail(document.error());
   try {
-    auto json = YamlToJson(YAML::Load(text.str()));  // JSON is YAML too
+    auto json = YamlToJson(*document);
     if (!json.is_object()) return core::Fail(core::Error::Usage("--runtime-env " + path + ": expected a mapping"));
     return json;
   } catch (const YAML::Exception& e) {

@@ -1,0 +1,91 @@
+#include "tputrain/yaml/bounded.h"
+
+#include <string>
+
+namespace tputrain::yaml {
+namespace {
+
+core::Error TooMuch(std::string_view what, const std::string& why) {
+  return core::Error::Usage(std::string(what) + ": " + why);
+}
+
+// Visits the node tree as a walker would see it (an alias once per reference), stopping at the
+// first limit: never more than max_nodes + 1 visits, never deeper than max_depth frames.
+class Walk {
+ public:
+  Walk(std::string_view what, const Limits& limits) : what_(what), limits_(limits) {}
+
+  core::Status Visit(const YAML::Node& node, size_t depth) {
+    if (++nodes_ > limits_.max_nodes) {
+      return core::Fail(TooMuch(what_, "more than " + std::to_string(limits_.max_nodes) +
+                                           " YAML nodes once its aliases are expanded (an alias bomb?)"));
+    }
+    if (depth > limits_.max_depth) {
+      return core::Fail(TooMuch(what_, "YAML nested deeper than " + std::to_string(limits_.max_depth) + " levels"));
+    }
+    if (node.IsSequence()) {
+      for (const auto& item : node) {
+        if (auto status = Visit(item, depth + 1); !status) return status;
+      }
+    } else if (node.IsMap()) {
+      for (const auto& item : node) {
+        if (auto status = Visit(item.first, depth + 1); !status) return status;
+        if (auto status = Visit(item.second, depth + 1); !status) return status;
+      }
+    }
+    return {};
+  }
+
+ private:
+  std::string_view what_;
+  const Limits& limits_;
+  size_t nodes_ = 0;
+};
+
+core::Error NotYaml(std::string_view what, const YAML::Exception& e) {
+  std::string where = e.mark.is_null() ? "" : " at line " + std::to_string(e.mark.line + 1);
+  return core::Error::Usage(std::string(what) + ": not valid YAML" + where + ": " + e.msg);
+}
+
+core::Status CheckSize(std::string_view text, std::string_view what, const Limits& limits) {
+  if (text.size() > limits.max_bytes) {
+    return core::Fail(TooMuch(what, "larger than " + std::to_string(limits.max_bytes) + " bytes"));
+  }
+  return {};
+}
+
+}  // namespace
+
+core::Status CheckExpansion(const YAML::Node& node, std::string_view what, const Limits& limits) {
+  return Walk(what, limits).Visit(node, 0);
+}
+
+core::Result<std::vector<YAML::Node>> LoadAll(std::string_view text, std::string_view what, const Limits& limits) {
+  if (auto size = CheckSize(text, what, limits); !size) return core::Fail(size.error());
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp bounds its own parser's recursion (DeepRecursion) and reports it here too.
+    return core::Fail(NotYaml(what, e));
+  }
+  Walk walk(what, limits);  // one budget for the whole text
+  for (const auto& document : documents) {
+    if (auto status = walk.Visit(document, 0); !status) return core::Fail(status.error());
+  }
+  return documents;
+}
+
+core::Result<YAML::Node> Load(std::string_view text, std::string_view what, const Limits& limits) {
+  if (auto size = CheckSize(text, what, limits); !size) return core::Fail(size.error());
+  YAML::Node node;
+  try {
+    node = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return core::Fail(NotYaml(what, e));
+  }
+  if (auto status = CheckExpansion(node, what, limits); !status) return core::Fail(status.error());
+  return node;
+}
+
+}  // namespace tputrain::yaml
