@@ -59,10 +59,10 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
     });
   };
   steps.wait = [&](const std::string& op) { return WaitContainer(env, client, cluster, op, task); };
-  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+  steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto pool = client.GetNodePool(ref);
     if (!pool) return core::Fail(pool.error());
-    return gcp::container::DiffNodePool(spec, *pool);
+    return internal::Existing{gcp::container::DiffNodePool(spec, *pool), internal::RunLabelOf(pool->resource_labels)};
   };
   steps.ready = [&]() -> core::Result<bool> {
     auto pool = client.GetNodePool(ref);
@@ -194,10 +194,11 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
     return op->name;
   };
   steps.wait = [&](const std::string& op) { return WaitContainer(env, client, ref, op, task); };
-  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+  steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto cluster = client.GetCluster(ref);
     if (!cluster) return core::Fail(cluster.error());
-    return gcp::container::DiffCluster(spec, *cluster);
+    return internal::Existing{gcp::container::DiffCluster(spec, *cluster),
+                              internal::RunLabelOf(cluster->resource_labels)};
   };
   steps.ready = [&]() -> core::Result<bool> {
     auto cluster = client.GetCluster(ref);

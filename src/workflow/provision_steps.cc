@@ -43,16 +43,21 @@ Outcome MakeOutcome(const CreateSteps& steps, OutcomeAction action, std::string 
 
 // The resource after a failed create: it may exist (GKE keeps a pool in ERROR after a stockout).
 void RecordWhatExists(ProvisionEnv& env, const CreateSteps& steps) {
-  auto diff = steps.diff();
-  if (diff) {
+  auto existing = steps.inspect();
+  if (existing) {
     Record(env, steps.kind, steps.resource, EntryState::kCreated);
-  } else if (diff.error().kind == core::ErrorKind::kNotFound) {
+  } else if (existing.error().kind == core::ErrorKind::kNotFound) {
     Record(env, steps.kind, steps.resource, EntryState::kDeleted);
   }
   // Anything else: the entry stays `creating`, which cleanup resolves by looking again.
 }
 
 }  // namespace
+
+std::string RunLabelOf(const std::map<std::string, std::string>& labels) {
+  auto it = labels.find(kRunLabel);
+  return it == labels.end() ? "" : it->second;
+}
 
 std::string Seconds(std::chrono::milliseconds elapsed) { return std::to_string(elapsed.count() / 1000) + "s"; }
 
@@ -105,6 +110,47 @@ core::Error ExplainCapacity(core::Error error, const std::string& what, const st
   return error;
 }
 
+namespace {
+
+// A create that met an existing resource. It is this run's when the ledger said so before the
+// create, or when it carries this run's label (another process of the run created it): never
+// decided by who read it first. It is adopted only once usable: a create still running (another
+// process's, or one a kill cut short) is waited for, a failed one is reported with the API's
+// status, and one of another shape names the fields.
+core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool owned_before) {
+  const std::string task = std::string(state::KindName(steps.kind)) + " " + steps.name;
+  auto existing = steps.inspect();
+  if (!existing) return core::Fail(existing.error());
+  const bool ours = owned_before || (!env.run_id.empty() && existing->run_label == env.run_id);
+  RecordOwner(env, steps.kind, steps.resource, ours);
+  Record(env, steps.kind, steps.resource, EntryState::kCreated);
+  if (!existing->differences.empty()) {
+    std::string fields;
+    for (const auto& item : existing->differences) fields += "\n  " + item;
+    core::Error error =
+        core::Error::Make(core::ErrorKind::kAlreadyExists, task + " exists with a different shape:" + fields);
+    error.http_status = 409;
+    return core::Fail(error);
+  }
+  env.reporter.Progress(task, "exists; waiting until it is usable");
+  auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, {env.clock, env.sleeper, env.cancel});
+  if (!ready) {
+    if (ready.error().kind == core::ErrorKind::kDeadlineExceeded || ready.error().kind == core::ErrorKind::kCancelled) {
+      return core::Fail(ready.error());
+    }
+    core::Error error = ready.error();
+    error.kind = core::ErrorKind::kFailedPrecondition;
+    error.message = task + " exists but is not usable (" + error.message + "); delete it (tputrain " +
+                    std::string(state::KindName(steps.kind)) + " delete ...) and run again";
+    env.reporter.Done(task, "exists, not usable");
+    return core::Fail(error);
+  }
+  env.reporter.Done(task, ours ? "exists (this run's), adopted" : "exists, adopted");
+  return MakeOutcome(steps, OutcomeAction::kAdopted);
+}
+
+}  // namespace
+
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   if (env.dry_run != nullptr) {
     env.dry_run->push_back(steps.request);
@@ -121,8 +167,8 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   auto posted = steps.post();
   if (!posted && IsAmbiguous(posted.error())) {
     // The create may have landed: look before sending it again.
-    auto diff = steps.diff();
-    if (diff) {
+    auto existing = steps.inspect();
+    if (existing) {
       env.reporter.Progress(task, "the create's reply was lost; it exists, waiting for it");
       auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, {env.clock, env.sleeper, env.cancel});
       if (!ready) return core::Fail(steps.explain ? steps.explain(ready.error()) : ready.error());
@@ -130,26 +176,10 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
       env.reporter.Done(task, "created");
       return MakeOutcome(steps, OutcomeAction::kCreated);
     }
-    if (diff.error().kind != core::ErrorKind::kNotFound) return core::Fail(posted.error());
+    if (existing.error().kind != core::ErrorKind::kNotFound) return core::Fail(posted.error());
     posted = steps.post();  // not there: this second create is not a blind one
   }
-  if (!posted && posted.error().kind == core::ErrorKind::kAlreadyExists) {
-    auto diff = steps.diff();
-    if (!diff) return core::Fail(diff.error());
-    RecordOwner(env, steps.kind, steps.resource, owned_before);
-    Record(env, steps.kind, steps.resource, EntryState::kCreated);
-    if (!diff->empty()) {
-      std::string fields;
-      for (const auto& item : *diff) fields += "\n  " + item;
-      core::Error error = core::Error::Make(
-          core::ErrorKind::kAlreadyExists,
-          std::string(state::KindName(steps.kind)) + " " + steps.name + " exists with a different shape:" + fields);
-      error.http_status = 409;
-      return core::Fail(error);
-    }
-    env.reporter.Done(task, "exists, adopted");
-    return MakeOutcome(steps, OutcomeAction::kAdopted);
-  }
+  if (!posted && posted.error().kind == core::ErrorKind::kAlreadyExists) return Adopt(env, steps, owned_before);
   if (!posted) {
     Record(env, steps.kind, steps.resource, EntryState::kDeleted);
     env.reporter.Done(task, "failed");

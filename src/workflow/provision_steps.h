@@ -2,6 +2,7 @@
 
 // The create/delete skeleton every resource kind shares (private to the workflow module).
 #include <functional>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,15 @@
 #include "tputrain/workflow/provision.h"
 
 namespace tputrain::workflow::internal {
+
+// What a read of a resource that already exists says.
+struct Existing {
+  std::vector<std::string> differences;  // fields that differ from the request
+  std::string run_label;                 // its tputrain-run label ("" when none, or the kind has no labels)
+};
+
+// The tputrain-run label in `labels`, "" when absent.
+std::string RunLabelOf(const std::map<std::string, std::string>& labels);
 
 // What one idempotent create needs to know about its resource kind.
 struct CreateSteps {
@@ -21,8 +31,8 @@ struct CreateSteps {
   std::function<core::Result<std::string>()> post;
   // Waits for the operation (never called with "").
   std::function<core::Status(const std::string& operation)> wait;
-  // Reads the resource: the fields that differ from the request, or kNotFound.
-  std::function<core::Result<std::vector<std::string>>()> diff;
+  // Reads the resource: the fields that differ from the request and its run label, or kNotFound.
+  std::function<core::Result<Existing>()> inspect;
   // Polled after an ambiguous create found the resource: true once it is usable.
   std::function<core::Result<bool>()> ready;
   // Turns a failure into the message users need (stockout hints).

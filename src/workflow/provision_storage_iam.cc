@@ -127,10 +127,10 @@ core::Result<Outcome> CreateBucket(ProvisionEnv& env, const std::string& project
     if (!bucket) return core::Fail(bucket.error());
     return std::string();
   };
-  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+  steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto bucket = client.GetBucket(spec.name);
     if (!bucket) return core::Fail(bucket.error());
-    return gcp::storage::DiffBucket(spec, *bucket);
+    return internal::Existing{gcp::storage::DiffBucket(spec, *bucket), internal::RunLabelOf(bucket->labels)};
   };
   steps.ready = [] { return core::Result<bool>(true); };
   steps.wait = [](const std::string&) { return core::Status(); };
@@ -175,10 +175,10 @@ core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string&
     if (!account) return core::Fail(account.error());
     return std::string();
   };
-  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+  steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto account = client.GetServiceAccount(email);
     if (!account) return core::Fail(account.error());
-    return std::vector<std::string>{};  // an account has no shape beyond its id
+    return internal::Existing{};  // an account has no shape beyond its id, and no labels
   };
   steps.ready = [] { return core::Result<bool>(true); };
   steps.wait = [](const std::string&) { return core::Status(); };

@@ -34,14 +34,19 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
     if (!done) return core::Fail(done.error());
     return {};
   };
-  steps.diff = [&]() -> core::Result<std::vector<std::string>> {
+  steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto node = client.GetNode(ref);
     if (!node) return core::Fail(node.error());
-    return gcp::tpu::DiffNode(spec, *node);
+    return internal::Existing{gcp::tpu::DiffNode(spec, *node), internal::RunLabelOf(node->labels)};
   };
   steps.ready = [&]() -> core::Result<bool> {
     auto node = client.GetNode(ref);
     if (!node) return core::Fail(node.error());
+    // States a TPU VM does not leave by itself: waiting would not make it usable.
+    for (const char* stuck : {"PREEMPTED", "TERMINATED", "STOPPED"}) {
+      if (node->state == stuck)
+        return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, "state " + node->state));
+    }
     return node->state == "READY";
   };
   steps.explain = [&](core::Error error) {

@@ -1,5 +1,9 @@
 // Request shapes and retry logic of the clients, the poller and the workflow, on a scripted
 // transport (behaviour against the emulator is in the integration tests).
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -146,6 +150,80 @@ TEST_CASE("409 on create: the same shape is adopted, a different one names the f
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("placementPolicy.tpuTopology: want 4x8, have 4x4") != std::string::npos);
   CHECK(refused.error().message.find("initialNodeCount: want 8, have 4") != std::string::npos);
+}
+
+json PoolIn(const std::string& status, const std::string& run = "") {
+  json pool = {{"name", "v6e-16"},
+               {"status", status},
+               {"initialNodeCount", 4},
+               {"config", {{"machineType", "ct6e-standard-4t"}}},
+               {"placementPolicy", {{"tpuTopology", "4x4"}}}};
+  if (status == "ERROR") pool["statusMessage"] = "Google Compute Engine: Not enough resources available";
+  if (!run.empty()) pool["config"]["resourceLabels"] = {{kRunLabel, run}};
+  return pool;
+}
+
+const char kAlreadyExists[] = R"({"error":{"code":409,"status":"ALREADY_EXISTS","message":"Already exists"}})";
+
+TEST_CASE("409 on create: one still provisioning is waited for before it is adopted") {
+  Fixture f;
+  f.transport.On("POST", "/nodePools", {JsonReply(409, kAlreadyExists)});
+  f.transport.On("GET", "/nodePools/v6e-16",
+                 {JsonReply(200, PoolIn("PROVISIONING").dump()), JsonReply(200, PoolIn("PROVISIONING").dump()),
+                  JsonReply(200, PoolIn("RUNNING").dump())});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  auto adopted = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE(adopted);
+  CHECK((*adopted)[0].action == workflow::OutcomeAction::kAdopted);
+  CHECK(f.transport.Count("GET", "/nodePools/v6e-16") == 3);
+  CHECK_FALSE(f.clock.sleeps().empty());
+}
+
+TEST_CASE("409 on create: one in ERROR is reported with the API's status, never adopted") {
+  Fixture f;
+  f.transport.On("POST", "/nodePools", {JsonReply(409, kAlreadyExists)});
+  f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, PoolIn("ERROR").dump())});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  auto refused = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().kind == core::ErrorKind::kFailedPrecondition);
+  CHECK(refused.error().message.find("nodepool v6e-16 exists but is not usable") != std::string::npos);
+  CHECK(refused.error().message.find("Not enough resources available") != std::string::npos);
+}
+
+TEST_CASE("409 on create: a resource with this run's label is this run's, whoever read it first") {
+  namespace fs = std::filesystem;
+  Fixture f;
+  const fs::path dir = fs::temp_directory_path() / ("tputrain-owner-" + std::to_string(::getpid()));
+  state::LedgerStore store(dir.string(), f.clock);
+  f.env.ledger = &store;
+  f.env.run_id = "run-1";
+  // Another process of run-1 created the pool; this one's create meets it.
+  f.transport.On("POST", "/nodePools", {JsonReply(409, kAlreadyExists)});
+  f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, PoolIn("RUNNING", "run-1").dump())});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  REQUIRE(CreateNodePools(f.env, kCluster, {spec}));
+  auto ledger = store.Load("run-1");
+  REQUIRE(ledger);
+  const auto* entry = ledger->Find(ResourceKind::kNodePool, gcp::container::NodePoolRef{kCluster, "v6e-16"}.Name());
+  REQUIRE(entry != nullptr);
+  CHECK(entry->owned);
+  CHECK(entry->state == state::EntryState::kCreated);
+
+  // For another run the same pool is adopted, and left to the run that made it.
+  f.env.run_id = "run-2";
+  auto adopted = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE(adopted);
+  CHECK((*adopted)[0].action == workflow::OutcomeAction::kAdopted);
+  auto other = store.Load("run-2");
+  REQUIRE(other);
+  const auto* foreign = other->Find(ResourceKind::kNodePool, gcp::container::NodePoolRef{kCluster, "v6e-16"}.Name());
+  REQUIRE(foreign != nullptr);
+  CHECK_FALSE(foreign->owned);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("an operation that ends in a stockout is an error with the place, the machine and a hint") {
