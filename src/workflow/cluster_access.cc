@@ -50,7 +50,7 @@ core::Result<KubeconfigWritten> WriteClusterCredentials(http::Transport& transpo
                                                         const std::string& container_endpoint,
                                                         const gcp::container::ClusterRef& ref,
                                                         const std::string& kubeconfig_flag, const core::Env& env,
-                                                        bool token_exec) {
+                                                        bool token_exec, bool dry_run) {
   auto cluster = ReachableCluster(transport, container_endpoint, ref);
   if (!cluster) return core::Fail(cluster.error());
   k8s::KubeconfigEntry entry;
@@ -59,6 +59,7 @@ core::Result<KubeconfigWritten> WriteClusterCredentials(http::Transport& transpo
   entry.ca_data = cluster->ca_certificate;
   if (token_exec) entry.auth = k8s::KubeconfigEntry::Auth::kTputrainTokenExec;
   std::string path = k8s::KubeconfigWritePath(kubeconfig_flag, env);
+  if (dry_run) return KubeconfigWritten{entry.name, path, entry.server};
   if (auto written = k8s::WriteKubeconfigEntry(path, entry); !written) return core::Fail(written.error());
   return KubeconfigWritten{entry.name, path, entry.server};
 }

@@ -348,6 +348,13 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
                            "emu-run", "--state-dir", state_dir});
   INFO(created.out << created.err);
   REQUIRE(created.exit_code == 0);
+  // --dry-run reads the cluster and says where the entry would go, and writes nothing.
+  auto dry_credentials = tputrain(
+      {"cluster", "get-credentials", "ray-cpu", "--location", "us-east5-b", "--kubeconfig", kubeconfig, "--dry-run"});
+  INFO(dry_credentials.out << dry_credentials.err);
+  REQUIRE(dry_credentials.exit_code == 0);
+  CHECK(dry_credentials.err.find("would be written to " + kubeconfig) != std::string::npos);
+  CHECK_FALSE(fs::exists(kubeconfig));
   // The cluster's kubeconfig entry, as gcloud writes it: gke-gcloud-auth-plugin, served by
   // tputrain's own Google token.
   auto credentials =

@@ -21,7 +21,7 @@ core::Result<k8s::ClusterAccess> GkeClusterAccess(http::Transport& transport, co
 // `cluster get-credentials`: the cluster's kubeconfig entry (gke_P_L_C, its endpoint and CA) added
 // to the kubeconfig at `kubeconfig_flag` (empty: KUBECONFIG's first file, else ~/.kube/config) and
 // made current. `token_exec`: the user runs `tputrain auth print-access-token` instead of
-// gke-gcloud-auth-plugin.
+// gke-gcloud-auth-plugin. `dry_run`: the cluster is read, the entry decided, nothing written.
 struct KubeconfigWritten {
   std::string context;
   std::string path;
@@ -31,7 +31,7 @@ core::Result<KubeconfigWritten> WriteClusterCredentials(http::Transport& transpo
                                                         const std::string& container_endpoint,
                                                         const gcp::container::ClusterRef& ref,
                                                         const std::string& kubeconfig_flag, const core::Env& env,
-                                                        bool token_exec);
+                                                        bool token_exec, bool dry_run);
 
 // "projects/P/locations/L/clusters/C" (a ledger access record) back into its parts.
 core::Result<gcp::container::ClusterRef> ClusterRefFromName(const std::string& name);

@@ -114,9 +114,10 @@ core::Result<int> RunGetCredentials(const ClusterOptions& options, Context& cont
   return RunRead(
       context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
         auto written = workflow::WriteClusterCredentials(transport, endpoints.container, *ref, options.kubeconfig,
-                                                         context.env, options.token_exec);
+                                                         context.env, options.token_exec, context.global.dry_run);
         if (!written) return core::Fail(written.error());
-        context.reporter().Info("kubeconfig entry " + written->context + " written to " + written->path);
+        context.reporter().Info("kubeconfig entry " + written->context +
+                                (context.global.dry_run ? " would be written to " : " written to ") + written->path);
         PrintResult(
             context, {{"context", written->context}, {"kubeconfig", written->path}, {"server", written->server}},
             [&](std::ostream& out) { out << "context " << written->context << " in " << written->path << "\n"; });
