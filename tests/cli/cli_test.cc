@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "testing/pty_process.h"
 #include "testing/scoped_process.h"
 #include "tputrain/core/version.h"
 
@@ -92,4 +93,19 @@ TEST_CASE("a name, project or location that could escape its URL path is one usa
       CHECK(result.err == expected);
     }
   }
+}
+
+// On a terminal a delete asks; "n" (or anything but yes) deletes nothing and, as gcloud's
+// "Aborted by user", exits 1, so a script cannot read a decline as done. Nothing is sent before
+// the answer: the API endpoint is a closed port.
+TEST_CASE("declining a delete on a terminal exits 1 and sends nothing") {
+  tputrain::testing::PtyProcess remove(
+      {TputrainBinary(), "cluster", "delete", "ray-tpu", "--project", "p", "--location", "us-east5-b"},
+      {{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", "http://127.0.0.1:9/"},
+       {"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent"}});
+  REQUIRE(remove.ReadUntil("[y/N]", std::chrono::seconds(30)));
+  remove.Type("n\n");
+  CHECK(remove.Wait() == 1);
+  remove.ReadUntil("nothing deleted", std::chrono::seconds(5));
+  CHECK_THAT(remove.output(), Catch::Contains("Aborted by user: nothing deleted."));
 }

@@ -51,8 +51,9 @@ core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& 
 }
 
 core::Result<int> NothingDeleted(Context& context) {
-  context.err << "Nothing deleted.\n";
-  return core::kExitOk;
+  // As gcloud's "Aborted by user": a script that asked for a delete must not read a decline as done.
+  context.err << "Aborted by user: nothing deleted.\n";
+  return core::kExitFailed;
 }
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {

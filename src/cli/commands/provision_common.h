@@ -32,7 +32,7 @@ void AddYesFlag(CLI::App* command, bool& yes);
 // --dry-run). Without a terminal that is a usage error naming `command`; on one, `question` is
 // asked, and false means the user said no.
 core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& command, const std::string& question);
-// What a declined delete prints and returns (exit 0: nothing was asked of the cloud).
+// What a declined delete prints and returns (exit 1, as gcloud's "Aborted by user").
 core::Result<int> NothingDeleted(Context& context);
 
 // core::ParseDuration's grammar ("90s", "30m", "1h30m", bare seconds); empty: no limit.
