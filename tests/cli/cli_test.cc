@@ -109,3 +109,28 @@ TEST_CASE("declining a delete on a terminal exits 1 and sends nothing") {
   remove.ReadUntil("nothing deleted", std::chrono::seconds(5));
   CHECK_THAT(remove.output(), Catch::Contains("Aborted by user: nothing deleted."));
 }
+
+// Counts are checked where they are parsed: nothing negative, zero or past the limit is sent,
+// and nothing is silently clamped or defaulted.
+TEST_CASE("a count that is negative, zero or too large is one usage line naming the flag") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"submit", "--model", "maxtext-cpu-smoke", "--steps", "99999999999999999999"},
+       "ERROR: --steps: expected a whole number from 1 to 1000000000000, got '99999999999999999999'\n"},
+      {{"submit", "--model", "maxtext-cpu-smoke", "--steps", "0"},
+       "ERROR: --steps: expected a whole number from 1 to 1000000000000, got '0'\n"},
+      {{"cluster", "create", "c", "--num-nodes", "-3"},
+       "ERROR: --num-nodes: expected a whole number from 1 to 1000, got '-3'\n"},
+      {{"cluster", "create", "c", "--num-nodes", "0"},
+       "ERROR: --num-nodes: expected a whole number from 1 to 1000, got '0'\n"},
+  };
+  for (const auto& [args, expected] : cases) {
+    std::vector<std::string> argv = {TputrainBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--project", "p", "--location", "us-east5-b", "--dry-run"});
+    auto result = RunProcess({.argv = argv});
+    INFO(args.at(0) << " " << args.at(args.size() - 2) << " " << args.back());
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err == expected);
+  }
+}

@@ -2,6 +2,7 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/number.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/cluster_access.h"
 
@@ -9,6 +10,9 @@ namespace tputrain::cli {
 namespace {
 
 using gcp::container::ClusterRef;
+
+// GKE's node pool limit of nodes per zone.
+constexpr int64_t kMaxPoolNodes = 1000;
 
 struct ClusterOptions {
   std::string name;
@@ -18,7 +22,7 @@ struct ClusterOptions {
   bool workload_identity = false;
   std::string workload_pool;
   std::string machine_type;
-  int num_nodes = 3;
+  std::string num_nodes = "3";
   std::string cluster_version;
   std::vector<std::string> scopes;
   std::vector<std::string> node_locations;
@@ -43,7 +47,9 @@ core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
   spec.cluster_version = options.cluster_version;
   spec.node_locations = options.node_locations;
   spec.default_pool.machine_type = options.machine_type;
-  spec.default_pool.node_count = options.num_nodes;
+  auto nodes = core::ParseCount("--num-nodes", options.num_nodes, kMaxPoolNodes);
+  if (!nodes) return core::Fail(nodes.error());
+  spec.default_pool.node_count = static_cast<int>(*nodes);
   spec.default_pool.oauth_scopes = gcp::container::ExpandScopes(options.scopes);
   if (!options.pool.tpu_type.empty()) {
     if (options.autopilot) {

@@ -7,6 +7,7 @@
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/core/number.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/submit_flow.h"
 #include "tputrain/workflow/template_values.h"
@@ -14,8 +15,12 @@
 namespace tputrain::cli {
 namespace {
 
+// Far beyond any training run, and well inside what MaxText and Python integers take.
+constexpr int64_t kMaxSteps = 1'000'000'000'000;
+
 struct SubmitOptions {
   workflow::SubmitSpec spec;
+  std::optional<std::string> steps;  // core::ParseCount's grammar, into spec.steps
   ray::ConnectionFlags connection;
   bool no_wait = false;
   bool logs = false;
@@ -49,6 +54,11 @@ core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Co
                                          "cluster flags for a RayCluster tputrain applies"));
   }
   workflow::SubmitRequest request{options.spec, std::nullopt, !options.no_wait, context.global.dry_run};
+  if (options.steps) {
+    auto steps = core::ParseCount("--steps", *options.steps, kMaxSteps);
+    if (!steps) return core::Fail(steps.error());
+    request.spec.steps = *steps;
+  }
   if (cluster_flag == nullptr) return request;
   auto timeout = core::ParseDuration("--ready-timeout", options.ready_timeout);
   if (!timeout) return core::Fail(timeout.error());
@@ -105,7 +115,7 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
   submit->add_option("--model", options->spec.model, "Model preset, e.g. llama3-8b or maxtext-cpu-smoke")->required();
   submit->add_option("--tpu-type", options->spec.tpu_type,
                      "TPU slice the Ray cluster runs on, e.g. v6e-16 (default: the smallest that fits, as `plan`)");
-  submit->add_option("--steps", options->spec.steps, "Training steps (default: the preset's, else 100 as seed 001)");
+  submit->add_option("--steps", options->steps, "Training steps (default: the preset's, else 100 as seed 001)");
   submit->add_option("--set", options->spec.sets, "MaxText override KEY=VALUE, applied last (repeatable)");
   submit->add_option("--env", options->spec.env,
                      "Environment variable KEY=VALUE for the job (repeatable; RAY_DEDUP_LOGS=0 unless given)");
