@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
+#include "parse_error.h"
 #include "tputrain/cli/main.h"
 #include "tputrain/core/redact.h"
 #include "tputrain/core/version.h"
@@ -84,7 +85,7 @@ int Main(int argc, const char* const* argv, Context& context) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, context.out, context.err);  // --help, --version
-    context.err << "ERROR: " << e.what() << "\n";
+    context.err << "ERROR: " << ParseErrorLine(e) << "\n";
     return core::kExitUsage;
   } catch (const std::exception& e) {
     context.err << "ERROR: internal: " << e.what() << "\n";

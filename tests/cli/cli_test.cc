@@ -134,3 +134,24 @@ TEST_CASE("a count that is negative, zero or too large is one usage line naming 
     CHECK(result.err == expected);
   }
 }
+
+// What CLI11 refuses reaches people in tputrain's words: the flag, what was expected, what came.
+TEST_CASE("flags CLI11 refuses are one line naming the flag and what was expected") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"cluster", "create", "c", "--num-slices", "0"}, "ERROR: --num-slices: expected 1 to 64, got 0\n"},
+      {{"nodepool", "create", "p", "--cluster", "c", "--num-nodes", "abc"},
+       "ERROR: --num-nodes: expected a number, got 'abc'\n"},
+      {{"nodepool", "create", "p", "--cluster", "c", "--placement-type", "X"},
+       "ERROR: --placement-type: expected one of COMPACT, got 'X'\n"},
+      {{"tpu-vm", "create"}, "ERROR: names: required (see --help)\n"},
+  };
+  for (const auto& [args, expected] : cases) {
+    std::vector<std::string> argv = {TputrainBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--project", "p", "--location", "us-east5-b", "--dry-run"});
+    auto result = RunProcess({.argv = argv});
+    INFO(args.at(0) << " " << args.at(1));
+    CHECK(result.exit_code == 2);
+    CHECK(result.err == expected);
+  }
+}

@@ -96,7 +96,7 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
       ->check(CLI::IsMember({"train", "serve"}));
   plan->add_option("--accelerator", options->accelerator, "TPU generation: v6e, v5e, v5p, v4 or tpu7x");
   plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the preset's)");
-  plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")->check(CLI::PositiveNumber);
+  plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")->check(CLI::Range(1, 64));
   plan->footer(
       "Examples:\n"
       "  tputrain plan --model llama3-8b --accelerator v6e\n"

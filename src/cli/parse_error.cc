@@ -1,0 +1,39 @@
+#include "parse_error.h"
+
+#include <regex>
+
+namespace tputrain::cli {
+namespace {
+
+struct Rewrite {
+  std::regex pattern;
+  const char* format;  // std::regex_replace format: $1, $2, ...
+};
+
+const std::vector<Rewrite>& Rewrites() {
+  static const std::vector<Rewrite> rewrites = {
+      // "Could not convert: --num-nodes = abc"
+      {std::regex(R"(^Could not convert: (\S+) = (.*)$)"), "$1: expected a number, got '$2'"},
+      // "--num-slices: Value 0 not in range 1 to 64"
+      {std::regex(R"(^(\S+): Value (.*) not in range ([-0-9.e+]+) to ([-0-9.e+]+)$)"), "$1: expected $3 to $4, got $2"},
+      // "--placement-type: X not in {COMPACT}"
+      {std::regex(R"(^(\S+): (.*) not in \{(.*)\}$)"), "$1: expected one of $3, got '$2'"},
+      // "names is required", "--cluster is required"
+      {std::regex(R"(^(\S+) is required$)"), "$1: required (see --help)"},
+      // "--model: 1 required TEXT missing"
+      {std::regex(R"(^(\S+): \d+ required \S+ missing$)"), "$1: expected a value"},
+  };
+  return rewrites;
+}
+
+}  // namespace
+
+std::string ParseErrorLine(const CLI::ParseError& error) {
+  std::string message = error.what();
+  for (const auto& rewrite : Rewrites()) {
+    if (std::regex_match(message, rewrite.pattern)) return std::regex_replace(message, rewrite.pattern, rewrite.format);
+  }
+  return message;
+}
+
+}  // namespace tputrain::cli
