@@ -119,7 +119,7 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
 
   // Foreground deletion of an object with no dependents: the test's garbage collector is not
   // needed when --no-wait is given.
-  auto deleted = cli.Run({"delete", "-f", "-", "--no-wait"}, rendered.out);
+  auto deleted = cli.Run({"delete", "-f", "-", "--no-wait", "--yes"}, rendered.out);
   INFO(deleted.err);
   CHECK(deleted.exit_code == 0);
   CHECK(deleted.out == "RayCluster " + ns + "/ray deleted\n");

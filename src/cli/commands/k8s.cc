@@ -148,6 +148,9 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   auto* del = root.add_subcommand("delete", "Delete the objects of a manifest, in reverse order, waiting until gone");
   del->add_option("-f,--filename", delete_flags->file, "Manifest file, or - for stdin")->required();
   del->add_flag("--no-wait", delete_flags->no_wait, "Return once deletion is accepted");
+  // Scripts pass --yes to every delete; this one, like kubectl's, deletes what the file names
+  // without asking, so the flag changes nothing here.
+  del->add_flag("-y,--yes", delete_flags->ledger.yes, "Accepted as on every tputrain delete (this one never asks)");
   del->add_option("--timeout", delete_flags->timeout, "How long each object may take to go (default 5m)");
   AddKubeAccessFlags(*del, delete_flags->access);
   AddProvisionFlags(del, delete_flags->ledger, /*waits=*/false);
