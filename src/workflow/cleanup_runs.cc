@@ -12,8 +12,7 @@ core::Error FromLedger(core::Error error) {
 
 }  // namespace
 
-core::Result<std::vector<CleanupPlan>> PlanRuns(state::LedgerStore& store, const CleanupRunsRequest& request,
-                                                const core::Env& env) {
+core::Result<RunsToClean> PlanRuns(state::LedgerStore& store, const CleanupRunsRequest& request, const core::Env& env) {
   if (request.all && !request.run_id.empty()) {
     return core::Fail(core::Error::Usage("--all and --run are exclusive: pass one"));
   }
@@ -27,14 +26,29 @@ core::Result<std::vector<CleanupPlan>> PlanRuns(state::LedgerStore& store, const
     if (!run) return core::Fail(run.error());
     if (!run->empty()) runs.push_back(*run);
   }
-  std::vector<CleanupPlan> plans;
+  RunsToClean found;
   for (const auto& run : runs) {
     auto ledger = store.Load(run);
+    if (!ledger && ledger.error().kind == core::ErrorKind::kNotFound && !request.run_id.empty()) {
+      // Named on the command line: a typo must not pass a CI leak check as "nothing to delete".
+      return core::Fail(
+          core::Error::Usage("--run: no run '" + request.run_id + "' in " + store.dir() + " (tputrain runs list)"));
+    }
     if (!ledger && ledger.error().kind == core::ErrorKind::kNotFound) continue;
+    if (!ledger && request.all) {
+      found.unreadable.push_back("run " + run + ": " + ledger.error().message);
+      continue;
+    }
     if (!ledger) return core::Fail(ledger.error());
-    plans.push_back(PlanCleanup(*ledger, request.force));
+    found.plans.push_back(PlanCleanup(*ledger, request.force));
   }
-  return plans;
+  return found;
+}
+
+core::Error Unreadable(const std::vector<std::string>& unreadable) {
+  std::string message = std::to_string(unreadable.size()) + " run ledger(s) could not be read and were left alone:";
+  for (const auto& why : unreadable) message += "\n  " + why;
+  return core::Error::Make(core::ErrorKind::kFailedPrecondition, message);
 }
 
 size_t DeleteCount(const std::vector<CleanupPlan>& plans) {

@@ -131,30 +131,33 @@ nlohmann::json ToJson(const LeakedResource& leaked) {
   return json;
 }
 
-core::Result<std::vector<LedgeredKey>> LedgeredKeys(const state::LedgerStore& store) {
+core::Result<Ledgered> LedgeredKeys(const state::LedgerStore& store) {
   auto runs = store.ListRuns();
   if (!runs) return core::Fail(runs.error());
-  std::vector<LedgeredKey> keys;
+  Ledgered ledgered;
   for (const auto& run : *runs) {
     auto ledger = store.Load(run);
     if (!ledger) {
-      core::Error error = ledger.error();
-      error.message += " (a scan needs every ledger: its resources would otherwise look leaked)";
-      return core::Fail(error);
+      ledgered.unreadable_runs.push_back(run);
+      ledgered.unreadable.push_back("run " + run + ": " + ledger.error().message +
+                                    " (its labelled resources were not scanned)");
+      continue;
     }
-    for (const auto* entry : ledger->Live()) keys.emplace_back(entry->kind, entry->name);
+    for (const auto* entry : ledger->Live()) ledgered.keys.emplace_back(entry->kind, entry->name);
   }
-  return keys;
+  return ledgered;
 }
 
 core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const ScanRequest& request,
-                                                     const std::vector<LedgeredKey>& ledgered) {
+                                                     const Ledgered& ledgered) {
   if (request.project.empty()) return core::Fail(core::Error::Usage("--project: a scan needs the project"));
-  Keys keys(ledgered.begin(), ledgered.end());
+  Keys keys(ledgered.keys.begin(), ledgered.keys.end());
   std::vector<LeakedResource> leaked;
   if (auto status = ScanClusters(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanTpuVms(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanBuckets(env, request, keys, leaked); !status) return core::Fail(status.error());
+  const std::set<std::string> unknown(ledgered.unreadable_runs.begin(), ledgered.unreadable_runs.end());
+  std::erase_if(leaked, [&](const LeakedResource& item) { return unknown.contains(item.run_id); });
   return leaked;
 }
 

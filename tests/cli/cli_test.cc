@@ -110,6 +110,22 @@ TEST_CASE("declining a delete on a terminal exits 1 and sends nothing") {
   CHECK_THAT(remove.output(), Catch::Contains("Aborted by user: nothing deleted."));
 }
 
+// A CI leak check runs `cleanup --run ID --dry-run --detailed-exitcode`: a wrong or empty id must
+// fail it, not pass it as "nothing to delete".
+TEST_CASE("cleanup of an unknown or empty --run is one usage line, exit 2") {
+  char pattern[] = "/tmp/tputrain-cli-state-XXXXXX";
+  REQUIRE(mkdtemp(pattern) != nullptr);
+  const std::string state_dir = pattern;
+  auto unknown = RunProcess({.argv = {TputrainBinary(), "cleanup", "--run", "no-such-run", "--state-dir", state_dir,
+                                      "--dry-run", "--detailed-exitcode"}});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err == "ERROR: --run: no run 'no-such-run' in " + state_dir + " (tputrain runs list)\n");
+  auto empty = RunProcess({.argv = {TputrainBinary(), "cleanup", "--run", "", "--state-dir", state_dir, "--yes"}});
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err == "ERROR: --run: expected a run id (tputrain runs list), got ''\n");
+  rmdir(pattern);
+}
+
 // Counts are checked where they are parsed: nothing negative, zero or past the limit is sent,
 // and nothing is silently clamped or defaulted.
 TEST_CASE("a count that is negative, zero or too large is one usage line naming the flag") {

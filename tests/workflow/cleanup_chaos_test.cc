@@ -188,7 +188,10 @@ void RunSchedule(const Schedule& schedule, Tally& tally) {
   for (int attempt = 0; attempt < 8 && !clean; ++attempt) {
     ++tally.cleanup_attempts;
     auto result = env.Tputrain({"cleanup", "--run", schedule.run_id, "--yes"});
-    clean = result.exit_code == 0;
+    // Killed before its first record, the run has no ledger: --run names a run there is none of.
+    const bool never_recorded = !fs::exists(env.state_dir() + "/" + schedule.run_id + ".json") &&
+                                result.exit_code == 2 && result.err.find("--run: no run '") != std::string::npos;
+    clean = result.exit_code == 0 || never_recorded;
     last = "exit " + std::to_string(result.exit_code) + ": " + result.err.substr(0, 600);
     for (const auto& bad : UnparsableLedgers(env.state_dir())) tally.problems.push_back(where + ": ledger " + bad);
   }

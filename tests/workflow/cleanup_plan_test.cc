@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
@@ -118,7 +119,7 @@ TEST_CASE("cleanup tiers follow the documented order; unknown kinds go last") {
   CHECK(CleanupTier(ResourceKind::kUnknown) > CleanupTier(ResourceKind::kServiceAccount));
 }
 
-TEST_CASE("the runs to clean up: one run, all of them, never both; a run never written has nothing") {
+TEST_CASE("the runs to clean up: one run, all of them, never both; an unknown --run is an error") {
   namespace fs = std::filesystem;
   testing::FakeClock clock;
   const fs::path dir = fs::temp_directory_path() / ("tputrain-plan-runs-" + std::to_string(::getpid()));
@@ -129,19 +130,34 @@ TEST_CASE("the runs to clean up: one run, all of them, never both; a run never w
 
   auto one = PlanRuns(store, {"run-a", false, false}, env);
   REQUIRE(one);
-  REQUIRE(one->size() == 1);
-  CHECK((*one)[0].run_id == "run-a");
-  CHECK(Kinds((*one)[0].deletes) == std::vector<std::string>{"bucket:b"});
+  REQUIRE(one->plans.size() == 1);
+  CHECK(one->plans[0].run_id == "run-a");
+  CHECK(Kinds(one->plans[0].deletes) == std::vector<std::string>{"bucket:b"});
 
   auto all = PlanRuns(store, {"", true, false}, env);
   REQUIRE(all);
-  CHECK(all->size() == 2);
-  CHECK(DeleteCount(*all) == 2);
-  CHECK(NeedsGoogle(*all));
+  CHECK(all->plans.size() == 2);
+  CHECK(all->unreadable.empty());
+  CHECK(DeleteCount(all->plans) == 2);
+  CHECK(NeedsGoogle(all->plans));
 
-  auto never_written = PlanRuns(store, {"run-c", false, false}, env);
+  // One corrupt ledger: --all plans the healthy runs and names the broken one; --run fails on it.
+  { std::ofstream(dir / "run-z.json") << "{not json"; }
+  auto with_corrupt = PlanRuns(store, {"", true, false}, env);
+  REQUIRE(with_corrupt);
+  CHECK(with_corrupt->plans.size() == 2);
+  REQUIRE(with_corrupt->unreadable.size() == 1);
+  CHECK(with_corrupt->unreadable[0].rfind("run run-z: ", 0) == 0);
+  CHECK(Unreadable(with_corrupt->unreadable).kind == core::ErrorKind::kFailedPrecondition);
+  CHECK_FALSE(PlanRuns(store, {"run-z", false, false}, env));
+
+  auto unknown = PlanRuns(store, {"run-c", false, false}, env);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message == "--run: no run 'run-c' in " + dir.string() + " (tputrain runs list)");
+  core::Env with_env_run(std::map<std::string, std::string>{{"TPUTRAIN_RUN", "run-c"}});
+  auto never_written = PlanRuns(store, {"", false, false}, with_env_run);
   REQUIRE(never_written);
-  CHECK(never_written->empty());
+  CHECK(never_written->plans.empty());
 
   auto both = PlanRuns(store, {"run-a", true, false}, env);
   REQUIRE_FALSE(both);

@@ -102,15 +102,20 @@ TEST_CASE("cleanup --scan lists labelled resources no ledger knows; --delete-lea
   CHECK(json::parse(again.out)["leaked"].empty());
 }
 
-TEST_CASE("a scan refuses to guess when a ledger is unreadable", "[integration]") {
+TEST_CASE("a scan leaves a run with an unreadable ledger alone, cleans the others, and fails naming it",
+          "[integration]") {
   EmulatorEnv env({}, "100ms");
   REQUIRE(env.ready());
   Ok(env, {"bucket", "create", "gs://run-b", "--run", "r1"});
+  Ok(env, {"bucket", "create", "gs://leaked-b", "--run", "r2"});
   std::ofstream(std::filesystem::path(env.state_dir()) / "r1.json", std::ios::trunc) << "{\"run_id\": ";
+  std::filesystem::remove(std::filesystem::path(env.state_dir()) / "r2.json");  // r2's runner died with it
   auto scan = env.Tputrain({"cleanup", "--scan", "--delete-leaked", "--yes"});
-  CHECK(scan.exit_code != 0);
+  CHECK(scan.exit_code == 1);
+  CHECK(scan.err.find("run r1: ") != std::string::npos);
   CHECK(scan.err.find("r1.json") != std::string::npos);
-  CHECK(HasKeyEndingWith(env.State()["buckets"], "run-b"));
+  CHECK(HasKeyEndingWith(env.State()["buckets"], "run-b"));           // in a ledger it cannot read
+  CHECK_FALSE(HasKeyEndingWith(env.State()["buckets"], "leaked-b"));  // leaked: deleted
 }
 
 }  // namespace

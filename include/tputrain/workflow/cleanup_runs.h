@@ -23,10 +23,19 @@ struct CleanupRunsRequest {
   bool force = false;  // also adopted resources
 };
 
-// The plans of the runs asked for; a run whose ledger was never written (killed before its
-// first record) has nothing to clean up and is left out.
-core::Result<std::vector<CleanupPlan>> PlanRuns(state::LedgerStore& store, const CleanupRunsRequest& request,
-                                                const core::Env& env);
+// The plans of the runs asked for. A run named with --run must have a ledger (a usage error
+// otherwise: a typo must not pass a leak check); the current run or TPUTRAIN_RUN whose ledger
+// was never written (killed before its first record) has nothing to clean up and is left out.
+struct RunsToClean {
+  std::vector<CleanupPlan> plans;
+  // With --all: ledgers that could not be read ("run ID: why"), left alone so that one corrupt
+  // file does not keep the healthy runs' resources billing. The command then fails (Unreadable).
+  std::vector<std::string> unreadable;
+};
+core::Result<RunsToClean> PlanRuns(state::LedgerStore& store, const CleanupRunsRequest& request, const core::Env& env);
+
+// The failure that names the ledgers PlanRuns left alone (kFailedPrecondition: exit 1).
+core::Error Unreadable(const std::vector<std::string>& unreadable);
 
 size_t DeleteCount(const std::vector<CleanupPlan>& plans);
 

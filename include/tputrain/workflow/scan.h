@@ -35,15 +35,22 @@ struct LeakedResource {
 
 nlohmann::json ToJson(const LeakedResource& leaked);
 
-// Every (kind, resource) key of a live entry in any ledger under `store`'s directory. An
-// unreadable ledger is an error: its resources would otherwise look leaked.
+// Every (kind, resource) key of a live entry in any ledger under `store`'s directory, and the
+// runs whose ledger could not be read: their resources are neither listed nor deleted (they
+// would otherwise look leaked), and the command then fails naming them (Unreadable).
 using LedgeredKey = std::pair<state::ResourceKind, std::string>;
-core::Result<std::vector<LedgeredKey>> LedgeredKeys(const state::LedgerStore& store);
+struct Ledgered {
+  std::vector<LedgeredKey> keys;
+  std::vector<std::string> unreadable_runs;
+  std::vector<std::string> unreadable;  // "run ID: why", for the error
+};
+core::Result<Ledgered> LedgeredKeys(const state::LedgerStore& store);
 
 // Lists clusters (with their node pools), TPU VMs and buckets of the project, keeps those with
-// the tputrain-run label, and drops those whose key is in `ledgered`.
+// the tputrain-run label, and drops those whose key is in `ledgered` or whose run's ledger
+// could not be read.
 core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const ScanRequest& request,
-                                                     const std::vector<LedgeredKey>& ledgered);
+                                                     const Ledgered& ledgered);
 
 // Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects),
 // each tier in parallel. Node pools of a cluster that is itself deleted go with it. Returns every

@@ -20,6 +20,7 @@ struct CleanupOptions {
   bool detailed_exitcode = false;
   std::string timeout;
   ScanFlags scan;
+  CLI::Option* run_option = nullptr;
 };
 
 void PrintPlans(Context& context, const std::vector<workflow::CleanupPlan>& plans) {
@@ -56,6 +57,9 @@ void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done) 
 }
 
 core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& context) {
+  if (options.run_option->count() > 0 && options.run_id.empty()) {
+    return core::Fail(core::Error::Usage("--run: expected a run id (tputrain runs list), got ''"));
+  }
   std::string dir = options.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.state_dir;
   if (options.scan.scan || options.scan.delete_leaked) {
     return RunScan(context, options.scan, options.run_id, dir, options.yes);
@@ -67,21 +71,24 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   if (!timeout) return core::Fail(timeout.error());
   Stack& stack = context.stack();
   state::LedgerStore& store = stack.Ledger(dir);
-  auto plans = workflow::PlanRuns(store, {options.run_id, options.all, options.force}, context.env);
-  if (!plans) return core::Fail(plans.error());
+  auto runs = workflow::PlanRuns(store, {options.run_id, options.all, options.force}, context.env);
+  if (!runs) return core::Fail(runs.error());
+  const std::vector<workflow::CleanupPlan>* plans = &runs->plans;
+  // A corrupt ledger is left alone and fails the command, after the healthy runs are done.
+  auto finish = [&](int code) -> core::Result<int> {
+    if (!runs->unreadable.empty()) return core::Fail(workflow::Unreadable(runs->unreadable));
+    return code;
+  };
   const size_t to_delete = workflow::DeleteCount(*plans);
   if (context.global.dry_run) {
     PrintPlans(context, *plans);
-    return options.detailed_exitcode && to_delete > 0 ? core::kExitChangesPending : core::kExitOk;
+    return finish(options.detailed_exitcode && to_delete > 0 ? core::kExitChangesPending : core::kExitOk);
   }
   if (to_delete > 0) {
     auto confirmed = ConfirmDelete(context, options.yes, "cleanup",
                                    "Delete " + std::to_string(to_delete) + " resource(s) recorded in the run ledger?");
     if (!confirmed) return core::Fail(confirmed.error());
-    if (!*confirmed) {
-      context.err << "Nothing deleted.\n";
-      return core::kExitOk;
-    }
+    if (!*confirmed) return NothingDeleted(context);
   }
   http::Transport* google = nullptr;
   if (workflow::NeedsGoogle(*plans)) {
@@ -93,7 +100,7 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   auto done = workflow::CleanupRuns(env, *plans);
   if (!done) return core::Fail(done.error());
   PrintDone(context, *done);
-  return core::kExitOk;
+  return finish(core::kExitOk);
 }
 
 }  // namespace
@@ -104,7 +111,8 @@ void SetupCleanupCommand(CLI::App& root, Context& context) {
       "cleanup",
       "Delete everything a run created (Ray jobs, Kubernetes objects, node pools, clusters, TPU VMs, "
       "buckets, IAM members, service accounts), in that order");
-  cleanup->add_option("--run", options->run_id, "Run to clean up (default: TPUTRAIN_RUN, else the current run)");
+  options->run_option =
+      cleanup->add_option("--run", options->run_id, "Run to clean up (default: TPUTRAIN_RUN, else the current run)");
   cleanup->add_flag("--all", options->all, "Clean up every run in the state directory");
   cleanup->add_option("--state-dir", options->state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)");
   cleanup->add_flag("-y,--yes", options->yes, "Delete without asking (needed without a terminal; so is --quiet)");

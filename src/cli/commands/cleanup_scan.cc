@@ -7,6 +7,7 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/cleanup_runs.h"
 #include "tputrain/workflow/scan.h"
 
 namespace tputrain::cli {
@@ -70,21 +71,23 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   auto env = context.stack().Provision(*google);
   auto leaked = workflow::ScanLeaked(env, request, *ledgered);
   if (!leaked) return core::Fail(leaked.error());
+  // Runs whose ledger is unreadable were left out; the command fails naming them, at the end.
+  auto finish = [&](int code) -> core::Result<int> {
+    if (!ledgered->unreadable.empty()) return core::Fail(workflow::Unreadable(ledgered->unreadable));
+    return code;
+  };
   if (!flags.delete_leaked || leaked->empty()) {
     PrintLeaked(context, *leaked, nullptr);
-    return core::kExitOk;
+    return finish(core::kExitOk);
   }
   auto confirmed = ConfirmDelete(context, yes, "--delete-leaked",
                                  "Delete these " + std::to_string(leaked->size()) + " leaked resource(s)?");
   if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) {
-    context.err << "Nothing deleted.\n";
-    return core::kExitOk;
-  }
+  if (!*confirmed) return NothingDeleted(context);
   auto deleted = workflow::DeleteLeaked(env, *leaked);
   if (!deleted) return core::Fail(deleted.error());
   PrintLeaked(context, *leaked, &*deleted);
-  return core::kExitOk;
+  return finish(core::kExitOk);
 }
 
 }  // namespace tputrain::cli
