@@ -326,16 +326,18 @@ TEST_CASE("Ctrl-C during a create or a cleanup: the ledger stays true, the way o
   CHECK(ledger->Live().size() == 1);
 }
 
-TEST_CASE("cleanup with no run recorded has nothing to do", "[integration]") {
+TEST_CASE("cleanup with no run recorded has nothing to do; a --run that names none is refused", "[integration]") {
   EmulatorEnv env({}, "100ms");
   REQUIRE(env.ready());
   auto none = Ok(env, {"cleanup", "--yes"});
   CHECK(none.out.find("No run to clean up") != std::string::npos);
-  auto named = Ok(env, {"cleanup", "--run", "never-ran", "--yes"});
-  CHECK(named.out.find("No run to clean up") != std::string::npos);
+  // A CI leak check with a wrong id must fail, not pass as "nothing to delete".
+  auto named = env.Tputrain({"cleanup", "--run", "never-ran", "--yes"});
+  CHECK(named.exit_code == 2);
+  CHECK(named.err.find("--run: no run 'never-ran' in ") != std::string::npos);
   auto plan = env.Tputrain({"cleanup", "--run", "never-ran", "--dry-run", "--detailed-exitcode"});
-  CHECK(plan.exit_code == 0);
-  CHECK(plan.out.find("No run to clean up") != std::string::npos);
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.out.empty());
 }
 
 }  // namespace
