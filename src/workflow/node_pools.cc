@@ -42,9 +42,9 @@ core::Result<std::optional<catalog::TpuSliceType>> SliceOf(const TpuPoolRequest&
 
 core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,
                                                                      const TpuPoolRequest& request) {
-  // NAME-i must fit too: GKE's 40 characters.
+  // NAME-i must fit too.
   const std::string longest = request.num_slices == 1 ? name : name + "-" + std::to_string(request.num_slices - 1);
-  if (auto valid = gcp::CheckResourceId("NAME", longest, 40); !valid) return core::Fail(valid.error());
+  if (auto valid = gcp::CheckResourceId("NAME", longest, gcp::kGkeNameLength); !valid) return core::Fail(valid.error());
   auto slice = SliceOf(request);
   if (!slice) return core::Fail(slice.error());
   gcp::container::NodePoolSpec spec;

@@ -22,4 +22,8 @@ core::Status CheckLocation(std::string_view field, std::string_view location);
 // most `max_length` characters (40 for GKE clusters and node pools, 63 for TPU nodes).
 core::Status CheckResourceId(std::string_view field, std::string_view id, size_t max_length);
 
+// The APIs' length limits for CheckResourceId.
+inline constexpr size_t kGkeNameLength = 40;      // GKE clusters and node pools
+inline constexpr size_t kTpuNodeNameLength = 63;  // Cloud TPU nodes
+
 }  // namespace tputrain::gcp

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "commands/provision_common.h"
 #include "stack.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/k8s/service_proxy.h"
@@ -33,7 +32,7 @@ core::Result<gcp::container::ClusterRef> GkeClusterRef(const KubeAccessFlags& fl
                                          " needs the cluster's zone or region (--location, or CLOUDSDK_COMPUTE_ZONE)"));
   }
   for (auto status : {gcp::CheckProjectId("--project", *project), gcp::CheckLocation("--location", *location),
-                      gcp::CheckResourceId("--cluster", flags.gke_cluster, kGkeNameLength)}) {
+                      gcp::CheckResourceId("--cluster", flags.gke_cluster, gcp::kGkeNameLength)}) {
     if (!status) return core::Fail(status.error());
   }
   return gcp::container::ClusterRef{*project, *location, flags.gke_cluster};

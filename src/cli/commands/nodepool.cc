@@ -27,7 +27,8 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
 core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
-  if (auto valid = gcp::CheckResourceId("NAME", options.name, kGkeNameLength); !valid) return core::Fail(valid.error());
+  if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kGkeNameLength); !valid)
+    return core::Fail(valid.error());
   auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
                                  "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
   if (!confirmed) return core::Fail(confirmed.error());
@@ -44,7 +45,7 @@ core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& conte
   auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
   if (!list) {
-    if (auto valid = gcp::CheckResourceId("NAME", options.name, kGkeNameLength); !valid) {
+    if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kGkeNameLength); !valid) {
       return core::Fail(valid.error());
     }
   }

@@ -82,7 +82,7 @@ core::Result<std::string> RequireSetting(Context& context, const std::string& ke
 
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
                                                       std::string_view field) {
-  if (auto valid = gcp::CheckResourceId(field, name, kGkeNameLength); !valid) return core::Fail(valid.error());
+  if (auto valid = gcp::CheckResourceId(field, name, gcp::kGkeNameLength); !valid) return core::Fail(valid.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   auto location = RequireSetting(context, "location");

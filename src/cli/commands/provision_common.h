@@ -51,9 +51,6 @@ core::Result<int> RunRead(Context& context, const ReadBody& body);
 
 core::Result<std::string> RequireSetting(Context& context, const std::string& key);
 
-// GKE's limit on cluster and node pool names.
-inline constexpr size_t kGkeNameLength = 40;
-
 // Cluster `name` (given as `field`: NAME or --cluster) in the configured project and location,
 // each checked against the API's pattern (a usage error names what is missing or malformed).
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,

@@ -48,7 +48,8 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
   for (const auto& name : options.names) {
-    if (auto valid = gcp::CheckResourceId("NAME", name, 63); !valid) return core::Fail(valid.error());
+    if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
+      return core::Fail(valid.error());
   }
   auto spec = SpecOf(options);
   if (!spec) return core::Fail(spec.error());
@@ -64,7 +65,8 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
   for (const auto& name : options.names) {
-    if (auto valid = gcp::CheckResourceId("NAME", name, 63); !valid) return core::Fail(valid.error());
+    if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
+      return core::Fail(valid.error());
   }
   std::string names;
   for (const auto& name : options.names) names += (names.empty() ? "" : ", ") + name;
