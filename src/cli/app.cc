@@ -6,7 +6,6 @@
 #include "commands/commands.h"
 #include "parse_error.h"
 #include "tputrain/cli/main.h"
-#include "tputrain/core/redact.h"
 #include "tputrain/core/version.h"
 
 namespace tputrain::cli {
@@ -42,11 +41,11 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
 void ReportError(Context& context, const core::Error& error) {
   context.err << "ERROR: ";
   if (!core::IsUsageError(error) && error.http_status == 0 && error.where.empty()) {
-    context.err << core::Redact(error.message) << "\n";
+    context.err << context.redactor(error.message) << "\n";
     return;
   }
   if (!error.where.empty()) context.err << "(" << error.where << ") ";
-  context.err << core::Redact(error.message) << "\n";
+  context.err << context.redactor(error.message) << "\n";
 }
 
 }  // namespace

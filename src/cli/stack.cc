@@ -62,10 +62,11 @@ std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Cred
   auto chain = std::make_unique<http::TransportChain>();
   chain->Push<http::CurlTransport>(std::move(curl));
   if (Logs(context_.global))
-    chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http);
+    chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http,
+                                        context_.redactor);
   if (retry != nullptr) chain->Push<http::RetryingTransport>(chain->top(), sleeper_, *retry, gcp::RetryDelayOf);
-  if (credential != nullptr) chain->Push<http::CredentialTransport>(chain->top(), *credential);
-  if (dry_run) chain->Push<http::DryRunTransport>(chain->top(), context_.out);
+  if (credential != nullptr) chain->Push<http::CredentialTransport>(chain->top(), *credential, &context_.redactor);
+  if (dry_run) chain->Push<http::DryRunTransport>(chain->top(), context_.out, context_.redactor);
   return chain;
 }
 
@@ -76,9 +77,12 @@ std::unique_ptr<http::WebSocketConnector> Stack::WebSocket(const http::CurlOptio
   auto chain = std::make_unique<http::WebSocketChain>();
   chain->Push<http::CurlWebSocketConnector>(options);
   if (Logs(context_.global)) {
-    chain->Push<http::LoggingWebSocketConnector>(chain->top(), context_.err, clock_, context_.global.log_http);
+    chain->Push<http::LoggingWebSocketConnector>(chain->top(), context_.err, clock_, context_.global.log_http,
+                                                 context_.redactor);
   }
-  if (credential != nullptr) chain->Push<http::CredentialWebSocketConnector>(chain->top(), *credential);
+  if (credential != nullptr) {
+    chain->Push<http::CredentialWebSocketConnector>(chain->top(), *credential, &context_.redactor);
+  }
   return chain;
 }
 
@@ -93,8 +97,9 @@ core::Result<http::Transport*> Stack::Google() {
   metadata.connect_timeout = std::chrono::milliseconds(3000);  // google-auth's GCE_METADATA_TIMEOUT
   metadata.plain_http_host = gcp::auth::MetadataHost(context_.env);
   google->metadata = Chain(std::move(metadata), nullptr, &metadata_retries, false);
-  auto tokens = gcp::auth::DefaultCredentials(context_.env, context_.global.access_token_file,
-                                              {google->token_endpoints.get(), google->metadata.get()}, clock_);
+  auto tokens = gcp::auth::DefaultCredentials(
+      context_.env, context_.global.access_token_file,
+      {google->token_endpoints.get(), google->metadata.get(), &context_.redactor}, clock_);
   if (!tokens) return core::Fail(tokens.error());
   google->tokens = std::move(*tokens);
   google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);

@@ -1,7 +1,9 @@
 #include "tputrain/core/redact.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 
 namespace tputrain::core {
 namespace {
@@ -143,7 +145,78 @@ constexpr std::array<std::string_view, 6> kJsonFields = {"access_token",  "refre
                                                          "client_secret", "private_key",   "private_key_id"};
 constexpr std::array<std::string_view, 4> kFormFields = {"assertion", "refresh_token", "client_secret", "access_token"};
 
+// application/x-www-form-urlencoded, as a token endpoint's request carries a refresh token.
+std::string FormEncoded(std::string_view value) {
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+// Inside a JSON string: a PEM key's newlines are "\n", a JWT's '/' may be "\/".
+std::string JsonEscaped(std::string_view value, bool escape_slash) {
+  std::string out;
+  for (char c : value) {
+    switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '/':
+        out += escape_slash ? "\\/" : "/";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+void ReplaceAll(std::string& text, const std::string& value) {
+  size_t at = 0;
+  while ((at = text.find(value, at)) != std::string::npos) at = ReplaceSpan(text, at, at + value.size());
+}
+
 }  // namespace
+
+void Redactor::Hold(std::string_view secret) {
+  if (secret.size() < kMinHeldLength) return;
+  std::lock_guard lock(mutex_);
+  for (std::string spelling :
+       {std::string(secret), FormEncoded(secret), JsonEscaped(secret, false), JsonEscaped(secret, true)}) {
+    if (std::find(held_.begin(), held_.end(), spelling) == held_.end()) held_.push_back(std::move(spelling));
+  }
+  // Longest first, so a value that contains another is replaced whole.
+  std::sort(held_.begin(), held_.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+}
+
+std::string Redactor::operator()(std::string_view input) const {
+  // Held values first: a pattern that rewrote part of one would leave the rest unmatched.
+  std::string text(input);
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& value : held_) ReplaceAll(text, value);
+  }
+  return Redact(text);
+}
 
 std::string Redact(std::string_view input) {
   std::string text(input);

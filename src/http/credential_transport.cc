@@ -3,9 +3,16 @@
 namespace tputrain::http {
 namespace {
 
-core::Result<Headers> WithCredential(Credential& credential, const Headers& headers) {
+core::Result<Headers> WithCredential(Credential& credential, core::Redactor* redactor, const Headers& headers) {
   auto auth = credential.AuthHeaders();
   if (!auth) return core::Fail(auth.error());
+  if (redactor != nullptr) {
+    for (const auto& [name, value] : *auth) {
+      redactor->Hold(value);
+      // "Bearer <token>": the token alone is what a server would echo.
+      if (auto space = value.find(' '); space != std::string::npos) redactor->Hold(value.substr(space + 1));
+    }
+  }
   Headers merged;
   for (const auto& header : headers) {
     if (!FindHeader(*auth, header.first)) merged.push_back(header);
@@ -17,7 +24,7 @@ core::Result<Headers> WithCredential(Credential& credential, const Headers& head
 }  // namespace
 
 core::Result<Request> CredentialTransport::Authorized(const Request& request) {
-  auto headers = WithCredential(credential_, request.headers);
+  auto headers = WithCredential(credential_, redactor_, request.headers);
   if (!headers) return core::Fail(headers.error());
   Request authorized = request;
   authorized.headers = std::move(*headers);
@@ -48,7 +55,7 @@ core::Result<Response> CredentialTransport::Stream(const Request& request, const
 }
 
 core::Result<Headers> CredentialWebSocketConnector::Authorized(const Headers& headers) {
-  return WithCredential(credential_, headers);
+  return WithCredential(credential_, redactor_, headers);
 }
 
 core::Result<std::unique_ptr<WebSocketConnection>> CredentialWebSocketConnector::Connect(const std::string& url,

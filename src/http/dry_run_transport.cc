@@ -4,7 +4,8 @@
 
 namespace tputrain::http {
 
-DryRunTransport::DryRunTransport(Transport& inner, std::ostream& out) : inner_(inner), out_(out) {}
+DryRunTransport::DryRunTransport(Transport& inner, std::ostream& out, const core::Redactor& redactor)
+    : inner_(inner), out_(out), redactor_(redactor) {}
 
 bool DryRunTransport::IsMutating(const Request& request) {
   return request.method != "GET" && request.method != "HEAD" && !request.server_dry_run;
@@ -19,7 +20,7 @@ Response DryRunTransport::Print(const Request& request) {
   if (!request.body.empty()) text += request.body + "\n";
   {
     std::lock_guard lock(mutex_);
-    out_ << core::Redact(text) << std::flush;
+    out_ << redactor_(text) << std::flush;
   }
   Response response;
   response.status = 200;

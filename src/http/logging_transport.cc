@@ -6,8 +6,9 @@
 
 namespace tputrain::http {
 
-LoggingTransport::LoggingTransport(Transport& inner, std::ostream& sink, core::Clock& clock, bool log_bodies)
-    : inner_(inner), sink_(sink), clock_(clock), log_bodies_(log_bodies) {}
+LoggingTransport::LoggingTransport(Transport& inner, std::ostream& sink, core::Clock& clock, bool log_bodies,
+                                   const core::Redactor& redactor)
+    : inner_(inner), sink_(sink), clock_(clock), log_bodies_(log_bodies), redactor_(redactor) {}
 
 core::Result<Response> LoggingTransport::Send(const Request& request) {
   auto start = clock_.Now();
@@ -48,13 +49,13 @@ core::Result<Response> LoggingTransport::Log(const Request& request, const core:
     }
   }
   std::lock_guard lock(mutex_);
-  sink_ << core::Redact(text.str()) << std::flush;
+  sink_ << redactor_(text.str()) << std::flush;
   return result;
 }
 
 LoggingWebSocketConnector::LoggingWebSocketConnector(WebSocketConnector& inner, std::ostream& sink, core::Clock& clock,
-                                                     bool log_headers)
-    : inner_(inner), sink_(sink), clock_(clock), log_headers_(log_headers) {}
+                                                     bool log_headers, const core::Redactor& redactor)
+    : inner_(inner), sink_(sink), clock_(clock), log_headers_(log_headers), redactor_(redactor) {}
 
 core::Result<std::unique_ptr<WebSocketConnection>> LoggingWebSocketConnector::Connect(const std::string& url,
                                                                                       const Headers& headers) {
@@ -76,7 +77,7 @@ core::Result<std::unique_ptr<WebSocketConnection>> LoggingWebSocketConnector::Co
     for (const auto& [name, value] : headers) text << "  " << name << ": " << value << "\n";
   }
   std::lock_guard lock(mutex_);
-  sink_ << core::Redact(text.str()) << std::flush;
+  sink_ << redactor_(text.str()) << std::flush;
   return connection;
 }
 

@@ -41,3 +41,38 @@ TEST_CASE("Redact survives a large body", "[redact]") {
 }
 
 }  // namespace
+
+namespace {
+
+using tputrain::core::Redactor;
+
+TEST_CASE("A Redactor replaces the secrets it holds wherever a server echoes them", "[redact]") {
+  Redactor redactor;
+  const std::string refresh = "1//0gRefreshTokenValue-xyz";
+  const std::string key = "-----BEGIN PRIVATE KEY-----\nMIIEv\nQ/A=\n-----END PRIVATE KEY-----\n";
+  const std::string jwt = "eyJhbGciOi.eyJpc3Mi.c2lnbmF0/dXJl";
+  redactor.Hold(refresh);
+  redactor.Hold(key);
+  redactor.Hold(jwt);
+
+  // No pattern finds these: the value is in prose, form-encoded, or JSON-escaped.
+  CHECK(redactor("invalid_grant: Bad refresh token 1//0gRefreshTokenValue-xyz.") ==
+        "invalid_grant: Bad refresh token REDACTED.");
+  CHECK(redactor("echo: 1%2F%2F0gRefreshTokenValue-xyz") == "echo: REDACTED");
+  CHECK(redactor(R"({"detail":"key was -----BEGIN PRIVATE KEY-----\nMIIEv\nQ\/A=\n-----END PRIVATE KEY-----\n"})") ==
+        R"({"detail":"key was REDACTED"})");
+  CHECK(redactor("the assertion eyJhbGciOi.eyJpc3Mi.c2lnbmF0/dXJl was refused") ==
+        "the assertion REDACTED was refused");
+  CHECK(redactor(R"({"jwt":"eyJhbGciOi.eyJpc3Mi.c2lnbmF0\/dXJl"})") == R"({"jwt":"REDACTED"})");
+  // And the patterns still apply.
+  CHECK(redactor("Authorization: Bearer other") == "Authorization: REDACTED");
+}
+
+TEST_CASE("A Redactor ignores values too short to be a credential", "[redact]") {
+  Redactor redactor;
+  redactor.Hold("abc");
+  redactor.Hold("");
+  CHECK(redactor("abc abc") == "abc abc");
+}
+
+}  // namespace

@@ -150,8 +150,11 @@ TEST_CASE("authorized_user file: the refresh-token grant", "[auth]") {
         tputrain::testing::FormField(req.body, "refresh_token") != "1//refresh-secret" ||
         tputrain::testing::FormField(req.body, "client_secret") != "client-secret-value") {
       res.status = 400;
-      res.set_content(R"({"error":"invalid_grant","error_description":"Token has been expired or revoked."})",
-                      "application/json");
+      // Echoes the refresh token, in prose no pattern can find: only its value can.
+      nlohmann::json error = {{"error", "invalid_grant"},
+                              {"error_description", "Token " + tputrain::testing::FormField(req.body, "refresh_token") +
+                                                        " has been expired or revoked."}};
+      res.set_content(error.dump(), "application/json");
       return;
     }
     issued = "ya29.user-token";
@@ -181,17 +184,20 @@ TEST_CASE("authorized_user file: the refresh-token grant", "[auth]") {
     CHECK(tputrain::testing::FormField(form, "client_id") == "123.apps.googleusercontent.com");
     CHECK((*tokens)->Info()->account == "user@example.com");
   }
-  SECTION("a revoked refresh token is an Unauthenticated error naming the file") {
-    file["refresh_token"] = "1//revoked";
+  SECTION("a revoked refresh token is an Unauthenticated error naming the file; the echoed token is never printed") {
+    file["refresh_token"] = "1//revoked-refresh-token";
     Env env({{"GOOGLE_APPLICATION_CREDENTIALS", dir.Write("user.json", file.dump())}});
-    auto tokens = DefaultCredentials(env, "", {&curl, &curl}, clock);
+    tputrain::core::Redactor printed;
+    auto tokens = DefaultCredentials(env, "", {&curl, &curl, &printed}, clock);
     REQUIRE(tokens.has_value());
     auto token = (*tokens)->Token();
     REQUIRE_FALSE(token.has_value());
     CHECK(token.error().kind == ErrorKind::kUnauthenticated);
-    CHECK(token.error().message.find("user.json") != std::string::npos);
-    CHECK(token.error().message.find("invalid_grant") != std::string::npos);
-    CHECK(token.error().message.find("1//revoked") == std::string::npos);
+    const std::string line = printed(token.error().message);
+    CHECK(line.find("user.json") != std::string::npos);
+    CHECK(line.find("invalid_grant: Token REDACTED has been expired") != std::string::npos);
+    CHECK(line.find("revoked-refresh-token") == std::string::npos);
+    CHECK(printed("client_secret is client-secret-value") == "client_secret is REDACTED");
   }
 }
 

@@ -120,12 +120,14 @@ TEST_CASE("--verbose logs method, URL, status and time; --log-http adds redacted
       Response{200, {}, R"({"access_token": "ya29.body-secret", "expires_in": 3599, "id_token": "eyJ.x.y"})"}};
 
   SECTION("verbose") {
-    tputrain::http::LoggingTransport logging(inner, sink, clock, false);
+    tputrain::core::Redactor redactor;
+    tputrain::http::LoggingTransport logging(inner, sink, clock, false, redactor);
     REQUIRE(logging.Send(request).has_value());
     CHECK(sink.str() == "http: POST https://oauth2.googleapis.com/token -> 200 (12 ms)\n");
   }
   SECTION("bodies") {
-    tputrain::http::LoggingTransport logging(inner, sink, clock, true);
+    tputrain::core::Redactor redactor;
+    tputrain::http::LoggingTransport logging(inner, sink, clock, true, redactor);
     REQUIRE(logging.Send(request).has_value());
     std::string text = sink.str();
     CHECK(text.find("Authorization: REDACTED") != std::string::npos);
@@ -143,9 +145,10 @@ class CountingCredential final : public tputrain::http::Credential {
  public:
   Result<tputrain::http::Headers> AuthHeaders() override {
     ++asked;
-    return tputrain::http::Headers{{"Authorization", "Bearer ya29.dry-run-secret"}};
+    return tputrain::http::Headers{{"Authorization", "Bearer " + token}};
   }
   void Invalidate() override {}
+  std::string token = "ya29.dry-run-secret";
   int asked = 0;
 };
 
@@ -158,11 +161,30 @@ struct ProductStack {
   FakeSleeper sleeper;
   CountingCredential credential;
   std::ostringstream out;
-  tputrain::http::LoggingTransport logging{network, log, clock, true};
+  tputrain::core::Redactor redactor;
+  tputrain::http::LoggingTransport logging{network, log, clock, true, redactor};
   tputrain::http::RetryingTransport retrying{logging, sleeper};
-  tputrain::http::CredentialTransport authorized{retrying, credential};
-  tputrain::http::DryRunTransport dry_run{authorized, out};
+  tputrain::http::CredentialTransport authorized{retrying, credential, &redactor};
+  tputrain::http::DryRunTransport dry_run{authorized, out, redactor};
 };
+
+TEST_CASE("a token a server echoes where no pattern finds it is still redacted: the stack holds what it sent",
+          "[logging]") {
+  ProductStack stack;
+  // A 403 whose message quotes the token in prose: "ya29." is one pattern, but this token is not
+  // Google's (a kubeconfig exec plugin's), so only its value can find it.
+  stack.credential.token = "k8s-exec-plugin-token-0123456789";
+  stack.network.script = {
+      Response{403, {}, R"({"message":"token k8s-exec-plugin-token-0123456789 may not list pods"})"}};
+  Request get;
+  get.url = "https://10.0.0.1/api/v1/pods";
+  auto reply = stack.dry_run.Send(get);
+  REQUIRE(reply.has_value());
+  CHECK(reply->status == 403);
+  CHECK(stack.log.str().find("token REDACTED may not list pods") != std::string::npos);
+  CHECK(stack.log.str().find("k8s-exec-plugin-token") == std::string::npos);
+  CHECK(stack.redactor(reply->body) == R"({"message":"token REDACTED may not list pods"})");
+}
 
 TEST_CASE("--dry-run prints mutations exactly, above the credential, and sends none", "[dry-run]") {
   ProductStack stack;

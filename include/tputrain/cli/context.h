@@ -8,6 +8,7 @@
 #include "tputrain/config/settings.h"
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/env.h"
+#include "tputrain/core/redact.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
 
@@ -45,6 +46,9 @@ struct Context {
   core::CancelToken* cancel = nullptr;
   GlobalOptions global;
   std::optional<core::Result<int>> outcome;
+  // Every sink (errors, progress, --verbose, --dry-run) prints through it; whatever obtains a
+  // credential holds it here, so an echoed secret is never printed.
+  core::Redactor redactor;
 
   // Progress and messages for people, on stderr, shaped by --quiet/--verbose and the TTY.
   core::Reporter& reporter();

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tputrain::core {
 
@@ -17,5 +19,24 @@ namespace tputrain::core {
 std::string Redact(std::string_view text);
 
 inline constexpr std::string_view kRedacted = "REDACTED";
+
+// Redaction by value as well as by pattern. A server may echo a secret where no pattern can find
+// it ("invalid_grant: bad refresh token 1//0g..." in an error_description, a token in a 403's
+// message), so whatever holds a secret tells the process's one Redactor, and every sink prints
+// through it: the secret's text, its form-encoded and its JSON-escaped spelling become REDACTED.
+// Values shorter than kMinHeldLength are not held: replacing a 3-letter string everywhere would
+// garble output, and no credential is that short. Thread-safe; owned by the composition root.
+class Redactor {
+ public:
+  static constexpr size_t kMinHeldLength = 8;
+
+  void Hold(std::string_view secret);
+  // Every held value, then the patterns of Redact().
+  std::string operator()(std::string_view text) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> held_;  // the spellings to replace, longest first
+};
 
 }  // namespace tputrain::core

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "tputrain/core/redact.h"
 #include "tputrain/core/result.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/http/websocket.h"
@@ -25,9 +26,12 @@ class Credential {
 // A 401 invalidates the credential and the request is sent once more: a 401 means the server did
 // not act, so even a create may be resent. Streams are resent only when the 401 came before any
 // body reached the reader (a refused watch or log follow), which is always the case for a 401.
+// Each credential value sent is held by `redactor` (when given), so no sink prints it even where
+// a server echoes it back.
 class CredentialTransport final : public Transport {
  public:
-  CredentialTransport(Transport& inner, Credential& credential) : inner_(inner), credential_(credential) {}
+  CredentialTransport(Transport& inner, Credential& credential, core::Redactor* redactor = nullptr)
+      : inner_(inner), credential_(credential), redactor_(redactor) {}
 
   core::Result<Response> Send(const Request& request) override;
   core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk) override;
@@ -37,6 +41,7 @@ class CredentialTransport final : public Transport {
 
   Transport& inner_;
   Credential& credential_;
+  core::Redactor* redactor_;
 };
 
 // The same for WebSocket upgrades: each connect (and so each reconnect of a long log follow)
@@ -44,8 +49,8 @@ class CredentialTransport final : public Transport {
 // started with. A 401 to the upgrade invalidates it and connects once more.
 class CredentialWebSocketConnector final : public WebSocketConnector {
  public:
-  CredentialWebSocketConnector(WebSocketConnector& inner, Credential& credential)
-      : inner_(inner), credential_(credential) {}
+  CredentialWebSocketConnector(WebSocketConnector& inner, Credential& credential, core::Redactor* redactor = nullptr)
+      : inner_(inner), credential_(credential), redactor_(redactor) {}
 
   core::Result<std::unique_ptr<WebSocketConnection>> Connect(const std::string& url, const Headers& headers) override;
 
@@ -54,6 +59,7 @@ class CredentialWebSocketConnector final : public WebSocketConnector {
 
   WebSocketConnector& inner_;
   Credential& credential_;
+  core::Redactor* redactor_;
 };
 
 }  // namespace tputrain::http

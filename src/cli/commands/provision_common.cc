@@ -5,7 +5,6 @@
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/core/redact.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/state/ledger.h"
 
@@ -103,7 +102,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     if (!outcomes) return core::Fail(outcomes.error());
     for (const auto& request : planned) {
       context.out << request.method << " " << request.url << "\n";
-      if (!request.body.empty()) context.out << core::Redact(request.body) << "\n";
+      if (!request.body.empty()) context.out << context.redactor(request.body) << "\n";
     }
     return core::kExitOk;
   }

@@ -1,7 +1,6 @@
 #include "commands/submit_plan.h"
 
 #include "tputrain/cli/output.h"
-#include "tputrain/core/redact.h"
 
 namespace tputrain::cli {
 
@@ -14,14 +13,14 @@ void PrintSubmitPlan(Context& context, const nlohmann::json& plan) {
     for (const auto& apply : plan["applies"]) {
       out << apply["method"].get<std::string>() << " " << apply["url"].get<std::string>() << "\n"
           << "Content-Type: " << apply["content_type"].get<std::string>() << "\n"
-          << core::Redact(apply["body"].dump(2)) << "\n";
+          << context.redactor(apply["body"].dump(2)) << "\n";
     }
     const auto& wait = plan["wait"];
     out << "# then wait until " << wait["kind"].get<std::string>() << " " << wait["namespace"].get<std::string>() << "/"
         << wait["name"].get<std::string>() << " is ready (" << wait["until"].get<std::string>() << ")\n";
     for (const auto& request : plan["job_requests"]) {
       out << request["method"].get<std::string>() << " " << request["url"].get<std::string>() << "\n";
-      if (request.contains("body")) out << core::Redact(request["body"].dump(2)) << "\n";
+      if (request.contains("body")) out << context.redactor(request["body"].dump(2)) << "\n";
       if (request.contains("bytes")) out << "(" << request["bytes"].get<size_t>() << " bytes of zip)\n";
     }
   });

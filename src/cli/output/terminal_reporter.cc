@@ -11,7 +11,7 @@ void TerminalReporter::ClearLiveLine() {
 
 void TerminalReporter::Line(std::string_view text) {
   ClearLiveLine();
-  err_ << text << "\n";
+  err_ << redactor_(text) << "\n";
   err_.flush();
 }
 
@@ -42,7 +42,7 @@ void TerminalReporter::Progress(std::string_view task, std::string_view state) {
   std::string text = std::string(task) + ": " + std::string(state);
   if (is_tty_) {
     ClearLiveLine();
-    err_ << text;
+    err_ << redactor_(text);
     err_.flush();
     live_line_shown_ = true;
   } else {

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "tputrain/core/redact.h"
 #include "tputrain/core/reporter.h"
 
 namespace tputrain::cli {
@@ -13,8 +14,8 @@ namespace tputrain::cli {
 // task's state changes, which is what CI logs want.
 class TerminalReporter final : public core::Reporter {
  public:
-  TerminalReporter(std::ostream& err, bool is_tty, bool quiet, bool verbose)
-      : err_(err), is_tty_(is_tty), quiet_(quiet), verbose_(verbose) {}
+  TerminalReporter(std::ostream& err, bool is_tty, bool quiet, bool verbose, const core::Redactor& redactor)
+      : err_(err), is_tty_(is_tty), quiet_(quiet), verbose_(verbose), redactor_(redactor) {}
 
   void Info(std::string_view message) override;
   void Warn(std::string_view message) override;
@@ -30,6 +31,7 @@ class TerminalReporter final : public core::Reporter {
   bool is_tty_;
   bool quiet_;
   bool verbose_;
+  const core::Redactor& redactor_;  // a status message may quote what a server echoed
   std::mutex mutex_;
   std::map<std::string, std::string, std::less<>> last_state_;
   bool live_line_shown_ = false;

@@ -32,8 +32,9 @@ std::string Trim(std::string text) {
   return text.substr(first, last - first + 1);
 }
 
-std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, core::Clock& clock) {
-  auto fetch = [path]() -> core::Result<AccessToken> {
+std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, core::Clock& clock,
+                                                   core::Redactor* secrets) {
+  auto fetch = [path, secrets]() -> core::Result<AccessToken> {
     auto text = ReadCredentialsFile(path);
     if (!text) return core::Fail(text.error());
     std::string token = Trim(*text);
@@ -41,6 +42,7 @@ std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, core
     if (token.find_first_of(" \t\r\n") != std::string::npos) {
       return core::Fail(core::Error::NoCredentials(path + ": expected only an access token in the file"));
     }
+    if (secrets != nullptr) secrets->Hold(token);
     return AccessToken{token, std::nullopt};
   };
   return std::make_unique<CachingTokenSource>(CredentialInfo{"access_token_file", path, ""}, fetch, clock);
@@ -54,7 +56,7 @@ std::string GcloudAdcPath(const core::Env& env) {
 }
 
 core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string& path, http::Transport& transport,
-                                                               core::Clock& clock) {
+                                                               core::Clock& clock, core::Redactor* secrets) {
   auto text = ReadCredentialsFile(path);
   if (!text) return core::Fail(text.error());
   auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
@@ -63,8 +65,8 @@ core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string
   }
   std::string type;
   if (auto it = json.find("type"); it != json.end() && it->is_string()) type = it->get<std::string>();
-  if (type == "service_account") return ServiceAccountSource(json, path, transport, clock);
-  if (type == "authorized_user") return AuthorizedUserSource(json, path, transport, clock);
+  if (type == "service_account") return ServiceAccountSource(json, path, transport, clock, secrets);
+  if (type == "authorized_user") return AuthorizedUserSource(json, path, transport, clock, secrets);
   if (type.empty()) return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: no \"type\""));
   return core::Fail(core::Error::NoCredentials(path + ": credentials of type \"" + type +
                                                "\" are not supported (expected service_account or authorized_user)"));
@@ -76,17 +78,18 @@ core::Result<std::unique_ptr<TokenSource>> DefaultCredentials(const core::Env& e
   std::string token_file = access_token_file;
   if (token_file.empty()) token_file = env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
   if (!token_file.empty()) {
-    auto source = AccessTokenFileSource(token_file, clock);
+    auto source = AccessTokenFileSource(token_file, clock, transports.secrets);
     // Read now, so a missing file is reported before any API call is attempted.
     if (auto first = source->Token(); !first) return core::Fail(first.error());
     return source;
   }
   if (auto path = env.Get("GOOGLE_APPLICATION_CREDENTIALS")) {
-    return CredentialsFromFile(*path, *transports.token, clock);
+    return CredentialsFromFile(*path, *transports.token, clock, transports.secrets);
   }
   std::string adc = GcloudAdcPath(env);
   std::error_code ignored;
-  if (std::filesystem::exists(adc, ignored)) return CredentialsFromFile(adc, *transports.token, clock);
+  if (std::filesystem::exists(adc, ignored))
+    return CredentialsFromFile(adc, *transports.token, clock, transports.secrets);
   return MetadataServerSource(env, *transports.metadata, clock);
 }
 

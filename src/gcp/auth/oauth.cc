@@ -23,10 +23,15 @@ core::Status RequireFields(const nlohmann::json& file, const std::string& path,
   return {};
 }
 
+void Hold(core::Redactor* secrets, std::string_view secret) {
+  if (secrets != nullptr) secrets->Hold(secret);
+}
+
 }  // namespace
 
 core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock& clock, const std::string& token_uri,
-                                        const std::string& form_body, const std::string& what) {
+                                        const std::string& form_body, const std::string& what,
+                                        core::Redactor* secrets) {
   http::Request request;
   request.method = "POST";
   request.url = token_uri;
@@ -57,6 +62,7 @@ core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock&
         core::Error::NoCredentials(what + ": the token endpoint " + token_uri + " answered without an access_token"));
   }
   AccessToken token{Field(body, "access_token"), std::nullopt};
+  Hold(secrets, token.token);
   if (auto it = body.find("expires_in"); it != body.end() && it->is_number()) {
     token.expiry = clock.WallNow() + std::chrono::seconds(it->get<long long>());
   }
@@ -64,44 +70,52 @@ core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock&
 }
 
 core::Result<std::unique_ptr<TokenSource>> ServiceAccountSource(const nlohmann::json& key, const std::string& path,
-                                                                http::Transport& transport, core::Clock& clock) {
+                                                                http::Transport& transport, core::Clock& clock,
+                                                                core::Redactor* secrets) {
   if (auto ok = RequireFields(key, path, {"client_email", "private_key", "token_uri"}); !ok)
     return core::Fail(ok.error());
   std::string email = Field(key, "client_email");
   std::string private_key = Field(key, "private_key");
   std::string key_id = Field(key, "private_key_id");
   std::string token_uri = Field(key, "token_uri");
+  Hold(secrets, private_key);
+  Hold(secrets, key_id);
   // Sign once up front so that a key that cannot sign is reported as the file's problem now.
   if (auto signed_probe = SignRs256(private_key, "probe"); !signed_probe) {
     return core::Fail(
         core::Error::NoCredentials(path + ": malformed credentials file: " + signed_probe.error().message));
   }
   std::string what = "service account " + email + " (" + path + ")";
-  auto fetch = [&transport, &clock, email, private_key, key_id, token_uri, what]() -> core::Result<AccessToken> {
+  auto fetch = [&transport, &clock, email, private_key, key_id, token_uri, what,
+                secrets]() -> core::Result<AccessToken> {
     JwtClaims claims{email, std::string(kCloudPlatformScope), std::string(kGoogleTokenUri), clock.WallNow()};
     auto jwt = MakeSignedJwt(claims, private_key, key_id);
     if (!jwt) return core::Fail(jwt.error());
+    Hold(secrets, *jwt);
     std::string form =
         "grant_type=" + http::UrlEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + *jwt;
-    return ExchangeToken(transport, clock, token_uri, form, what);
+    return ExchangeToken(transport, clock, token_uri, form, what, secrets);
   };
   return std::unique_ptr<TokenSource>(
       std::make_unique<CachingTokenSource>(CredentialInfo{"service_account", path, email}, fetch, clock));
 }
 
 core::Result<std::unique_ptr<TokenSource>> AuthorizedUserSource(const nlohmann::json& file, const std::string& path,
-                                                                http::Transport& transport, core::Clock& clock) {
+                                                                http::Transport& transport, core::Clock& clock,
+                                                                core::Redactor* secrets) {
   if (auto ok = RequireFields(file, path, {"client_id", "client_secret", "refresh_token"}); !ok) {
     return core::Fail(ok.error());
   }
+  Hold(secrets, Field(file, "client_secret"));
+  Hold(secrets, Field(file, "refresh_token"));
   std::string token_uri = Field(file, "token_uri");
   if (token_uri.empty()) token_uri = std::string(kGoogleTokenUri);
   std::string form = "grant_type=refresh_token&client_id=" + http::UrlEncode(Field(file, "client_id")) +
                      "&client_secret=" + http::UrlEncode(Field(file, "client_secret")) +
                      "&refresh_token=" + http::UrlEncode(Field(file, "refresh_token"));
   std::string what = "user credentials (" + path + ")";
-  auto fetch = [&transport, &clock, token_uri, form, what]() {
-    return ExchangeToken(transport, clock, token_uri, form, what);
+  auto fetch = [&transport, &clock, token_uri, form, what, secrets]() {
+    return ExchangeToken(transport, clock, token_uri, form, what, secrets);
   };
   return std::unique_ptr<TokenSource>(std::make_unique<CachingTokenSource>(
       CredentialInfo{"authorized_user", path, Field(file, "account")}, fetch, clock));

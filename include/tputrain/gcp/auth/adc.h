@@ -5,6 +5,7 @@
 
 #include "tputrain/core/clock.h"
 #include "tputrain/core/env.h"
+#include "tputrain/core/redact.h"
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/auth/token_source.h"
 #include "tputrain/http/transport.h"
@@ -14,6 +15,9 @@ namespace tputrain::gcp::auth {
 struct AdcTransports {
   http::Transport* token = nullptr;     // token endpoints (https, or loopback in tests)
   http::Transport* metadata = nullptr;  // may reach the metadata host over plain http
+  // Holds every secret read or made (access tokens, refresh tokens, client secrets, private keys,
+  // signed assertions), so that one a token endpoint echoes is never printed. May be null.
+  core::Redactor* secrets = nullptr;
 };
 
 // Application Default Credentials, in gcloud's and google-auth's order:
@@ -33,6 +37,6 @@ std::string GcloudAdcPath(const core::Env& env);
 
 // Loads a credentials JSON file by its "type".
 core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string& path, http::Transport& transport,
-                                                               core::Clock& clock);
+                                                               core::Clock& clock, core::Redactor* secrets = nullptr);
 
 }  // namespace tputrain::gcp::auth
