@@ -24,3 +24,24 @@ TEST_CASE("ParseCount refuses signs, zero, fractions, words and anything past th
           std::string("--num-nodes: expected a whole number from 1 to 100, got '") + text + "'");
   }
 }
+
+TEST_CASE("ParseWhole takes zero where the flag allows it", "[unit]") {
+  CHECK(*tputrain::core::ParseWhole("--entrypoint-memory", "0", 0, 100) == 0);
+  auto negative = tputrain::core::ParseWhole("--entrypoint-memory", "-1", 0, 100);
+  REQUIRE_FALSE(negative);
+  CHECK(negative.error().message == "--entrypoint-memory: expected a whole number from 0 to 100, got '-1'");
+}
+
+TEST_CASE("ParseAmount takes Ray's resource amounts as typed and refuses the rest in one line", "[unit]") {
+  using tputrain::core::ParseAmount;
+  CHECK(*ParseAmount("--entrypoint-num-cpus", "0", 1e6) == 0.0);
+  CHECK(*ParseAmount("--entrypoint-num-cpus", "0.5", 1e6) == 0.5);
+  CHECK(*ParseAmount("--entrypoint-num-cpus", "12", 1e6) == 12.0);
+  for (const char* text : {"", "-1", "+1", "1e3", "nan", "inf", ".5", "5.", "1.2.3", "two", "1000001", " 1"}) {
+    auto parsed = ParseAmount("--entrypoint-num-cpus", text, 1e6);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error().kind == tputrain::core::ErrorKind::kInvalidArgument);
+    CHECK(parsed.error().message ==
+          std::string("--entrypoint-num-cpus: expected a number from 0 to 1e+06, got '") + text + "'");
+  }
+}

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "tputrain/core/file.h"
+#include "tputrain/core/number.h"
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/yaml/bounded.h"
 
@@ -106,15 +107,30 @@ core::Result<ray::SubmitRequest> BuildSubmitRequest(const JobSubmitFlags& flags,
     auto resources = ParseJsonFlag("--entrypoint-resources", flags.resources_json);
     if (!resources) return core::Fail(resources.error());
     for (const auto& [key, value] : resources->items()) {
-      if (!value.is_number()) {
-        return core::Fail(core::Error::Usage("--entrypoint-resources: value of '" + key + "' must be a number"));
+      if (!value.is_number() || value.get<double>() < 0) {
+        return core::Fail(
+            core::Error::Usage("--entrypoint-resources: value of '" + key + "' must be a number of at least 0"));
       }
       request.entrypoint_resources[key] = value.get<double>();
     }
   }
-  request.entrypoint_num_cpus = flags.num_cpus;
-  request.entrypoint_num_gpus = flags.num_gpus;
-  request.entrypoint_memory = flags.memory;
+  // Bounds far past any Ray node, so only nonsense is refused; Ray checks what its nodes have.
+  constexpr double kMaxUnits = 1e6;
+  if (flags.num_cpus) {
+    auto cpus = core::ParseAmount("--entrypoint-num-cpus", *flags.num_cpus, kMaxUnits);
+    if (!cpus) return core::Fail(cpus.error());
+    request.entrypoint_num_cpus = *cpus;
+  }
+  if (flags.num_gpus) {
+    auto gpus = core::ParseAmount("--entrypoint-num-gpus", *flags.num_gpus, kMaxUnits);
+    if (!gpus) return core::Fail(gpus.error());
+    request.entrypoint_num_gpus = *gpus;
+  }
+  if (flags.memory) {
+    auto bytes = core::ParseWhole("--entrypoint-memory", *flags.memory, 0, INT64_MAX);
+    if (!bytes) return core::Fail(bytes.error());
+    request.entrypoint_memory = *bytes;
+  }
   return request;
 }
 

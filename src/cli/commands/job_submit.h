@@ -19,9 +19,10 @@ struct JobSubmitFlags {
   std::string runtime_env_file;
   std::string working_dir;
   std::string metadata_json;
-  std::optional<double> num_cpus;
-  std::optional<double> num_gpus;
-  std::optional<int64_t> memory;
+  // As typed, parsed strictly when the request is built (CLI11 would take "nan", "-3" or "1e400").
+  std::optional<std::string> num_cpus;
+  std::optional<std::string> num_gpus;
+  std::optional<std::string> memory;
   std::string resources_json;
 };
 
