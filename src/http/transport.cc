@@ -107,4 +107,10 @@ std::string UrlEncode(std::string_view text) {
   return out;
 }
 
+std::string PathSegment(std::string_view text) {
+  if (text == ".") return "%2E";
+  if (text == "..") return "%2E%2E";
+  return UrlEncode(text);
+}
+
 }  // namespace tputrain::http

@@ -16,12 +16,12 @@ std::string PrefixFor(const std::string& group_version) {
 
 std::string ResourceInfo::CollectionPath(const std::string& ns) const {
   std::string path = PrefixFor(group_version);
-  if (namespaced) path += "/namespaces/" + http::UrlEncode(ns);
+  if (namespaced) path += "/namespaces/" + http::PathSegment(ns);
   return path + "/" + resource;
 }
 
 std::string ResourceInfo::ObjectPath(const std::string& ns, const std::string& name) const {
-  return CollectionPath(ns) + "/" + http::UrlEncode(name);
+  return CollectionPath(ns) + "/" + http::PathSegment(name);
 }
 
 std::string OperatorFor(const std::string& group) {
@@ -99,7 +99,7 @@ core::Result<std::shared_ptr<const nlohmann::json>> Discovery::InstalledCrd(cons
   std::lock_guard lock(mutex_);
   if (auto it = crds_.find(name); it != crds_.end()) return it->second;
   auto response =
-      client_.Send("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + http::UrlEncode(name));
+      client_.Send("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + http::PathSegment(name));
   if (!response) return core::Fail(response.error());
   std::shared_ptr<const nlohmann::json> crd;
   if (response->ok()) {

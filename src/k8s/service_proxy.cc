@@ -6,7 +6,7 @@ std::string ServiceProxyUrl(const std::string& server, const std::string& ns, co
                             const std::string& port) {
   std::string base = server;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  return base + "/api/v1/namespaces/" + http::UrlEncode(ns) + "/services/" + http::UrlEncode(service) + ":" +
+  return base + "/api/v1/namespaces/" + http::PathSegment(ns) + "/services/" + http::PathSegment(service) + ":" +
          http::UrlEncode(port) + "/proxy/";
 }
 

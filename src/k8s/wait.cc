@@ -17,7 +17,7 @@ std::string Lower(std::string text) {
 // The newest event about pod `name`: "Reason: message".
 std::string LatestEvent(Client& client, const std::string& ns, const std::string& kind, const std::string& name) {
   std::string selector = http::UrlEncode("involvedObject.kind=" + kind + ",involvedObject.name=" + name);
-  auto events = client.GetJson("/api/v1/namespaces/" + http::UrlEncode(ns) + "/events?fieldSelector=" + selector, "");
+  auto events = client.GetJson("/api/v1/namespaces/" + http::PathSegment(ns) + "/events?fieldSelector=" + selector, "");
   if (!events || !events->contains("items")) return "";
   const nlohmann::json* latest = nullptr;
   std::string latest_time;
@@ -85,7 +85,7 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
     if (object.is_object()) pods.push_back(object);
   } else if (!selector.empty()) {
     auto list = client.GetJson(
-        "/api/v1/namespaces/" + http::UrlEncode(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "");
+        "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "");
     if (list && list->contains("items")) {
       for (const auto& pod : (*list)["items"]) pods.push_back(pod);
     }

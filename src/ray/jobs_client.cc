@@ -165,7 +165,7 @@ core::Result<SubmitResult> JobsClient::Submit(const SubmitRequest& submit) {
 }
 
 core::Result<JobDetails> JobsClient::Get(const std::string& id) {
-  auto response = Call(Make("GET", "/api/jobs/" + http::UrlEncode(id)), "ray.jobs.get");
+  auto response = Call(Make("GET", "/api/jobs/" + http::PathSegment(id)), "ray.jobs.get");
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.get"));
   auto json = ParseBody(*response, "ray.jobs.get");
@@ -191,7 +191,7 @@ core::Result<std::vector<JobDetails>> JobsClient::List() {
 }
 
 core::Result<std::string> JobsClient::Logs(const std::string& id) {
-  auto response = Call(Make("GET", "/api/jobs/" + http::UrlEncode(id) + "/logs"), "ray.jobs.logs");
+  auto response = Call(Make("GET", "/api/jobs/" + http::PathSegment(id) + "/logs"), "ray.jobs.logs");
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.logs"));
   auto json = ParseBody(*response, "ray.jobs.logs");
@@ -202,7 +202,7 @@ core::Result<std::string> JobsClient::Logs(const std::string& id) {
 }
 
 core::Result<bool> JobsClient::Stop(const std::string& id) {
-  auto response = Call(Make("POST", "/api/jobs/" + http::UrlEncode(id) + "/stop"), "ray.jobs.stop");
+  auto response = Call(Make("POST", "/api/jobs/" + http::PathSegment(id) + "/stop"), "ray.jobs.stop");
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.stop"));
   auto json = ParseBody(*response, "ray.jobs.stop");
@@ -218,7 +218,7 @@ core::Result<bool> JobsClient::Delete(const std::string& id) {
         core::ErrorKind::kFailedPrecondition,
         "deleting jobs needs Jobs API version 4 (Ray 2.x); the head has " + std::to_string(version->api_version)));
   }
-  auto response = Call(Make("DELETE", "/api/jobs/" + http::UrlEncode(id)), "ray.jobs.delete");
+  auto response = Call(Make("DELETE", "/api/jobs/" + http::PathSegment(id)), "ray.jobs.delete");
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.delete"));
   auto json = ParseBody(*response, "ray.jobs.delete");
@@ -233,7 +233,7 @@ std::string JobsClient::LogTailUrl(const std::string& id) const {
   } else if (base.starts_with("http://")) {
     base = "ws://" + base.substr(7);
   }
-  return base + "/api/jobs/" + http::UrlEncode(id) + "/logs/tail";
+  return base + "/api/jobs/" + http::PathSegment(id) + "/logs/tail";
 }
 
 }  // namespace tputrain::ray

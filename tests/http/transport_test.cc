@@ -40,3 +40,10 @@ TEST_CASE("header lookup ignores case") {
 TEST_CASE("URL encoding keeps unreserved characters only") {
   CHECK(tputrain::http::UrlEncode("a b/c~") == "a%20b%2Fc~");
 }
+
+TEST_CASE("a path segment is never a dot segment", "[url]") {
+  CHECK(tputrain::http::PathSegment(".") == "%2E");
+  CHECK(tputrain::http::PathSegment("..") == "%2E%2E");
+  CHECK(tputrain::http::PathSegment("...") == "...");
+  CHECK(tputrain::http::PathSegment("a/../b") == "a%2F..%2Fb");
+}

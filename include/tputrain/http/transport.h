@@ -70,4 +70,8 @@ core::Result<UrlParts> ParseUrl(std::string_view url);
 // Percent-encodes everything but RFC 3986 unreserved characters.
 std::string UrlEncode(std::string_view text);
 
+// `text` as exactly one URL path segment: UrlEncode, and "." or ".." (unreserved, so UrlEncode
+// leaves them) spelled %2E, so no name can be a dot segment that a server resolves to its parent.
+std::string PathSegment(std::string_view text);
+
 }  // namespace tputrain::http

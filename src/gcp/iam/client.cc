@@ -8,8 +8,10 @@ Client::Client(http::Transport& transport, std::string base_url)
     : transport_(transport), base_url_(std::move(base_url)) {}
 
 std::string Client::AccountUrl(const std::string& email) const {
-  return JoinUrl(base_url_, "v1/projects/" + http::UrlEncode(ProjectOfEmail(email)) + "/serviceAccounts/" +
-                                http::UrlEncode(email));
+  // "-": the API infers the project from the account, for an e-mail that names none.
+  std::string project = ProjectOfEmail(email);
+  return JoinUrl(base_url_, "v1/projects/" + http::PathSegment(project.empty() ? "-" : project) + "/serviceAccounts/" +
+                                http::PathSegment(email));
 }
 
 http::Request Client::BuildCreateServiceAccount(const std::string& project, const std::string& account_id,
@@ -17,7 +19,8 @@ http::Request Client::BuildCreateServiceAccount(const std::string& project, cons
   nlohmann::json account = nlohmann::json::object();
   if (!display_name.empty()) account["displayName"] = display_name;
   nlohmann::json body = {{"accountId", account_id}, {"serviceAccount", account}};
-  return JsonRequest("POST", JoinUrl(base_url_, "v1/projects/" + http::UrlEncode(project) + "/serviceAccounts"), &body);
+  return JsonRequest("POST", JoinUrl(base_url_, "v1/projects/" + http::PathSegment(project) + "/serviceAccounts"),
+                     &body);
 }
 
 http::Request Client::BuildDeleteServiceAccount(const std::string& email) const {

@@ -10,13 +10,13 @@ Client::Client(http::Transport& transport, std::string base_url)
 http::Request Client::BuildSetIamPolicy(const std::string& project, const iam::Policy& policy) const {
   nlohmann::json body = {{"policy", iam::PolicyToJson(policy)}};
   auto request =
-      JsonRequest("POST", JoinUrl(base_url_, "v1/projects/" + http::UrlEncode(project) + ":setIamPolicy"), &body);
+      JsonRequest("POST", JoinUrl(base_url_, "v1/projects/" + http::PathSegment(project) + ":setIamPolicy"), &body);
   request.idempotent = true;  // guarded by the etag
   return request;
 }
 
 core::Result<Project> Client::GetProject(const std::string& project) {
-  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/projects/" + http::UrlEncode(project))),
+  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/projects/" + http::PathSegment(project))),
                        "cloudresourcemanager.projects.get");
   if (!body) return core::Fail(body.error());
   return ProjectFromJson(*body);
@@ -25,7 +25,7 @@ core::Result<Project> Client::GetProject(const std::string& project) {
 core::Result<iam::Policy> Client::GetIamPolicy(const std::string& project) {
   nlohmann::json options = {{"options", {{"requestedPolicyVersion", 3}}}};
   auto request =
-      JsonRequest("POST", JoinUrl(base_url_, "v1/projects/" + http::UrlEncode(project) + ":getIamPolicy"), &options);
+      JsonRequest("POST", JoinUrl(base_url_, "v1/projects/" + http::PathSegment(project) + ":getIamPolicy"), &options);
   request.idempotent = true;
   auto body = CallJson(transport_, request, "cloudresourcemanager.projects.getIamPolicy");
   if (!body) return core::Fail(body.error());

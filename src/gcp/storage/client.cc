@@ -13,13 +13,13 @@ http::Request Client::BuildInsertBucket(const std::string& project, const Bucket
 }
 
 http::Request Client::BuildDeleteBucket(const std::string& bucket) const {
-  return JsonRequest("DELETE", JoinUrl(base_url_, "b/" + http::UrlEncode(bucket)));
+  return JsonRequest("DELETE", JoinUrl(base_url_, "b/" + http::PathSegment(bucket)));
 }
 
 http::Request Client::BuildSetIamPolicy(const std::string& bucket, const iam::Policy& policy) const {
   // Storage takes the bare Policy, with no {"policy": ...} wrapper.
   nlohmann::json body = iam::PolicyToJson(policy);
-  return JsonRequest("PUT", JoinUrl(base_url_, "b/" + http::UrlEncode(bucket) + "/iam"), &body);
+  return JsonRequest("PUT", JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/iam"), &body);
 }
 
 core::Result<Bucket> Client::InsertBucket(const std::string& project, const BucketSpec& spec) {
@@ -29,7 +29,7 @@ core::Result<Bucket> Client::InsertBucket(const std::string& project, const Buck
 }
 
 core::Result<Bucket> Client::GetBucket(const std::string& bucket) {
-  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "b/" + http::UrlEncode(bucket))),
+  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "b/" + http::PathSegment(bucket))),
                        "storage.buckets.get");
   if (!body) return core::Fail(body.error());
   return BucketFromJson(*body);
@@ -59,7 +59,7 @@ core::Result<std::vector<Object>> Client::ListObjects(const std::string& bucket)
   std::vector<Object> objects;
   std::string page_token;
   do {
-    std::string url = JoinUrl(base_url_, "b/" + http::UrlEncode(bucket) + "/o?maxResults=1000&versions=true");
+    std::string url = JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/o?maxResults=1000&versions=true");
     if (!page_token.empty()) url += "&pageToken=" + http::UrlEncode(page_token);
     auto body = CallJson(transport_, JsonRequest("GET", url), "storage.objects.list");
     if (!body) return core::Fail(body.error());
@@ -76,7 +76,7 @@ core::Result<std::vector<Object>> Client::ListObjects(const std::string& bucket)
 }
 
 core::Status Client::DeleteObject(const std::string& bucket, const Object& object) {
-  std::string url = JoinUrl(base_url_, "b/" + http::UrlEncode(bucket) + "/o/" + http::UrlEncode(object.name));
+  std::string url = JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/o/" + http::PathSegment(object.name));
   if (!object.generation.empty()) url += "?generation=" + object.generation;
   auto body = CallJson(transport_, JsonRequest("DELETE", url), "storage.objects.delete");
   if (!body) return core::Fail(body.error());
@@ -86,7 +86,7 @@ core::Status Client::DeleteObject(const std::string& bucket, const Object& objec
 core::Result<iam::Policy> Client::GetIamPolicy(const std::string& bucket) {
   auto body = CallJson(
       transport_,
-      JsonRequest("GET", JoinUrl(base_url_, "b/" + http::UrlEncode(bucket) + "/iam?optionsRequestedPolicyVersion=3")),
+      JsonRequest("GET", JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/iam?optionsRequestedPolicyVersion=3")),
       "storage.buckets.getIamPolicy");
   if (!body) return core::Fail(body.error());
   return iam::PolicyFromJson(*body);

@@ -21,7 +21,7 @@ struct LocationRef {
   std::string location;  // a zone or a region
   // Each part is one URL path segment, percent-encoded: a name can never reach another resource.
   std::string Parent() const {
-    return "projects/" + http::UrlEncode(project) + "/locations/" + http::UrlEncode(location);
+    return "projects/" + http::PathSegment(project) + "/locations/" + http::PathSegment(location);
   }
 };
 
@@ -30,7 +30,7 @@ struct ClusterRef {
   std::string location;
   std::string cluster;
   LocationRef Location() const { return {project, location}; }
-  std::string Name() const { return Location().Parent() + "/clusters/" + http::UrlEncode(cluster); }
+  std::string Name() const { return Location().Parent() + "/clusters/" + http::PathSegment(cluster); }
   // The kubeconfig context gcloud container clusters get-credentials writes for this cluster,
   // gke_PROJECT_LOCATION_CLUSTER; tputrain writes and recognises the same name.
   std::string KubeContextName() const { return "gke_" + project + "_" + location + "_" + cluster; }
@@ -39,7 +39,7 @@ struct ClusterRef {
 struct NodePoolRef {
   ClusterRef cluster;
   std::string pool;
-  std::string Name() const { return cluster.Name() + "/nodePools/" + http::UrlEncode(pool); }
+  std::string Name() const { return cluster.Name() + "/nodePools/" + http::PathSegment(pool); }
 };
 
 // What a node pool is asked to be. Empty/absent fields are not sent (the server's default).

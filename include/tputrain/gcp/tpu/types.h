@@ -16,8 +16,10 @@ struct NodeRef {
   std::string zone;
   std::string node;
   // Each part is one URL path segment, percent-encoded (see container::LocationRef).
-  std::string Parent() const { return "projects/" + http::UrlEncode(project) + "/locations/" + http::UrlEncode(zone); }
-  std::string Name() const { return Parent() + "/nodes/" + http::UrlEncode(node); }
+  std::string Parent() const {
+    return "projects/" + http::PathSegment(project) + "/locations/" + http::PathSegment(zone);
+  }
+  std::string Name() const { return Parent() + "/nodes/" + http::PathSegment(node); }
 };
 
 struct NodeSpec {
