@@ -86,4 +86,86 @@ core::Status CheckResourceId(std::string_view field, std::string_view id, size_t
   return {};
 }
 
+namespace {
+
+bool IsIpv4(std::string_view text) {
+  int parts = 0;
+  size_t start = 0;
+  while (true) {
+    size_t dot = text.find('.', start);
+    std::string_view part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (part.empty() || part.size() > 3) return false;
+    for (char c : part) {
+      if (!Digit(c)) return false;
+    }
+    ++parts;
+    if (dot == std::string_view::npos) return parts == 4;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+core::Status CheckBucketName(std::string_view field, std::string_view bucket) {
+  constexpr std::string_view kExpected =
+      "a bucket name: 3-63 lowercase letters, digits, '-', '_' or '.', a letter or digit at each end";
+  const bool dotted = bucket.find('.') != std::string_view::npos;
+  if (bucket.size() < 3 || bucket.size() > (dotted ? 222 : 63)) return Refuse(field, bucket, kExpected);
+  auto alnum = [](char c) { return Lower(c) || Digit(c); };
+  if (!alnum(bucket.front()) || !alnum(bucket.back())) return Refuse(field, bucket, kExpected);
+  size_t run = 0;
+  for (char c : bucket) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return Refuse(field, bucket, kExpected);
+    run = c == '.' ? 0 : run + 1;
+    if (run > 63) return Refuse(field, bucket, kExpected);
+  }
+  if (IsIpv4(bucket)) return Refuse(field, bucket, "a bucket name, not an IP address");
+  if (bucket.rfind("goog", 0) == 0 || bucket.find("google") != std::string_view::npos) {
+    return Refuse(field, bucket,
+                  "a bucket name without \"goog\" at the start or \"google\" in it (reserved by Google)");
+  }
+  return {};
+}
+
+core::Status CheckServiceAccountId(std::string_view field, std::string_view id) {
+  if (id.size() < 6 || id.size() > 30 || !IsLabel(id)) {
+    return Refuse(field, id,
+                  "a service account id: 6-30 lowercase letters, digits and hyphens, starting with a letter and "
+                  "not ending with a hyphen");
+  }
+  return {};
+}
+
+core::Status CheckServiceAccountEmail(std::string_view field, std::string_view email) {
+  size_t at = email.find('@');
+  if (at == std::string_view::npos || email.find('@', at + 1) != std::string_view::npos ||
+      !IsLabel(email.substr(0, at)) || !IsDomain(email.substr(at + 1))) {
+    return Refuse(field, email, "a service account e-mail, NAME@PROJECT.iam.gserviceaccount.com");
+  }
+  return {};
+}
+
+core::Status CheckRole(std::string_view field, std::string_view role) {
+  std::string_view name = role;
+  if (role.rfind("roles/", 0) == 0) {
+    name = role.substr(6);
+  } else {
+    // projects/P/roles/NAME or organizations/O/roles/NAME: custom roles.
+    size_t first = role.find('/');
+    size_t roles = first == std::string_view::npos ? first : role.find("/roles/", first + 1);
+    std::string_view kind = role.substr(0, first);
+    if (roles == std::string_view::npos || (kind != "projects" && kind != "organizations") || roles == first + 1 ||
+        role.substr(first + 1, roles - first - 1).find('/') != std::string_view::npos) {
+      return Refuse(field, role, "a role, roles/NAME (e.g. roles/storage.objectUser) or projects/P/roles/NAME");
+    }
+    name = role.substr(roles + 7);
+  }
+  bool ok = !name.empty() && name.size() <= 64;
+  for (char c : name) {
+    ok = ok && (Lower(c) || Digit(c) || (c >= 'A' && c <= 'Z') || c == '_' || c == '.');
+  }
+  if (!ok) return Refuse(field, role, "a role, roles/NAME (e.g. roles/storage.objectUser) or projects/P/roles/NAME");
+  return {};
+}
+
 }  // namespace tputrain::gcp

@@ -61,3 +61,28 @@ TEST_CASE("every name part goes into the URL path as one encoded segment") {
   tputrain::gcp::tpu::NodeRef node{"p", "us-east5-b", "a b"};
   CHECK(node.Name() == "projects/p/locations/us-east5-b/nodes/a%20b");
 }
+
+TEST_CASE("bucket names, service accounts and roles as the APIs spell them") {
+  using namespace tputrain::gcp;
+  for (const char* bucket : {"ckpt", "my-ckpt_1", "a.b.c", "abc"}) CHECK(CheckBucketName("NAME", bucket));
+  for (const char* bucket : {"ab", "-ab", "ab-", "AB", "a/b", "..", "192.168.0.1", "goog-x", "my-google-x", "a b"}) {
+    INFO(bucket);
+    CHECK_FALSE(CheckBucketName("NAME", bucket));
+  }
+  CHECK_FALSE(CheckBucketName("NAME", std::string(64, 'a')));
+  CHECK(CheckBucketName("NAME", std::string(63, 'a') + "." + std::string(63, 'b')));
+  CHECK(CheckServiceAccountId("NAME", "sax-sa1"));
+  for (const char* id : {"abc", "Sax-sa", "1sax-sa", "sax-sa-", "sax/sa"})
+    CHECK_FALSE(CheckServiceAccountId("NAME", id));
+  CHECK(CheckServiceAccountEmail("--gsa", "sax@my-proj.iam.gserviceaccount.com"));
+  for (const char* email : {"sax", "a@b@c", "x/../y@p.iam", "sax@", "@p.iam"})
+    CHECK_FALSE(CheckServiceAccountEmail("--gsa", email));
+  for (const char* role : {"roles/storage.objectUser", "projects/p/roles/myRole", "organizations/1/roles/a_b"}) {
+    CHECK(CheckRole("--role", role));
+  }
+  for (const char* role : {"storage.objectUser", "roles/", "roles/../x", "roles/a b", "projects//roles/x",
+                           "folders/1/roles/x", "projects/p/q/roles/x"}) {
+    INFO(role);
+    CHECK_FALSE(CheckRole("--role", role));
+  }
+}

@@ -22,6 +22,21 @@ core::Status CheckLocation(std::string_view field, std::string_view location);
 // most `max_length` characters (40 for GKE clusters and node pools, 63 for TPU nodes).
 core::Status CheckResourceId(std::string_view field, std::string_view id, size_t max_length);
 
+// A Cloud Storage bucket name: 3-63 characters of lowercase letters, digits, '-', '_' and '.'
+// (up to 222 with dots, 63 between them), a letter or digit at each end; not an IP address, not
+// starting with "goog" and not containing "google" (Cloud Storage reserves them).
+core::Status CheckBucketName(std::string_view field, std::string_view bucket);
+
+// A service account's id (the part before '@'): as CheckResourceId, 6 to 30 characters.
+core::Status CheckServiceAccountId(std::string_view field, std::string_view id);
+
+// A service account's e-mail: ID@PROJECT.iam.gserviceaccount.com (or another domain), one '@',
+// nothing that could be read as a path.
+core::Status CheckServiceAccountEmail(std::string_view field, std::string_view email);
+
+// An IAM role: roles/NAME, projects/P/roles/NAME or organizations/O/roles/NAME.
+core::Status CheckRole(std::string_view field, std::string_view role);
+
 // The APIs' length limits for CheckResourceId.
 inline constexpr size_t kGkeNameLength = 40;      // GKE clusters and node pools
 inline constexpr size_t kTpuNodeNameLength = 63;  // Cloud TPU nodes

@@ -2,6 +2,8 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/gcp/iam/types.h"
+#include "tputrain/gcp/names.h"
+#include "tputrain/k8s/names.h"
 
 namespace tputrain::cli {
 namespace {
@@ -30,6 +32,7 @@ struct IamOptions {
 std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }
 
 core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context) {
+  if (auto valid = gcp::CheckBucketName("NAME", BucketName(options.name)); !valid) return core::Fail(valid.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   gcp::storage::BucketSpec spec{BucketName(options.name), options.location, options.storage_class, options.uniform, {}};
@@ -42,6 +45,7 @@ core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context
 }
 
 core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
+  if (auto valid = gcp::CheckBucketName("NAME", BucketName(options.name)); !valid) return core::Fail(valid.error());
   auto confirmed = ConfirmDelete(
       context, options.provision.yes, "bucket delete",
       "Delete bucket gs://" + BucketName(options.name) + (options.force ? " and every object in it?" : "?"));
@@ -60,12 +64,25 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
   if (slash == std::string::npos || slash == 0 || slash + 1 == options.ksa.size()) {
     return core::Fail(core::Error::Usage("--ksa: expected NAMESPACE/NAME, got '" + options.ksa + "'"));
   }
+  if (auto valid = k8s::CheckNamespace("--ksa", options.ksa.substr(0, slash)); !valid) return core::Fail(valid.error());
+  if (auto valid = k8s::CheckObjectName("--ksa", options.ksa.substr(slash + 1)); !valid) {
+    return core::Fail(valid.error());
+  }
   int targets = (options.bucket.empty() ? 0 : 1) + (options.project_role ? 1 : 0) + (options.gsa.empty() ? 0 : 1);
   if (targets != 1)
     return core::Fail(core::Error::Usage("--bucket: give exactly one of --bucket, --project-role, --gsa"));
   std::string role = options.role;
   if (role.empty() && !options.gsa.empty()) role = "roles/iam.workloadIdentityUser";
   if (role.empty()) return core::Fail(core::Error::Usage("--role: required (e.g. roles/storage.objectUser)"));
+  if (auto valid = gcp::CheckRole("--role", role); !valid) return core::Fail(valid.error());
+  if (!options.bucket.empty()) {
+    if (auto valid = gcp::CheckBucketName("--bucket", BucketName(options.bucket)); !valid) {
+      return core::Fail(valid.error());
+    }
+  }
+  if (!options.gsa.empty()) {
+    if (auto valid = gcp::CheckServiceAccountEmail("--gsa", options.gsa); !valid) return core::Fail(valid.error());
+  }
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   std::string ns = options.ksa.substr(0, slash);
@@ -92,6 +109,10 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
 }
 
 core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& context) {
+  if (auto valid = gcp::CheckServiceAccountId("NAME", options.account); !valid) return core::Fail(valid.error());
+  for (const auto& role : options.roles) {
+    if (auto valid = gcp::CheckRole("--role", role); !valid) return core::Fail(valid.error());
+  }
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   return RunProvision(

@@ -65,18 +65,42 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   }
 }
 
+namespace {
+
+// Names where a setting came from, as the user would look for it: "--project",
+// "TPUTRAIN_PROJECT", "project (tputrain.yaml (/ci/tputrain.yaml))".
+std::string FieldOf(const config::Setting& setting, const std::string& key) {
+  for (std::string_view prefix : {"flag ", "env "}) {
+    if (setting.source.rfind(prefix, 0) == 0) return setting.source.substr(prefix.size());
+  }
+  return key + " (" + setting.source + ")";
+}
+
+// Project and location become URL path segments: checked against the APIs' patterns first.
+core::Status CheckSetting(const config::Settings& settings, const std::string& key, const std::string& value) {
+  if (key == "project") return gcp::CheckProjectId(FieldOf(settings.Lookup(key), key), value);
+  if (key == "location") return gcp::CheckLocation(FieldOf(settings.Lookup(key), key), value);
+  return {};
+}
+
+}  // namespace
+
 core::Result<std::string> RequireSetting(Context& context, const std::string& key) {
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
   auto value = settings->Require(key);
   if (!value) return value;
-  // They become URL path segments: checked against the APIs' patterns before any call.
-  if (key == "project") {
-    if (auto valid = gcp::CheckProjectId("--project", *value); !valid) return core::Fail(valid.error());
-  } else if (key == "location") {
-    if (auto valid = gcp::CheckLocation("--location", *value); !valid) return core::Fail(valid.error());
-  }
+  if (auto valid = CheckSetting(*settings, key, *value); !valid) return core::Fail(valid.error());
   return value;
+}
+
+core::Result<std::string> LocationOrAll(Context& context) {
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  auto location = settings->Get("location");
+  if (!location || location->empty()) return std::string("-");
+  if (auto valid = CheckSetting(*settings, "location", *location); !valid) return core::Fail(valid.error());
+  return *location;
 }
 
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
@@ -159,15 +183,6 @@ void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_
   command->add_option("--node-locations", flags.node_locations, "Zones of the nodes")->delimiter(',');
   command->add_flag("--spot", flags.spot, "Spot VMs");
   command->add_option("--reservation", flags.reservation, "Consume this specific reservation");
-}
-
-std::map<std::string, std::string> ParseKeyValues(const std::vector<std::string>& items) {
-  std::map<std::string, std::string> out;
-  for (const auto& item : items) {
-    auto eq = item.find('=');
-    out[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
-  }
-  return out;
 }
 
 }  // namespace tputrain::cli

@@ -51,6 +51,10 @@ core::Result<int> RunRead(Context& context, const ReadBody& body);
 
 core::Result<std::string> RequireSetting(Context& context, const std::string& key);
 
+// The configured location, checked as RequireSetting checks it; "-" when none is set (every
+// location, as the list APIs spell it).
+core::Result<std::string> LocationOrAll(Context& context);
+
 // Cluster `name` (given as `field`: NAME or --cluster) in the configured project and location,
 // each checked against the API's pattern (a usage error names what is missing or malformed).
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
@@ -59,7 +63,5 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const st
 // The node pool flags shared by `cluster create --tpu-type` and `nodepool create` (gcloud's
 // names), bound to the request workflow::NodePoolsFor checks.
 void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type);
-
-std::map<std::string, std::string> ParseKeyValues(const std::vector<std::string>& items);
 
 }  // namespace tputrain::cli

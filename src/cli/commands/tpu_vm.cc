@@ -1,11 +1,10 @@
 // tputrain tpu-vm create|delete|list|describe (Cloud TPU tpu/v2).
-#include <fstream>
-#include <sstream>
-
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/file.h"
+#include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
 
@@ -29,15 +28,23 @@ core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
   gcp::tpu::NodeSpec spec;
   spec.accelerator_type = slice->accelerator_type;
   spec.runtime_version = options.version.empty() ? slice->generation->tpu_vm_runtime_version : options.version;
-  spec.metadata = ParseKeyValues(options.metadata);
-  for (const auto& [key, path] : ParseKeyValues(options.metadata_from_file)) {
-    std::ifstream in(path);
-    if (!in) return core::Fail(core::Error::Usage("--metadata-from-file: cannot read " + path + " (for " + key + ")"));
-    std::stringstream text;
-    text << in.rdbuf();
-    spec.metadata[key] = text.str();
+  auto metadata = gcp::ParseMetadata("--metadata", options.metadata);
+  if (!metadata) return core::Fail(metadata.error());
+  spec.metadata = std::move(*metadata);
+  auto from_files = gcp::ParseMetadata("--metadata-from-file", options.metadata_from_file);
+  if (!from_files) return core::Fail(from_files.error());
+  for (const auto& [key, path] : *from_files) {
+    if (spec.metadata.count(key) != 0) {
+      return core::Fail(core::Error::Usage("--metadata-from-file: " + key + " is also given by --metadata"));
+    }
+    // Compute Engine's limit for one metadata value.
+    auto text = core::ReadFile(path, "--metadata-from-file", 256 * 1024);
+    if (!text) return core::Fail(text.error());
+    spec.metadata[key] = std::move(*text);
   }
-  spec.labels = ParseKeyValues(options.labels);
+  auto labels = gcp::ParseLabels("--labels", options.labels, {workflow::kRunLabel});
+  if (!labels) return core::Fail(labels.error());
+  spec.labels = std::move(*labels);
   spec.spot = options.spot;
   return spec;
 }
@@ -89,9 +96,14 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
 core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool list) {
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  auto settings = context.settings();
-  std::string zone = settings ? settings->Get("location").value_or("-") : "-";
+  auto location = LocationOrAll(context);
+  if (!location) return core::Fail(location.error());
+  const std::string& zone = *location;
   if (!list && zone == "-") return core::Fail(core::Error::Usage("--zone: required"));
+  if (!list) {
+    auto valid = gcp::CheckResourceId("NAME", options.names.front(), gcp::kTpuNodeNameLength);
+    if (!valid) return core::Fail(valid.error());
+  }
   return RunRead(
       context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
         gcp::tpu::Client client(transport, endpoints.tpu);
