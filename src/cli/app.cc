@@ -79,6 +79,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupRunsCommand(app, context);
   SetupSubmitCommand(app, context);
   SetupTpuVmCommand(app, context);
+  RefuseEmptyValues(app, {"command"});
 
   try {
     app.parse(argc, argv);

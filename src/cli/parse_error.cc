@@ -1,5 +1,6 @@
 #include "parse_error.h"
 
+#include <algorithm>
 #include <regex>
 
 namespace tputrain::cli {
@@ -34,6 +35,20 @@ std::string ParseErrorLine(const CLI::ParseError& error) {
     if (std::regex_match(message, rewrite.pattern)) return std::regex_replace(message, rewrite.pattern, rewrite.format);
   }
   return message;
+}
+
+void RefuseEmptyValues(CLI::App& app, const std::vector<std::string>& may_be_empty) {
+  static const CLI::Validator kNotEmpty(
+      [](std::string& value) { return value.empty() ? std::string("expected a value, got ''") : std::string(); }, "",
+      "NOT_EMPTY");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size() == 0) continue;  // a flag: it takes no value
+    if (std::find(may_be_empty.begin(), may_be_empty.end(), option->get_name()) != may_be_empty.end()) continue;
+    option->check(kNotEmpty);
+  }
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    RefuseEmptyValues(*command, may_be_empty);
+  }
 }
 
 }  // namespace tputrain::cli

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -11,5 +12,12 @@ namespace tputrain::cli {
 // ("Value 0 not in range 1 to 64", "Could not convert: --num-nodes = abc", "names is required").
 // Messages it does not recognise pass through unchanged.
 std::string ParseErrorLine(const CLI::ParseError& error);
+
+// Gives every option that takes a value, in `app` and all its subcommands, a check that refuses
+// an empty one ("--tpu-type: expected a value, got ''"): `--tpu-type ""` from an unset shell
+// variable must not quietly mean "no TPU pool". Positionals named in `may_be_empty` (an
+// entrypoint's arguments, where "" is a real argument) keep empty values. Call after every
+// command's flags are added.
+void RefuseEmptyValues(CLI::App& app, const std::vector<std::string>& may_be_empty);
 
 }  // namespace tputrain::cli

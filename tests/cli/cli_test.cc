@@ -122,7 +122,7 @@ TEST_CASE("cleanup of an unknown or empty --run is one usage line, exit 2") {
   CHECK(unknown.err == "ERROR: --run: no run 'no-such-run' in " + state_dir + " (tputrain runs list)\n");
   auto empty = RunProcess({.argv = {TputrainBinary(), "cleanup", "--run", "", "--state-dir", state_dir, "--yes"}});
   CHECK(empty.exit_code == 2);
-  CHECK(empty.err == "ERROR: --run: expected a run id (tputrain runs list), got ''\n");
+  CHECK(empty.err == "ERROR: --run: expected a value, got ''\n");
   rmdir(pattern);
 }
 
