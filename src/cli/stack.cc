@@ -89,6 +89,7 @@ std::unique_ptr<http::WebSocketConnector> Stack::WebSocket(const http::CurlOptio
 core::Result<http::Transport*> Stack::Google() {
   std::lock_guard lock(google_mutex_);
   if (google_) return google_->api.get();
+  if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
   auto google = std::make_unique<GoogleChain>();
   const http::RetryPolicy default_retries;
   const http::RetryPolicy metadata_retries{.max_attempts = 3};

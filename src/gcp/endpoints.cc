@@ -1,11 +1,18 @@
 #include "tputrain/gcp/endpoints.h"
 
+#include <array>
+
+#include "tputrain/http/transport.h"
+
 namespace tputrain::gcp {
 namespace {
 
+constexpr std::array<const char*, 7> kApis = {
+    "CONTAINER", "TPU", "STORAGE", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"};
+
 void Override(const core::Env& env, const char* api, std::string& base) {
   auto value = env.Get(std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api);
-  if (!value) return;
+  if (!value || value->empty()) return;
   base = *value;
   // gcloud joins the relative path onto the override, so a missing '/' would glue segments.
   if (base.back() != '/') base += '/';
@@ -23,6 +30,19 @@ Endpoints Endpoints::FromEnv(const core::Env& env) {
   Override(env, "SERVICEUSAGE", endpoints.serviceusage);
   Override(env, "ARTIFACTREGISTRY", endpoints.artifactregistry);
   return endpoints;
+}
+
+core::Status CheckEndpointOverrides(const core::Env& env) {
+  for (const char* api : kApis) {
+    std::string name = std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api;
+    auto value = env.Get(name);
+    if (!value || value->empty()) continue;
+    auto url = http::ParseUrl(*value);
+    if (!url || (url->scheme != "http" && url->scheme != "https") || url->host.empty()) {
+      return core::Fail(core::Error::Usage(name + ": expected an http(s)://HOST[:PORT]/ URL, got '" + *value + "'"));
+    }
+  }
+  return {};
 }
 
 }  // namespace tputrain::gcp

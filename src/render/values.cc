@@ -1,10 +1,8 @@
 #include "tputrain/render/values.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <yaml-cpp/yaml.h>
 
+#include "tputrain/core/file.h"
 #include "tputrain/yaml/bounded.h"
 
 namespace tputrain::render {
@@ -137,11 +135,9 @@ core::Result<std::map<std::string, std::string>> ParseValuesYaml(const std::stri
 }
 
 core::Result<std::map<std::string, std::string>> LoadValuesFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return core::Fail(core::Error::Usage("--values " + path + ": cannot read the file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseValuesYaml(text.str(), "--values " + path);
+  auto text = core::ReadFile(path, "--values", core::kMiB);  // a directory or a missing file says so
+  if (!text) return core::Fail(text.error());
+  return ParseValuesYaml(*text, "--values " + path);
 }
 
 }  // namespace tputrain::render

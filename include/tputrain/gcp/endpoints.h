@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tputrain/core/env.h"
+#include "tputrain/core/result.h"
 
 namespace tputrain::gcp {
 
@@ -20,7 +21,12 @@ struct Endpoints {
 
   // Google's hosts, each replaced by CLOUDSDK_API_ENDPOINT_OVERRIDES_<API> when set, exactly as
   // gcloud reads them, so one set of variables points gcloud and tputrain at the same emulator.
+  // An override set to "" is ignored.
   static Endpoints FromEnv(const core::Env& env);
 };
+
+// Each override that is set is an http(s) URL with a host; otherwise one usage line naming the
+// variable. Checked before the first Google call, so a typo is not reported as a failed request.
+core::Status CheckEndpointOverrides(const core::Env& env);
 
 }  // namespace tputrain::gcp

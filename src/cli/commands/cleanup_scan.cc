@@ -55,12 +55,12 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
     return core::Fail(
         core::Error::Usage("--dry-run: a scan only reads; leave out --delete-leaked to see what it finds"));
   }
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  auto project = settings->Require("project");
+  auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
+  auto location = LocationOrAll(context);
+  if (!location) return core::Fail(location.error());
   workflow::ScanRequest request{*project, {}, {}, run_id};
-  if (auto location = settings->Get("location"); location && !location->empty()) {
+  if (*location != "-") {
     request.locations = {*location};
     if (core::IsZone(*location)) request.tpu_zones = {*location};
   }

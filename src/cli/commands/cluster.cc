@@ -94,11 +94,11 @@ core::Result<int> RunClusterDescribe(const ClusterOptions& options, Context& con
 core::Result<int> RunClusterList(Context& context) {
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  auto settings = context.settings();
-  std::string location = settings ? settings->Get("location").value_or("-") : "-";
+  auto location = LocationOrAll(context);
+  if (!location) return core::Fail(location.error());
   return RunRead(
       context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        auto clusters = gcp::container::Client(transport, endpoints.container).ListClusters({*project, location});
+        auto clusters = gcp::container::Client(transport, endpoints.container).ListClusters({*project, *location});
         if (!clusters) return core::Fail(clusters.error());
         nlohmann::json json = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows;

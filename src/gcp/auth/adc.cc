@@ -17,8 +17,8 @@ namespace {
 
 // Credentials files are a few KiB. Failing to read one is a credentials problem (exit 4), so the
 // usage error of core::ReadFile changes kind; its line still names the file and why.
-core::Result<std::string> ReadCredentialsFile(const std::string& path) {
-  auto text = core::ReadFile(path, "the credentials file", core::kMiB);
+core::Result<std::string> ReadCredentialsFile(const std::string& path, std::string_view what = "the credentials file") {
+  auto text = core::ReadFile(path, what, core::kMiB);
   if (text) return text;
   std::string message = text.error().message;
   if (core::IsFileNotFound(text.error())) message += " (No such file or directory)";
@@ -32,10 +32,11 @@ std::string Trim(std::string text) {
   return text.substr(first, last - first + 1);
 }
 
-std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, core::Clock& clock,
+// `flag` names where the path came from (--access-token-file or CLOUDSDK_AUTH_ACCESS_TOKEN_FILE).
+std::unique_ptr<TokenSource> AccessTokenFileSource(const std::string& path, const std::string& flag, core::Clock& clock,
                                                    core::Redactor* secrets) {
-  auto fetch = [path, secrets]() -> core::Result<AccessToken> {
-    auto text = ReadCredentialsFile(path);
+  auto fetch = [path, flag, secrets]() -> core::Result<AccessToken> {
+    auto text = ReadCredentialsFile(path, flag);
     if (!text) return core::Fail(text.error());
     std::string token = Trim(*text);
     if (token.empty()) return core::Fail(core::Error::NoCredentials(path + ": the access token file is empty"));
@@ -76,9 +77,13 @@ core::Result<std::unique_ptr<TokenSource>> DefaultCredentials(const core::Env& e
                                                               const std::string& access_token_file,
                                                               AdcTransports transports, core::Clock& clock) {
   std::string token_file = access_token_file;
-  if (token_file.empty()) token_file = env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
+  std::string flag = "--access-token-file";
+  if (token_file.empty()) {
+    token_file = env.GetOr("CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "");
+    flag = "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE";
+  }
   if (!token_file.empty()) {
-    auto source = AccessTokenFileSource(token_file, clock, transports.secrets);
+    auto source = AccessTokenFileSource(token_file, flag, clock, transports.secrets);
     // Read now, so a missing file is reported before any API call is attempted.
     if (auto first = source->Token(); !first) return core::Fail(first.error());
     return source;
