@@ -1,0 +1,152 @@
+// Every family of input a user types — names, numbers, durations, URLs, files, KEY=VALUE flags,
+// environment variables — refused the same way: one line on stderr that starts by naming the flag,
+// argument or variable, nothing on stdout, exit 2 (4 for credentials), and nothing sent: the APIs
+// are a closed port and there are no credentials, so a request would fail differently.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "testing/scoped_process.h"
+
+using tputrain::testing::RunProcess;
+using tputrain::testing::TputrainBinary;
+
+namespace {
+
+struct BadInput {
+  const char* family;
+  std::vector<std::string> args;
+  std::string names;  // the error line starts with "ERROR: <names>:"
+  std::map<std::string, std::string> env = {};
+  int exit_code = 2;
+};
+
+const std::vector<BadInput>& Cases() {
+  static const std::vector<BadInput> cases = {
+      // names
+      {"name", {"cluster", "create", "Bad_Name"}, "NAME"},
+      {"name", {"nodepool", "delete", "x/../../../victim", "--cluster", "ray-tpu", "--yes"}, "NAME"},
+      {"name", {"nodepool", "create", "pool", "--cluster", ".."}, "--cluster"},
+      {"name", {"tpu-vm", "describe", "UPPER"}, "NAME"},
+      {"name", {"bucket", "create", "gs://google-ckpt"}, "NAME"},
+      {"name", {"bucket", "delete", "a/b", "--yes"}, "NAME"},
+      {"name", {"iam", "service-account", "create", "abc"}, "NAME"},
+      {"name", {"iam", "bind-workload-identity", "--ksa", "a/b/c", "--bucket", "ckpt", "--role", "roles/x"}, "--ksa"},
+      {"name", {"iam", "bind-workload-identity", "--ksa", "Default/x", "--bucket", "ckpt", "--role", "roles/x"}, "--ksa"},
+      {"name", {"iam", "bind-workload-identity", "--ksa", "default/x", "--gsa", "x/../y@p.iam", "--role", "roles/x"},
+       "--gsa"},
+      {"name", {"iam", "bind-workload-identity", "--ksa", "default/x", "--bucket", "ckpt", "--role", "roles/../x"},
+       "--role"},
+      {"name", {"cleanup", "--run", "../x", "--yes"}, "--run"},
+      {"name", {"job", "submit", "--address", "http://127.0.0.1:9", "--submission-id", "a/b", "--", "echo"},
+       "--submission-id"},
+      {"name", {"cluster", "list", "--project", "Bad Project!"}, "--project"},
+      {"name", {"cluster", "list", "--location", "US EAST"}, "--location"},
+      // empty values (an unset shell variable)
+      {"empty", {"cluster", "create", "c", "--tpu-type", ""}, "--tpu-type"},
+      {"empty", {"cleanup", "--run", "", "--yes"}, "--run"},
+      {"empty", {"nodepool", "create", "", "--cluster", "c"}, "name"},
+      // numbers
+      {"number", {"cluster", "create", "c", "--num-nodes", "-3"}, "--num-nodes"},
+      {"number", {"nodepool", "create", "p", "--cluster", "c", "--num-nodes", "abc"}, "--num-nodes"},
+      {"number", {"cluster", "create", "c", "--tpu-type", "v6e-16", "--num-slices", "0"}, "--num-slices"},
+      {"number", {"submit", "--model", "maxtext-cpu-smoke", "--steps", "99999999999999999999"}, "--steps"},
+      {"number", {"plan", "--model", "llama3-8b", "--accelerator", "v6e", "--slices", "65"}, "--slices"},
+      {"number", {"job", "submit", "--address", "http://127.0.0.1:9", "--entrypoint-num-cpus", "nan", "--", "echo"},
+       "--entrypoint-num-cpus"},
+      {"number", {"job", "submit", "--address", "http://127.0.0.1:9", "--entrypoint-num-gpus", "-1", "--", "echo"},
+       "--entrypoint-num-gpus"},
+      {"number", {"job", "submit", "--address", "http://127.0.0.1:9", "--entrypoint-memory", "1.5", "--", "echo"},
+       "--entrypoint-memory"},
+      {"number",
+       {"job", "submit", "--address", "http://127.0.0.1:9", "--entrypoint-resources", R"({"TPU": -4})", "--", "echo"},
+       "--entrypoint-resources"},
+      {"number", {"emulator", "start", "--port", "70000"}, "--port"},
+      // durations
+      {"duration", {"cluster", "create", "c", "--timeout", "-5m"}, "--timeout"},
+      {"duration", {"job", "wait", "raysubmit_1", "--address", "http://127.0.0.1:9", "--timeout", "5parsecs"},
+       "--timeout"},
+      {"duration", {"emulator", "start", "--op-latency", "nan"}, "--op-latency"},
+      // URLs
+      {"url", {"job", "list", "--address", "ftp://x"}, "--address"},
+      {"url", {"job", "list", "--address", "http://127.0.0.1:99999"}, "--address"},
+      {"url", {"cluster", "list"}, "CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER",
+       {{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", "notaurl"}, {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "/etc/hostname"}}},
+      // files
+      {"file", {"apply", "-f", "/tmp"}, "-f"},
+      {"file", {"apply", "-f", "/nonexistent/manifest.yaml"}, "-f"},
+      {"file", {"job", "submit", "--address", "http://127.0.0.1:9", "--runtime-env", "/tmp", "--", "echo"},
+       "--runtime-env"},
+      {"file", {"render", "raycluster-maxtext", "--values", "/tmp"}, "--values"},
+      {"file",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--metadata-from-file", "startup-script=/tmp"},
+       "--metadata-from-file"},
+      {"file", {"--config", "/nonexistent/tputrain.yaml", "config", "show"}, "--config"},
+      {"file", {"cluster", "list", "--access-token-file", "/nonexistent/token"}, "--access-token-file", {}, 4},
+      {"file", {"cluster", "list"}, "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE",
+       {{"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", "/nonexistent/token"}}, 4},
+      // KEY=VALUE
+      {"key=value", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--metadata", "noequals"},
+       "--metadata"},
+      {"key=value", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--labels", "tputrain-run=x"},
+       "--labels"},
+      {"key=value", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--labels", "Team=x"},
+       "--labels"},
+      {"key=value", {"render", "raycluster-maxtext", "--set", "NOEQ"}, "--set 'NOEQ'"},
+      {"key=value", {"job", "list", "--address", "http://127.0.0.1:9", "--header", "noColon"}, "--header"},
+      {"key=value", {"job", "submit", "--address", "http://127.0.0.1:9", "--runtime-env-json", "[1]", "--", "echo"},
+       "--runtime-env-json"},
+      // environment variables
+      {"env", {"cluster", "list"}, "TPUTRAIN_PROJECT", {{"TPUTRAIN_PROJECT", "Bad Project!"}}},
+      {"env", {"cluster", "list"}, "TPUTRAIN_LOCATION", {{"TPUTRAIN_LOCATION", "US EAST"}}},
+      {"env", {"tpu-vm", "list"}, "CLOUDSDK_CORE_PROJECT", {{"CLOUDSDK_CORE_PROJECT", "p/../q"}}},
+  };
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 for credentials), nothing sent") {
+  std::map<std::string, int> families;
+  for (const auto& bad : Cases()) {
+    ++families[bad.family];
+    std::vector<std::string> argv = {TputrainBinary()};
+    argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+    auto given = [&](const std::string& flag) { return std::find(argv.begin(), argv.end(), flag) != argv.end(); };
+    const bool project_from_env = bad.env.count("TPUTRAIN_PROJECT") + bad.env.count("CLOUDSDK_CORE_PROJECT") > 0;
+    if (!given("--project") && !project_from_env) argv.insert(argv.end(), {"--project", "p"});
+    if (!given("--location") && bad.env.count("TPUTRAIN_LOCATION") == 0) {
+      argv.insert(argv.end(), {"--location", "us-east5-b"});
+    }
+    // Only what the case gives: none of the runner's settings, credentials or tputrain.yaml.
+    std::map<std::string, std::optional<std::string>> env = {
+        {"TPUTRAIN_PROJECT", std::nullopt},
+        {"TPUTRAIN_LOCATION", std::nullopt},
+        {"TPUTRAIN_RUN", std::nullopt},
+        {"CLOUDSDK_CORE_PROJECT", std::nullopt},
+        {"CLOUDSDK_COMPUTE_ZONE", std::nullopt},
+        {"CLOUDSDK_COMPUTE_REGION", std::nullopt},
+        {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", std::nullopt},
+        {"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/adc.json"},
+        {"CLOUDSDK_CONFIG", "/nonexistent/gcloud"},
+        {"XDG_STATE_HOME", "/nonexistent/state"},
+        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", "http://127.0.0.1:9/"},
+        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU", "http://127.0.0.1:9/"},
+        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE", "http://127.0.0.1:9/storage/v1/"},
+        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_IAM", "http://127.0.0.1:9/"},
+        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDRESOURCEMANAGER", "http://127.0.0.1:9/"},
+    };
+    for (const auto& [name, value] : bad.env) env[name] = value;
+    auto result = RunProcess({.argv = argv, .env = env, .working_dir = "/"});
+    std::string shown;
+    for (const auto& arg : bad.args) shown += (arg.empty() ? "''" : arg) + " ";
+    INFO(bad.family << ": tputrain " << shown << "\nstderr: " << result.err);
+    CHECK(result.exit_code == bad.exit_code);
+    CHECK(result.out.empty());
+    CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  }
+  CHECK(families.size() == 8);
+}
