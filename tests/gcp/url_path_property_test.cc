@@ -21,8 +21,8 @@ namespace {
 using tputrain::testing::FakeTransport;
 
 std::string RandomName(std::mt19937& random) {
-  static const std::vector<std::string> pieces = {"a", "z", "0", "-", "_", ".", "..", "/", "%", "%2F", "?",  "#",
-                                                  ";", "=", "&", " ", "+", ":", "@", "\\", "~", "\xc3\xa9", "\xff"};
+  static const std::vector<std::string> pieces = {"a", "z", "0", "-", "_", ".", "..", "/",  "%", "%2F",      "?",   "#",
+                                                  ";", "=", "&", " ", "+", ":", "@",  "\\", "~", "\xc3\xa9", "\xff"};
   std::uniform_int_distribution<size_t> length(1, 12);
   std::uniform_int_distribution<size_t> pick(0, pieces.size() - 1);
   std::string name;
@@ -63,8 +63,8 @@ std::string Decode(const std::string& segment) {
 // One client call with a name in it, and where in the path the name must land.
 struct Call {
   const char* what;
-  size_t segments;       // the path's segment count, whatever the name
-  size_t name_segment;   // the index of the name's segment
+  size_t segments;      // the path's segment count, whatever the name
+  size_t name_segment;  // the index of the name's segment
   std::function<void(FakeTransport&, const std::string&)> send;
 };
 
