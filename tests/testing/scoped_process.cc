@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,14 +78,18 @@ ProcessResult RunProcess(const ProcessOptions& options, std::chrono::seconds tim
     in_path = TempPath("in");
     std::ofstream(in_path, std::ios::binary) << options.stdin_text;
   }
+  const auto started = std::chrono::steady_clock::now();
   int pid = Spawn(options, in_path, out_path, err_path);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto deadline = started + timeout;
   int status = 0;
   ProcessResult result;
   while (true) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
+    struct rusage usage {};
+    pid_t done = wait4(pid, &status, WNOHANG, &usage);
     if (done == pid) {
       result.exit_code = DecodeStatus(status);
+      result.peak_rss_kib = usage.ru_maxrss;
+      result.wall = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
       break;
     }
     if (std::chrono::steady_clock::now() > deadline) {

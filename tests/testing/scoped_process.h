@@ -13,6 +13,8 @@ struct ProcessResult {
   int exit_code = -1;  // 128+N when killed by signal N
   std::string out;
   std::string err;
+  long peak_rss_kib = 0;  // the child's maximum resident set (wait4's ru_maxrss)
+  std::chrono::milliseconds wall{0};
 };
 
 struct ProcessOptions {
