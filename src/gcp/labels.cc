@@ -37,8 +37,8 @@ core::Result<std::map<std::string, std::string>> ParseLabels(std::string_view fl
   for (const auto& [key, value] : *labels) {
     std::string item = key + "=" + value;
     if (key.size() > 63 || !(key.front() >= 'a' && key.front() <= 'z') || !IsLabelText(key)) {
-      return core::Fail(Refused(flag, item,
-                                "label keys of 1-63 lowercase letters, digits, '_' or '-', starting with a letter"));
+      return core::Fail(
+          Refused(flag, item, "label keys of 1-63 lowercase letters, digits, '_' or '-', starting with a letter"));
     }
     if (value.size() > 63 || !IsLabelText(value)) {
       return core::Fail(Refused(flag, item, "label values of 0-63 lowercase letters, digits, '_' or '-'"));
@@ -55,10 +55,10 @@ core::Result<std::map<std::string, std::string>> ParseMetadata(std::string_view 
   auto metadata = ParseKeyValues(flag, items);
   if (!metadata) return metadata;
   for (const auto& [key, value] : *metadata) {
-    bool ok = key.size() <= 128 && std::all_of(key.begin(), key.end(), [](char c) {
-                return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                       c == '_';
-              });
+    bool ok =
+        key.size() <= 128 && std::all_of(key.begin(), key.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        });
     if (!ok) return core::Fail(Refused(flag, key + "=...", "metadata keys of 1-128 letters, digits, '-' or '_'"));
   }
   return metadata;

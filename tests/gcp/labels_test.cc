@@ -10,8 +10,7 @@ TEST_CASE("KEY=VALUE items: '=' required, values may hold '=' or be empty, a key
   auto parsed = ParseKeyValues("--metadata", {"a=1", "b=x=y", "c="});
   REQUIRE(parsed);
   CHECK(*parsed == std::map<std::string, std::string>{{"a", "1"}, {"b", "x=y"}, {"c", ""}});
-  CHECK(ParseKeyValues("--metadata", {"noequals"}).error().message ==
-        "--metadata: expected KEY=VALUE, got 'noequals'");
+  CHECK(ParseKeyValues("--metadata", {"noequals"}).error().message == "--metadata: expected KEY=VALUE, got 'noequals'");
   CHECK(ParseKeyValues("--metadata", {"=v"}).error().message == "--metadata: expected KEY=VALUE, got '=v'");
   CHECK(ParseKeyValues("--metadata", {"a=1", "a=2"}).error().message ==
         "--metadata: expected each KEY once, got 'a=2'");
@@ -24,8 +23,7 @@ TEST_CASE("labels follow Google's syntax and leave tputrain's run label to tputr
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message.rfind("--labels: expected label", 0) == 0);
   }
-  CHECK(ParseLabels("--labels", {std::string(64, 'a') + "=x"}, {}).error().message.rfind("--labels: expected", 0) ==
-        0);
+  CHECK(ParseLabels("--labels", {std::string(64, 'a') + "=x"}, {}).error().message.rfind("--labels: expected", 0) == 0);
   CHECK(ParseLabels("--labels", {"tputrain-run=x"}, {"tputrain-run"}).error().message ==
         "--labels: expected a label key other than tputrain-run (tputrain sets it itself), got 'tputrain-run=x'");
 }

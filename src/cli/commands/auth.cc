@@ -28,7 +28,8 @@ core::Result<int> RunAuthPrintAccessToken(Context& context) {
   if (!tokens) return core::Fail(tokens.error());
   auto token = (*tokens)->Token();
   if (!token) return core::Fail(token.error());
-  context.out << *token << "\n";
+  // Written directly, never through a redacting sink: printing it is what was asked.
+  PrintResult(context, {{"token", *token}}, [&](std::ostream& out) { out << *token << "\n"; });
   return core::kExitOk;
 }
 

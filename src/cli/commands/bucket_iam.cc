@@ -152,6 +152,7 @@ void SetupBucketCommand(CLI::App& root, Context& context) {
   remove->add_flag("--force", options->force, "Delete the bucket's objects (every version) first");
   AddProvisionFlags(remove, options->provision, /*waits=*/false);
   AddYesFlag(remove, options->provision.yes);
+  remove->footer("Example:\n  tputrain bucket delete gs://my-ckpt --force --yes");
   remove->callback([options, &context] { context.outcome = RunBucketDelete(*options, context); });
 }
 

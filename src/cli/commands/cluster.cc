@@ -165,13 +165,16 @@ void SetupCluster(CLI::App& root, Context& context) {
   remove->add_option("name", options->name, "Cluster name")->required();
   AddProvisionFlags(remove, options->provision);
   AddYesFlag(remove, options->provision.yes);
+  remove->footer("Example:\n  tputrain cluster delete ray-tpu --location us-east5-b --yes");
   remove->callback([options, &context] { context.outcome = RunClusterDelete(*options, context); });
 
   auto* describe = cluster->add_subcommand("describe", "Show a cluster");
   describe->add_option("name", options->name, "Cluster name")->required();
+  describe->footer("Example:\n  tputrain cluster describe ray-tpu --location us-east5-b --format json");
   describe->callback([options, &context] { context.outcome = RunClusterDescribe(*options, context); });
 
   auto* list = cluster->add_subcommand("list", "List clusters (every location unless --location)");
+  list->footer("Example:\n  tputrain cluster list --project my-project");
   list->callback([&context] { context.outcome = RunClusterList(context); });
 
   auto* credentials = cluster->add_subcommand("get-credentials", "Write a kubeconfig entry for a cluster");
@@ -179,6 +182,8 @@ void SetupCluster(CLI::App& root, Context& context) {
   credentials->add_option("--kubeconfig", options->kubeconfig, "File to write (default: KUBECONFIG, ~/.kube/config)");
   credentials->add_flag("--token-exec", options->token_exec,
                         "Authenticate with 'tputrain auth print-access-token' instead of gke-gcloud-auth-plugin");
+  credentials->footer(
+      "Example:\n  tputrain cluster get-credentials ray-tpu --location us-east5-b && kubectl get nodes");
   credentials->callback([options, &context] { context.outcome = RunGetCredentials(*options, context); });
 }
 

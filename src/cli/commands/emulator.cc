@@ -18,7 +18,7 @@ core::Result<int> RunEmulatorState(const EmulatorStateOptions& options, Context&
   auto state = emulator::FetchState(context.stack().Downloads(), url);
   if (!state) return core::Fail(state.error());
   // The state is nested JSON; a table would hide it, so table output is JSON too.
-  context.out << state->dump(2) << "\n";
+  PrintResult(context, *state, [&](std::ostream& out) { out << state->dump(2) << "\n"; });
   return core::kExitOk;
 }
 
@@ -54,6 +54,13 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
       "  tputrain emulator start --port 8780 --op-latency 1s --state-file /tmp/emulator.json\n"
       "  tputrain emulator start --faults 'nodePools.create=stockout@first:1,*=503@every:10'");
   start->callback([start_options, &context] {
+    for (auto format : {OutputFormat::kJson, OutputFormat::kYaml}) {
+      if (auto refused = RefuseFormat(context, format, "emulator start prints shell lines to eval, not a result");
+          !refused) {
+        context.outcome = core::Fail(refused.error());
+        return;
+      }
+    }
     core::CancelToken never;
     context.outcome =
         emulator::RunEmulator(*start_options, context.cancel ? *context.cancel : never, context.out, context.err);

@@ -158,29 +158,37 @@ void SetupJobCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<JobOptions>();
   auto* job = root.add_subcommand("job", "Submit, follow and manage Ray jobs through the dashboard's Jobs API");
   job->require_subcommand(1);
-  job->footer(
+  static constexpr char kExitCodes[] =
       "Exit codes of submit, wait and logs --follow: 0 SUCCEEDED, 1 FAILED, 3 STOPPED (the Ray CLI\n"
-      "returns 0 for a stopped job), 2 usage, 130 detached with Ctrl-C.");
-  auto add = [&](const char* name, const char* help, auto run, bool takes_id) {
+      "returns 0 for a stopped job), 2 usage, 130 detached with Ctrl-C.";
+  job->footer(kExitCodes);
+  auto add = [&](const char* name, const char* help, auto run, bool takes_id, const char* example) {
     auto* command = job->add_subcommand(name, help);
+    command->footer(std::string("Example:\n  ") + example + "\n\n" + kExitCodes);
     AddRayConnectionFlags(command, options->connection);
     AddRayClusterFlags(*command, options->raycluster);
     if (takes_id) command->add_option("id", options->id, "Submission id (or Ray job id)")->required();
     command->callback([options, &context, run] { context.outcome = run(*options, context); });
     return command;
   };
-  auto* submit = add("submit", "Submit a job and follow its log until it ends", RunSubmit, false);
+  auto* submit = add("submit", "Submit a job and follow its log until it ends", RunSubmit, false,
+                     "tputrain job submit --address http://127.0.0.1:8265 --working-dir . -- python train.py");
   AddSubmitFlags(submit, options->submit);
   submit->add_flag("--no-wait", options->no_wait, "Print the submission id and return at once");
-  submit->footer("Example:\n  tputrain job submit --address http://127.0.0.1:8265 --working-dir . -- python train.py");
-  add("status", "Show a job's status and details", RunStatus, true);
-  auto* logs = add("logs", "Print a job's log", RunLogs, true);
+  add("status", "Show a job's status and details", RunStatus, true,
+      "tputrain job status raysubmit_XYZ --raycluster raycluster-maxtext --format json");
+  auto* logs = add("logs", "Print a job's log", RunLogs, true,
+                   "tputrain job logs raysubmit_XYZ --address http://127.0.0.1:8265 --follow");
   logs->add_flag("-f,--follow", options->follow, "Follow the log until the job ends; exit code mirrors the job");
-  auto* stop = add("stop", "Stop a running job and wait until it has stopped", RunStop, true);
+  auto* stop = add("stop", "Stop a running job and wait until it has stopped", RunStop, true,
+                   "tputrain job stop raysubmit_XYZ --address http://127.0.0.1:8265");
   stop->add_flag("--no-wait", options->no_wait, "Return once the stop was requested");
-  add("delete", "Delete a finished job's record (its log files stay on the head)", RunDelete, true);
-  add("list", "List the jobs the head knows", RunList, false);
-  auto* wait = add("wait", "Wait until a job ends; exit code mirrors the job", RunWait, true);
+  add("delete", "Delete a finished job's record (its log files stay on the head)", RunDelete, true,
+      "tputrain job delete raysubmit_XYZ --address http://127.0.0.1:8265");
+  add("list", "List the jobs the head knows", RunList, false,
+      "tputrain job list --raycluster raycluster-maxtext --cluster ray-tpu --location us-east5-b");
+  auto* wait = add("wait", "Wait until a job ends; exit code mirrors the job", RunWait, true,
+                   "tputrain job wait raysubmit_XYZ --address http://127.0.0.1:8265 --timeout 2h");
   wait->add_option("--timeout", options->timeout,
                    "Give up after this long (exit 1): 90s, 30m, 1h30m, or bare seconds as before");
 }

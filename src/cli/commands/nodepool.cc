@@ -98,15 +98,18 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
   remove->add_option("--cluster", options->cluster, "Cluster")->required();
   AddProvisionFlags(remove, options->provision);
   AddYesFlag(remove, options->provision.yes);
+  remove->footer("Example:\n  tputrain nodepool delete tpu-v6e-16 --cluster ray-tpu --location us-east5-b --yes");
   remove->callback([options, &context] { context.outcome = RunNodePoolDelete(*options, context); });
 
   auto* describe = nodepool->add_subcommand("describe", "Show a node pool");
   describe->add_option("name", options->name, "Node pool name")->required();
   describe->add_option("--cluster", options->cluster, "Cluster")->required();
+  describe->footer("Example:\n  tputrain nodepool describe tpu-v6e-16 --cluster ray-tpu --location us-east5-b");
   describe->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, false); });
 
   auto* list = nodepool->add_subcommand("list", "List a cluster's node pools");
   list->add_option("--cluster", options->cluster, "Cluster")->required();
+  list->footer("Example:\n  tputrain nodepool list --cluster ray-tpu --location us-east5-b --format json");
   list->callback([options, &context] { context.outcome = RunNodePoolRead(*options, context, true); });
 }
 

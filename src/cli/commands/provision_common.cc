@@ -124,10 +124,22 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     env.run_id = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "RUN_ID") : flags.run_id;
     auto outcomes = body(env);
     if (!outcomes) return core::Fail(outcomes.error());
+    nlohmann::json requests = nlohmann::json::array();
     for (const auto& request : planned) {
-      context.out << request.method << " " << request.url << "\n";
-      if (!request.body.empty()) context.out << context.redactor(request.body) << "\n";
+      nlohmann::json entry = {{"method", request.method}, {"url", request.url}};
+      if (!request.body.empty()) {
+        std::string shown = context.redactor(request.body);
+        auto parsed = nlohmann::json::parse(shown, nullptr, /*allow_exceptions=*/false);
+        entry["body"] = parsed.is_discarded() ? nlohmann::json(shown) : parsed;
+      }
+      requests.push_back(std::move(entry));
     }
+    PrintResult(context, {{"dry_run", true}, {"requests", requests}}, [&](std::ostream& out) {
+      for (const auto& request : planned) {
+        out << request.method << " " << request.url << "\n";
+        if (!request.body.empty()) out << context.redactor(request.body) << "\n";
+      }
+    });
     return core::kExitOk;
   }
   Stack& stack = context.stack();

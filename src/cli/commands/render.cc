@@ -101,6 +101,12 @@ core::Result<int> RunRender(const RenderOptions& options, Context& context) {
   auto rendered = render::RenderTemplate(request);
   if (!rendered) return core::Fail(rendered.error());
   if (options.output_dir.empty()) {
+    // The manifests are YAML already: --format yaml is what is printed; JSON is not offered.
+    if (auto refused = RefuseFormat(context, OutputFormat::kJson,
+                                    "rendered manifests are YAML; leave out --format (or write files with -o DIR)");
+        !refused) {
+      return core::Fail(refused.error());
+    }
     auto text = render::ForStdout(*rendered);
     if (!text) return core::Fail(text.error());
     context.out << *text;
@@ -108,7 +114,9 @@ core::Result<int> RunRender(const RenderOptions& options, Context& context) {
   }
   auto written = render::WriteRendered(*rendered, options.output_dir);
   if (!written) return core::Fail(written.error());
-  for (const auto& path : *written) context.out << path << "\n";
+  PrintResult(context, {{"files", *written}}, [&](std::ostream& out) {
+    for (const auto& path : *written) out << path << "\n";
+  });
   return core::kExitOk;
 }
 

@@ -154,13 +154,16 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   remove->add_option("names", options->names, "TPU VM name(s)")->required();
   AddProvisionFlags(remove, options->provision);
   AddYesFlag(remove, options->provision.yes);
+  remove->footer("Example:\n  tputrain tpu-vm delete v5p-node --zone us-east5-a --yes");
   remove->callback([options, &context] { context.outcome = RunDelete(*options, context); });
 
   auto* describe = tpu_vm->add_subcommand("describe", "Show a TPU VM");
   describe->add_option("names", options->names, "TPU VM name")->required()->expected(1);
+  describe->footer("Example:\n  tputrain tpu-vm describe v5p-node --zone us-east5-a --format json");
   describe->callback([options, &context] { context.outcome = RunRead(*options, context, false); });
 
   auto* list = tpu_vm->add_subcommand("list", "List TPU VMs (every zone unless --zone)");
+  list->footer("Example:\n  tputrain tpu-vm list --zone us-east5-a");
   list->callback([options, &context] { context.outcome = RunRead(*options, context, true); });
 }
 

@@ -44,6 +44,11 @@ std::string ToYaml(const nlohmann::json& json) {
   return std::string(emitter.c_str()) + "\n";
 }
 
+core::Status RefuseFormat(const Context& context, OutputFormat refused, std::string_view what) {
+  if (context.global.output_format() != refused) return {};
+  return core::Fail(core::Error::Usage("--format " + context.global.format + ": " + std::string(what)));
+}
+
 void PrintResult(Context& context, const nlohmann::json& json, const std::function<void(std::ostream&)>& print_table) {
   switch (context.global.output_format()) {
     case OutputFormat::kJson:
