@@ -71,6 +71,7 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
       return core::Fail(core::Error::Make(core::ErrorKind::kResourceExhausted, pool->status_message));
     return pool->status == "RUNNING";
   };
+  steps.remove = [&env, ref]() { return DeleteNodePool(env, ref); };
   std::string where = spec.node_locations.empty() ? cluster.location : spec.node_locations.front();
   steps.explain = [&, where](core::Error error) {
     return internal::ExplainCapacity(std::move(error), "node pool " + spec.name, where,
@@ -207,6 +208,7 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
       return core::Fail(core::Error::Make(core::ErrorKind::kInternal, cluster->status_message));
     return cluster->status == "RUNNING";
   };
+  steps.remove = [&env, &ref]() { return DeleteCluster(env, ref); };
   steps.explain = [&](core::Error error) {
     return internal::ExplainCapacity(
         std::move(error), "cluster " + spec.name, ref.location,

@@ -138,10 +138,21 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
     if (ready.error().kind == core::ErrorKind::kDeadlineExceeded || ready.error().kind == core::ErrorKind::kCancelled) {
       return core::Fail(ready.error());
     }
+    if (env.recreate_unusable && steps.remove) {
+      // Asked for: the broken one goes, whoever made it, and this run creates and owns the new one.
+      env.reporter.Progress(task,
+                            "exists but is not usable (" + ready.error().message + "); deleting it to create it again");
+      auto removed = steps.remove();
+      if (!removed) return core::Fail(removed.error());
+      ProvisionEnv once = env;
+      once.recreate_unusable = false;  // one replacement per command: a second failure is reported
+      return RunCreate(once, steps);
+    }
     core::Error error = ready.error();
     error.kind = core::ErrorKind::kFailedPrecondition;
     error.message = task + " exists but is not usable (" + error.message + "); delete it (tputrain " +
-                    std::string(state::KindName(steps.kind)) + " delete ...) and run again";
+                    std::string(state::KindName(steps.kind)) +
+                    " delete ...) and run again, or run again with --recreate-unusable";
     env.reporter.Done(task, "exists, not usable");
     return core::Fail(error);
   }

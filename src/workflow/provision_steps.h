@@ -37,6 +37,9 @@ struct CreateSteps {
   std::function<core::Result<bool>()> ready;
   // Turns a failure into the message users need (stockout hints).
   std::function<core::Error(core::Error)> explain;
+  // Deletes the existing resource, for ProvisionEnv::recreate_unusable; null where there is no
+  // unusable state to leave (buckets, service accounts).
+  std::function<core::Result<Outcome>()> remove;
 };
 
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps);

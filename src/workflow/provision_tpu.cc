@@ -49,6 +49,7 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
     }
     return node->state == "READY";
   };
+  steps.remove = [&env, &ref]() { return DeleteTpuVm(env, ref); };
   steps.explain = [&](core::Error error) {
     return internal::ExplainCapacity(std::move(error), "TPU VM " + ref.node, ref.zone, spec.accelerator_type);
   };

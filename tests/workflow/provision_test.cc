@@ -193,6 +193,37 @@ TEST_CASE("409 on create: one in ERROR is reported with the API's status, never 
   CHECK(refused.error().message.find("Not enough resources available") != std::string::npos);
 }
 
+TEST_CASE("409 on create with --recreate-unusable: one in ERROR is deleted and created again, once") {
+  Fixture f;
+  f.env.recreate_unusable = true;
+  f.transport.On("POST", "/nodePools",
+                 {JsonReply(409, kAlreadyExists), JsonReply(200, R"({"name":"op-create","status":"RUNNING"})")});
+  f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, PoolIn("ERROR").dump())});
+  f.transport.On("DELETE", "/nodePools/v6e-16", {JsonReply(200, R"({"name":"op-delete","status":"RUNNING"})")});
+  f.transport.On("GET", "/operations/op-delete", {JsonReply(200, R"({"name":"op-delete","status":"DONE"})")});
+  f.transport.On("GET", "/operations/op-create", {JsonReply(200, R"({"name":"op-create","status":"DONE"})")});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  auto recreated = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE(recreated);
+  CHECK((*recreated)[0].action == workflow::OutcomeAction::kCreated);
+  CHECK(f.transport.Count("DELETE", "/nodePools/v6e-16") == 1);
+  CHECK(f.transport.Count("POST", "/nodePools") == 2);
+
+  SECTION("a second 409 after the replacement is reported, not replaced again") {
+    Fixture g;
+    g.env.recreate_unusable = true;
+    g.transport.On("POST", "/nodePools", {JsonReply(409, kAlreadyExists)});
+    g.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, PoolIn("ERROR").dump())});
+    g.transport.On("DELETE", "/nodePools/v6e-16", {JsonReply(200, R"({"name":"op-delete","status":"RUNNING"})")});
+    g.transport.On("GET", "/operations/op-delete", {JsonReply(200, R"({"name":"op-delete","status":"DONE"})")});
+    auto refused = CreateNodePools(g.env, kCluster, {spec});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("exists but is not usable") != std::string::npos);
+    CHECK(g.transport.Count("DELETE", "/nodePools/v6e-16") == 1);
+  }
+}
+
 TEST_CASE("409 on create: a resource with this run's label is this run's, whoever read it first") {
   namespace fs = std::filesystem;
   Fixture f;

@@ -50,6 +50,9 @@ struct ProvisionEnv {
   gcp::operations::PollOptions busy_retry{std::chrono::milliseconds(2000), 1.5, std::chrono::milliseconds(20000),
                                           std::chrono::minutes(30)};
   bool async = false;  // return once each operation has started
+  // A create that meets the resource in ERROR (a pool left by a stockout, a failed cluster)
+  // deletes it and creates it again, instead of reporting it (--recreate-unusable).
+  bool recreate_unusable = false;
   // --dry-run: mutating requests are appended here and nothing is sent (not even reads).
   std::vector<http::Request>* dry_run = nullptr;
 };

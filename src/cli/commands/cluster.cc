@@ -153,6 +153,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   create->add_flag("--spot", options->pool.spot, "TPU pools on Spot VMs");
   create->add_option("--reservation", options->pool.reservation, "TPU pools consume this reservation");
   AddProvisionFlags(create, options->provision);
+  AddRecreateFlag(create, options->provision);
   create->footer(
       "Examples:\n"
       "  tputrain cluster create ray-tpu --location us-east5-b --ray-operator --gcs-fuse --workload-identity \\\n"

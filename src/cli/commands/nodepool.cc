@@ -86,6 +86,7 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
   create->add_option("--cluster", options->cluster, "Cluster")->required();
   AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
   AddProvisionFlags(create, options->provision);
+  AddRecreateFlag(create, options->provision);
   create->footer(
       "Examples:\n"
       "  tputrain nodepool create v6e-16 --cluster ray-tpu --location us-east5-b --tpu-type v6e-16\n"

@@ -65,6 +65,11 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   }
 }
 
+void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
+  command->add_flag("--recreate-unusable", flags.recreate_unusable,
+                    "If it exists in ERROR (e.g. after a stockout), delete it and create it again");
+}
+
 namespace {
 
 // Names where a setting came from, as the user would look for it: "--project",
@@ -152,6 +157,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   env.ledger = &ledger;
   env.run_id = *run_id;
   env.async = flags.async;
+  env.recreate_unusable = flags.recreate_unusable;
   env.poll.timeout = *timeout;
   auto outcomes = body(env);
   if (!outcomes) {

@@ -21,9 +21,14 @@ struct ProvisionFlags {
   bool yes = false;  // -y/--yes on destructive commands
   bool async = false;
   std::string timeout;  // "30m", "90s", "1h" or seconds
+  bool recreate_unusable = false;
 };
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);
+
+// --recreate-unusable on creates of resources that can be left in ERROR (clusters, node pools,
+// TPU VMs): delete such a one and create it again rather than report it.
+void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags);
 
 // -y/--yes: delete without asking.
 void AddYesFlag(CLI::App* command, bool& yes);

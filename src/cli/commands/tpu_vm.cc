@@ -147,6 +147,7 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
   create->add_flag("--spot", options->spot, "Spot capacity");
   AddProvisionFlags(create, options->provision);
+  AddRecreateFlag(create, options->provision);
   create->footer("Example:\n  tputrain tpu-vm create v5p-node --zone us-east5-a --accelerator-type v5p-8");
   create->callback([options, &context] { context.outcome = RunCreate(*options, context); });
 
