@@ -3,6 +3,7 @@
 
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/node_pool_rules.h"
 
@@ -76,6 +77,19 @@ void DecoratePool(json& pool, const std::string& cluster_key, const std::string&
   pool["selfLink"] =
       SelfLinkBase(project, location) + "/clusters/" + cluster_name + "/nodePools/" + pool.value("name", "");
   pool["etag"] = std::to_string(std::hash<std::string>{}(cluster_key + pool.value("name", "")) % 1000000007);
+}
+
+// The node count and labels of a pool, as GKE checks them.
+std::optional<ApiResponse> CheckPoolFields(const json& pool, const std::string& field) {
+  if (auto bad = NodeCountProblem(pool.value("initialNodeCount", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field '" + field + ".initial_node_count': " + *bad + ".");
+  }
+  if (auto bad = LabelProblem(pool.value("config", json::object()).value("resourceLabels", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field '" + field + ".config.resource_labels': " + *bad + ".");
+  }
+  return std::nullopt;
 }
 
 json* FindCluster(Call& call, const std::string& key) {
@@ -173,6 +187,13 @@ ApiResponse CreateCluster(Call& call) {
   std::string name = cluster["name"];
   std::string key = Parent(call) + "/clusters/" + name;
   if (FindCluster(call, key) != nullptr) return Aip193Error(ErrorKind::kAlreadyExists, "Already exists: " + key + ".");
+  if (auto bad = LabelProblem(cluster.value("resourceLabels", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field 'cluster.resource_labels': " + *bad + ".");
+  }
+  if (auto bad = NodeCountProblem(cluster.value("initialNodeCount", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field 'cluster.initial_node_count': " + *bad + ".");
+  }
   bool has_pools = cluster.contains("nodePools") && !cluster["nodePools"].empty();
   if (has_pools && (cluster.contains("initialNodeCount") || cluster.contains("nodeConfig"))) {
     return Aip193Error(ErrorKind::kInvalidArgument,
@@ -202,6 +223,7 @@ ApiResponse CreateCluster(Call& call) {
     if (!pool_names.insert(pool["name"].get<std::string>()).second) {
       return Aip193Error(ErrorKind::kInvalidArgument, "Node pool names must be unique: " + pool["name"].dump());
     }
+    if (auto bad = CheckPoolFields(pool, field)) return *bad;
     if (auto bad = CheckTpuNodePool(pool, field)) return *bad;
     DecoratePool(pool, key, project, location, name, version);
   }
@@ -290,6 +312,7 @@ ApiResponse CreateNodePool(Call& call) {
     return Aip193Error(ErrorKind::kAlreadyExists, "Already exists: " + key + "/nodePools/" + pool_name + ".");
   }
   if (const json* op = BlockingOperation(call, key, "")) return Busy(*op, call.args[2]);
+  if (auto bad = CheckPoolFields(pool, "node_pool")) return *bad;
   if (auto bad = CheckTpuNodePool(pool, "node_pool")) return *bad;
   DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], (*cluster).value("currentNodeVersion", ""));
   (*cluster)["nodePools"].push_back(pool);

@@ -1,6 +1,7 @@
 #include <regex>
 
 #include "tputrain/core/base64.h"
+#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 
 // IAM iam/v1 service accounts and their policies, Resource Manager v1 projects and their
@@ -44,6 +45,9 @@ ApiResponse SetPolicy(Call& call, const std::string& key, const json& initial) {
     return Aip193Error(ErrorKind::kAborted,
                        "There were concurrent policy changes. Please retry the whole read-modify-write with "
                        "exponential backoff.");
+  }
+  if (auto bad = BindingsProblem(policy.value("bindings", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument, *bad + ".");
   }
   for (const auto& binding : policy.value("bindings", json::array())) {
     if (binding.contains("condition") && policy.value("version", 1) < 3) {

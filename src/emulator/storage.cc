@@ -3,6 +3,7 @@
 #include <set>
 
 #include "tputrain/core/base64.h"
+#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 
 // Cloud Storage storage/v1: buckets, bucket IAM, objects (list, get, delete, media upload) and
@@ -60,6 +61,11 @@ ApiResponse InsertBucket(Call& call) {
   if (!std::regex_match(name, kName) || name.find("..") != std::string::npos) {
     return StorageError(400, "invalid", "Invalid bucket name: '" + name + "'");
   }
+  if (auto reserved = ReservedBucketNameProblem(name)) {
+    return StorageError(400, "invalid", "Invalid bucket name: '" + name + "': " + *reserved + ".");
+  }
+  if (auto bad = LabelProblem(body->value("labels", json())))
+    return StorageError(400, "invalid", "Invalid argument: " + *bad + ".");
   if (call.world["buckets"].contains(name)) {
     return StorageError(409, "conflict",
                         "Your previous request to create the named bucket succeeded and you already own it.");
@@ -157,6 +163,7 @@ ApiResponse SetBucketIam(Call& call) {
   if (body->contains("etag") && (*body)["etag"] != PolicyEtag(counter)) {
     return StorageError(412, "conditionNotMet", "At least one of the pre-conditions you specified did not hold.");
   }
+  if (auto bad = BindingsProblem(body->value("bindings", json()))) return StorageError(400, "invalid", *bad + ".");
   policy = {{"version", body->value("version", 1)},
             {"bindings", body->value("bindings", json::array())},
             {"_counter", counter + 1}};

@@ -2,6 +2,7 @@
 
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 
 // Cloud TPU tpu/v2: TPU VM nodes, queued resources and their long-running operations, which
@@ -123,6 +124,10 @@ ApiResponse CreateNode(Call& call) {
   if (!slice) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Invalid accelerator in Node: " + slice.error().message + ".",
                        json::array({BadRequestDetail("node.accelerator_type", slice.error().message)}));
+  }
+  if (auto bad = LabelProblem(body->value("labels", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid labels in Node: " + *bad + ".",
+                       json::array({BadRequestDetail("node.labels", *bad)}));
   }
   std::string name = Parent(call) + "/nodes/" + *node_id;
   auto& nodes = call.world["tpuNodes"];

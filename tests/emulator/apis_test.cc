@@ -128,6 +128,48 @@ TEST_CASE("IAM and Resource Manager: service accounts, policies with etags, stal
   CHECK(driver.Send("GET", sa).status == 404);
 }
 
+// Fields tputrain sends that Google refuses: the emulator refuses them too (400), so a client bug
+// fails a test rather than a user's create.
+TEST_CASE("what Google refuses in labels, node counts, bucket names and roles, the emulator refuses") {
+  Driver driver;
+  const std::string zone = "/v1/projects/p/locations/us-east5-b";
+  auto cluster = [](json labels, json count) {
+    json pool = {{"name", "default-pool"}, {"initialNodeCount", count}};
+    return json{{"cluster", {{"name", "c"}, {"resourceLabels", labels}, {"nodePools", {pool}}}},
+                {"parent", "projects/p/locations/us-east5-b"}};
+  };
+  auto negative = driver.Send("POST", zone + "/clusters", cluster(json::object(), -3));
+  CHECK(negative.status == 400);
+  CHECK(negative.body["error"]["message"].get<std::string>().find("initial_node_count") != std::string::npos);
+  CHECK(driver.Send("POST", zone + "/clusters", cluster(json::object(), "-3")).status == 400);
+  for (const json& labels : {json{{"Team", "ml"}}, json{{"team", "ML"}}, json{{"1team", "x"}}, json{{"team", "a.b"}}}) {
+    INFO(labels.dump());
+    auto refused = driver.Send("POST", zone + "/clusters", cluster(labels, 3));
+    CHECK(refused.status == 400);
+    CHECK(refused.body["error"]["status"] == "INVALID_ARGUMENT");
+  }
+  REQUIRE(driver.Send("POST", zone + "/clusters", cluster(json{{"tputrain-run", "r-1"}}, 3)).status == 200);
+
+  json tpu = TpuNode("v5litepod-8");
+  tpu["labels"] = {{"Owner", "x"}};
+  CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=vm", tpu).status == 400);
+
+  for (const char* name : {"goog-ckpt", "my-google-ckpt", "192.168.5.4"}) {
+    INFO(name);
+    auto reserved = driver.Send("POST", "/storage/v1/b?project=p", json{{"name", name}});
+    CHECK(reserved.status == 400);
+    CHECK(reserved.body["error"]["errors"][0]["reason"] == "invalid");
+  }
+  CHECK(driver.Send("POST", "/storage/v1/b?project=p", json{{"name", "ckpt"}, {"labels", {{"A", "b"}}}}).status == 400);
+
+  auto policy = driver.Send("POST", "/v1/projects/p:getIamPolicy", json::object());
+  json bad = policy.body;
+  bad["bindings"] = {{{"role", "storage.objectUser"}, {"members", {"user:a@example.com"}}}};
+  auto refused = driver.Send("POST", "/v1/projects/p:setIamPolicy", json{{"policy", bad}});
+  CHECK(refused.status == 400);
+  CHECK(refused.body["error"]["message"].get<std::string>().find("Role (storage.objectUser)") != std::string::npos);
+}
+
 TEST_CASE("faults: immediate errors, stockout and stuck operations, dropped connections") {
   auto config_with = [](const std::string& spec) {
     EmulatorConfig config;
