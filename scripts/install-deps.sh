@@ -10,6 +10,7 @@ packages=(
   gettext-base   # GNU envsubst, the renderer's reference in tests
   iproute2       # network namespaces for the Kubernetes service-proxy tests
   clang-format clang-tidy  # scripts/check-format.sh and scripts/tidy.sh
+  dpkg-dev       # dpkg-shlibdeps: the .deb's dependencies (CPack), tested by the package test
 )
 
 missing=()

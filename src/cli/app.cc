@@ -1,5 +1,6 @@
 #include <exception>
 #include <ostream>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -31,7 +32,8 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
   app.add_option("--config", global.config_file, "tputrain.yaml to read (default: ./tputrain.yaml)")
       ->check(CLI::ExistingFile);
   app.add_option("--access-token-file", global.access_token_file,
-                 "File holding an OAuth2 access token to use for Google Cloud calls");
+                 "File holding an OAuth2 access token to use for Google Cloud calls")
+      ->type_name("FILE");
   app.add_flag("-q,--quiet", global.quiet, "No prompts, no progress; errors and results only");
   app.add_flag("--verbose", global.verbose, "Log each API call (method, URL, status, time) on stderr");
   app.add_flag("--log-http", global.log_http, "Also log request and response bodies (secrets redacted)");
@@ -51,6 +53,11 @@ void ReportError(Context& context, const core::Error& error) {
 }  // namespace
 
 int Main(int argc, const char* const* argv, Context& context) {
+  // The one question answered before the command tree is built: start-up is measured with it.
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    context.out << "tputrain " << core::kVersion << "\n";
+    return core::kExitOk;
+  }
   CLI::App app("tputrain: from nothing to a trained or served LLM on Cloud TPUs, and back.", "tputrain");
   app.set_version_flag("--version", std::string("tputrain ") + core::kVersion);
   app.formatter(std::make_shared<Formatter>());
@@ -79,7 +86,11 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupRunsCommand(app, context);
   SetupSubmitCommand(app, context);
   SetupTpuVmCommand(app, context);
+  SetupCompletionCommand(app, context);
   RefuseEmptyValues(app, {"command"});
+  if (argc > 1 && (std::string_view(argv[1]) == "__complete" || std::string_view(argv[1]) == "__man")) {
+    return RunHiddenCommand(app, argc, argv, context);
+  }
 
   try {
     app.parse(argc, argv);

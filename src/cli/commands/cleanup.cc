@@ -114,7 +114,8 @@ void SetupCleanupCommand(CLI::App& root, Context& context) {
   options->run_option =
       cleanup->add_option("--run", options->run_id, "Run to clean up (default: TPUTRAIN_RUN, else the current run)");
   cleanup->add_flag("--all", options->all, "Clean up every run in the state directory");
-  cleanup->add_option("--state-dir", options->state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)");
+  cleanup->add_option("--state-dir", options->state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)")
+      ->type_name("DIR");
   cleanup->add_flag("-y,--yes", options->yes, "Delete without asking (needed without a terminal; so is --quiet)");
   cleanup->add_flag("--force", options->force, "Also delete resources the run adopted (they existed before)");
   cleanup->add_flag("--detailed-exitcode", options->detailed_exitcode,

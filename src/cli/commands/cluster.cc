@@ -180,7 +180,8 @@ void SetupCluster(CLI::App& root, Context& context) {
 
   auto* credentials = cluster->add_subcommand("get-credentials", "Write a kubeconfig entry for a cluster");
   credentials->add_option("name", options->name, "Cluster name")->required();
-  credentials->add_option("--kubeconfig", options->kubeconfig, "File to write (default: KUBECONFIG, ~/.kube/config)");
+  credentials->add_option("--kubeconfig", options->kubeconfig, "File to write (default: KUBECONFIG, ~/.kube/config)")
+      ->type_name("FILE");
   credentials->add_flag("--token-exec", options->token_exec,
                         "Authenticate with 'tputrain auth print-access-token' instead of gke-gcloud-auth-plugin");
   credentials->footer(

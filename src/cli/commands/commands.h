@@ -25,5 +25,10 @@ void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
 void SetupTpuVmCommand(CLI::App& root, Context& context);
+void SetupCompletionCommand(CLI::App& root, Context& context);  // completion, version
+
+// `tputrain __complete CURRENT WORDS...` (what the completion scripts call) and `tputrain __man`
+// (the man page, for the build): answered from the finished command tree, never parsed by it.
+int RunHiddenCommand(const CLI::App& root, int argc, const char* const* argv, Context& context);
 
 }  // namespace tputrain::cli

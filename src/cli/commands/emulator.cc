@@ -39,16 +39,20 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
       ->capture_default_str();
   start->add_option("--stuck-for", start_options->stuck_for,
                     "How long operations a `stuck` fault hits run (e.g. 20s; default: for ever)");
-  start->add_option("--state-file", start_options->state_file,
-                    "Keep every resource in this JSON file, rewritten atomically, so a restart keeps them");
+  start
+      ->add_option("--state-file", start_options->state_file,
+                   "Keep every resource in this JSON file, rewritten atomically, so a restart keeps them")
+      ->type_name("FILE");
   start->add_option("--faults", start_options->faults,
                     "Fault rules TARGET=ACTION[@WHEN],...: ACTION is a status (RESOURCE_EXHAUSTED), an HTTP code "
                     "(503), stockout, stuck, drop or lose-reply; WHEN is nth:N, first:N, every:N or p:P");
   start->add_option("--seed", start_options->seed, "Seed for random (@p:P) faults")->capture_default_str();
   start->add_option("--cluster-endpoint", start_options->cluster_endpoint,
                     "Endpoint (URL or host:port) that created GKE clusters report");
-  start->add_option("--cluster-ca-file", start_options->cluster_ca_file,
-                    "PEM CA certificate that created GKE clusters report");
+  start
+      ->add_option("--cluster-ca-file", start_options->cluster_ca_file,
+                   "PEM CA certificate that created GKE clusters report")
+      ->type_name("FILE");
   start->footer(
       "Examples:\n"
       "  tputrain emulator start --port 8780 --op-latency 1s --state-file /tmp/emulator.json\n"

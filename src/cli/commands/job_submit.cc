@@ -138,9 +138,12 @@ void AddSubmitFlags(CLI::App* submit, JobSubmitFlags& flags) {
   submit->add_option("command", flags.command, "The entrypoint, after --: COMMAND ARGS...");
   submit->add_option("--submission-id", flags.submission_id, "Id for the job (default: generated raysubmit_...)");
   submit->add_option("--runtime-env-json", flags.runtime_env_json, "runtime_env as a JSON object");
-  submit->add_option("--runtime-env", flags.runtime_env_file, "runtime_env from a YAML or JSON file");
-  submit->add_option("--working-dir", flags.working_dir,
-                     "Local directory to zip and upload as the job's working_dir (or a remote URI)");
+  submit->add_option("--runtime-env", flags.runtime_env_file, "runtime_env from a YAML or JSON file")
+      ->type_name("FILE");
+  submit
+      ->add_option("--working-dir", flags.working_dir,
+                   "Local directory to zip and upload as the job's working_dir (or a remote URI)")
+      ->type_name("DIR");
   submit->add_option("--metadata-json", flags.metadata_json, "Job metadata as a JSON object of strings");
   submit->add_option("--entrypoint-num-cpus", flags.num_cpus, "CPUs reserved for the entrypoint");
   submit->add_option("--entrypoint-num-gpus", flags.num_gpus, "GPUs reserved for the entrypoint");

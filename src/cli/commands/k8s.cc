@@ -135,7 +135,7 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
 void SetupK8sCommands(CLI::App& root, Context& context) {
   auto apply_flags = std::make_shared<ApplyFlags>();
   auto* apply = root.add_subcommand("apply", "Server-side apply Kubernetes manifests (CRDs and Namespaces first)");
-  apply->add_option("-f,--filename", apply_flags->file, "Manifest file, or - for stdin")->required();
+  apply->add_option("-f,--filename", apply_flags->file, "Manifest file, or - for stdin")->type_name("FILE")->required();
   apply->add_flag("--force-conflicts", apply_flags->force_conflicts, "Take over fields another manager owns");
   AddKubeAccessFlags(*apply, apply_flags->access);
   AddProvisionFlags(apply, apply_flags->ledger, /*waits=*/false);
@@ -146,7 +146,7 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
 
   auto delete_flags = std::make_shared<DeleteFlags>();
   auto* del = root.add_subcommand("delete", "Delete the objects of a manifest, in reverse order, waiting until gone");
-  del->add_option("-f,--filename", delete_flags->file, "Manifest file, or - for stdin")->required();
+  del->add_option("-f,--filename", delete_flags->file, "Manifest file, or - for stdin")->type_name("FILE")->required();
   del->add_flag("--no-wait", delete_flags->no_wait, "Return once deletion is accepted");
   // Scripts pass --yes to every delete; this one, like kubectl's, deletes what the file names
   // without asking, so the flag changes nothing here.

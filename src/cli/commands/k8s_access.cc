@@ -14,7 +14,8 @@ void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags) {
   command.add_option("--cluster", flags.gke_cluster,
                      "GKE cluster to reach (with --location): its endpoint and CA from the API, the token from "
                      "your Google credentials; no kubeconfig needed");
-  command.add_option("--kubeconfig", flags.kubeconfig, "Kubeconfig file (default: KUBECONFIG, else ~/.kube/config)");
+  command.add_option("--kubeconfig", flags.kubeconfig, "Kubeconfig file (default: KUBECONFIG, else ~/.kube/config)")
+      ->type_name("FILE");
   command.add_option("--context", flags.context, "Kubeconfig context (default: its current-context)");
   command.add_option("-n,--namespace", flags.ns, "Kubernetes namespace (default: the context's)");
   command.add_flag("--insecure-skip-tls-verify", flags.insecure,

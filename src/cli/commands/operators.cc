@@ -110,8 +110,10 @@ void SetupOperatorsCommand(CLI::App& root, Context& context) {
   auto* install = operators->add_subcommand(
       "install", "Install LeaderWorkerSet or JobSet from its pinned release manifest, and wait until it runs");
   install->add_option("operator", install_flags->names, "lws or jobset")->required();
-  install->add_option("--manifest", install_flags->manifest,
-                      "Release manifest to use instead of the pinned one: a file (air-gapped sites) or URL");
+  install
+      ->add_option("--manifest", install_flags->manifest,
+                   "Release manifest to use instead of the pinned one: a file (air-gapped sites) or URL")
+      ->type_name("FILE");
   install->add_option("--timeout", install_flags->timeout, "How long its Deployments may take (default 5m)");
   AddKubeAccessFlags(*install, install_flags->access);
   AddProvisionFlags(install, install_flags->ledger, /*waits=*/false);

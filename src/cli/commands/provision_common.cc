@@ -58,7 +58,8 @@ core::Result<int> NothingDeleted(Context& context) {
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   command->add_option("--run", flags.run_id,
                       "Run ID to record resources under (else TPUTRAIN_RUN, else the current run)");
-  command->add_option("--state-dir", flags.state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)");
+  command->add_option("--state-dir", flags.state_dir, "Run ledger directory (default: $XDG_STATE_HOME/tputrain)")
+      ->type_name("DIR");
   if (waits) {
     command->add_flag("--async", flags.async, "Return once each operation has started");
     command->add_option("--timeout", flags.timeout, "Stop waiting after this long (e.g. 30m); the operation goes on");

@@ -131,7 +131,8 @@ void SetupRenderCommand(CLI::App& root, Context& context) {
   command->add_option("--values", options->values_files, "YAML file of NAME: value, repeatable")
       ->type_name("FILE.yaml");
   command->add_flag("--env", options->env, "Also take values from the environment (lowest precedence)");
-  command->add_option("-o,--output-dir", options->output_dir, "Write the files into DIR instead of stdout");
+  command->add_option("-o,--output-dir", options->output_dir, "Write the files into DIR instead of stdout")
+      ->type_name("DIR");
   command->add_option("--template-dir", options->template_dirs,
                       "Extra template directory, searched before the built-in ones; repeatable");
   command->add_flag("--list", options->list, "List the templates, one line each");

@@ -66,7 +66,8 @@ void SetupRunsCommand(CLI::App& root, Context& context) {
   auto* runs = root.add_subcommand("runs", "Show the ledgers of what tputrain created, one per run");
   runs->require_subcommand(1);
   runs->add_option("--state-dir", options->state_dir,
-                   "Ledger directory (default: $XDG_STATE_HOME/tputrain or ~/.local/state/tputrain)");
+                   "Ledger directory (default: $XDG_STATE_HOME/tputrain or ~/.local/state/tputrain)")
+      ->type_name("DIR");
   auto* list = runs->add_subcommand("list", "List runs; * marks the current one");
   list->footer("Example:\n  tputrain runs list --format json");
   list->callback([options, &context] { context.outcome = RunRunsList(*options, context); });

@@ -120,15 +120,19 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
   submit->add_option("--env", options->spec.env,
                      "Environment variable KEY=VALUE for the job (repeatable; RAY_DEDUP_LOGS=0 unless given)");
   submit->add_option("--run-name", options->spec.run_name, "MaxText run_name (default: <model>-<UTC time>)");
-  submit->add_option("--output-dir", options->spec.output_dir,
-                     "MaxText base_output_directory on the cluster (default: /data/, the bucket mount; CPU presets: "
-                     "/tmp/tputrain-runs/)");
+  submit
+      ->add_option("--output-dir", options->spec.output_dir,
+                   "MaxText base_output_directory on the cluster (default: /data/, the bucket mount; CPU presets: "
+                   "/tmp/tputrain-runs/)")
+      ->type_name("DIR");
   submit->add_option("--launcher", options->spec.launcher,
                      "Command that receives MaxText's KEY=VALUE arguments (default: seed 001's "
                      "'python /app/maxtext_ray_trainer.py <base.yml>'; CPU presets: 'python -m "
                      "maxtext.trainers.pre_train.train')");
-  submit->add_option("--working-dir", options->spec.working_dir,
-                     "Local directory to upload as the job's working_dir (e.g. your own trainer), or a URI");
+  submit
+      ->add_option("--working-dir", options->spec.working_dir,
+                   "Local directory to upload as the job's working_dir (e.g. your own trainer), or a URI")
+      ->type_name("DIR");
   submit->add_option("--submission-id", options->spec.submission_id, "Ray job id (default: generated)");
   submit->add_flag("--no-wait", options->no_wait, "Print the job id and return once it is submitted");
   submit->add_flag("--logs", options->logs, "Also copy the job's output to stderr as it comes");
@@ -158,7 +162,8 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
       "--raycluster-set", ray_cluster.sets,
       "Template value NAME=VALUE, e.g. KSA_NAME=ray-ksa (repeatable; `tputrain render TEMPLATE --describe`)"));
   cluster_options.push_back(
-      submit->add_option("--raycluster-values", ray_cluster.values_files, "YAML file of template values (repeatable)"));
+      submit->add_option("--raycluster-values", ray_cluster.values_files, "YAML file of template values (repeatable)")
+          ->type_name("FILE"));
   cluster_options.push_back(submit->add_option("--ready-timeout", options->ready_timeout,
                                                "How long the RayCluster may take to be ready (default 20m)"));
   submit->footer(

@@ -1,0 +1,106 @@
+// tputrain completion bash|zsh|fish, tputrain version, and the hidden helpers the completion
+// scripts and the build call (__complete, __man).
+#include <CLI/Version.hpp>
+
+#include "commands/commands.h"
+#include "completion.h"
+#include "man_page.h"
+#include "stack.h"
+#include "tputrain/build_info.h"
+#include "tputrain/catalog/models.h"
+#include "tputrain/catalog/tpu_types.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/core/version.h"
+#include "tputrain/git_commit.h"
+#include "tputrain/http/library_versions.h"
+#include "tputrain/render/template.h"
+
+namespace tputrain::cli {
+namespace {
+
+// The values only the program knows, by flag: TPU types and generations from the catalog,
+// model presets, template names from the template directories.
+std::vector<std::string> DynamicValuesOf(Context& context, const std::string& option) {
+  std::vector<std::string> values;
+  if (option == "--tpu-type" || option == "--accelerator-type") {
+    for (const auto& generation : catalog::Generations()) {
+      for (const auto& slice : catalog::SlicesOf(generation)) {
+        values.push_back(slice.accelerator_type);
+        // "v5e-32" is accepted for "v5litepod-32": offer the family's spelling too.
+        if (generation.family != generation.name_prefix) {
+          values.push_back(generation.family + slice.accelerator_type.substr(generation.name_prefix.size()));
+        }
+      }
+    }
+  } else if (option == "--accelerator") {
+    for (const auto& generation : catalog::Generations()) values.push_back(generation.family);
+  } else if (option == "--model") {
+    for (const auto& preset : catalog::ModelPresets()) values.push_back(preset.name);
+  } else if (option == "TEMPLATE") {
+    if (auto templates = render::ListTemplates(context.stack().BuiltinTemplateDirs())) {
+      for (const auto& summary : *templates) values.push_back(summary.name);
+    }
+  }
+  return values;
+}
+
+core::Result<int> RunVersion(Context& context) {
+  nlohmann::json libraries = nlohmann::json::object();
+  for (const auto& [name, version] : http::NetworkLibraryVersions()) libraries[name] = version;
+  libraries["yaml-cpp"] = build_info::kYamlCppVersion;
+  libraries["nlohmann_json"] = build_info::kNlohmannJsonVersion;
+  libraries["CLI11"] = CLI11_VERSION;
+  libraries["fmt"] = build_info::kFmtVersion;
+  nlohmann::json json = {{"version", core::kVersion},
+                         {"git_commit", build_info::kGitCommit},
+                         {"build_type", build_info::kBuildType},
+                         {"compiler", build_info::kCompiler},
+                         {"libraries", libraries}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    out << "tputrain " << core::kVersion << " (" << build_info::kGitCommit << ", " << build_info::kBuildType << ", "
+        << build_info::kCompiler << ")\n";
+    for (const auto& [name, version] : libraries.items()) out << "  " << name << " " << version.get<std::string>() << "\n";
+  });
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupCompletionCommand(CLI::App& root, Context& context) {
+  auto shell = std::make_shared<std::string>();
+  auto* completion = root.add_subcommand("completion", "Print the shell completion script for bash, zsh or fish");
+  completion->add_option("shell", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->footer(
+      "Examples:\n"
+      "  source <(tputrain completion bash)          # in ~/.bashrc\n"
+      "  tputrain completion zsh > \"${fpath[1]}/_tputrain\"\n"
+      "  tputrain completion fish | source");
+  completion->callback([shell, &context] {
+    if (auto refused = RefuseFormat(context, OutputFormat::kJson, "a completion script is shell code"); !refused) {
+      context.outcome = core::Fail(refused.error());
+      return;
+    }
+    context.out << CompletionScript(*shell);
+    context.outcome = core::kExitOk;
+  });
+
+  auto* version = root.add_subcommand("version", "Print the version, git commit, build and library versions");
+  version->footer("Example:\n  tputrain version --format json");
+  version->callback([&context] { context.outcome = RunVersion(context); });
+}
+
+int RunHiddenCommand(const CLI::App& root, int argc, const char* const* argv, Context& context) {
+  const std::string command = argv[1];
+  if (command == "__man") {
+    context.out << ManPage(root, core::kVersion);
+    return core::kExitOk;
+  }
+  // __complete CURRENT WORDS...: the word being typed, then the words before it.
+  std::string current = argc > 2 ? argv[2] : "";
+  std::vector<std::string> words(argv + std::min(argc, 3), argv + argc);
+  auto dynamic = [&context](const std::string& option) { return DynamicValuesOf(context, option); };
+  context.out << FormatCompletion(Complete(root, words, current, dynamic));
+  return core::kExitOk;
+}
+
+}  // namespace tputrain::cli
