@@ -24,6 +24,7 @@ REQUESTS = {
     "storage.v1.json": ["Bucket", "Policy", "Object"],
     "iam.v1.json": ["CreateServiceAccountRequest", "SetIamPolicyRequest"],
     "cloudresourcemanager.v1.json": ["GetIamPolicyRequest", "SetIamPolicyRequest"],
+    "serviceusage.v1.json": ["EnableServiceRequest", "BatchEnableServicesRequest"],
 }
 
 

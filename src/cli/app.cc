@@ -31,6 +31,9 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::IsMember({"table", "json", "yaml"}));
   app.add_option("--config", global.config_file, "tputrain.yaml to read (default: ./tputrain.yaml)")
       ->check(CLI::ExistingFile);
+  app.add_option("--billing-project", global.billing_project,
+                 "Project billed for API quota, sent as x-goog-user-project (else CLOUDSDK_BILLING_QUOTA_PROJECT, "
+                 "gcloud's billing/quota_project)");
   app.add_option("--access-token-file", global.access_token_file,
                  "File holding an OAuth2 access token to use for Google Cloud calls")
       ->type_name("FILE");
@@ -87,6 +90,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupSubmitCommand(app, context);
   SetupTpuVmCommand(app, context);
   SetupCompletionCommand(app, context);
+  SetupServicesCommand(app, context);
   RefuseEmptyValues(app, {"command"});
   if (argc > 1 && (std::string_view(argv[1]) == "__complete" || std::string_view(argv[1]) == "__man")) {
     return RunHiddenCommand(app, argc, argv, context);

@@ -66,8 +66,7 @@ std::string LongName(const CLI::Option& option) {
   return names.empty() ? "-" + option.get_snames().front() : "--" + names.front();
 }
 
-void ValuesOf(const CLI::Option& option, const std::string& current, const DynamicValues& dynamic,
-              Completion& out) {
+void ValuesOf(const CLI::Option& option, const std::string& current, const DynamicValues& dynamic, Completion& out) {
   std::vector<std::string> values = EnumValues(option);
   if (values.empty() && dynamic) values = dynamic(LongName(option));
   for (auto& value : values) {

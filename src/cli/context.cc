@@ -32,7 +32,8 @@ Stack& Context::stack() {
 core::Result<config::Settings> Context::settings() {
   if (!settings_) {
     config::SettingsSources sources;
-    sources.flags = {{"project", global.project}, {"location", global.location}};
+    sources.flags = {
+        {"project", global.project}, {"location", global.location}, {"quota_project", global.billing_project}};
     sources.env = env;
     sources.config_file = global.config_file;
     settings_ = config::ResolveSettings(sources);

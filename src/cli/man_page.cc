@@ -41,7 +41,8 @@ void Options(std::ostringstream& out, const CLI::App& app) {
     } else {
       out << "\\fI" << Roff(option->get_name()) << "\\fR";
     }
-    if (option->get_type_size() != 0 && option->nonpositional()) out << " \\fI" << Roff(option->get_type_name()) << "\\fR";
+    if (option->get_type_size() != 0 && option->nonpositional())
+      out << " \\fI" << Roff(option->get_type_name()) << "\\fR";
     out << "\n" << Roff(option->get_description()) << "\n";
   }
 }

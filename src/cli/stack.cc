@@ -6,8 +6,10 @@
 #include "tputrain/gcp/auth/auth_transport.h"
 #include "tputrain/gcp/auth/metadata_server.h"
 #include "tputrain/gcp/error_from_http.h"
+#include "tputrain/gcp/names.h"
 #include "tputrain/http/curl_transport.h"
 #include "tputrain/http/dry_run_transport.h"
+#include "tputrain/http/header_transport.h"
 #include "tputrain/http/logging_transport.h"
 #include "tputrain/http/transport_chain.h"
 #include "tputrain/render/render.h"
@@ -55,7 +57,7 @@ Stack::Stack(Context& context)
 Stack::~Stack() = default;
 
 std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Credential* credential,
-                                              const http::RetryPolicy* retry, bool dry_run) {
+                                              const http::RetryPolicy* retry, bool dry_run, http::Headers headers) {
   // gcloud's extra CA file widens the trust of Google and plain https calls; a cluster that names
   // its own CA (kubeconfig, clusters.get) trusts only that CA, as kubectl does.
   if (curl.ca_bundle.empty() && curl.ca_pem.empty()) curl.ca_bundle = CaBundleFromEnv(context_.env);
@@ -65,6 +67,7 @@ std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Cred
     chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http,
                                         context_.redactor);
   if (retry != nullptr) chain->Push<http::RetryingTransport>(chain->top(), sleeper_, *retry, gcp::RetryDelayOf);
+  if (!headers.empty()) chain->Push<http::HeaderTransport>(chain->top(), std::move(headers));
   if (credential != nullptr) chain->Push<http::CredentialTransport>(chain->top(), *credential, &context_.redactor);
   if (dry_run) chain->Push<http::DryRunTransport>(chain->top(), context_.out, context_.redactor);
   return chain;
@@ -90,6 +93,17 @@ core::Result<http::Transport*> Stack::Google() {
   std::lock_guard lock(google_mutex_);
   if (google_) return google_->api.get();
   if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
+  http::Headers api_headers;
+  auto settings = context_.settings();
+  if (!settings) return core::Fail(settings.error());
+  if (auto quota = settings->Get("quota_project"); quota && !quota->empty()) {
+    const auto& source = settings->Lookup("quota_project").source;
+    const std::string field = source.rfind("flag ", 0) == 0  ? source.substr(5)
+                              : source.rfind("env ", 0) == 0 ? source.substr(4)
+                                                             : "billing/quota_project";
+    if (auto valid = gcp::CheckProjectId(field, *quota); !valid) return core::Fail(valid.error());
+    api_headers.emplace_back("x-goog-user-project", *quota);  // as gcloud sends it
+  }
   auto google = std::make_unique<GoogleChain>();
   const http::RetryPolicy default_retries;
   const http::RetryPolicy metadata_retries{.max_attempts = 3};
@@ -104,7 +118,7 @@ core::Result<http::Transport*> Stack::Google() {
   if (!tokens) return core::Fail(tokens.error());
   google->tokens = std::move(*tokens);
   google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);
-  google->api = Chain({}, google->credential.get(), &default_retries, context_.global.dry_run);
+  google->api = Chain({}, google->credential.get(), &default_retries, context_.global.dry_run, std::move(api_headers));
   google_ = std::move(google);
   return google_->api.get();
 }
@@ -173,7 +187,7 @@ workflow::ProvisionEnv Stack::Provision(http::Transport* google) {
   if (google == nullptr && !no_google_) no_google_ = std::make_unique<NoGoogleCalls>();
   const auto& e = endpoints_;
   workflow::ProvisionEnv env{google != nullptr ? *google : *no_google_,
-                             {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager},
+                             {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage},
                              clock_,
                              sleeper_,
                              context_.reporter()};

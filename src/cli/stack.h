@@ -110,7 +110,7 @@ class Stack {
  private:
   struct GoogleChain;
   std::unique_ptr<http::Transport> Chain(http::CurlOptions curl, http::Credential* credential,
-                                         const http::RetryPolicy* retry, bool dry_run);
+                                         const http::RetryPolicy* retry, bool dry_run, http::Headers headers = {});
   std::unique_ptr<http::WebSocketConnector> WebSocket(const http::CurlOptions& tls, http::Credential* credential);
 
   Context& context_;

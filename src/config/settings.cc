@@ -48,6 +48,8 @@ const std::vector<SettingSpec>& KnownSettings() {
        {"compute/zone", "compute/region"}},
       {"cluster", "", {"TPUTRAIN_CLUSTER"}, {"container/cluster"}},
       {"bucket", "", {"TPUTRAIN_BUCKET"}, {}},
+      // The project billed for API quota, sent as x-goog-user-project (gcloud's billing/quota_project).
+      {"quota_project", "--billing-project", {"CLOUDSDK_BILLING_QUOTA_PROJECT"}, {"billing/quota_project"}},
       {"ray_address", "", {"TPUTRAIN_RAY_ADDRESS", "RAY_ADDRESS"}, {}},
   };
   return specs;

@@ -9,7 +9,7 @@ using nlohmann::json;
 
 std::vector<Route> AllRoutes() {
   std::vector<Route> routes;
-  for (auto&& group : {ContainerRoutes(), TpuRoutes(), StorageRoutes(), IamRoutes()}) {
+  for (auto&& group : {ContainerRoutes(), TpuRoutes(), StorageRoutes(), IamRoutes(), ServiceUsageRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;
@@ -209,6 +209,10 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
     }
     Call call{request, {}, compiled.route.method_id, now_ms, std::nullopt, world_, schemas_, config_};
     for (size_t i = 1; i < match.size(); ++i) call.args.push_back(match[i].str());
+    if (auto disabled = ServiceDisabled(call, compiled.route.shape)) {
+      if (advanced) SaveLocked();
+      return *disabled;
+    }
     if (fault && (fault->action == FaultAction::kStockout || fault->action == FaultAction::kStuck)) {
       call.op_fault = fault->action;
     }

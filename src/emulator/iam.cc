@@ -5,7 +5,7 @@
 #include "tputrain/emulator/handlers.h"
 
 // IAM iam/v1 service accounts and their policies, Resource Manager v1 projects and their
-// policies (etag-checked: a stale etag is 409 ABORTED), and Service Usage services.get.
+// policies (etag-checked: a stale etag is 409 ABORTED).
 namespace tputrain::emulator {
 namespace {
 
@@ -83,14 +83,6 @@ ApiResponse GetProjectIam(Call& call) {
 }
 
 ApiResponse SetProjectIam(Call& call) { return SetPolicy(call, "projects/" + call.args[0], ProjectPolicyInitial()); }
-
-ApiResponse GetService(Call& call) {
-  std::string number = std::to_string(ProjectNumber(call.args[0]));
-  return JsonReply({{"name", "projects/" + number + "/services/" + call.args[1]},
-                    {"parent", "projects/" + number},
-                    {"config", {{"name", call.args[1]}}},
-                    {"state", "ENABLED"}});
-}
 
 // Service accounts, keyed by email; the path may name one by email or unique id, under any project or "-".
 json* FindAccount(Call& call) {
@@ -198,7 +190,6 @@ std::vector<Route> IamRoutes() {
       {"GET", project + "$", "cloudresourcemanager.projects.get", GetProject},
       {"POST", project + ":getIamPolicy$", "cloudresourcemanager.projects.getIamPolicy", GetProjectIam},
       {"POST", project + ":setIamPolicy$", "cloudresourcemanager.projects.setIamPolicy", SetProjectIam},
-      {"GET", project + "/services/([^/:]+)$", "serviceusage.services.get", GetService},
   };
 }
 

@@ -58,6 +58,14 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
     config.stuck_for = *stuck_for;
   }
   config.state_file = options.state_file;
+  for (const auto& service : options.disabled_apis) {
+    // "container" is short for container.googleapis.com, as gcloud services enable accepts it.
+    std::string name = service.find('.') == std::string::npos ? service + ".googleapis.com" : service;
+    if (name == "serviceusage.googleapis.com") {
+      return core::Fail(core::Error::Usage("--disabled-apis: serviceusage.googleapis.com is how APIs are enabled"));
+    }
+    config.disabled_apis.push_back(std::move(name));
+  }
   auto faults = ParseFaults(options.faults, Emulator::MethodIds(), Emulator::OperationMethodIds());
   if (!faults) return core::Fail(faults.error());
   config.faults = std::move(*faults);

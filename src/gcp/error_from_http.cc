@@ -89,7 +89,14 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
   }
   error.message = StringAt(*object, "message");
   if (error.message.empty()) error.message = std::string(where) + ": HTTP " + std::to_string(response.status);
-  if (const auto* info = DetailOfType(*object, kErrorInfo)) error.reason = StringAt(*info, "reason");
+  if (const auto* info = DetailOfType(*object, kErrorInfo)) {
+    error.reason = StringAt(*info, "reason");
+    if (auto metadata = info->find("metadata"); metadata != info->end() && metadata->is_object()) {
+      for (const auto& [key, value] : metadata->items()) {
+        if (value.is_string()) error.metadata[key] = value.get<std::string>();
+      }
+    }
+  }
   if (error.reason.empty()) {
     auto errors = object->find("errors");
     if (errors != object->end() && errors->is_array() && !errors->empty() && (*errors)[0].is_object()) {
@@ -98,6 +105,12 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
   }
   if (response.status == 429 && error.reason.empty()) {
     error.reason = std::string(RetryDelayOf(response) ? kReasonRateLimited : kReasonQuotaExceeded);
+  }
+  if (error.reason == kReasonServiceDisabled && error.metadata.count("service") != 0) {
+    // Google's text is three sentences and a console link; what to do fits on one line.
+    const std::string& service = error.metadata["service"];
+    error.message = service + " is not enabled in this project: run 'tputrain services enable " + service +
+                    "', or run the command again with --enable-apis";
   }
   return error;
 }

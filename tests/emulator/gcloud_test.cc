@@ -52,10 +52,18 @@ class GcloudAgainstEmulator {
     fs::remove_all(dir_, ignored);
   }
 
-  bool Start() {
-    emulator_ = std::make_unique<ScopedProcess>(
-        ProcessOptions{{tputrain::testing::TputrainBinary(), "emulator", "start", "--port", std::to_string(port_),
-                        "--op-latency", "500ms", "--state-file", (dir_ / "state.json").string()}});
+  bool Start(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> argv = {tputrain::testing::TputrainBinary(),
+                                     "emulator",
+                                     "start",
+                                     "--port",
+                                     std::to_string(port_),
+                                     "--op-latency",
+                                     "500ms",
+                                     "--state-file",
+                                     (dir_ / "state.json").string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    emulator_ = std::make_unique<ScopedProcess>(ProcessOptions{argv});
     return tputrain::testing::WaitFor([&] { return State().has_value(); }, std::chrono::seconds(20));
   }
   int Stop() { return emulator_->Stop(); }
@@ -95,6 +103,22 @@ class GcloudAgainstEmulator {
     options.env["CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK"] = "true";
     options.env["CLOUDSDK_CORE_CHECK_GCE_METADATA"] = "false";
     return RunProcess(options, std::chrono::seconds(180));
+  }
+
+  // tputrain with the same endpoints and credentials as Gcloud().
+  ProcessResult Tputrain(std::vector<std::string> args) {
+    ProcessOptions options;
+    options.argv = {tputrain::testing::TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE"}) {
+      options.env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
+    }
+    options.env["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] = base_url_ + "/storage/v1/";
+    options.env["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = (dir_ / "token").string();
+    options.env["CLOUDSDK_CONFIG"] = (dir_ / "gcloud").string();
+    options.env["XDG_STATE_HOME"] = (dir_ / "state").string();
+    options.env["TPUTRAIN_PROJECT"] = "p";
+    return RunProcess(options, std::chrono::seconds(120));
   }
 
   const fs::path& dir() const { return dir_; }
@@ -227,6 +251,62 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
   CHECK(state["buckets"].empty());
   CHECK(state["serviceAccounts"].contains("jetstream-pathways@p.iam.gserviceaccount.com"));
   CHECK(env.Requests().dump().find(kToken) == std::string::npos);  // the log never keeps tokens
+}
+
+// Seed 001's `gcloud services enable container.googleapis.com`: the emulator starts with the API
+// disabled and answers SERVICE_DISABLED as Google does until gcloud or tputrain enables it.
+TEST_CASE("Service Usage: gcloud and tputrain enable what the emulator starts disabled, with the same request") {
+  REQUIRE(access(kGcloud, X_OK) == 0);
+  GcloudAgainstEmulator env;
+  REQUIRE(env.Start({"--disabled-apis", "container,tpu,iam"}));
+
+  auto refused = env.Tputrain({"cluster", "list", "--location", "us-east5-b"});
+  INFO("tputrain cluster list: " << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("container.googleapis.com is not enabled in this project: run 'tputrain services enable "
+                         "container.googleapis.com', or run the command again with --enable-apis") !=
+        std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+
+  Run(env, {"services", "enable", "tpu.googleapis.com"});
+  auto enabled = env.Tputrain({"services", "enable", "iam"});
+  INFO("tputrain services enable: " << enabled.err);
+  CHECK(enabled.exit_code == 0);
+  CHECK(enabled.out == "iam.googleapis.com: enabled\n");
+  // tputrain's request is gcloud's: POST .../services/S:enable with an empty object.
+  std::vector<nlohmann::json> enables;
+  const nlohmann::json log = env.Requests();
+  for (const auto& request : log["requests"]) {
+    if (request["path"].get<std::string>().find(":enable") != std::string::npos) enables.push_back(request);
+  }
+  REQUIRE(enables.size() == 2);
+  CHECK(enables[0]["path"] == "/v1/projects/p/services/tpu.googleapis.com:enable");
+  CHECK(enables[1]["path"] == "/v1/projects/p/services/iam.googleapis.com:enable");
+  CHECK(enables[0]["method"] == enables[1]["method"]);
+  CHECK(enables[0]["body"] == enables[1]["body"]);
+
+  // --enable-apis: the create meets SERVICE_DISABLED, enables the API, carries on.
+  auto created = env.Tputrain({"cluster", "create", "c1", "--location", "us-east5-b", "--enable-apis", "--async"});
+  INFO("tputrain cluster create --enable-apis: " << created.err);
+  CHECK(created.exit_code == 0);
+  auto listed = env.Gcloud({"services", "list", "--format", "value(config.name)"});
+  ExpectSuccess({"services", "list"}, listed);
+  for (const char* service : {"container.googleapis.com", "tpu.googleapis.com", "iam.googleapis.com"}) {
+    CHECK(Lines(listed.out).count(service) == 1);
+  }
+  auto ours = env.Tputrain({"services", "list", "--format", "json"});
+  CHECK(ours.out.find("\"container.googleapis.com\"") != std::string::npos);
+
+  // The quota project, as gcloud sends it: --billing-project, else gcloud's billing/quota_project.
+  auto flagged = env.Tputrain({"cluster", "list", "--billing-project", "quota-proj", "--log-http"});
+  CHECK(flagged.exit_code == 0);
+  CHECK(flagged.err.find("x-goog-user-project: quota-proj") != std::string::npos);
+  Run(env, {"config", "set", "billing/quota_project", "quota-from-gcloud"});
+  auto configured = env.Tputrain({"cluster", "list", "--log-http"});
+  CHECK(configured.err.find("x-goog-user-project: quota-from-gcloud") != std::string::npos);
+  auto bad = env.Tputrain({"cluster", "list", "--billing-project", "Bad Quota"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("ERROR: --billing-project: expected a project id", 0) == 0);
 }
 
 TEST_CASE("tputrain emulator start rejects bad flags with exit 2 and one line naming the flag") {

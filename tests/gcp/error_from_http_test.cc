@@ -18,7 +18,10 @@ TEST_CASE("AIP-193 errors: kind from status, reason from ErrorInfo, message verb
       "container.projects.locations.clusters.create");
   CHECK(error.kind == ErrorKind::kPermissionDenied);
   CHECK(error.reason == "SERVICE_DISABLED");
-  CHECK(error.message == "Kubernetes Engine API has not been used in project p before or it is disabled.");
+  CHECK(error.metadata.at("service") == "container.googleapis.com");
+  CHECK(error.message ==
+        "container.googleapis.com is not enabled in this project: run 'tputrain services enable "
+        "container.googleapis.com', or run the command again with --enable-apis");
   CHECK(error.http_status == 403);
   CHECK(error.where == "container.projects.locations.clusters.create");
 

@@ -25,6 +25,7 @@ struct GlobalOptions {
   std::string format = "table";
   std::string config_file;
   std::string access_token_file;
+  std::string billing_project;
   bool quiet = false;
   bool verbose = false;
   bool log_http = false;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,8 @@ struct Error {
   int http_status = 0;
   std::string reason;  // Google's ErrorInfo.reason, e.g. "RATE_LIMIT_EXCEEDED".
   std::string where;   // the API method or file, e.g. "tpu.nodes.create".
+  // Google's ErrorInfo.metadata, e.g. {"service": "container.googleapis.com"} for SERVICE_DISABLED.
+  std::map<std::string, std::string> metadata;
 
   static Error Usage(std::string message);
   static Error NoCredentials(std::string message);

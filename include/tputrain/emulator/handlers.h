@@ -29,6 +29,9 @@ struct EmulatorConfig {
   std::string cluster_endpoint;  // "host[:port]" clusters report as `endpoint`; default 127.0.0.1
   std::string cluster_ca_pem;    // PEM clusters report (base64) as masterAuth.clusterCaCertificate
   size_t request_log_limit = 20000;
+  // Services that answer 403 SERVICE_DISABLED until enabled through Service Usage
+  // ("container.googleapis.com", ...); every other service is enabled.
+  std::vector<std::string> disabled_apis;
 };
 
 // The world: one JSON document, so that --state-file and GET /_emulator/state are trivial.
@@ -70,7 +73,12 @@ struct Route {
 std::vector<Route> ContainerRoutes();
 std::vector<Route> TpuRoutes();
 std::vector<Route> StorageRoutes();
-std::vector<Route> IamRoutes();  // iam, cloudresourcemanager, serviceusage
+std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
+std::vector<Route> ServiceUsageRoutes();
+
+// 403 SERVICE_DISABLED, in `shape`, when the call's API is disabled (EmulatorConfig::disabled_apis,
+// until enabled through Service Usage); nothing when it may proceed.
+std::optional<ApiResponse> ServiceDisabled(const Call& call, ErrorShape shape);
 
 // Finishes every operation whose time has come (resources change state with them).
 // Returns true when anything changed.

@@ -26,8 +26,9 @@ struct StartOptions {
   std::string state_file;
   std::string faults;
   uint64_t seed = 0;
-  std::string cluster_endpoint;  // URL or host[:port] that created clusters report
-  std::string cluster_ca_file;   // PEM file that created clusters report as their CA
+  std::string cluster_endpoint;            // URL or host[:port] that created clusters report
+  std::string cluster_ca_file;             // PEM file that created clusters report as their CA
+  std::vector<std::string> disabled_apis;  // answer SERVICE_DISABLED until enabled
 };
 
 core::Result<EmulatorConfig> MakeConfig(const StartOptions& options);

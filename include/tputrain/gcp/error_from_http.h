@@ -13,6 +13,8 @@ namespace tputrain::gcp {
 // ErrorInfo reason of its own): the server said when to retry, or it did not (quota).
 inline constexpr std::string_view kReasonRateLimited = "RATE_LIMITED";
 inline constexpr std::string_view kReasonQuotaExceeded = "QUOTA_EXCEEDED";
+// An API not enabled in the project; ErrorInfo.metadata["service"] names it.
+inline constexpr std::string_view kReasonServiceDisabled = "SERVICE_DISABLED";
 
 // A non-2xx Google API reply as an Error. Reads the AIP-193 shape
 // {"error":{"code","message","status","details":[...]}} and Cloud Storage's legacy shape

@@ -32,6 +32,7 @@ struct ApiEndpoints {
   std::string storage;  // ends in storage/v1/
   std::string iam;
   std::string resourcemanager;  // cloudresourcemanager
+  std::string serviceusage;
 };
 
 // What every provisioning call needs from its caller.

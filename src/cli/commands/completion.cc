@@ -59,7 +59,8 @@ core::Result<int> RunVersion(Context& context) {
   PrintResult(context, json, [&](std::ostream& out) {
     out << "tputrain " << core::kVersion << " (" << build_info::kGitCommit << ", " << build_info::kBuildType << ", "
         << build_info::kCompiler << ")\n";
-    for (const auto& [name, version] : libraries.items()) out << "  " << name << " " << version.get<std::string>() << "\n";
+    for (const auto& [name, version] : libraries.items())
+      out << "  " << name << " " << version.get<std::string>() << "\n";
   });
   return core::kExitOk;
 }
@@ -69,7 +70,9 @@ core::Result<int> RunVersion(Context& context) {
 void SetupCompletionCommand(CLI::App& root, Context& context) {
   auto shell = std::make_shared<std::string>();
   auto* completion = root.add_subcommand("completion", "Print the shell completion script for bash, zsh or fish");
-  completion->add_option("shell", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  completion->add_option("shell", *shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
   completion->footer(
       "Examples:\n"
       "  source <(tputrain completion bash)          # in ~/.bashrc\n"

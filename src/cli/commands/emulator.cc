@@ -46,6 +46,10 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
   start->add_option("--faults", start_options->faults,
                     "Fault rules TARGET=ACTION[@WHEN],...: ACTION is a status (RESOURCE_EXHAUSTED), an HTTP code "
                     "(503), stockout, stuck, drop or lose-reply; WHEN is nth:N, first:N, every:N or p:P");
+  start
+      ->add_option("--disabled-apis", start_options->disabled_apis,
+                   "APIs that answer SERVICE_DISABLED until enabled (container.googleapis.com, tpu, ...)")
+      ->delimiter(',');
   start->add_option("--seed", start_options->seed, "Seed for random (@p:P) faults")->capture_default_str();
   start->add_option("--cluster-endpoint", start_options->cluster_endpoint,
                     "Endpoint (URL or host:port) that created GKE clusters report");

@@ -1,12 +1,15 @@
 #include "commands/provision_common.h"
 
 #include <iostream>
+#include <set>
 
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/services.h"
 
 namespace tputrain::cli {
 namespace {
@@ -64,6 +67,8 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
     command->add_flag("--async", flags.async, "Return once each operation has started");
     command->add_option("--timeout", flags.timeout, "Stop waiting after this long (e.g. 30m); the operation goes on");
   }
+  command->add_flag("--enable-apis", flags.enable_apis,
+                    "Enable an API the project has not enabled (SERVICE_DISABLED) and carry on");
 }
 
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
@@ -161,6 +166,22 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   env.recreate_unusable = flags.recreate_unusable;
   env.poll.timeout = *timeout;
   auto outcomes = body(env);
+  // --enable-apis: an API the project lacks is enabled and the command run again; creates adopt
+  // what the first attempt made, so the second picks up where it stopped. One try per API.
+  std::set<std::string> enabled;
+  while (!outcomes && flags.enable_apis && outcomes.error().reason == gcp::kReasonServiceDisabled) {
+    const auto& metadata = outcomes.error().metadata;
+    auto service = metadata.find("service");
+    if (service == metadata.end() || !enabled.insert(service->second).second) break;
+    // The consumer is "projects/NUMBER": Service Usage takes the number as well as the id.
+    auto consumer = metadata.find("consumer");
+    std::string project = consumer != metadata.end() && consumer->second.rfind("projects/", 0) == 0
+                              ? consumer->second.substr(9)
+                              : context.settings()->Get("project").value_or("");
+    auto changed = workflow::EnableServices(env, project, {service->second});
+    if (!changed) return core::Fail(changed.error());
+    outcomes = body(env);
+  }
   if (!outcomes) {
     core::Error error = outcomes.error();
     if (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0) {

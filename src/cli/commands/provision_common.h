@@ -22,6 +22,7 @@ struct ProvisionFlags {
   bool async = false;
   std::string timeout;  // "30m", "90s", "1h" or seconds
   bool recreate_unusable = false;
+  bool enable_apis = false;
 };
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);

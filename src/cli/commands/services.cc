@@ -1,0 +1,94 @@
+// tputrain services enable|list (Service Usage), as gcloud services.
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "stack.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/gcp/serviceusage/client.h"
+#include "tputrain/workflow/services.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct ServicesOptions {
+  std::vector<std::string> services;
+  bool available = false;
+  std::string timeout;
+};
+
+core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
+  for (const auto& service : options.services) {
+    // A service name is a DNS name; it becomes one URL path segment.
+    if (service.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string::npos) {
+      return core::Fail(core::Error::Usage("SERVICE: expected an API such as container.googleapis.com, got '" +
+                                           service + "'"));
+    }
+  }
+  auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  Stack& stack = context.stack();
+  std::vector<http::Request> planned;
+  http::Transport* google = nullptr;
+  if (!context.global.dry_run) {
+    auto connected = stack.Google();
+    if (!connected) return core::Fail(connected.error());
+    google = *connected;
+  }
+  auto env = stack.Provision(google);
+  if (context.global.dry_run) env.dry_run = &planned;
+  env.poll.timeout = *timeout;
+  auto changes = workflow::EnableServices(env, *project, options.services);
+  if (!changes) return core::Fail(changes.error());
+  if (context.global.dry_run) {
+    for (const auto& request : planned) context.out << request.method << " " << request.url << "\n" << request.body << "\n";
+    return core::kExitOk;
+  }
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& change : *changes) {
+    json.push_back({{"service", change.service}, {"action", change.was_enabled ? "already enabled" : "enabled"}});
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    for (const auto& change : *changes) {
+      out << change.service << ": " << (change.was_enabled ? "already enabled" : "enabled") << "\n";
+    }
+  });
+  return core::kExitOk;
+}
+
+core::Result<int> RunList(const ServicesOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    auto services = gcp::serviceusage::Client(transport, endpoints.serviceusage).ListServices(*project, !options.available);
+    if (!services) return core::Fail(services.error());
+    nlohmann::json json = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& service : *services) {
+      json.push_back({{"name", service.name}, {"title", service.title}, {"state", service.enabled ? "ENABLED" : "DISABLED"}});
+      rows.push_back({service.name, service.title, service.enabled ? "ENABLED" : "DISABLED"});
+    }
+    PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"name", "title", "state"}, rows); });
+    return core::kExitOk;
+  });
+}
+
+}  // namespace
+
+void SetupServicesCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<ServicesOptions>();
+  auto* services = root.add_subcommand("services", "Google APIs of the project (Service Usage), as gcloud services");
+  services->require_subcommand(1);
+  auto* enable = services->add_subcommand("enable", "Enable APIs (those already enabled are left as they are)");
+  enable->add_option("SERVICE", options->services, "container.googleapis.com, tpu.googleapis.com, ... (or container)")
+      ->required();
+  enable->add_option("--timeout", options->timeout, "Stop waiting after this long (e.g. 5m)");
+  enable->footer("Example:\n  tputrain services enable container.googleapis.com tpu.googleapis.com --project my-project");
+  enable->callback([options, &context] { context.outcome = RunEnable(*options, context); });
+  auto* list = services->add_subcommand("list", "List the enabled APIs (every API with --available)");
+  list->add_flag("--available", options->available, "Every API the project could enable, with its state");
+  list->footer("Example:\n  tputrain services list --project my-project --format json");
+  list->callback([options, &context] { context.outcome = RunList(*options, context); });
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,63 @@
+#include "tputrain/workflow/services.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/serviceusage/client.h"
+
+namespace tputrain::workflow {
+
+core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const std::string& project,
+                                                        const std::vector<std::string>& services) {
+  gcp::serviceusage::Client client(env.transport, env.endpoints.serviceusage);
+  std::vector<std::string> names;
+  for (const auto& service : services) {
+    auto name = gcp::serviceusage::ServiceName(service);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::vector<ServiceChange> changes;
+  if (env.dry_run != nullptr) {
+    env.dry_run->push_back(client.BuildEnable(project, names));
+    for (const auto& name : names) changes.push_back({name, false});
+    return changes;
+  }
+  auto enabled = client.ListServices(project, /*enabled_only=*/true);
+  if (!enabled) return core::Fail(enabled.error());
+  std::set<std::string> have;
+  for (const auto& service : *enabled) have.insert(service.name);
+  std::vector<std::string> missing;
+  for (const auto& name : names) {
+    changes.push_back({name, have.count(name) != 0});
+    if (have.count(name) == 0) missing.push_back(name);
+  }
+  constexpr size_t kBatch = 20;  // Service Usage's limit for batchEnable
+  for (size_t start = 0; start < missing.size(); start += kBatch) {
+    std::vector<std::string> batch(missing.begin() + static_cast<std::ptrdiff_t>(start),
+                                   missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), start + kBatch)));
+    const std::string task = "services " + batch.front() + (batch.size() > 1 ? " and others" : "");
+    env.reporter.Progress(task, "enabling");
+    auto op = client.Enable(project, batch);
+    if (!op) return core::Fail(op.error());
+    std::optional<gcp::serviceusage::Operation> last = *op;
+    auto done = gcp::operations::PollUntilDone(
+        [&]() -> core::Result<bool> {
+          if (!last->done) {
+            auto polled = client.GetOperation(last->name);
+            if (!polled) return core::Fail(polled.error());
+            last = *polled;
+          }
+          return last->done;
+        },
+        env.poll, {env.clock, env.sleeper, env.cancel});
+    if (!done) return core::Fail(done.error());
+    if (last->error_code != 0) {
+      return core::Fail(
+          gcp::operations::ErrorFromRpcStatus(last->error_code, last->error_message, "serviceusage.services.enable"));
+    }
+    env.reporter.Done(task, "enabled");
+  }
+  return changes;
+}
+
+}  // namespace tputrain::workflow
