@@ -25,6 +25,7 @@ REQUESTS = {
     "iam.v1.json": ["CreateServiceAccountRequest", "SetIamPolicyRequest"],
     "cloudresourcemanager.v1.json": ["GetIamPolicyRequest", "SetIamPolicyRequest"],
     "serviceusage.v1.json": ["EnableServiceRequest", "BatchEnableServicesRequest"],
+    "artifactregistry.v1.json": ["Repository"],
 }
 
 

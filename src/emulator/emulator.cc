@@ -9,7 +9,9 @@ using nlohmann::json;
 
 std::vector<Route> AllRoutes() {
   std::vector<Route> routes;
-  for (auto&& group : {ContainerRoutes(), TpuRoutes(), StorageRoutes(), IamRoutes(), ServiceUsageRoutes()}) {
+  // Artifact Registry first: its operations share GKE's path, told apart by their "ar-" ids.
+  for (auto&& group :
+       {ArtifactRegistryRoutes(), ContainerRoutes(), TpuRoutes(), StorageRoutes(), IamRoutes(), ServiceUsageRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;

@@ -57,8 +57,7 @@ json ServiceJson(const Call& call, const std::string& project, const std::string
 }
 
 ApiResponse UnknownService(const std::string& service) {
-  return Aip193Error(ErrorKind::kPermissionDenied,
-                     "Not found or permission denied for service(s): " + service + ".",
+  return Aip193Error(ErrorKind::kPermissionDenied, "Not found or permission denied for service(s): " + service + ".",
                      json::array({ErrorInfoDetail("SERVICE_CONFIG_NOT_FOUND_OR_PERMISSION_DENIED",
                                                   "serviceusage.googleapis.com", {{"services", service}})}));
 }

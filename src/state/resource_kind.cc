@@ -17,6 +17,7 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kIamMember, "iam-member"},
     {ResourceKind::kK8sObject, "k8s-object"},
     {ResourceKind::kRayJob, "ray-job"},
+    {ResourceKind::kRepository, "repository"},
 };
 
 }  // namespace

@@ -90,6 +90,13 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
                                {*target, Detail(entry, "resource"), Detail(entry, "role"), Detail(entry, "member")});
   }
   if (entry.kind == ResourceKind::kServiceAccount) return DeleteServiceAccount(env, entry.name);
+  if (entry.kind == ResourceKind::kRepository) {
+    gcp::artifactregistry::RepositoryRef ref{Detail(entry, "project"), Detail(entry, "location"),
+                                             Detail(entry, "repository")};
+    if (ref.repository.empty() || ref.location.empty())
+      return core::Fail(Malformed(entry, "project/location/repository"));
+    return DeleteRepository(env, ref);
+  }
   return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));
 }
 

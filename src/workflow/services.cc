@@ -33,8 +33,9 @@ core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const
   }
   constexpr size_t kBatch = 20;  // Service Usage's limit for batchEnable
   for (size_t start = 0; start < missing.size(); start += kBatch) {
-    std::vector<std::string> batch(missing.begin() + static_cast<std::ptrdiff_t>(start),
-                                   missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), start + kBatch)));
+    std::vector<std::string> batch(
+        missing.begin() + static_cast<std::ptrdiff_t>(start),
+        missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), start + kBatch)));
     const std::string task = "services " + batch.front() + (batch.size() > 1 ? " and others" : "");
     env.reporter.Progress(task, "enabling");
     auto op = client.Enable(project, batch);

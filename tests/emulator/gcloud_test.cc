@@ -110,7 +110,7 @@ class GcloudAgainstEmulator {
     ProcessOptions options;
     options.argv = {tputrain::testing::TputrainBinary()};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
-    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE"}) {
+    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
       options.env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
     }
     options.env["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] = base_url_ + "/storage/v1/";
@@ -307,6 +307,48 @@ TEST_CASE("Service Usage: gcloud and tputrain enable what the emulator starts di
   auto bad = env.Tputrain({"cluster", "list", "--billing-project", "Bad Quota"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("ERROR: --billing-project: expected a project id", 0) == 0);
+}
+
+// Seed 001's `gcloud artifacts repositories create ... --repository-format=docker`: tputrain's
+// request is gcloud's, field by field, but for the run label; what it creates gcloud sees; cleanup
+// deletes it.
+TEST_CASE("Artifact Registry: tputrain creates the repository gcloud would, gcloud sees it, cleanup deletes it") {
+  REQUIRE(access(kGcloud, X_OK) == 0);
+  GcloudAgainstEmulator env;
+  REQUIRE(env.Start());
+  auto created = env.Tputrain({"registry", "create", "tputrain", "--location", "us-east5-b", "--run", "r-ar"});
+  INFO("tputrain registry create: " << created.err);
+  REQUIRE(created.exit_code == 0);
+  auto described = env.Gcloud({"artifacts", "repositories", "describe", "tputrain", "--location", "us-east5",
+                               "--format", "value(format,registryUri)"});
+  ExpectSuccess({"artifacts", "repositories", "describe"}, described);
+  CHECK(described.out == "DOCKER\tus-east5-docker.pkg.dev/p/tputrain\n");
+  Run(env, {"artifacts", "repositories", "create", "by-gcloud", "--repository-format=docker", "--location=us-east5"});
+
+  std::vector<nlohmann::json> creates;
+  const nlohmann::json log = env.Requests();
+  for (const auto& request : log["requests"]) {
+    if (request["method"] == "POST" && request["path"] == "/v1/projects/p/locations/us-east5/repositories") {
+      creates.push_back(request);
+    }
+  }
+  REQUIRE(creates.size() == 2);
+  nlohmann::json ours = creates[0]["body"];
+  nlohmann::json theirs = creates[1]["body"];
+  CHECK(ours["labels"] == nlohmann::json{{"tputrain-run", "r-ar"}});  // the deliberate difference
+  ours.erase("labels");
+  ours["name"] = theirs["name"];
+  CHECK(ours == theirs);
+
+  auto again = env.Tputrain({"registry", "create", "tputrain", "--location", "us-east5", "--run", "r-ar"});
+  CHECK(again.exit_code == 0);  // idempotent: adopted
+  auto cleaned = env.Tputrain({"cleanup", "--run", "r-ar", "--yes"});
+  INFO("tputrain cleanup: " << cleaned.err);
+  CHECK(cleaned.exit_code == 0);
+  auto listed = env.Gcloud({"artifacts", "repositories", "list", "--location", "us-east5", "--format", "value(name)"});
+  ExpectSuccess({"artifacts", "repositories", "list"}, listed);
+  CHECK(listed.out.find("tputrain") == std::string::npos);
+  CHECK(listed.out.find("by-gcloud") != std::string::npos);  // not the run's: left alone
 }
 
 TEST_CASE("tputrain emulator start rejects bad flags with exit 2 and one line naming the flag") {

@@ -75,6 +75,7 @@ std::vector<Route> TpuRoutes();
 std::vector<Route> StorageRoutes();
 std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
 std::vector<Route> ServiceUsageRoutes();
+std::vector<Route> ArtifactRegistryRoutes();
 
 // 403 SERVICE_DISABLED, in `shape`, when the call's API is disabled (EmulatorConfig::disabled_apis,
 // until enabled through Service Usage); nothing when it may proceed.

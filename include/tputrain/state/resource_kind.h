@@ -15,6 +15,7 @@ enum class ResourceKind {
   kIamMember,       // "iam-member": one role binding
   kK8sObject,       // "k8s-object": an object applied to a Kubernetes cluster
   kRayJob,          // "ray-job": a job submitted to a Ray cluster
+  kRepository,      // "repository": an Artifact Registry repository
   kUnknown,         // a kind this release does not know (a later release's); kept as written
 };
 

@@ -11,6 +11,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/gcp/operations/poller.h"
 #include "tputrain/gcp/storage/types.h"
@@ -33,6 +34,7 @@ struct ApiEndpoints {
   std::string iam;
   std::string resourcemanager;  // cloudresourcemanager
   std::string serviceusage;
+  std::string artifactregistry;
 };
 
 // What every provisioning call needs from its caller.
@@ -123,6 +125,12 @@ core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket,
 core::Result<Outcome> CreateServiceAccount(ProvisionEnv& env, const std::string& project, const std::string& account_id,
                                            const std::string& display_name);
 core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string& email);
+
+// An Artifact Registry repository (docker by default), with the run label.
+core::Result<Outcome> CreateRepository(ProvisionEnv& env, const gcp::artifactregistry::RepositoryRef& ref,
+                                       const gcp::artifactregistry::RepositorySpec& spec);
+// Its images go with it.
+core::Result<Outcome> DeleteRepository(ProvisionEnv& env, const gcp::artifactregistry::RepositoryRef& ref);
 
 enum class PolicyTarget { kProject, kBucket, kServiceAccount };
 struct PolicyBinding {

@@ -1,10 +1,10 @@
 // tputrain services enable|list (Service Usage), as gcloud services.
+#include "tputrain/workflow/services.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/gcp/serviceusage/client.h"
-#include "tputrain/workflow/services.h"
 
 namespace tputrain::cli {
 namespace {
@@ -19,8 +19,8 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
   for (const auto& service : options.services) {
     // A service name is a DNS name; it becomes one URL path segment.
     if (service.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string::npos) {
-      return core::Fail(core::Error::Usage("SERVICE: expected an API such as container.googleapis.com, got '" +
-                                           service + "'"));
+      return core::Fail(
+          core::Error::Usage("SERVICE: expected an API such as container.googleapis.com, got '" + service + "'"));
     }
   }
   auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
@@ -41,7 +41,8 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
   auto changes = workflow::EnableServices(env, *project, options.services);
   if (!changes) return core::Fail(changes.error());
   if (context.global.dry_run) {
-    for (const auto& request : planned) context.out << request.method << " " << request.url << "\n" << request.body << "\n";
+    for (const auto& request : planned)
+      context.out << request.method << " " << request.url << "\n" << request.body << "\n";
     return core::kExitOk;
   }
   nlohmann::json json = nlohmann::json::array();
@@ -59,18 +60,21 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
 core::Result<int> RunList(const ServicesOptions& options, Context& context) {
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    auto services = gcp::serviceusage::Client(transport, endpoints.serviceusage).ListServices(*project, !options.available);
-    if (!services) return core::Fail(services.error());
-    nlohmann::json json = nlohmann::json::array();
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& service : *services) {
-      json.push_back({{"name", service.name}, {"title", service.title}, {"state", service.enabled ? "ENABLED" : "DISABLED"}});
-      rows.push_back({service.name, service.title, service.enabled ? "ENABLED" : "DISABLED"});
-    }
-    PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"name", "title", "state"}, rows); });
-    return core::kExitOk;
-  });
+  return RunRead(
+      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+        auto services =
+            gcp::serviceusage::Client(transport, endpoints.serviceusage).ListServices(*project, !options.available);
+        if (!services) return core::Fail(services.error());
+        nlohmann::json json = nlohmann::json::array();
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& service : *services) {
+          json.push_back(
+              {{"name", service.name}, {"title", service.title}, {"state", service.enabled ? "ENABLED" : "DISABLED"}});
+          rows.push_back({service.name, service.title, service.enabled ? "ENABLED" : "DISABLED"});
+        }
+        PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"name", "title", "state"}, rows); });
+        return core::kExitOk;
+      });
 }
 
 }  // namespace
@@ -83,7 +87,8 @@ void SetupServicesCommand(CLI::App& root, Context& context) {
   enable->add_option("SERVICE", options->services, "container.googleapis.com, tpu.googleapis.com, ... (or container)")
       ->required();
   enable->add_option("--timeout", options->timeout, "Stop waiting after this long (e.g. 5m)");
-  enable->footer("Example:\n  tputrain services enable container.googleapis.com tpu.googleapis.com --project my-project");
+  enable->footer(
+      "Example:\n  tputrain services enable container.googleapis.com tpu.googleapis.com --project my-project");
   enable->callback([options, &context] { context.outcome = RunEnable(*options, context); });
   auto* list = services->add_subcommand("list", "List the enabled APIs (every API with --available)");
   list->add_flag("--available", options->available, "Every API the project could enable, with its state");

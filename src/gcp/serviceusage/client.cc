@@ -47,8 +47,8 @@ http::Request Client::BuildEnable(const std::string& project, const std::vector<
   http::Request request;
   if (services.size() == 1) {
     const json empty = json::object();
-    request = JsonRequest("POST", JoinUrl(base_url_, parent + "/" + http::PathSegment(services.front()) + ":enable"),
-                          &empty);
+    request =
+        JsonRequest("POST", JoinUrl(base_url_, parent + "/" + http::PathSegment(services.front()) + ":enable"), &empty);
   } else {
     const json body = {{"serviceIds", services}};
     request = JsonRequest("POST", JoinUrl(base_url_, parent + ":batchEnable"), &body);
@@ -65,8 +65,7 @@ core::Result<Operation> Client::Enable(const std::string& project, const std::ve
 }
 
 core::Result<Operation> Client::GetOperation(const std::string& name) {
-  auto body =
-      CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/" + name)), "serviceusage.operations.get");
+  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/" + name)), "serviceusage.operations.get");
   if (!body) return core::Fail(body.error());
   return OperationFromJson(*body);
 }

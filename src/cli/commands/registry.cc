@@ -1,0 +1,121 @@
+// tputrain registry create|delete|list|describe: Artifact Registry docker repositories, as gcloud
+// artifacts repositories.
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/core/gcp_location.h"
+#include "tputrain/gcp/labels.h"
+#include "tputrain/gcp/names.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct RegistryOptions {
+  std::string name;
+  std::string description;
+  std::vector<std::string> labels;
+  ProvisionFlags provision;
+};
+
+// Repositories live in regions: a zone from the configuration (us-east5-b) means its region,
+// as the seed puts the repository beside the cluster.
+core::Result<gcp::artifactregistry::RepositoryRef> RefOf(Context& context, const std::string& name) {
+  if (auto valid = gcp::CheckResourceId("NAME", name, 63); !valid) return core::Fail(valid.error());
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto location = RequireSetting(context, "location");
+  if (!location) return core::Fail(location.error());
+  return gcp::artifactregistry::RepositoryRef{*project, core::RegionOf(*location), name};
+}
+
+core::Result<int> RunCreate(const RegistryOptions& options, Context& context) {
+  auto ref = RefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  auto labels = gcp::ParseLabels("--labels", options.labels, {workflow::kRunLabel});
+  if (!labels) return core::Fail(labels.error());
+  gcp::artifactregistry::RepositorySpec spec{"DOCKER", options.description, *labels};
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::CreateRepository(env, *ref, spec);
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunDelete(const RegistryOptions& options, Context& context) {
+  auto ref = RefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  auto confirmed = ConfirmDelete(context, options.provision.yes, "registry delete",
+                                 "Delete repository " + ref->repository + " in " + ref->location +
+                                     " and every image in it?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
+  return RunProvision(context, options.provision,
+                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+                        auto outcome = workflow::DeleteRepository(env, *ref);
+                        if (!outcome) return core::Fail(outcome.error());
+                        return std::vector<workflow::Outcome>{*outcome};
+                      });
+}
+
+core::Result<int> RunDescribe(const RegistryOptions& options, Context& context) {
+  auto ref = RefOf(context, options.name);
+  if (!ref) return core::Fail(ref.error());
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    auto repository = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).Get(*ref);
+    if (!repository) return core::Fail(repository.error());
+    PrintResult(context, repository->raw, [&](std::ostream& out) { out << ToYaml(repository->raw); });
+    return core::kExitOk;
+  });
+}
+
+core::Result<int> RunList(Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto location = LocationOrAll(context);
+  if (!location) return core::Fail(location.error());
+  const std::string region = *location == "-" ? "-" : core::RegionOf(*location);
+  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+    auto repositories = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).List(*project, region);
+    if (!repositories) return core::Fail(repositories.error());
+    nlohmann::json json = nlohmann::json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& repository : *repositories) {
+      json.push_back(repository.raw);
+      rows.push_back({repository.name.substr(repository.name.rfind('/') + 1), repository.format,
+                      repository.registry_uri.empty() ? "-" : repository.registry_uri});
+    }
+    PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"repository", "format", "uri"}, rows); });
+    return core::kExitOk;
+  });
+}
+
+}  // namespace
+
+void SetupRegistryCommand(CLI::App& root, Context& context) {
+  auto options = std::make_shared<RegistryOptions>();
+  auto* registry = root.add_subcommand("registry", "Artifact Registry docker repositories for the workload images");
+  registry->require_subcommand(1);
+  auto* create = registry->add_subcommand("create", "Create a docker repository (adopts an identical one)");
+  create->add_option("name", options->name, "Repository id")->required();
+  create->add_option("--description", options->description, "Description");
+  create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
+  AddProvisionFlags(create, options->provision);
+  create->footer("Example:\n  tputrain registry create tputrain --location us-east5");
+  create->callback([options, &context] { context.outcome = RunCreate(*options, context); });
+  auto* remove = registry->add_subcommand("delete", "Delete a repository and every image in it");
+  remove->add_option("name", options->name, "Repository id")->required();
+  AddProvisionFlags(remove, options->provision);
+  AddYesFlag(remove, options->provision.yes);
+  remove->footer("Example:\n  tputrain registry delete tputrain --location us-east5 --yes");
+  remove->callback([options, &context] { context.outcome = RunDelete(*options, context); });
+  auto* describe = registry->add_subcommand("describe", "Show a repository");
+  describe->add_option("name", options->name, "Repository id")->required();
+  describe->footer("Example:\n  tputrain registry describe tputrain --location us-east5 --format json");
+  describe->callback([options, &context] { context.outcome = RunDescribe(*options, context); });
+  auto* list = registry->add_subcommand("list", "List repositories (every location unless --location)");
+  list->footer("Example:\n  tputrain registry list --project my-project");
+  list->callback([&context] { context.outcome = RunList(context); });
+}
+
+}  // namespace tputrain::cli

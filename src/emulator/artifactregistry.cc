@@ -1,0 +1,127 @@
+// Artifact Registry artifactregistry/v1 repositories: create, get, list, delete, as long-running
+// operations that finish at once (Google's usually finish before the first poll), with the
+// checks Google makes on the id, the location and the format.
+#include <regex>
+
+#include "tputrain/core/gcp_location.h"
+#include "tputrain/emulator/field_rules.h"
+#include "tputrain/emulator/handlers.h"
+
+namespace tputrain::emulator {
+namespace {
+
+using core::ErrorKind;
+using nlohmann::json;
+
+std::string Parent(const Call& call) { return "projects/" + call.args[0] + "/locations/" + call.args[1]; }
+
+json FinishedOperation(Call& call, const std::string& verb, json response) {
+  // "ar-" keeps them apart from GKE's operations, which share the path.
+  const std::string name = Parent(call) + "/operations/ar-" + std::to_string(NextId(call.world));
+  json op = {{"name", name},
+             {"done", true},
+             {"metadata",
+              {{"@type", "type.googleapis.com/google.devtools.artifactregistry.v1.OperationMetadata"},
+               {"verb", verb}}},
+             {"response", std::move(response)}};
+  call.world["artifactOperations"][name] = op;
+  call.mutated = true;
+  return op;
+}
+
+ApiResponse CreateRepository(Call& call) {
+  ApiResponse error;
+  auto body = call.Body("artifactregistry", "Repository", ErrorShape::kAip193, error);
+  if (!body) return error;
+  if (!core::IsRegion(call.args[1]) && call.args[1] != "us" && call.args[1] != "europe" && call.args[1] != "asia") {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid location \"" + call.args[1] +
+                                                        "\": repositories live in a region such as us-east5, or in "
+                                                        "the multi-regions us, europe and asia.");
+  }
+  const std::string id = call.request.Param("repositoryId").value_or("");
+  static const std::regex kId("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$");
+  if (!std::regex_match(id, kId)) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid repository id \"" + id +
+                           "\": it must be 1-63 lowercase letters, digits or hyphens, start with a letter and end "
+                           "with a letter or digit.");
+  }
+  const std::string format = body->value("format", "");
+  if (format.empty() || format == "FORMAT_UNSPECIFIED") {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Repository format must be specified.");
+  }
+  if (auto bad = LabelProblem(body->value("labels", json()))) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid repository labels: " + *bad + ".");
+  }
+  const std::string name = Parent(call) + "/repositories/" + id;
+  if (body->contains("name") && (*body)["name"] != name) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "repository name in the body does not match the URL");
+  }
+  auto& repositories = call.world["repositories"];
+  if (repositories.contains(name)) {
+    return Aip193Error(ErrorKind::kAlreadyExists, "the repository already exists");
+  }
+  json repository = *body;
+  const std::string now = Rfc3339(call.now_ms);
+  repository["name"] = name;
+  if (repository.value("mode", "MODE_UNSPECIFIED") == "MODE_UNSPECIFIED") repository["mode"] = "STANDARD_REPOSITORY";
+  repository["createTime"] = now;
+  repository["updateTime"] = now;
+  if (format == "DOCKER") repository["registryUri"] = call.args[1] + "-docker.pkg.dev/" + call.args[0] + "/" + id;
+  repositories[name] = repository;
+  json response = repository;
+  response["@type"] = "type.googleapis.com/google.devtools.artifactregistry.v1.Repository";
+  return JsonReply(FinishedOperation(call, "create", response));
+}
+
+ApiResponse GetRepository(Call& call) {
+  const std::string name = Parent(call) + "/repositories/" + call.args[2];
+  const json& repositories = call.world["repositories"];
+  auto it = repositories.find(name);
+  if (it == repositories.end()) return Aip193Error(ErrorKind::kNotFound, "Requested entity was not found.");
+  return JsonReply(*it);
+}
+
+ApiResponse ListRepositories(Call& call) {
+  json listed = json::array();
+  const std::string prefix = Parent(call) + "/repositories/";
+  for (const auto& [name, repository] : call.world["repositories"].items()) {
+    if (name.rfind(prefix, 0) == 0) listed.push_back(repository);
+  }
+  return JsonReply(listed.empty() ? json::object() : json{{"repositories", listed}});
+}
+
+ApiResponse DeleteRepository(Call& call) {
+  const std::string name = Parent(call) + "/repositories/" + call.args[2];
+  auto& repositories = call.world["repositories"];
+  if (!repositories.contains(name)) return Aip193Error(ErrorKind::kNotFound, "Requested entity was not found.");
+  repositories.erase(name);
+  return JsonReply(FinishedOperation(call, "delete", {{"@type", "type.googleapis.com/google.protobuf.Empty"}}));
+}
+
+ApiResponse GetOperation(Call& call) {
+  const std::string name = Parent(call) + "/operations/" + call.args[2];
+  const json& operations = call.world["artifactOperations"];
+  auto it = operations.find(name);
+  if (it == operations.end()) return Aip193Error(ErrorKind::kNotFound, "Operation not found: " + name);
+  return JsonReply(*it);
+}
+
+}  // namespace
+
+std::vector<Route> ArtifactRegistryRoutes() {
+  static const std::string location = "^/v1/projects/([^/:]+)/locations/([^/:]+)";
+  static const std::string repositories = location + "/repositories";
+  return {
+      {"POST", repositories + "$", "artifactregistry.projects.locations.repositories.create", CreateRepository,
+       ErrorShape::kAip193, true},
+      {"GET", repositories + "$", "artifactregistry.projects.locations.repositories.list", ListRepositories},
+      {"GET", repositories + "/([^/:]+)$", "artifactregistry.projects.locations.repositories.get", GetRepository},
+      {"DELETE", repositories + "/([^/:]+)$", "artifactregistry.projects.locations.repositories.delete",
+       DeleteRepository, ErrorShape::kAip193, true},
+      {"GET", location + "/operations/(ar-[^/:]+)$", "artifactregistry.projects.locations.operations.get",
+       GetOperation},
+  };
+}
+
+}  // namespace tputrain::emulator
