@@ -97,10 +97,7 @@ core::Result<http::Transport*> Stack::Google() {
   auto settings = context_.settings();
   if (!settings) return core::Fail(settings.error());
   if (auto quota = settings->Get("quota_project"); quota && !quota->empty()) {
-    const auto& source = settings->Lookup("quota_project").source;
-    const std::string field = source.rfind("flag ", 0) == 0  ? source.substr(5)
-                              : source.rfind("env ", 0) == 0 ? source.substr(4)
-                                                             : "billing/quota_project";
+    const std::string field = settings->Lookup("quota_project").FieldName("quota_project");
     if (auto valid = gcp::CheckProjectId(field, *quota); !valid) return core::Fail(valid.error());
     api_headers.emplace_back("x-goog-user-project", *quota);  // as gcloud sends it
   }

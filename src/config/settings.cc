@@ -55,6 +55,13 @@ const std::vector<SettingSpec>& KnownSettings() {
   return specs;
 }
 
+std::string Setting::FieldName(const std::string& key) const {
+  for (std::string_view prefix : {"flag ", "env "}) {
+    if (source.rfind(prefix, 0) == 0) return source.substr(prefix.size());
+  }
+  return key + " (" + source + ")";
+}
+
 const Setting& Settings::Lookup(const std::string& key) const {
   static const Setting kUnset;
   auto it = values_.find(key);

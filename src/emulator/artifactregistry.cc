@@ -21,8 +21,7 @@ json FinishedOperation(Call& call, const std::string& verb, json response) {
   json op = {{"name", name},
              {"done", true},
              {"metadata",
-              {{"@type", "type.googleapis.com/google.devtools.artifactregistry.v1.OperationMetadata"},
-               {"verb", verb}}},
+              {{"@type", "type.googleapis.com/google.devtools.artifactregistry.v1.OperationMetadata"}, {"verb", verb}}},
              {"response", std::move(response)}};
   call.world["artifactOperations"][name] = op;
   call.mutated = true;

@@ -52,8 +52,11 @@ core::Result<Outcome> CreateRepository(ProvisionEnv& env, const RepositoryRef& r
   steps.kind = ResourceKind::kRepository;
   steps.name = ref.repository;
   steps.resource = ref.Name();
-  steps.details = {{"project", ref.project}, {"location", ref.location}, {"repository", ref.repository},
-                   {"format", spec.format}, {"docker_host", ref.DockerHost()}};
+  steps.details = {{"project", ref.project},
+                   {"location", ref.location},
+                   {"repository", ref.repository},
+                   {"format", spec.format},
+                   {"docker_host", ref.DockerHost()}};
   steps.request = client.BuildCreate(ref, spec);
   steps.post = [&]() { return Pending(client.Create(ref, spec)); };
   steps.wait = [&](const std::string& op) { return WaitRegistry(env, client, op, task); };
@@ -70,8 +73,8 @@ core::Result<Outcome> CreateRepository(ProvisionEnv& env, const RepositoryRef& r
 core::Result<Outcome> DeleteRepository(ProvisionEnv& env, const RepositoryRef& ref) {
   Client client(env.transport, env.endpoints.artifactregistry);
   const std::string task = "repository " + ref.repository;
-  internal::DeleteSteps steps{ResourceKind::kRepository, ref.repository, ref.Name(), client.BuildDelete(ref), nullptr,
-                              nullptr};
+  internal::DeleteSteps steps{ResourceKind::kRepository, ref.repository, ref.Name(),
+                              client.BuildDelete(ref),   nullptr,        nullptr};
   steps.send = [&]() { return Pending(client.Delete(ref)); };
   steps.wait = [&](const std::string& op) { return WaitRegistry(env, client, op, task); };
   return internal::RunDelete(env, steps);

@@ -15,6 +15,10 @@ namespace tputrain::config {
 struct Setting {
   std::optional<std::string> value;
   std::string source = "unset";
+
+  // Where to look for it, for an error about its value: "--project", "TPUTRAIN_PROJECT", or
+  // `key` and the source ("project (tputrain.yaml (/ci/tputrain.yaml))").
+  std::string FieldName(const std::string& key) const;
 };
 
 // A key tputrain reads, and the names it goes by at each level of precedence.

@@ -78,19 +78,10 @@ void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
 
 namespace {
 
-// Names where a setting came from, as the user would look for it: "--project",
-// "TPUTRAIN_PROJECT", "project (tputrain.yaml (/ci/tputrain.yaml))".
-std::string FieldOf(const config::Setting& setting, const std::string& key) {
-  for (std::string_view prefix : {"flag ", "env "}) {
-    if (setting.source.rfind(prefix, 0) == 0) return setting.source.substr(prefix.size());
-  }
-  return key + " (" + setting.source + ")";
-}
-
 // Project and location become URL path segments: checked against the APIs' patterns first.
 core::Status CheckSetting(const config::Settings& settings, const std::string& key, const std::string& value) {
-  if (key == "project") return gcp::CheckProjectId(FieldOf(settings.Lookup(key), key), value);
-  if (key == "location") return gcp::CheckLocation(FieldOf(settings.Lookup(key), key), value);
+  if (key == "project") return gcp::CheckProjectId(settings.Lookup(key).FieldName(key), value);
+  if (key == "location") return gcp::CheckLocation(settings.Lookup(key).FieldName(key), value);
   return {};
 }
 

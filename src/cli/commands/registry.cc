@@ -45,9 +45,9 @@ core::Result<int> RunCreate(const RegistryOptions& options, Context& context) {
 core::Result<int> RunDelete(const RegistryOptions& options, Context& context) {
   auto ref = RefOf(context, options.name);
   if (!ref) return core::Fail(ref.error());
-  auto confirmed = ConfirmDelete(context, options.provision.yes, "registry delete",
-                                 "Delete repository " + ref->repository + " in " + ref->location +
-                                     " and every image in it?");
+  auto confirmed =
+      ConfirmDelete(context, options.provision.yes, "registry delete",
+                    "Delete repository " + ref->repository + " in " + ref->location + " and every image in it?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
@@ -61,12 +61,13 @@ core::Result<int> RunDelete(const RegistryOptions& options, Context& context) {
 core::Result<int> RunDescribe(const RegistryOptions& options, Context& context) {
   auto ref = RefOf(context, options.name);
   if (!ref) return core::Fail(ref.error());
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    auto repository = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).Get(*ref);
-    if (!repository) return core::Fail(repository.error());
-    PrintResult(context, repository->raw, [&](std::ostream& out) { out << ToYaml(repository->raw); });
-    return core::kExitOk;
-  });
+  return RunRead(context,
+                 [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+                   auto repository = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).Get(*ref);
+                   if (!repository) return core::Fail(repository.error());
+                   PrintResult(context, repository->raw, [&](std::ostream& out) { out << ToYaml(repository->raw); });
+                   return core::kExitOk;
+                 });
 }
 
 core::Result<int> RunList(Context& context) {
@@ -75,19 +76,20 @@ core::Result<int> RunList(Context& context) {
   auto location = LocationOrAll(context);
   if (!location) return core::Fail(location.error());
   const std::string region = *location == "-" ? "-" : core::RegionOf(*location);
-  return RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-    auto repositories = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).List(*project, region);
-    if (!repositories) return core::Fail(repositories.error());
-    nlohmann::json json = nlohmann::json::array();
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& repository : *repositories) {
-      json.push_back(repository.raw);
-      rows.push_back({repository.name.substr(repository.name.rfind('/') + 1), repository.format,
-                      repository.registry_uri.empty() ? "-" : repository.registry_uri});
-    }
-    PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"repository", "format", "uri"}, rows); });
-    return core::kExitOk;
-  });
+  return RunRead(
+      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+        auto repositories = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).List(*project, region);
+        if (!repositories) return core::Fail(repositories.error());
+        nlohmann::json json = nlohmann::json::array();
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& repository : *repositories) {
+          json.push_back(repository.raw);
+          rows.push_back({repository.name.substr(repository.name.rfind('/') + 1), repository.format,
+                          repository.registry_uri.empty() ? "-" : repository.registry_uri});
+        }
+        PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"repository", "format", "uri"}, rows); });
+        return core::kExitOk;
+      });
 }
 
 }  // namespace

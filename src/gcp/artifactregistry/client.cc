@@ -49,10 +49,10 @@ http::Request Client::BuildCreate(const RepositoryRef& ref, const RepositorySpec
   json body = {{"name", ref.Name()}, {"format", spec.format}, {"mode", "MODE_UNSPECIFIED"}};
   if (!spec.description.empty()) body["description"] = spec.description;
   if (!spec.labels.empty()) body["labels"] = spec.labels;
-  return JsonRequest("POST",
-                     JoinUrl(base_url_, "v1/" + ref.Parent() + "/repositories?repositoryId=" +
-                                            http::UrlEncode(ref.repository)),
-                     &body);
+  return JsonRequest(
+      "POST",
+      JoinUrl(base_url_, "v1/" + ref.Parent() + "/repositories?repositoryId=" + http::UrlEncode(ref.repository)),
+      &body);
 }
 
 http::Request Client::BuildDelete(const RepositoryRef& ref) const {
