@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check-format: clang-format is missing (scripts/install-deps.sh)" >&2; exit 2; }
-mapfile -t files < <(git ls-files -- 'src/*.h' 'src/*.cc' 'include/*.h' 'tests/*.h' 'tests/*.cc')
+# Tracked files and new ones not yet added (but not ignored ones), so a new file is formatted too.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- 'src/*.h' 'src/*.cc' 'include/*.h' \
+  'tests/*.h' 'tests/*.cc' | sort -u)
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i --style=file "${files[@]}"
   exit 0
