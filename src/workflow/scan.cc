@@ -4,6 +4,8 @@
 #include <future>
 #include <set>
 
+#include "tputrain/core/gcp_location.h"
+#include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/storage/client.h"
 #include "tputrain/gcp/tpu/client.h"
@@ -85,6 +87,30 @@ core::Status ScanBuckets(ProvisionEnv& env, const ScanRequest& request, const Ke
   return {};
 }
 
+// Artifact Registry lists repositories per location (no "-"): the regions of the scan's
+// locations. A scan without locations says that it skipped them.
+core::Status ScanRepositories(ProvisionEnv& env, const ScanRequest& request, const Keys& ledgered,
+                              std::vector<LeakedResource>& out) {
+  std::set<std::string> regions;
+  for (const auto& location : request.locations) regions.insert(core::RegionOf(location));
+  if (regions.empty()) {
+    env.reporter.Warn("Artifact Registry repositories are listed per region: add --location REGION to scan them");
+    return {};
+  }
+  gcp::artifactregistry::Client client(env.transport, env.endpoints.artifactregistry);
+  for (const auto& region : regions) {
+    auto repositories = client.List(request.project, region);
+    if (!repositories) return core::Fail(repositories.error());
+    for (const auto& repository : *repositories) {
+      auto run = RunOf(repository.labels, request.run_id);
+      if (!run || ledgered.contains({ResourceKind::kRepository, repository.name})) continue;
+      out.push_back({ResourceKind::kRepository, repository.name.substr(repository.name.rfind('/') + 1), repository.name,
+                     *run, region, ""});
+    }
+  }
+  return {};
+}
+
 gcp::container::ClusterRef ClusterRefOf(const std::string& name) {
   std::string rooted = "/" + name;
   return {Segment(rooted, "projects"), Segment(rooted, "locations"), Segment(rooted, "clusters")};
@@ -103,6 +129,9 @@ void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, 
       if (item->kind == ResourceKind::kCluster) return DeleteCluster(env, ClusterRefOf(item->resource));
       if (item->kind == ResourceKind::kTpuVm) {
         return DeleteTpuVm(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
+      }
+      if (item->kind == ResourceKind::kRepository) {
+        return DeleteRepository(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
       }
       return DeleteBucket(env, item->name, /*force=*/true);
     }));
@@ -156,6 +185,7 @@ core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const Sc
   if (auto status = ScanClusters(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanTpuVms(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanBuckets(env, request, keys, leaked); !status) return core::Fail(status.error());
+  if (auto status = ScanRepositories(env, request, keys, leaked); !status) return core::Fail(status.error());
   const std::set<std::string> unknown(ledgered.unreadable_runs.begin(), ledgered.unreadable_runs.end());
   std::erase_if(leaked, [&](const LeakedResource& item) { return unknown.contains(item.run_id); });
   return leaked;
@@ -172,8 +202,8 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
   std::vector<Outcome> outcomes;
   std::string failures;
   std::optional<core::Error> first_error;
-  for (ResourceKind kind :
-       {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm, ResourceKind::kBucket}) {
+  for (ResourceKind kind : {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm,
+                            ResourceKind::kBucket, ResourceKind::kRepository}) {
     std::vector<const LeakedResource*> tier;
     for (const auto& item : leaked) {
       if (item.kind != kind) continue;

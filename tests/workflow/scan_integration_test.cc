@@ -118,5 +118,28 @@ TEST_CASE("a scan leaves a run with an unreadable ledger alone, cleans the other
   CHECK_FALSE(HasKeyEndingWith(env.State()["buckets"], "leaked-b"));  // leaked: deleted
 }
 
+TEST_CASE("a scan with a location finds leaked Artifact Registry repositories; without one it says it skipped them",
+          "[integration]") {
+  EmulatorEnv env({}, "100ms");
+  REQUIRE(env.ready());
+  Ok(env, {"registry", "create", "leak-r", "--location", "us-east5", "--run", "lost"});
+  Ok(env, {"registry", "create", "kept-r", "--location", "us-east5", "--run", "kept"});
+  REQUIRE(std::filesystem::remove(std::filesystem::path(env.state_dir()) / "lost.json"));
+
+  auto everywhere = env.Tputrain({"cleanup", "--scan", "--format", "json"});
+  REQUIRE(everywhere.exit_code == 0);
+  CHECK(json::parse(everywhere.out)["leaked"].empty());
+  CHECK(everywhere.err.find("add --location REGION") != std::string::npos);
+
+  auto scan = env.Tputrain({"cleanup", "--scan", "--location", "us-east5-b", "--format", "json"});
+  INFO(scan.out << scan.err);
+  REQUIRE(scan.exit_code == 0);
+  CHECK(Listed(json::parse(scan.out)) == std::set<std::string>{"repository leak-r"});
+  Ok(env, {"cleanup", "--scan", "--location", "us-east5", "--delete-leaked", "--yes"});
+  json state = env.State();
+  CHECK_FALSE(HasKeyEndingWith(state["repositories"], "/repositories/leak-r"));
+  CHECK(HasKeyEndingWith(state["repositories"], "/repositories/kept-r"));
+}
+
 }  // namespace
 }  // namespace tputrain::workflow::testing

@@ -25,7 +25,7 @@ struct ScanRequest {
 };
 
 struct LeakedResource {
-  state::ResourceKind kind = state::ResourceKind::kCluster;  // cluster, nodepool, tpu-vm or bucket
+  state::ResourceKind kind = state::ResourceKind::kCluster;  // cluster, nodepool, tpu-vm, bucket or repository
   std::string name;      // what the user calls it (cluster, pool, node or bucket name)
   std::string resource;  // the key a ledger would hold: the full API name, or the bucket name
   std::string run_id;    // the tputrain-run label's value
@@ -46,13 +46,15 @@ struct Ledgered {
 };
 core::Result<Ledgered> LedgeredKeys(const state::LedgerStore& store);
 
-// Lists clusters (with their node pools), TPU VMs and buckets of the project, keeps those with
+// Lists clusters (with their node pools), TPU VMs, buckets and (in the regions of the request's
+// locations) Artifact Registry repositories of the project, keeps those with
 // the tputrain-run label, and drops those whose key is in `ledgered` or whose run's ledger
 // could not be read.
 core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const ScanRequest& request,
                                                      const Ledgered& ledgered);
 
-// Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects),
+// Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects,
+// repositories with their images),
 // each tier in parallel. Node pools of a cluster that is itself deleted go with it. Returns every
 // outcome; the first failure (after every tier ran) is the error, listing what was done.
 core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::vector<LeakedResource>& leaked);
