@@ -73,9 +73,10 @@ core::Result<int> RunDescribe(const RegistryOptions& options, Context& context) 
 core::Result<int> RunList(Context& context) {
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  auto location = LocationOrAll(context);
+  // Artifact Registry lists per location; it has no "-" for all of them, as GKE and TPU have.
+  auto location = RequireSetting(context, "location");
   if (!location) return core::Fail(location.error());
-  const std::string region = *location == "-" ? "-" : core::RegionOf(*location);
+  const std::string region = core::RegionOf(*location);
   return RunRead(
       context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
         auto repositories = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).List(*project, region);
@@ -115,8 +116,8 @@ void SetupRegistryCommand(CLI::App& root, Context& context) {
   describe->add_option("name", options->name, "Repository id")->required();
   describe->footer("Example:\n  tputrain registry describe tputrain --location us-east5 --format json");
   describe->callback([options, &context] { context.outcome = RunDescribe(*options, context); });
-  auto* list = registry->add_subcommand("list", "List repositories (every location unless --location)");
-  list->footer("Example:\n  tputrain registry list --project my-project");
+  auto* list = registry->add_subcommand("list", "List the repositories of a region (--location)");
+  list->footer("Example:\n  tputrain registry list --location us-east5 --project my-project");
   list->callback([&context] { context.outcome = RunList(context); });
 }
 
