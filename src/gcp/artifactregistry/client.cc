@@ -7,17 +7,6 @@ namespace {
 
 using nlohmann::json;
 
-Operation OperationFromJson(const json& body) {
-  Operation op;
-  op.name = body.value("name", "");
-  op.done = body.value("done", false);
-  if (auto error = body.find("error"); error != body.end() && error->is_object()) {
-    op.error_code = error->value("code", 2);
-    op.error_message = error->value("message", "");
-  }
-  return op;
-}
-
 Repository RepositoryFromJson(const json& body) {
   Repository repository;
   repository.name = body.value("name", "");
@@ -62,20 +51,20 @@ http::Request Client::BuildDelete(const RepositoryRef& ref) const {
 core::Result<Operation> Client::Create(const RepositoryRef& ref, const RepositorySpec& spec) {
   auto body = CallJson(transport_, BuildCreate(ref, spec), "artifactregistry.projects.locations.repositories.create");
   if (!body) return core::Fail(body.error());
-  return OperationFromJson(*body);
+  return operations::LongRunningOperationFromJson(*body);
 }
 
 core::Result<Operation> Client::Delete(const RepositoryRef& ref) {
   auto body = CallJson(transport_, BuildDelete(ref), "artifactregistry.projects.locations.repositories.delete");
   if (!body) return core::Fail(body.error());
-  return OperationFromJson(*body);
+  return operations::LongRunningOperationFromJson(*body);
 }
 
 core::Result<Operation> Client::GetOperation(const std::string& name) {
   auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/" + name)),
                        "artifactregistry.projects.locations.operations.get");
   if (!body) return core::Fail(body.error());
-  return OperationFromJson(*body);
+  return operations::LongRunningOperationFromJson(*body);
 }
 
 core::Result<Repository> Client::Get(const RepositoryRef& ref) {

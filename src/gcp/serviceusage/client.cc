@@ -22,17 +22,6 @@ Service ServiceFromJson(const json& body) {
   return service;
 }
 
-Operation OperationFromJson(const json& body) {
-  Operation op;
-  op.name = body.value("name", "");
-  op.done = body.value("done", false);
-  if (auto error = body.find("error"); error != body.end() && error->is_object()) {
-    op.error_code = error->value("code", 2);
-    op.error_message = error->value("message", "");
-  }
-  return op;
-}
-
 }  // namespace
 
 std::string ServiceName(const std::string& name) {
@@ -61,13 +50,13 @@ core::Result<Operation> Client::Enable(const std::string& project, const std::ve
   auto body = CallJson(transport_, BuildEnable(project, services),
                        services.size() == 1 ? "serviceusage.services.enable" : "serviceusage.services.batchEnable");
   if (!body) return core::Fail(body.error());
-  return OperationFromJson(*body);
+  return operations::LongRunningOperationFromJson(*body);
 }
 
 core::Result<Operation> Client::GetOperation(const std::string& name) {
   auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/" + name)), "serviceusage.operations.get");
   if (!body) return core::Fail(body.error());
-  return OperationFromJson(*body);
+  return operations::LongRunningOperationFromJson(*body);
 }
 
 core::Result<Service> Client::GetService(const std::string& project, const std::string& service) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/operations/long_running.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::artifactregistry {
@@ -36,13 +37,7 @@ struct Repository {
   nlohmann::json raw;
 };
 
-// google.longrunning.Operation.
-struct Operation {
-  std::string name;
-  bool done = false;
-  int error_code = 0;
-  std::string error_message;
-};
+using Operation = operations::LongRunningOperation;
 
 // Artifact Registry artifactregistry/v1 repositories, with gcloud artifacts' request bodies.
 class Client {

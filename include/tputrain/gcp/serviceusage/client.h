@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/operations/long_running.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::serviceusage {
@@ -15,13 +16,7 @@ struct Service {
   bool enabled = false;
 };
 
-// google.longrunning.Operation, as Service Usage returns it.
-struct Operation {
-  std::string name;  // "operations/acat.p2-..."
-  bool done = false;
-  int error_code = 0;  // google.rpc.Code of a failed operation
-  std::string error_message;
-};
+using Operation = operations::LongRunningOperation;
 
 // Service Usage serviceusage/v1, as gcloud services calls it: one service is enabled with
 // services/S:enable, several with services:batchEnable (at most 20 a call).
