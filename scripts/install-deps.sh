@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config ccache
   libcli11-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev catch2 libssl-dev
   libcpp-httplib-dev libwslay-dev
+  libarchive-dev # tar.gz build contexts (image build) and the emulator's check of them
   gettext-base   # GNU envsubst, the renderer's reference in tests
   iproute2       # network namespaces for the Kubernetes service-proxy tests
   clang-format clang-tidy  # scripts/check-format.sh and scripts/tidy.sh
