@@ -3,12 +3,22 @@
 validates with, reduced to field names, types, formats, enums and required flags.
 
 Input: Google discovery documents (default ../shared/schemas/discovery, see its SOURCES.md).
+Documents not kept there (EXTRA_FILES) are read from an extra directory instead: the
+DISCOVERY_EXTRA_DIR argument, else $TPUTRAIN_DISCOVERY_EXTRA_DIR, else /work/cache/discovery.
+They are fetched by hand and never committed:
+  cloudbuild.v1.json  cloudbuild:v1 revision 20260323, google/googleapis.dart
+                      discovery/googleapis/cloudbuild__v1.json at
+                      444fd6c828253578ee2e9a2e7fd2189453917973 (the snapshot the other documents
+                      come from; last commit touching it de252e68517832d106e2521c33c884cfa43edea7),
+                      sha256 99ee6cdbf6bf826a855595e069e5480e216b5f9607bbb36279d2063d95f15482.
+                      (google-api-go-client's stored cloudbuild/v1/cloudbuild-api.json is a
+                      2018-era revision without locations, failureInfo or options.logging.)
 Only the schemas reachable from the request bodies the emulator accepts are kept, and no
 descriptions. A property counts as required when the discovery document says so: storage
 marks it with annotations.required (per method), the other APIs start its description with
 "Required.".
 
-Usage: scripts/gen-discovery-subset.py [DISCOVERY_DIR] [OUTPUT]
+Usage: scripts/gen-discovery-subset.py [DISCOVERY_DIR] [OUTPUT] [DISCOVERY_EXTRA_DIR]
 """
 import hashlib
 import json
@@ -26,7 +36,11 @@ REQUESTS = {
     "cloudresourcemanager.v1.json": ["GetIamPolicyRequest", "SetIamPolicyRequest"],
     "serviceusage.v1.json": ["EnableServiceRequest", "BatchEnableServicesRequest"],
     "artifactregistry.v1.json": ["Repository"],
+    "cloudbuild.v1.json": ["Build"],
 }
+
+# Files read from the extra directory rather than DISCOVERY_DIR.
+EXTRA_FILES = {"cloudbuild.v1.json"}
 
 
 def reduce_property(prop, method_required):
@@ -94,13 +108,15 @@ def main():
     source = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "schemas", "discovery")
     output = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "src", "emulator", "data",
                                                                  "discovery_subset.json")
+    extra = (sys.argv[3] if len(sys.argv) > 3 else
+             os.environ.get("TPUTRAIN_DISCOVERY_EXTRA_DIR", os.path.join("/work", "cache", "discovery")))
     result = {"_source": "Derived by scripts/gen-discovery-subset.py from Google API discovery documents "
                          "(google/googleapis.dart discovery/googleapis/<api>__<version>.json at "
                          "444fd6c828253578ee2e9a2e7fd2189453917973); names, types, formats, enums and "
                          "required flags only.",
               "apis": {}}
     for file_name, roots in sorted(REQUESTS.items()):
-        path = os.path.join(source, file_name)
+        path = os.path.join(extra if file_name in EXTRA_FILES else source, file_name)
         with open(path, "rb") as handle:
             raw = handle.read()
         doc = json.loads(raw)
