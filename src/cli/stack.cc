@@ -185,7 +185,7 @@ workflow::ProvisionEnv Stack::Provision(http::Transport* google) {
   const auto& e = endpoints_;
   workflow::ProvisionEnv env{
       google != nullptr ? *google : *no_google_,
-      {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage, e.artifactregistry},
+      {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage, e.artifactregistry, e.cloudbuild},
       clock_,
       sleeper_,
       context_.reporter()};

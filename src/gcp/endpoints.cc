@@ -7,8 +7,8 @@
 namespace tputrain::gcp {
 namespace {
 
-constexpr std::array<const char*, 7> kApis = {
-    "CONTAINER", "TPU", "STORAGE", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"};
+constexpr std::array<const char*, 8> kApis = {
+    "CONTAINER", "TPU", "STORAGE", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"};
 
 void Override(const core::Env& env, const char* api, std::string& base) {
   auto value = env.Get(std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api);
@@ -29,6 +29,7 @@ Endpoints Endpoints::FromEnv(const core::Env& env) {
   Override(env, "CLOUDRESOURCEMANAGER", endpoints.cloudresourcemanager);
   Override(env, "SERVICEUSAGE", endpoints.serviceusage);
   Override(env, "ARTIFACTREGISTRY", endpoints.artifactregistry);
+  Override(env, "CLOUDBUILD", endpoints.cloudbuild);
   return endpoints;
 }
 

@@ -18,6 +18,7 @@ struct Endpoints {
   std::string cloudresourcemanager = "https://cloudresourcemanager.googleapis.com/";
   std::string serviceusage = "https://serviceusage.googleapis.com/";
   std::string artifactregistry = "https://artifactregistry.googleapis.com/";
+  std::string cloudbuild = "https://cloudbuild.googleapis.com/";
 
   // Google's hosts, each replaced by CLOUDSDK_API_ENDPOINT_OVERRIDES_<API> when set, exactly as
   // gcloud reads them, so one set of variables points gcloud and tputrain at the same emulator.

@@ -35,6 +35,7 @@ struct ApiEndpoints {
   std::string resourcemanager;  // cloudresourcemanager
   std::string serviceusage;
   std::string artifactregistry;
+  std::string cloudbuild;
 };
 
 // What every provisioning call needs from its caller.

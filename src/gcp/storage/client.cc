@@ -1,6 +1,7 @@
 #include "tputrain/gcp/storage/client.h"
 
 #include "tputrain/gcp/api_call.h"
+#include "tputrain/gcp/error_from_http.h"
 
 namespace tputrain::gcp::storage {
 
@@ -81,6 +82,64 @@ core::Status Client::DeleteObject(const std::string& bucket, const Object& objec
   auto body = CallJson(transport_, JsonRequest("DELETE", url), "storage.objects.delete");
   if (!body) return core::Fail(body.error());
   return {};
+}
+
+namespace {
+
+// Uploads go to the same host under /upload: https://storage.googleapis.com/upload/storage/v1/,
+// and an override http://127.0.0.1:8080/storage/v1/ becomes http://127.0.0.1:8080/upload/storage/v1/.
+std::string UploadBase(const std::string& base_url) {
+  constexpr std::string_view kPath = "storage/v1/";
+  const auto at = base_url.rfind(kPath);
+  if (at == std::string::npos) return JoinUrl(base_url, "upload/");
+  return base_url.substr(0, at) + "upload/" + base_url.substr(at);
+}
+
+std::string GenerationOf(const nlohmann::json& body) {
+  auto generation = body.value("generation", nlohmann::json());
+  if (generation.is_string()) return generation.get<std::string>();
+  return generation.is_null() ? "" : generation.dump();
+}
+
+}  // namespace
+
+http::Request Client::BuildUploadObject(const std::string& bucket, const std::string& name, std::string bytes,
+                                        const std::string& content_type) const {
+  http::Request request;
+  request.method = "POST";
+  request.url = JoinUrl(UploadBase(base_url_),
+                        "b/" + http::PathSegment(bucket) + "/o?uploadType=media&name=" + http::UrlEncode(name));
+  request.headers.emplace_back("Content-Type", content_type);
+  request.body = std::move(bytes);
+  // Sending the same bytes to the same name again only makes a newer generation of one object.
+  request.idempotent = true;
+  return request;
+}
+
+core::Result<Object> Client::UploadObject(const std::string& bucket, const std::string& name, std::string bytes,
+                                          const std::string& content_type) {
+  auto body =
+      CallJson(transport_, BuildUploadObject(bucket, name, std::move(bytes), content_type), "storage.objects.insert");
+  if (!body) return core::Fail(body.error());
+  return Object{body->value("name", name), GenerationOf(*body)};
+}
+
+core::Result<std::optional<std::string>> Client::ReadObjectFrom(const std::string& bucket, const std::string& name,
+                                                                std::uint64_t offset) {
+  http::Request request;
+  request.url = JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/o/" + http::PathSegment(name) + "?alt=media");
+  request.headers.emplace_back("Range", "bytes=" + std::to_string(offset) + "-");
+  auto response = transport_.Send(request);
+  if (!response) return core::Fail(response.error());
+  if (response->status == 404) return std::optional<std::string>();
+  if (response->status == 416) return std::optional<std::string>(std::string());
+  if (response->status == 200 && offset > 0) {
+    // A server that ignores Range sends the whole object: keep only what is new.
+    std::string body = response->body.size() > offset ? response->body.substr(offset) : std::string();
+    return std::optional<std::string>(std::move(body));
+  }
+  if (response->status == 200 || response->status == 206) return std::optional<std::string>(response->body);
+  return core::Fail(ErrorFromHttp(*response, "storage.objects.get"));
 }
 
 core::Result<iam::Policy> Client::GetIamPolicy(const std::string& bucket) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,15 @@ class Client {
   // Every version of every object.
   core::Result<std::vector<Object>> ListObjects(const std::string& bucket);
   core::Status DeleteObject(const std::string& bucket, const Object& object);
+  // A simple media upload (uploadType=media) of `bytes` as object `name`; answers its generation.
+  http::Request BuildUploadObject(const std::string& bucket, const std::string& name, std::string bytes,
+                                  const std::string& content_type) const;
+  core::Result<Object> UploadObject(const std::string& bucket, const std::string& name, std::string bytes,
+                                    const std::string& content_type);
+  // The bytes of `name` from `offset` on, for following an object that grows (a build log):
+  // nullopt while it does not exist yet, "" when nothing was added since `offset`.
+  core::Result<std::optional<std::string>> ReadObjectFrom(const std::string& bucket, const std::string& name,
+                                                          std::uint64_t offset);
   core::Result<iam::Policy> GetIamPolicy(const std::string& bucket);
   core::Result<iam::Policy> SetIamPolicy(const std::string& bucket, const iam::Policy& policy);
 
