@@ -122,8 +122,8 @@ core::Result<std::vector<ArchiveEntry>> ListTarGz(const std::string& bytes, std:
       listed.size += static_cast<std::uint64_t>(read);
       expanded += static_cast<std::uint64_t>(read);
       if (expanded > max_expanded_bytes) {
-        return core::Fail(core::Error::Usage("the archive expands past " + std::to_string(max_expanded_bytes) +
-                                             " bytes"));
+        return core::Fail(
+            core::Error::Usage("the archive expands past " + std::to_string(max_expanded_bytes) + " bytes"));
       }
     }
     if (read < 0) return core::Fail(ArchiveError(reader.get(), "not a valid tar.gz archive"));
