@@ -9,9 +9,10 @@ using nlohmann::json;
 
 std::vector<Route> AllRoutes() {
   std::vector<Route> routes;
-  // Artifact Registry first: its operations share GKE's path, told apart by their "ar-" ids.
-  for (auto&& group :
-       {ArtifactRegistryRoutes(), ContainerRoutes(), TpuRoutes(), StorageRoutes(), IamRoutes(), ServiceUsageRoutes()}) {
+  // Artifact Registry and Cloud Build first: their operations share GKE's path, told apart by
+  // their ids ("ar-...", a UUID). The XML API's path-style download matches nearly any path: last.
+  for (auto&& group : {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(), StorageRoutes(),
+                       StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(), StorageXmlRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;
@@ -125,6 +126,7 @@ json Emulator::State() {
   int64_t now = NowMs();
   bool changed = AdvanceContainer(world_, now, config_);
   changed = AdvanceTpu(world_, now) || changed;
+  changed = AdvanceCloudBuild(world_, now) || changed;
   if (changed) SaveLocked();
   json state = StripPrivate(world_);
   state.erase("nextId");
@@ -198,6 +200,7 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
     std::lock_guard lock(mutex_);
     bool advanced = AdvanceContainer(world_, now_ms, config_);
     advanced = AdvanceTpu(world_, now_ms) || advanced;
+    advanced = AdvanceCloudBuild(world_, now_ms) || advanced;
     auto fault = faults_.Decide(compiled.route.method_id);
     if (fault && fault->action == FaultAction::kError) {
       if (advanced) SaveLocked();

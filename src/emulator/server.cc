@@ -37,6 +37,7 @@ void ToHttplib(const ApiResponse& response, httplib::Response& out) {
     return;
   }
   out.status = response.status;
+  for (const auto& [name, value] : response.headers) out.set_header(name, value);
   if (!response.body.empty() || !response.content_type.empty()) {
     out.set_content(response.body, response.content_type.empty() ? "application/json" : response.content_type.c_str());
   }
@@ -90,7 +91,8 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
 
 std::vector<std::string> EndpointOverrideLines(const std::string& base_url) {
   std::vector<std::string> lines;
-  for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
+  for (const char* api :
+       {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"}) {
     lines.push_back(std::string("export CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api + "=" + base_url + "/");
   }
   lines.push_back("export CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE=" + base_url + "/storage/v1/");

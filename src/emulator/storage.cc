@@ -6,8 +6,9 @@
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 
-// Cloud Storage storage/v1: buckets, bucket IAM, objects (list, get, delete, media upload) and
-// the extra reads `gcloud storage rm -r` makes. Errors use Cloud Storage's legacy JSON shape.
+// Cloud Storage storage/v1: buckets, bucket IAM, objects (list, get, delete) and the extra reads
+// `gcloud storage rm -r` makes. Errors use Cloud Storage's legacy JSON shape. Uploads and
+// downloads of the bytes are in storage_media.cc.
 namespace tputrain::emulator {
 namespace {
 
@@ -50,6 +51,46 @@ std::string Upper(std::string text) {
   return text;
 }
 
+}  // namespace
+
+json& StoreBucket(json& world, const json& request, const std::string& project, int64_t now_ms) {
+  const std::string name = request.value("name", "");
+  json bucket = request;
+  std::string location = Upper(bucket.value("location", "US"));
+  std::string now = Rfc3339(now_ms);
+  bucket["kind"] = "storage#bucket";
+  bucket["id"] = name;
+  bucket["selfLink"] = std::string(kApiRoot) + "b/" + name;
+  bucket["projectNumber"] = std::to_string(ProjectNumber(project));
+  bucket["location"] = location;
+  bucket["locationType"] = LocationType(location);
+  bucket["storageClass"] = Upper(bucket.value("storageClass", "STANDARD"));
+  bucket["timeCreated"] = now;
+  bucket["updated"] = now;
+  bucket["metageneration"] = "1";
+  bucket["etag"] = "CAE=";
+  bucket["rpo"] = "DEFAULT";
+  if (!bucket.contains("iamConfiguration")) {
+    bucket["iamConfiguration"] = {{"bucketPolicyOnly", {{"enabled", false}}},
+                                  {"uniformBucketLevelAccess", {{"enabled", false}}},
+                                  {"publicAccessPrevention", "inherited"}};
+  }
+  bucket["softDeletePolicy"] = {{"retentionDurationSeconds", "604800"}, {"effectiveTime", now}};
+  bucket["_project"] = project;
+  world["buckets"][name] = bucket;
+  world["objects"][name] = json::object();
+  world["policies"][PolicyKey(name)] = {
+      {"version", 1},
+      {"bindings",
+       {{{"role", "roles/storage.legacyBucketOwner"},
+         {"members", {"projectEditor:" + project, "projectOwner:" + project}}},
+        {{"role", "roles/storage.legacyBucketReader"}, {"members", {"projectViewer:" + project}}}}},
+      {"_counter", 1}};
+  return world["buckets"][name];
+}
+
+namespace {
+
 ApiResponse InsertBucket(Call& call) {
   ApiResponse error;
   auto body = call.Body("storage", "Bucket", ErrorShape::kStorageLegacy, error);
@@ -70,37 +111,7 @@ ApiResponse InsertBucket(Call& call) {
     return StorageError(409, "conflict",
                         "Your previous request to create the named bucket succeeded and you already own it.");
   }
-  json bucket = *body;
-  std::string location = Upper(bucket.value("location", "US"));
-  std::string now = Rfc3339(call.now_ms);
-  bucket["kind"] = "storage#bucket";
-  bucket["id"] = name;
-  bucket["selfLink"] = std::string(kApiRoot) + "b/" + name;
-  bucket["projectNumber"] = std::to_string(ProjectNumber(*project));
-  bucket["location"] = location;
-  bucket["locationType"] = LocationType(location);
-  bucket["storageClass"] = Upper(bucket.value("storageClass", "STANDARD"));
-  bucket["timeCreated"] = now;
-  bucket["updated"] = now;
-  bucket["metageneration"] = "1";
-  bucket["etag"] = "CAE=";
-  bucket["rpo"] = "DEFAULT";
-  if (!bucket.contains("iamConfiguration")) {
-    bucket["iamConfiguration"] = {{"bucketPolicyOnly", {{"enabled", false}}},
-                                  {"uniformBucketLevelAccess", {{"enabled", false}}},
-                                  {"publicAccessPrevention", "inherited"}};
-  }
-  bucket["softDeletePolicy"] = {{"retentionDurationSeconds", "604800"}, {"effectiveTime", now}};
-  bucket["_project"] = *project;
-  call.world["buckets"][name] = bucket;
-  call.world["objects"][name] = json::object();
-  call.world["policies"][PolicyKey(name)] = {
-      {"version", 1},
-      {"bindings",
-       {{{"role", "roles/storage.legacyBucketOwner"},
-         {"members", {"projectEditor:" + *project, "projectOwner:" + *project}}},
-        {{"role", "roles/storage.legacyBucketReader"}, {"members", {"projectViewer:" + *project}}}}},
-      {"_counter", 1}};
+  json& bucket = StoreBucket(call.world, *body, *project, call.now_ms);
   call.mutated = true;
   return JsonReply(Public(bucket));
 }
@@ -235,13 +246,7 @@ ApiResponse GetObject(Call& call) {
   if (FindBucket(call) == nullptr) return NoBucket();
   json* object = FindObject(call);
   if (object == nullptr) return NoObject(call);
-  if (call.request.Param("alt") == "media") {
-    ApiResponse reply;
-    auto content = core::DecodeBase64(object->value("_content", ""));
-    if (content) reply.body = std::move(*content);
-    reply.content_type = object->value("contentType", "application/octet-stream");
-    return reply;
-  }
+  if (call.request.Param("alt") == "media") return MediaReply(call.request, *object);
   return JsonReply(Public(*object));
 }
 
@@ -254,39 +259,6 @@ ApiResponse DeleteObject(Call& call) {
   reply.status = 204;
   reply.content_type.clear();
   return reply;
-}
-
-// Media upload (uploadType=media): the body is the object's bytes, the name is in the query.
-ApiResponse InsertObject(Call& call) {
-  if (FindBucket(call) == nullptr) return NoBucket();
-  auto upload_type = call.request.Param("uploadType").value_or("media");
-  if (upload_type != "media") {
-    return StorageError(400, "invalid", "Only uploadType=media is supported by the emulator, not " + upload_type);
-  }
-  auto name = call.request.Param("name");
-  if (!name || name->empty()) return StorageError(400, "required", "Required parameter: name");
-  std::string bucket = call.args[0];
-  std::string generation = std::to_string(call.now_ms * 1000 + NextId(call.world) % 1000);
-  std::string now = Rfc3339(call.now_ms);
-  auto content_type = call.request.headers.find("content-type");
-  json object = {{"kind", "storage#object"},
-                 {"id", bucket + "/" + *name + "/" + generation},
-                 {"selfLink", std::string(kApiRoot) + "b/" + bucket + "/o/" + *name},
-                 {"name", *name},
-                 {"bucket", bucket},
-                 {"generation", generation},
-                 {"metageneration", "1"},
-                 {"contentType", content_type == call.request.headers.end() ? std::string("application/octet-stream")
-                                                                            : content_type->second},
-                 {"storageClass", call.world["buckets"][bucket].value("storageClass", "STANDARD")},
-                 {"size", std::to_string(call.request.body.size())},
-                 {"timeCreated", now},
-                 {"updated", now},
-                 {"etag", core::EncodeBase64(generation)},
-                 {"_content", core::EncodeBase64(call.request.body)}};
-  call.world["objects"][bucket][*name] = object;
-  call.mutated = true;
-  return JsonReply(Public(object));
 }
 
 }  // namespace
@@ -306,7 +278,6 @@ std::vector<Route> StorageRoutes() {
       {"GET", one + "/o$", "storage.objects.list", ListObjects, s},
       {"GET", one + "/o/(.+)$", "storage.objects.get", GetObject, s},
       {"DELETE", one + "/o/(.+)$", "storage.objects.delete", DeleteObject, s},
-      {"POST", "^/upload/storage/v1/b/([^/]+)/o$", "storage.objects.insert", InsertObject, s},
   };
 }
 

@@ -13,8 +13,9 @@ namespace tputrain::emulator {
 
 nlohmann::json NewWorld() {
   nlohmann::json world = nlohmann::json::object();
-  for (const char* section : {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources",
-                              "buckets", "objects", "serviceAccounts", "policies"}) {
+  for (const char* section :
+       {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources", "buckets", "objects",
+        "serviceAccounts", "policies", "builds", "buildOperations", "dockerImages", "uploads"}) {
     world[section] = nlohmann::json::object();
   }
   world["nextId"] = 1;

@@ -31,6 +31,8 @@ struct ApiResponse {
   int status = 200;
   std::string body;
   std::string content_type = "application/json";
+  // Further response headers ("Location", "Content-Range", "Range"), as Google sends them.
+  std::map<std::string, std::string> headers;
   // Close the connection instead of answering (fault injection).
   bool drop_connection = false;
 };

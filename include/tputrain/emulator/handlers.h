@@ -37,7 +37,8 @@ struct EmulatorConfig {
 // The world: one JSON document, so that --state-file and GET /_emulator/state are trivial.
 // Sections: clusters, containerOperations, tpuNodes, tpuOperations, queuedResources, buckets,
 // objects (bucket -> name -> object), serviceAccounts (email -> account), policies
-// (resource -> IAM policy), nextId.
+// (resource -> IAM policy), builds (id -> Build), buildOperations (name -> build id),
+// dockerImages (repository -> "image@digest" -> DockerImage), uploads (resumable sessions), nextId.
 nlohmann::json NewWorld();
 core::Result<nlohmann::json> LoadWorld(const std::string& path);  // a missing file is a new world
 core::Status SaveWorld(const nlohmann::json& world, const std::string& path);
@@ -75,7 +76,12 @@ std::vector<Route> TpuRoutes();
 std::vector<Route> StorageRoutes();
 std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
 std::vector<Route> ServiceUsageRoutes();
-std::vector<Route> ArtifactRegistryRoutes();
+std::vector<Route> ArtifactRegistryRoutes();  // repositories and their docker images
+std::vector<Route> CloudBuildRoutes();
+std::vector<Route> StorageUploadRoutes();  // uploadType=media, multipart and resumable
+// GET /{bucket}/{object}, the XML API's path-style download (storage.googleapis.com), which
+// gcloud's build-log tailer reads. It matches nearly any path: register it after every other route.
+std::vector<Route> StorageXmlRoutes();
 
 // 403 SERVICE_DISABLED, in `shape`, when the call's API is disabled (EmulatorConfig::disabled_apis,
 // until enabled through Service Usage); nothing when it may proceed.
@@ -85,6 +91,28 @@ std::optional<ApiResponse> ServiceDisabled(const Call& call, ErrorShape shape);
 // Returns true when anything changed.
 bool AdvanceContainer(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
 bool AdvanceTpu(nlohmann::json& world, int64_t now_ms);
+bool AdvanceCloudBuild(nlohmann::json& world, int64_t now_ms);
+
+// Cloud Storage state that other APIs read and write (Cloud Build's sources and logs).
+// Stores a new bucket made from `request` (a Bucket resource with its name) for `project`.
+nlohmann::json& StoreBucket(nlohmann::json& world, const nlohmann::json& request, const std::string& project,
+                            int64_t now_ms);
+// The object, or nullptr; `generation` "" means the latest.
+const nlohmann::json* FindStoredObject(const nlohmann::json& world, const std::string& bucket, const std::string& name,
+                                       const std::string& generation = "");
+std::string ObjectBytes(const nlohmann::json& object);
+// Writes (or replaces, with a new generation) an object; `metadata` is an Object resource.
+const nlohmann::json& StoreObject(nlohmann::json& world, const std::string& bucket, const std::string& name,
+                                  std::string_view bytes, nlohmann::json metadata, int64_t now_ms);
+// The object's bytes, honouring a `Range: bytes=N-[M]` header: 200 whole, 206 part, 416 past the end.
+ApiResponse MediaReply(const ApiRequest& request, const nlohmann::json& object);
+
+// Artifact Registry docker images, as a build's push leaves them. `tag` is
+// {location}-docker.pkg.dev/{project}/{repository}/{image}[:tag]. Returns what docker push prints
+// when the repository does not exist (or is not a docker one), else registers the image.
+std::optional<std::string> PushDockerImage(nlohmann::json& world, const std::string& tag, const std::string& digest,
+                                           int64_t size_bytes, int64_t now_ms);
+bool IsArtifactRegistryDockerTag(const std::string& tag);
 
 // Shared checks.
 std::string NewOperationId(nlohmann::json& world, int64_t now_ms);
