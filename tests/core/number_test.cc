@@ -25,6 +25,11 @@ TEST_CASE("ParseCount refuses signs, zero, fractions, words and anything past th
   }
 }
 
+TEST_CASE("ParseWhole refuses a single digit above a small maximum", "[unit]") {
+  CHECK_FALSE(tputrain::core::ParseWhole("--workers", "5", 0, 3));
+  CHECK(*tputrain::core::ParseWhole("--workers", "3", 0, 3) == 3);
+}
+
 TEST_CASE("ParseWhole takes zero where the flag allows it", "[unit]") {
   CHECK(*tputrain::core::ParseWhole("--entrypoint-memory", "0", 0, 100) == 0);
   auto negative = tputrain::core::ParseWhole("--entrypoint-memory", "-1", 0, 100);
@@ -45,3 +50,29 @@ TEST_CASE("ParseAmount takes Ray's resource amounts as typed and refuses the res
           std::string("--entrypoint-num-cpus: expected a number from 0 to 1e+06, got '") + text + "'");
   }
 }
+
+namespace tputrain::core {
+namespace {
+
+TEST_CASE("ParseByteSize takes bytes and binary units, and refuses the rest in one line", "[unit]") {
+  CHECK(*ParseByteSize("--max-context-size", "4096", 1ULL << 40) == 4096);
+  CHECK(*ParseByteSize("--max-context-size", "512MiB", 1ULL << 40) == 512ULL << 20);
+  CHECK(*ParseByteSize("--max-context-size", "2G", 1ULL << 40) == 2ULL << 30);
+  CHECK(*ParseByteSize("--max-context-size", "1TiB", 1ULL << 40) == 1ULL << 40);
+  for (const char* bad : {"", "0", "-1", "1.5GiB", "2gb", "GiB", "2 GiB", "3TiB", "99999999999999999999"}) {
+    INFO(bad);
+    auto parsed = ParseByteSize("--max-context-size", bad, 1ULL << 40);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error().message.rfind("--max-context-size: expected a size such as 512MiB", 0) == 0);
+  }
+}
+
+TEST_CASE("HumanBytes picks the unit a person reads", "[unit]") {
+  CHECK(HumanBytes(812) == "812 B");
+  CHECK(HumanBytes(1434) == "1.4 KiB");
+  CHECK(HumanBytes(3ULL << 20) == "3.0 MiB");
+  CHECK(HumanBytes(5ULL << 40) == "5.0 TiB");
+}
+
+}  // namespace
+}  // namespace tputrain::core
