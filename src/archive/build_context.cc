@@ -3,18 +3,12 @@
 #include <algorithm>
 
 #include "tputrain/archive/ignore_rules.h"
+#include "tputrain/core/number.h"
 
 namespace tputrain::archive {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Mebibytes(std::uint64_t bytes) {
-  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", mib);
-  return text;
-}
 
 }  // namespace
 
@@ -67,10 +61,10 @@ core::Result<BuildContext> CollectBuildContext(const fs::path& dir, const Contex
     std::sort(sizes.rbegin(), sizes.rend());
     std::string largest;
     for (std::size_t i = 0; i < std::min<std::size_t>(3, sizes.size()); ++i) {
-      largest += (i > 0 ? ", " : "") + sizes[i].second + " (" + Mebibytes(sizes[i].first) + ")";
+      largest += (i > 0 ? ", " : "") + sizes[i].second + " (" + core::HumanBytes(sizes[i].first) + ")";
     }
-    return core::Fail(core::Error::Usage(dir.string() + ": the context holds " + Mebibytes(context.bytes) +
-                                         ", more than " + limits.limit_flag + " " + Mebibytes(limits.max_bytes) +
+    return core::Fail(core::Error::Usage(dir.string() + ": the context holds " + core::HumanBytes(context.bytes) +
+                                         ", more than " + limits.limit_flag + " " + core::HumanBytes(limits.max_bytes) +
                                          "; list what the image does not need in .gcloudignore (largest: " + largest +
                                          ")"));
   }

@@ -92,6 +92,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupCompletionCommand(app, context);
   SetupServicesCommand(app, context);
   SetupRegistryCommand(app, context);
+  SetupImageCommand(app, context);
   RefuseEmptyValues(app, {"command"});
   if (argc > 1 && (std::string_view(argv[1]) == "__complete" || std::string_view(argv[1]) == "__man")) {
     return RunHiddenCommand(app, argc, argv, context);

@@ -18,6 +18,7 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kK8sObject, "k8s-object"},
     {ResourceKind::kRayJob, "ray-job"},
     {ResourceKind::kRepository, "repository"},
+    {ResourceKind::kBuild, "build"},
 };
 
 }  // namespace

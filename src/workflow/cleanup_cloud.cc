@@ -3,6 +3,7 @@
 #include "tputrain/gcp/operations/poller.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/image_build.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -97,6 +98,7 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
       return core::Fail(Malformed(entry, "project/location/repository"));
     return DeleteRepository(env, ref);
   }
+  if (entry.kind == ResourceKind::kBuild) return DeleteBuild(env, entry);
   return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));
 }
 

@@ -16,6 +16,7 @@ enum class ResourceKind {
   kK8sObject,       // "k8s-object": an object applied to a Kubernetes cluster
   kRayJob,          // "ray-job": a job submitted to a Ray cluster
   kRepository,      // "repository": an Artifact Registry repository
+  kBuild,           // "build": a Cloud Build build and the source tarball it was given
   kUnknown,         // a kind this release does not know (a later release's); kept as written
 };
 

@@ -26,10 +26,11 @@ struct CleanupTierOf {
   ResourceKind kind;
   int tier;
 };
-inline constexpr CleanupTierOf kCleanupTiers[] = {
-    {ResourceKind::kRayJob, 0},     {ResourceKind::kK8sObject, 1}, {ResourceKind::kNodePool, 2},
-    {ResourceKind::kCluster, 3},    {ResourceKind::kTpuVm, 3},     {ResourceKind::kBucket, 4},
-    {ResourceKind::kRepository, 4}, {ResourceKind::kIamMember, 5}, {ResourceKind::kServiceAccount, 6}};
+inline constexpr CleanupTierOf kCleanupTiers[] = {{ResourceKind::kRayJob, 0},    {ResourceKind::kBuild, 0},
+                                                  {ResourceKind::kK8sObject, 1}, {ResourceKind::kNodePool, 2},
+                                                  {ResourceKind::kCluster, 3},   {ResourceKind::kTpuVm, 3},
+                                                  {ResourceKind::kBucket, 4},    {ResourceKind::kRepository, 4},
+                                                  {ResourceKind::kIamMember, 5}, {ResourceKind::kServiceAccount, 6}};
 // The tier of `kind`; kinds the table does not know (kUnknown) go last.
 int CleanupTier(ResourceKind kind);
 

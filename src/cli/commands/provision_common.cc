@@ -115,7 +115,8 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const st
   return gcp::container::ClusterRef{*project, *location, name};
 }
 
-core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body) {
+core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,
+                               const OutcomePrinter& print) {
   auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
   if (context.global.dry_run) {
@@ -185,7 +186,11 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     error.message += "\n  what exists is recorded in the run ledger: tputrain runs show --run " + *run_id;
     return core::Fail(error);
   }
-  PrintOutcomes(context, *run_id, *outcomes);
+  if (print) {
+    print(*run_id, *outcomes);
+  } else {
+    PrintOutcomes(context, *run_id, *outcomes);
+  }
   return core::kExitOk;
 }
 

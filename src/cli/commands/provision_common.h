@@ -47,9 +47,13 @@ core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const st
 
 using ProvisionBody = std::function<core::Result<std::vector<workflow::Outcome>>(workflow::ProvisionEnv&)>;
 
+// Prints what a command made; by default, the outcomes as a table or JSON.
+using OutcomePrinter = std::function<void(const std::string& run_id, const std::vector<workflow::Outcome>&)>;
+
 // Runs `body` with the Google API stack, the run ledger and the poll settings; prints the
-// requests under --dry-run (sending nothing), else the outcomes as a table or JSON.
-core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body);
+// requests under --dry-run (sending nothing), else the outcomes (through `print` when given).
+core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,
+                               const OutcomePrinter& print = nullptr);
 
 // For read-only commands (describe, list): the API stack and endpoints only.
 using ReadBody = std::function<core::Result<int>(http::Transport&, const workflow::ApiEndpoints&)>;

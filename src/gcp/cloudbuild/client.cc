@@ -45,11 +45,15 @@ core::Result<Build> Client::Get(const BuildRef& ref) {
   return BuildFromJson(*body);
 }
 
-core::Result<Build> Client::Cancel(const BuildRef& ref) {
+http::Request Client::BuildCancel(const BuildRef& ref) const {
   nlohmann::json body = {{"id", ref.id}, {"name", ref.Name()}, {"projectId", ref.project}};
   auto request = JsonRequest("POST", JoinUrl(base_url_, BuildPath(ref) + ":cancel"), &body);
   request.idempotent = true;  // cancelling twice cancels once
-  auto answer = CallJson(transport_, request, "cloudbuild.projects.locations.builds.cancel");
+  return request;
+}
+
+core::Result<Build> Client::Cancel(const BuildRef& ref) {
+  auto answer = CallJson(transport_, BuildCancel(ref), "cloudbuild.projects.locations.builds.cancel");
   if (!answer) return core::Fail(answer.error());
   return BuildFromJson(*answer);
 }

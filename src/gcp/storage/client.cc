@@ -76,10 +76,14 @@ core::Result<std::vector<Object>> Client::ListObjects(const std::string& bucket)
   return objects;
 }
 
-core::Status Client::DeleteObject(const std::string& bucket, const Object& object) {
+http::Request Client::BuildDeleteObject(const std::string& bucket, const Object& object) const {
   std::string url = JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/o/" + http::PathSegment(object.name));
-  if (!object.generation.empty()) url += "?generation=" + object.generation;
-  auto body = CallJson(transport_, JsonRequest("DELETE", url), "storage.objects.delete");
+  if (!object.generation.empty()) url += "?generation=" + http::UrlEncode(object.generation);
+  return JsonRequest("DELETE", url);
+}
+
+core::Status Client::DeleteObject(const std::string& bucket, const Object& object) {
+  auto body = CallJson(transport_, BuildDeleteObject(bucket, object), "storage.objects.delete");
   if (!body) return core::Fail(body.error());
   return {};
 }

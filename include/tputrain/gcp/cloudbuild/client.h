@@ -16,6 +16,7 @@ class Client {
   http::Request BuildCreate(const std::string& project, const std::string& location, const DockerBuildSpec& spec) const;
   // Answers the build as the create operation's metadata describes it (its id, its log bucket).
   core::Result<Build> Create(const std::string& project, const std::string& location, const DockerBuildSpec& spec);
+  http::Request BuildCancel(const BuildRef& ref) const;
   core::Result<Build> Get(const BuildRef& ref);
   core::Result<Build> Cancel(const BuildRef& ref);
 

@@ -28,6 +28,7 @@ class Client {
   core::Result<std::vector<Bucket>> ListBuckets(const std::string& project);
   // Every version of every object.
   core::Result<std::vector<Object>> ListObjects(const std::string& bucket);
+  http::Request BuildDeleteObject(const std::string& bucket, const Object& object) const;
   core::Status DeleteObject(const std::string& bucket, const Object& object);
   // A simple media upload (uploadType=media) of `bytes` as object `name`; answers its generation.
   http::Request BuildUploadObject(const std::string& bucket, const std::string& name, std::string bytes,
