@@ -199,8 +199,10 @@ bool AdvanceCloudBuild(nlohmann::json& world, int64_t now_ms) {
     while (!cloudbuild::IsTerminal(build)) {
       const int next = build.value("_phase", 0) + 1;
       if (latency < 0 && next >= 2) break;  // stuck: it started and never ends
-      if (created + latency * next / 4 > now_ms) break;
-      cloudbuild::Advance(world, build, next, now_ms);
+      const int64_t due = created + latency * next / 4;
+      if (due > now_ms) break;
+      // Each phase happens at its own time, however late a request notices it.
+      cloudbuild::Advance(world, build, next, due);
       changed = true;
     }
   }

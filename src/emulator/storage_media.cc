@@ -95,34 +95,31 @@ std::optional<Multipart> ParseMultipart(const std::string& content_type, const s
   if (at == std::string::npos) return std::nullopt;
   std::string boundary = content_type.substr(at + 9);
   if (auto end = boundary.find(';'); end != std::string::npos) boundary.resize(end);
-  if (boundary.size() >= 2 && boundary.front() == '"' && boundary.back() == '"') {
+  // apitools quotes it Python's way: boundary='===============123=='.
+  if (boundary.size() >= 2 && (boundary.front() == '"' || boundary.front() == '\'') &&
+      boundary.back() == boundary.front()) {
     boundary = boundary.substr(1, boundary.size() - 2);
   }
+  if (boundary.empty()) return std::nullopt;
+  // The earlier of `crlf` and `lf` after `from`, and the length of the one found.
+  auto earliest = [&body](const std::string& crlf, const std::string& lf, size_t from) -> std::pair<size_t, size_t> {
+    size_t a = body.find(crlf, from), b = body.find(lf, from);
+    if (a != std::string::npos && (b == std::string::npos || a <= b)) return {a, crlf.size()};
+    return {b, lf.size()};
+  };
   const std::string delimiter = "--" + boundary;
   std::vector<std::pair<std::string, std::string>> parts;  // headers, content
   size_t pos = body.find(delimiter);
   while (pos != std::string::npos) {
     pos += delimiter.size();
     if (body.compare(pos, 2, "--") == 0) break;  // the closing delimiter
-    size_t headers_end = body.find("\r\n\r\n", pos);
-    size_t content_start = headers_end == std::string::npos ? std::string::npos : headers_end + 4;
-    if (headers_end == std::string::npos) {
-      headers_end = body.find("\n\n", pos);
-      if (headers_end == std::string::npos) return std::nullopt;
-      content_start = headers_end + 2;
-    }
-    size_t next = body.find("\r\n" + delimiter, content_start);
-    size_t content_end = next;
-    if (next == std::string::npos) {
-      next = body.find("\n" + delimiter, content_start);
-      if (next == std::string::npos) return std::nullopt;
-      content_end = next;
-      next += 1;
-    } else {
-      next += 2;
-    }
+    auto [headers_end, blank] = earliest("\r\n\r\n", "\n\n", pos);
+    if (headers_end == std::string::npos) return std::nullopt;
+    const size_t content_start = headers_end + blank;
+    auto [content_end, line_break] = earliest("\r\n" + delimiter, "\n" + delimiter, content_start);
+    if (content_end == std::string::npos) return std::nullopt;
     parts.emplace_back(body.substr(pos, headers_end - pos), body.substr(content_start, content_end - content_start));
-    pos = next;
+    pos = content_end + line_break - delimiter.size();
   }
   if (parts.size() != 2) return std::nullopt;
   Multipart out{parts[0].second, parts[1].second, ""};
