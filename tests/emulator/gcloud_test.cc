@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -88,7 +89,8 @@ class GcloudAgainstEmulator {
     ProcessOptions options;
     options.argv = {kGcloud};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
-    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
+    for (const char* api :
+         {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"}) {
       options.env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
     }
     // Anything unexpected lands on the emulator (and 404s), never on the network.
@@ -102,6 +104,7 @@ class GcloudAgainstEmulator {
     options.env["CLOUDSDK_CORE_DISABLE_USAGE_REPORTING"] = "true";
     options.env["CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK"] = "true";
     options.env["CLOUDSDK_CORE_CHECK_GCE_METADATA"] = "false";
+    for (const auto& [name, value] : gcloud_env_) options.env[name] = value;
     return RunProcess(options, std::chrono::seconds(180));
   }
 
@@ -110,7 +113,8 @@ class GcloudAgainstEmulator {
     ProcessOptions options;
     options.argv = {tputrain::testing::TputrainBinary()};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
-    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
+    for (const char* api :
+         {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"}) {
       options.env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
     }
     options.env["CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE"] = base_url_ + "/storage/v1/";
@@ -123,8 +127,11 @@ class GcloudAgainstEmulator {
 
   const fs::path& dir() const { return dir_; }
   const std::string& base_url() const { return base_url_; }
+  // Added to every later Gcloud() call's environment.
+  void SetGcloudEnv(const std::string& name, const std::string& value) { gcloud_env_[name] = value; }
 
  private:
+  std::map<std::string, std::string> gcloud_env_;
   int port_;
   fs::path dir_;
   std::string base_url_;
@@ -349,6 +356,127 @@ TEST_CASE("Artifact Registry: tputrain creates the repository gcloud would, gclo
   ExpectSuccess({"artifacts", "repositories", "list"}, listed);
   CHECK(listed.out.find("tputrain") == std::string::npos);
   CHECK(listed.out.find("by-gcloud") != std::string::npos);  // not the run's: left alone
+}
+
+// gcloud builds submit reads the build log from https://storage.googleapis.com/BUCKET/OBJECT, a
+// URL no endpoint override reaches. The test gives gcloud an HTTPS proxy of its own
+// (tests/testing/tls_intercept_proxy.py) that terminates TLS for that one host with a certificate
+// from a CA made here, and hands the request to the emulator; every other host is refused.
+class LogProxy {
+ public:
+  LogProxy(const fs::path& dir, const std::string& upstream) {
+    fs::create_directories(dir);
+    ca_ = dir / "ca.pem";
+    const fs::path key = dir / "ca.key", server_key = dir / "server.key", csr = dir / "server.csr",
+                   cert = dir / "server.pem", extensions = dir / "san.ext", port_file = dir / "port";
+    std::ofstream(extensions) << "subjectAltName=DNS:storage.googleapis.com\n";
+    const std::vector<std::vector<std::string>> steps = {
+        {"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", ca_, "-days", "1", "-subj",
+         "/CN=tputrain test CA"},
+        {"openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", server_key, "-out", csr, "-subj",
+         "/CN=storage.googleapis.com"},
+        {"openssl", "x509", "-req", "-in", csr, "-CA", ca_, "-CAkey", key, "-CAcreateserial", "-out", cert, "-days",
+         "1", "-extfile", extensions},
+    };
+    for (const auto& step : steps) {
+      auto made = RunProcess({step}, std::chrono::seconds(60));
+      if (made.exit_code != 0) throw std::runtime_error("openssl failed: " + made.err);
+    }
+    proxy_ = std::make_unique<ScopedProcess>(ProcessOptions{
+        {"python3", std::string(TPUTRAIN_SOURCE_DIR) + "/tests/testing/tls_intercept_proxy.py", "--cert", cert, "--key",
+         server_key, "--host", "storage.googleapis.com", "--upstream", upstream, "--port-file", port_file}});
+    if (!tputrain::testing::WaitFor([&] { return fs::exists(port_file); }, std::chrono::seconds(20))) {
+      throw std::runtime_error("the log proxy did not start: " + proxy_->ReadOut());
+    }
+    url_ = "http://127.0.0.1:" + ReadText(port_file);
+  }
+
+  void Configure(GcloudAgainstEmulator& env) const {
+    for (const char* name : {"HTTPS_PROXY", "https_proxy"}) env.SetGcloudEnv(name, url_);
+    for (const char* name : {"NO_PROXY", "no_proxy"}) env.SetGcloudEnv(name, "127.0.0.1,localhost");
+    // gcloud's property, and the variables its HTTP library prefers when they are set (as they
+    // are on machines that point every tool at one CA bundle).
+    for (const char* name : {"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"}) {
+      env.SetGcloudEnv(name, ca_.string());
+    }
+  }
+
+ private:
+  fs::path ca_;
+  std::string url_;
+  std::unique_ptr<ScopedProcess> proxy_;
+};
+
+std::vector<nlohmann::json> BuildCreates(GcloudAgainstEmulator& env) {
+  std::vector<nlohmann::json> creates;
+  const nlohmann::json log = env.Requests();
+  for (const auto& request : log["requests"]) {
+    if (request["method"] == "POST" && request["path"] == "/v1/projects/p/locations/global/builds") {
+      creates.push_back(request["body"]);
+    }
+  }
+  return creates;
+}
+
+// Seed 001's `gcloud builds submit --tag`: gcloud's own upload, build and log streaming work
+// against the emulator; tputrain's build request is gcloud's; what tputrain pushes, gcloud lists;
+// cleanup deletes tputrain's source tarball and leaves gcloud's.
+TEST_CASE("Cloud Build: gcloud builds submit streams the emulated log, tputrain sends gcloud's build, cleanup") {
+  REQUIRE(access(kGcloud, X_OK) == 0);
+  GcloudAgainstEmulator env;
+  REQUIRE(env.Start());
+  LogProxy proxy(env.dir() / "tls", env.base_url());
+  proxy.Configure(env);
+  Run(env, {"artifacts", "repositories", "create", "repo", "--repository-format=docker", "--location=us-east5"});
+
+  const fs::path context = env.dir() / "context";
+  fs::create_directories(context);
+  std::ofstream(context / "Dockerfile") << "FROM python:3.11-slim\nCOPY app.py /app/\n";
+  std::ofstream(context / "app.py") << "print('hello')\n";
+  std::ofstream(context / "notes.md") << "left out by .gcloudignore\n";
+  std::ofstream(context / ".gcloudignore") << ".gcloudignore\nnotes.md\n";
+
+  auto submitted = env.Gcloud({"builds", "submit", "--tag", "us-east5-docker.pkg.dev/p/repo/img:gcloud", context});
+  ExpectSuccess({"builds", "submit"}, submitted);
+  CHECK(submitted.out.find("this build is emulated") != std::string::npos);  // the log, streamed
+  CHECK(submitted.out.find("SUCCESS") != std::string::npos);
+
+  auto built = env.Tputrain({"image", "build", context, "--tag", "us-east5-docker.pkg.dev/p/repo/img:tputrain",
+                             "--location", "us-east5", "--run", "r-cb"});
+  INFO("tputrain image build: " << built.err);
+  REQUIRE(built.exit_code == 0);
+  CHECK(built.out.rfind("us-east5-docker.pkg.dev/p/repo/img@sha256:", 0) == 0);
+  CHECK(built.err.find("this build is emulated") != std::string::npos);
+  // The same context, the same ignore rules: both uploads hold Dockerfile and app.py only.
+  CHECK(submitted.out.find("Context: 2 files") != std::string::npos);
+  CHECK(built.err.find("Context: 2 files") != std::string::npos);
+
+  auto creates = BuildCreates(env);
+  REQUIRE(creates.size() == 2);
+  nlohmann::json theirs = creates[0];
+  nlohmann::json ours = creates[1];
+  // The deliberate differences: the tag asked for, and the uploaded object's name and generation.
+  for (auto* body : {&theirs, &ours}) {
+    (*body)["images"] = {"TAG"};
+    (*body)["steps"][0]["args"][5] = "TAG";
+    (*body)["source"]["storageSource"].erase("object");
+    (*body)["source"]["storageSource"].erase("generation");
+  }
+  CHECK(ours == theirs);
+
+  auto images = env.Gcloud({"artifacts", "docker", "images", "list", "us-east5-docker.pkg.dev/p/repo", "--include-tags",
+                            "--format", "value(tags)"});
+  ExpectSuccess({"artifacts", "docker", "images", "list"}, images);
+  CHECK(images.out.find("tputrain") != std::string::npos);
+  CHECK(images.out.find("gcloud") != std::string::npos);
+
+  auto cleaned = env.Tputrain({"cleanup", "--run", "r-cb", "--yes"});
+  INFO("tputrain cleanup: " << cleaned.err);
+  CHECK(cleaned.exit_code == 0);
+  auto objects = env.Gcloud({"storage", "ls", "gs://p_cloudbuild/source/"});
+  INFO(objects.err);
+  CHECK(objects.exit_code == 0);
+  CHECK(Lines(objects.out).size() == 1);  // gcloud's tarball; tputrain's went with its run
 }
 
 TEST_CASE("tputrain emulator start rejects bad flags with exit 2 and one line naming the flag") {
