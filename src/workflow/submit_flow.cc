@@ -1,5 +1,7 @@
 #include "tputrain/workflow/submit_flow.h"
 
+#include <algorithm>
+
 #include "tputrain/k8s/apply.h"
 
 namespace tputrain::workflow {
@@ -50,6 +52,14 @@ core::Status SubmitDirect(SubmitEnv& env, const SubmitRequest& request, SubmitRe
 core::Status SubmitToRayCluster(SubmitEnv& env, const SubmitRequest& request, SubmitResult& result) {
   RayClusterRequest raycluster = *request.raycluster;
   if (raycluster.name.empty()) raycluster.name = DefaultRayClusterName(result.job);
+  const bool image_given = !raycluster.image.empty() || !raycluster.values_files.empty() ||
+                           std::any_of(raycluster.sets.begin(), raycluster.sets.end(),
+                                       [](const std::string& set) { return set.rfind("DOCKER_IMAGE=", 0) == 0; });
+  if (!image_given && env.last_built_image) {
+    raycluster.image = env.last_built_image();
+    if (!raycluster.image.empty())
+      env.reporter.Info("image " + raycluster.image + " (built by this run; --image overrides)");
+  }
   auto cluster = env.connect_cluster(raycluster.name);
   if (!cluster) return core::Fail(cluster.error());
   ClusterSubmitEnv& cluster_env = *cluster->env;

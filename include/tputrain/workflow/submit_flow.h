@@ -48,6 +48,9 @@ struct SubmitEnv {
   std::function<core::Result<ClusterRay>(const std::string& raycluster)> connect_cluster;
   // The run ledger the job (and what is applied) is recorded in; not called under a dry run.
   std::function<core::Result<LedgerRecorder>()> open_ledger;
+  // The image the current run's last `tputrain image build` pushed (IMAGE@sha256:...), or "":
+  // the RayCluster's image when none is given. Reads the ledger only, also under a dry run.
+  std::function<std::string()> last_built_image;
   SubmitCallbacks callbacks;  // on_submitted is wrapped: Submit reports the submission itself
 };
 

@@ -1,6 +1,7 @@
 #include "commands/submit_env.h"
 
 #include "commands/ray_common.h"
+#include "tputrain/workflow/image_build.h"
 
 namespace tputrain::cli {
 
@@ -52,6 +53,15 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
     auto run = store.ResolveRun(options.ledger.run_id, context.env, /*create=*/true);
     if (!run) return core::Fail(run.error());
     return workflow::LedgerRecorder{&store, *run};
+  };
+  env.last_built_image = [options, &context]() -> std::string {
+    state::LedgerStore& store = context.stack().Ledger(options.ledger.state_dir);
+    // Read only (ResolveRun would make the state directory): a dry run writes nothing.
+    std::string run = options.ledger.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "") : options.ledger.run_id;
+    if (auto current = store.CurrentRun(); run.empty() && current) run = *current;
+    if (run.empty()) return "";
+    auto ledger = store.Load(run);
+    return ledger ? workflow::LastBuiltImage(*ledger) : "";
   };
   return env;
 }
