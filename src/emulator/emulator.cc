@@ -34,7 +34,8 @@ json StripPrivate(const json& value) {
 }
 
 bool IsStoragePath(std::string_view path) {
-  return path.rfind("/storage/", 0) == 0 || path.rfind("/upload/storage/", 0) == 0;
+  return path.rfind("/storage/", 0) == 0 || path.rfind("/upload/storage/", 0) == 0 ||
+         path.rfind("/resumable/upload/storage/", 0) == 0 || path.rfind("/download/storage/", 0) == 0;
 }
 
 std::optional<std::string> BearerToken(const ApiRequest& request) {

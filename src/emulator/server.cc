@@ -112,7 +112,14 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };
   server.set_tcp_nodelay(true);  // replies go out in two writes; Nagle would hold the second for 40 ms
   auto handler = [&](const httplib::Request& request, httplib::Response& response) {
-    ToHttplib((*emulator)->Handle(FromHttplib(request)), response);
+    ApiResponse reply = (*emulator)->Handle(FromHttplib(request));
+    // The emulator answers Range itself (206 with the part cut, 416); httplib would cut the part
+    // again, and would gzip object bytes that Cloud Storage serves as stored. The request object
+    // is httplib's own, per request, and not const: clearing what drives both is safe.
+    auto& mutable_request = const_cast<httplib::Request&>(request);
+    mutable_request.ranges.clear();
+    if (reply.media) mutable_request.headers.erase("Accept-Encoding");
+    ToHttplib(reply, response);
   };
   server.Get(".*", handler);
   server.Post(".*", handler);

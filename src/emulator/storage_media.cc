@@ -269,6 +269,16 @@ ApiResponse InsertObject(Call& call) {
   return Stored(call, name, parts->media, std::move(*metadata));
 }
 
+// GET /download/storage/v1/b/{bucket}/o/{object}?alt=media: the media path `gcloud storage`
+// downloads from.
+ApiResponse DownloadObject(Call& call) {
+  if (!call.world["buckets"].contains(call.args[0])) return NoBucket();
+  const json* object =
+      FindStoredObject(call.world, call.args[0], call.args[1], call.request.Param("generation").value_or(""));
+  if (object == nullptr) return StorageError(404, "notFound", "No such object: " + call.args[0] + "/" + call.args[1]);
+  return MediaReply(call.request, *object);
+}
+
 ApiResponse XmlError(int status, const std::string& code, const std::string& message) {
   ApiResponse reply;
   reply.status = status;
@@ -342,6 +352,7 @@ const json& StoreObject(json& world, const std::string& bucket, const std::strin
 ApiResponse MediaReply(const ApiRequest& request, const json& object) {
   std::string bytes = ObjectBytes(object);
   ApiResponse reply;
+  reply.media = true;
   reply.content_type = object.value("contentType", "application/octet-stream");
   reply.headers["x-goog-generation"] = object.value("generation", "");
   const std::string range = Header(request, "range");
@@ -385,9 +396,14 @@ ApiResponse MediaReply(const ApiRequest& request, const json& object) {
 std::vector<Route> StorageUploadRoutes() {
   const auto s = ErrorShape::kStorageLegacy;
   static const std::string upload = "^/upload/storage/v1/b/([^/]+)/o$";
+  // apitools starts resumable uploads at the discovery document's resumable path.
+  static const std::string resumable = "^/resumable/upload/storage/v1/b/([^/]+)/o$";
   return {
       {"POST", upload, "storage.objects.insert", InsertObject, s},
       {"PUT", upload, "storage.objects.insert.resumable", ContinueResumable, s},
+      {"POST", resumable, "storage.objects.insert.resumablePath", InsertObject, s},
+      {"PUT", resumable, "storage.objects.insert.resumablePath.continue", ContinueResumable, s},
+      {"GET", "^/download/storage/v1/b/([^/]+)/o/(.+)$", "storage.objects.download", DownloadObject, s},
   };
 }
 

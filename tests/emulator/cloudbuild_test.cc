@@ -213,10 +213,12 @@ TEST_CASE("storage: a resumable upload in chunks, then ranged reads of the objec
   Driver driver;
   Setup(driver);
   const std::string bytes = Context({{"Dockerfile", "FROM scratch\n"}, {"big", std::string(300000, 'x')}});
+  // apitools starts at the discovery document's resumable path, with the name in the query.
   auto start = Raw(
-      driver, "POST", "/upload/storage/v1/b/p_cloudbuild/o", {{"uploadType", "resumable"}},
+      driver, "POST", "/resumable/upload/storage/v1/b/p_cloudbuild/o",
+      {{"uploadType", "resumable"}, {"name", "source/big.tgz"}},
       {{"host", "127.0.0.1:8780"}, {"content-type", "application/json"}, {"x-upload-content-type", "application/gzip"}},
-      json{{"name", "source/big.tgz"}}.dump());
+      json{{"size", std::to_string(bytes.size())}}.dump());
   REQUIRE(start.status == 200);
   std::string location = start.headers["Location"];
   REQUIRE(location.rfind("http://127.0.0.1:8780/upload/storage/v1/b/p_cloudbuild/o?uploadType=resumable&upload_id=",
@@ -253,6 +255,9 @@ TEST_CASE("storage: a resumable upload in chunks, then ranged reads of the objec
   CHECK(
       Raw(driver, "GET", path, {{"alt", "media"}}, {{"range", "bytes=" + std::to_string(bytes.size()) + "-"}}).status ==
       416);
+  CHECK(Raw(driver, "GET", "/download/storage/v1/b/p_cloudbuild/o/source/big.tgz",
+            {{"alt", "media"}, {"generation", object["generation"]}}, {})
+            .body == bytes);
   // The XML API's path form, for existing buckets only.
   CHECK(Raw(driver, "GET", "/p_cloudbuild/source/big.tgz", {}, {}).body == bytes);
   CHECK(Raw(driver, "GET", "/p_cloudbuild/source/none", {}, {}).status == 404);

@@ -33,6 +33,8 @@ struct ApiResponse {
   std::string content_type = "application/json";
   // Further response headers ("Location", "Content-Range", "Range"), as Google sends them.
   std::map<std::string, std::string> headers;
+  // An object's bytes (a range of them already cut): served as they are, never compressed.
+  bool media = false;
   // Close the connection instead of answering (fault injection).
   bool drop_connection = false;
 };
