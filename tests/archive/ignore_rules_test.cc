@@ -122,23 +122,25 @@ TEST_CASE("a build context is the sorted files the rules keep, with a Dockerfile
   dir.Write(".gcloudignore", "");
   auto too_big = CollectBuildContext(dir.path, {1024 * 1024, "--max-context-size"});
   REQUIRE_FALSE(too_big);
-  CHECK(too_big.error().message.find("more than --max-context-size 1.0 MiB") != std::string::npos);
+  CHECK(too_big.error().message.rfind("--max-context-size: context '", 0) == 0);
+  CHECK(too_big.error().message.find("holds more than 1.0 MiB") != std::string::npos);
   CHECK(too_big.error().message.find("checkpoints/big.bin (3.0 MiB)") != std::string::npos);
 
   fs::remove(dir.path / "Dockerfile");
   auto no_dockerfile = CollectBuildContext(dir.path, {});
   REQUIRE_FALSE(no_dockerfile);
-  CHECK(no_dockerfile.error().message.find("no Dockerfile at the context's root") != std::string::npos);
+  CHECK(no_dockerfile.error().message.rfind("DIR: '", 0) == 0);
+  CHECK(no_dockerfile.error().message.find("has no Dockerfile at its root") != std::string::npos);
 
   dir.Write("Dockerfile", "FROM scratch\n");
   dir.Write(".gcloudignore", "Dockerfile\n");
   auto ignored = CollectBuildContext(dir.path, {});
   REQUIRE_FALSE(ignored);
-  CHECK(ignored.error().message.find("its Dockerfile is excluded by .gcloudignore") != std::string::npos);
+  CHECK(ignored.error().message.find("has a Dockerfile, but .gcloudignore leaves it out") != std::string::npos);
 
   auto missing = CollectBuildContext(dir.path / "nope", {});
   REQUIRE_FALSE(missing);
-  CHECK(missing.error().message.find("not a directory") != std::string::npos);
+  CHECK(missing.error().message.find("is not a directory") != std::string::npos);
 }
 
 }  // namespace

@@ -68,6 +68,15 @@ class EmulatorEnv {
     auto reply = Get("/_emulator/requests");
     return reply && reply->is_object() ? reply->value("requests", nlohmann::json::array()) : nlohmann::json::array();
   }
+  // An authenticated call to the emulator's APIs, as a second user of the project would make.
+  int Call(const std::string& method, const std::string& path) {
+    http::Request request;
+    request.method = method;
+    request.url = base_url_ + path;
+    request.headers.emplace_back("Authorization", "Bearer provision-test-token");
+    auto response = transport_.Send(request);
+    return response ? response->status : 0;
+  }
   void Reset() {
     http::Request request;
     request.method = "POST";
@@ -77,7 +86,8 @@ class EmulatorEnv {
 
   std::map<std::string, std::optional<std::string>> Environment() const {
     std::map<std::string, std::optional<std::string>> env;
-    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY"}) {
+    for (const char* api :
+         {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"}) {
       env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
     }
     env["CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE"] = base_url_ + "/compute/v1/";

@@ -21,13 +21,15 @@ struct BuildContext {
 };
 
 struct ContextLimits {
-  std::uint64_t max_bytes = 0;  // 0: no limit
-  std::string limit_flag;       // named in the error, e.g. "--max-context-size"
+  std::uint64_t max_bytes = 0;    // 0: no limit
+  std::string limit_flag;         // named in the error, e.g. "--max-context-size"
+  std::string dir_field = "DIR";  // the argument the directory came from
 };
 
-// Collects DIR's context for a docker build. One usage line each, before anything is packed:
-// DIR missing or not a directory, no Dockerfile at its root (or an ignored one), more than
-// `limits.max_bytes` (naming the largest files, which .gcloudignore could leave out).
+// Collects DIR's context for a docker build. One usage line each, naming the argument or flag,
+// before anything is packed: DIR missing or not a directory, no Dockerfile at its root (checked
+// before the walk) or one the ignore rules leave out, more than `limits.max_bytes` (the walk
+// stops there; the error names the largest files met, which .gcloudignore could leave out).
 core::Result<BuildContext> CollectBuildContext(const std::filesystem::path& dir, const ContextLimits& limits);
 
 }  // namespace tputrain::archive

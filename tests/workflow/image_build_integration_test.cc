@@ -1,0 +1,154 @@
+// tputrain image build against the emulator's Cloud Build: bad input sends nothing and writes
+// nothing; a failed build is exit 1 naming its failure; Ctrl-C cancels the build; cleanup cancels
+// a build still running and deletes its source tarball.
+#include <signal.h>
+
+#include <algorithm>
+#include <future>
+
+#include <catch2/catch.hpp>
+
+#include "emulator_env.h"
+
+namespace tputrain::workflow::testing {
+namespace {
+
+constexpr char kTag[] = "us-east5-docker.pkg.dev/p/repo/trainer:v1";
+
+fs::path MakeContext(const fs::path& dir) {
+  const fs::path context = dir / "context";
+  fs::create_directories(context);
+  std::ofstream(context / "Dockerfile") << "FROM python:3.11-slim\n";
+  std::ofstream(context / "train.py") << "print('train')\n";
+  return context;
+}
+
+// The emulator's builds, by id.
+nlohmann::json Builds(EmulatorEnv& env) { return env.State().value("builds", nlohmann::json::object()); }
+
+std::vector<std::string> SourceObjects(EmulatorEnv& env) {
+  std::vector<std::string> names;
+  const auto buckets = env.State().value("objects", nlohmann::json::object());
+  const auto objects = buckets.value("p_cloudbuild", nlohmann::json::object());
+  for (const auto& [name, object] : objects.items()) {
+    if (name.rfind("source/", 0) == 0) names.push_back(name);
+  }
+  return names;
+}
+
+TEST_CASE("image build: a bad context or tag is one line, exit 2, with no request sent and nothing written") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  const fs::path context = MakeContext(env.dir());
+  const fs::path empty = env.dir() / "empty";
+  fs::create_directories(empty);
+  const fs::path big = env.dir() / "big";
+  fs::create_directories(big);
+  std::ofstream(big / "Dockerfile") << "FROM scratch\n";
+  std::ofstream(big / "weights.bin") << std::string(64 * 1024, 'w');
+  struct Case {
+    std::vector<std::string> args;
+    std::string starts;
+  };
+  const std::vector<Case> cases = {
+      {{"image", "build", empty, "--tag", kTag}, "ERROR: DIR: '"},
+      {{"image", "build", context, "--tag", "gcr.io/p/trainer:v1"}, "ERROR: --tag: 'gcr.io/p/trainer:v1'"},
+      {{"image", "build", context, "--tag", "europe-west4-docker.pkg.dev/p/repo/trainer", "--location", "us-east5-b"},
+       "ERROR: --tag: repository repo is in europe-west4"},
+      {{"image", "build", big, "--tag", kTag, "--max-context-size", "16K"}, "ERROR: --max-context-size: context '"},
+  };
+  for (const auto& bad : cases) {
+    auto result = env.Tputrain(bad.args);
+    INFO(bad.args[2] << " " << bad.args[4] << "\n" << result.err);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err.rfind(bad.starts, 0) == 0);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+  }
+  CHECK(env.Requests().empty());
+  CHECK_FALSE(fs::exists(env.state_dir()));
+
+  auto planned = env.Tputrain({"image", "build", context, "--tag", kTag, "--dry-run", "--format", "json"});
+  INFO(planned.err);
+  REQUIRE(planned.exit_code == 0);
+  const auto plan = nlohmann::json::parse(planned.out);
+  REQUIRE(plan["requests"].size() == 3);  // the bucket, the upload (not its bytes), the build
+  CHECK(plan["requests"][1]["body"].get<std::string>().rfind("<application/gzip: 2 files, ", 0) == 0);
+  CHECK(plan["requests"][2]["body"]["images"] == nlohmann::json{kTag});
+  CHECK(env.Requests().empty());
+  CHECK_FALSE(fs::exists(env.state_dir()));
+}
+
+TEST_CASE("image build: a build that fails is exit 1 naming its failure, after its log") {
+  EmulatorEnv env({}, "1500ms");
+  REQUIRE(env.ready());
+  const fs::path context = MakeContext(env.dir());
+  REQUIRE(env.Tputrain({"registry", "create", "repo", "--location", "us-east5"}).exit_code == 0);
+  // The repository goes while the build runs (someone else's cleanup): the push fails.
+  auto building = std::async(std::launch::async, [&] {
+    return env.Tputrain({"image", "build", context, "--tag", kTag});
+  });
+  REQUIRE(tputrain::testing::WaitFor([&] { return !Builds(env).empty(); }, std::chrono::seconds(20)));
+  CHECK(env.Call("DELETE", "/v1/projects/p/locations/us-east5/repositories/repo") == 200);
+  auto result = building.get();
+  INFO(result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err.find("this build is emulated") != std::string::npos);  // the log came first
+  CHECK(result.err.find("ended FAILURE: Unable to push " + std::string(kTag)) != std::string::npos);
+}
+
+TEST_CASE("image build: Ctrl-C cancels the build; cleanup cancels an --async build and deletes the tarballs") {
+  EmulatorEnv env({"--faults", "builds.create=stuck", "--stuck-for", "60s"}, "200ms");
+  REQUIRE(env.ready());
+  const fs::path context = MakeContext(env.dir());
+  REQUIRE(env.Tputrain({"registry", "create", "repo", "--location", "us-east5", "--run", "r-img"}).exit_code == 0);
+
+  ProcessOptions options;
+  options.argv = {tputrain::testing::TputrainBinary(),
+                  "image",
+                  "build",
+                  context,
+                  "--tag",
+                  kTag,
+                  "--run",
+                  "r-img",
+                  "--state-dir",
+                  env.state_dir()};
+  options.env = env.Environment();
+  tputrain::testing::ScopedProcess waiting(options);
+  REQUIRE(tputrain::testing::WaitFor(
+      [&] {
+        const nlohmann::json builds = Builds(env);
+        for (const auto& [id, build] : builds.items()) {
+          if (build.value("status", "") == "WORKING") return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(20)));
+  kill(waiting.pid(), SIGINT);
+  REQUIRE(tputrain::testing::WaitFor([&] { return !waiting.running(); }, std::chrono::seconds(20)));
+  INFO(waiting.ReadErr());
+  CHECK(waiting.Stop() == 130);
+  CHECK(waiting.ReadErr().find("cancelled") != std::string::npos);
+  const nlohmann::json interrupted = Builds(env);
+  for (const auto& [id, build] : interrupted.items()) CHECK(build.value("status", "") == "CANCELLED");
+
+  auto started = env.Tputrain({"image", "build", context, "--tag", kTag, "--run", "r-img", "--async"});
+  INFO(started.err);
+  REQUIRE(started.exit_code == 0);
+  CHECK(started.out.find("/builds/") != std::string::npos);  // the started build's name
+  CHECK(SourceObjects(env).size() == 2);
+
+  auto cleaned = env.Tputrain({"cleanup", "--run", "r-img", "--yes"});
+  INFO(cleaned.err);
+  CHECK(cleaned.exit_code == 0);
+  const nlohmann::json cleaned_builds = Builds(env);
+  CHECK(cleaned_builds.size() == 2);
+  for (const auto& [id, build] : cleaned_builds.items()) CHECK(build.value("status", "") == "CANCELLED");
+  CHECK(SourceObjects(env).empty());
+  CHECK(env.State().value("repositories", nlohmann::json::object()).empty());
+}
+
+}  // namespace
+}  // namespace tputrain::workflow::testing
