@@ -43,8 +43,6 @@ std::string SourceObjectName(core::Clock& clock) {
   return name;
 }
 
-// The default source bucket is found by name, so a bucket of that name in another project
-// could be anyone's: gcloud refuses to upload to it, and so does tputrain.
 // A push to a repository that does not exist fails at the end of the build: found out first.
 core::Status CheckRepositoryExists(ProvisionEnv& env, const gcp::artifactregistry::DockerImageRef& image) {
   gcp::artifactregistry::Client registry(env.transport, env.endpoints.artifactregistry);
@@ -60,6 +58,8 @@ core::Status CheckRepositoryExists(ProvisionEnv& env, const gcp::artifactregistr
   return core::Fail(error);
 }
 
+// The default source bucket is found by name, so a bucket of that name in another project
+// could be anyone's: gcloud refuses to upload to it, and so does tputrain.
 core::Status CheckBucketIsTheProjects(ProvisionEnv& env, const std::string& project, const std::string& bucket) {
   gcp::storage::Client storage(env.transport, env.endpoints.storage);
   auto buckets = storage.ListBuckets(project);

@@ -110,6 +110,10 @@ TEST_CASE("a create or delete left running is waited for first") {
 
 TEST_CASE("cleanup tiers follow the documented order; unknown kinds go last") {
   CHECK(CleanupTier(ResourceKind::kRayJob) < CleanupTier(ResourceKind::kK8sObject));
+  // A tier holds one kind where cleanup dispatches by tier (Ray jobs, Kubernetes objects).
+  CHECK(CleanupTier(ResourceKind::kBuild) != CleanupTier(ResourceKind::kRayJob));
+  CHECK(CleanupTier(ResourceKind::kBuild) != CleanupTier(ResourceKind::kK8sObject));
+  CHECK(CleanupTier(ResourceKind::kBuild) < CleanupTier(ResourceKind::kBucket));
   CHECK(CleanupTier(ResourceKind::kK8sObject) < CleanupTier(ResourceKind::kNodePool));
   CHECK(CleanupTier(ResourceKind::kNodePool) < CleanupTier(ResourceKind::kCluster));
   CHECK(CleanupTier(ResourceKind::kCluster) == CleanupTier(ResourceKind::kTpuVm));  // independent, so deleted at once

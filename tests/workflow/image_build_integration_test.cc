@@ -98,6 +98,21 @@ TEST_CASE("image build: a build that fails is exit 1 naming its failure, after i
   CHECK(result.err.find("ended FAILURE: Unable to push " + std::string(kTag)) != std::string::npos);
 }
 
+TEST_CASE("image build: a source bucket of the default name in another project is not uploaded to") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  const fs::path context = MakeContext(env.dir());
+  REQUIRE(env.Tputrain({"registry", "create", "repo", "--location", "us-east5"}).exit_code == 0);
+  auto squatted = env.Tputrain({"bucket", "create", "gs://p_cloudbuild", "--project", "someone-else", "--run", "x"});
+  REQUIRE(squatted.exit_code == 0);
+  auto result = env.Tputrain({"image", "build", context, "--tag", kTag});
+  INFO(result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.find("bucket p_cloudbuild exists but is not project p's") != std::string::npos);
+  CHECK(SourceObjects(env).empty());
+  CHECK(Builds(env).empty());
+}
+
 TEST_CASE("image build: Ctrl-C cancels the build; cleanup cancels an --async build and deletes the tarballs") {
   EmulatorEnv env({"--faults", "builds.create=stuck", "--stuck-for", "60s"}, "200ms");
   REQUIRE(env.ready());

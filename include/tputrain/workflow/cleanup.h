@@ -26,11 +26,19 @@ struct CleanupTierOf {
   ResourceKind kind;
   int tier;
 };
-inline constexpr CleanupTierOf kCleanupTiers[] = {{ResourceKind::kRayJob, 0},    {ResourceKind::kBuild, 0},
-                                                  {ResourceKind::kK8sObject, 1}, {ResourceKind::kNodePool, 2},
-                                                  {ResourceKind::kCluster, 3},   {ResourceKind::kTpuVm, 3},
-                                                  {ResourceKind::kBucket, 4},    {ResourceKind::kRepository, 4},
-                                                  {ResourceKind::kIamMember, 5}, {ResourceKind::kServiceAccount, 6}};
+inline constexpr CleanupTierOf kCleanupTiers[] = {
+    {ResourceKind::kRayJob, 0},
+    // Builds (cancelled if running, their tarballs deleted) have a tier of their own: the Ray
+    // and Kubernetes tiers hold one kind each; they go before the bucket their tarball is in.
+    {ResourceKind::kBuild, 1},
+    {ResourceKind::kK8sObject, 2},
+    {ResourceKind::kNodePool, 3},
+    {ResourceKind::kCluster, 4},
+    {ResourceKind::kTpuVm, 4},
+    {ResourceKind::kBucket, 5},
+    {ResourceKind::kRepository, 5},
+    {ResourceKind::kIamMember, 6},
+    {ResourceKind::kServiceAccount, 7}};
 // The tier of `kind`; kinds the table does not know (kUnknown) go last.
 int CleanupTier(ResourceKind kind);
 
