@@ -12,9 +12,10 @@ tputrain=$build_dir/tputrain
 cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
 work=$(mktemp -d /tmp/tputrain-demo-XXXXXX)
 emulator_pid=""
-ray_started=""
+ray_pid=""
 cleanup() {
-  [ -n "$ray_started" ] && "$cache/maxtext/bin/ray" stop --force >/dev/null 2>&1 || true
+  # By PID: `ray start --block` stops its own head when told to, and no other Ray on the machine.
+  [ -n "$ray_pid" ] && kill "$ray_pid" 2>/dev/null && wait "$ray_pid" 2>/dev/null || true
   [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -28,7 +29,7 @@ done
 
 echo "== 2. Provisioning seed 001 against the local emulator"
 # A new project: the APIs seed 001 needs start disabled, as Google's do.
-"$tputrain" emulator start --port 0 --op-latency 1s --disabled-apis container,artifactregistry \
+"$tputrain" emulator start --port 0 --op-latency 1s --disabled-apis container,artifactregistry,cloudbuild \
   >"$work/emulator.env" 2>"$work/emulator.log" &
 emulator_pid=$!
 for _ in $(seq 100); do grep -q '^export CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE' "$work/emulator.env" && break; sleep 0.1; done
@@ -37,8 +38,12 @@ source <(grep '^export ' "$work/emulator.env")
 echo "demo-token" >"$work/token"
 export CLOUDSDK_AUTH_ACCESS_TOKEN_FILE=$work/token CLOUDSDK_CORE_PROJECT=tputrain-demo TPUTRAIN_RUN=demo
 export CLOUDSDK_CONFIG=$work/gcloud XDG_STATE_HOME=$work/state KUBECONFIG=$work/kubeconfig
-"$tputrain" services enable container.googleapis.com artifactregistry.googleapis.com
+"$tputrain" services enable container.googleapis.com artifactregistry.googleapis.com cloudbuild.googleapis.com
 "$tputrain" registry create tputrain --location us-east5
+# Seed 001's image: its Dockerfile, built by (emulated) Cloud Build and pushed to the repository.
+"$tputrain" render maxtext-ray-image -o "$work/image" >/dev/null
+"$tputrain" image build "$work/image" --location us-east5 \
+  --tag us-east5-docker.pkg.dev/tputrain-demo/tputrain/ray-maxtext:latest
 "$tputrain" cluster create ray-tpu --location us-east5-b --ray-operator --gcs-fuse --workload-identity \
   --machine-type n1-standard-16 --tpu-type v6e-16
 "$tputrain" bucket create gs://tputrain-demo-ckpt --bucket-location us-east5
@@ -52,8 +57,9 @@ ray_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0))
 dash_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 PATH="$cache/maxtext/bin:$PATH" "$cache/maxtext/bin/ray" start --head --node-ip-address 127.0.0.1 --port "$ray_port" --dashboard-host 127.0.0.1 \
   --dashboard-port "$dash_port" --min-worker-port 20000 --max-worker-port 20999 --num-cpus 2 \
-  --disable-usage-stats --temp-dir "$work/ray" >/dev/null
-ray_started=1
+  --disable-usage-stats --temp-dir "$work/ray" --block >"$work/ray.log" 2>&1 &
+ray_pid=$!
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$dash_port/api/version" >/dev/null && break; sleep 0.2; done
 "$tputrain" submit --model maxtext-cpu-smoke --address "http://127.0.0.1:$dash_port"
 
 echo "== 4. Deleting everything the run created, from its ledger"
