@@ -356,6 +356,10 @@ TEST_CASE("Artifact Registry: tputrain creates the repository gcloud would, gclo
   ExpectSuccess({"artifacts", "repositories", "list"}, listed);
   CHECK(listed.out.find("tputrain") == std::string::npos);
   CHECK(listed.out.find("by-gcloud") != std::string::npos);  // not the run's: left alone
+  Run(env, {"artifacts", "repositories", "delete", "by-gcloud", "--location=us-east5", "--quiet"});
+  auto after = env.Gcloud({"artifacts", "repositories", "list", "--location", "us-east5", "--format", "value(name)"});
+  ExpectSuccess({"artifacts", "repositories", "list"}, after);
+  CHECK(after.out.empty());
 }
 
 // gcloud builds submit reads the build log from https://storage.googleapis.com/BUCKET/OBJECT, a
