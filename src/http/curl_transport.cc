@@ -47,6 +47,12 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   return length;
 }
 
+// libcurl calls it about once a second even while nothing arrives; non-zero aborts.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const core::CancelToken*>(user);
+  return cancel->cancelled() ? 1 : 0;
+}
+
 std::string Trim(std::string_view text) {
   size_t begin = 0;
   size_t end = text.size();
@@ -202,6 +208,11 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &state);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  if (request.cancel != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<core::CancelToken*>(request.cancel));
+  }
 
   CURLcode code = curl_easy_perform(curl);
   long status = 0;
@@ -209,6 +220,11 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   curl_slist_free_all(header_list);
   Release(curl);
 
+  if (code == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->cancelled()) {
+    auto error = core::Error::Make(core::ErrorKind::kCancelled, "interrupted");
+    error.where = "http";
+    return core::Fail(error);
+  }
   if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && state.stopped_by_handler)) {
     return core::Fail(TransportError(code, request.url, error_buffer));
   }

@@ -172,4 +172,15 @@ core::Result<http::Response> Client::StreamLines(const std::string& path, std::c
   return response;
 }
 
+core::Result<http::Response> Client::StreamChunks(const std::string& path, std::chrono::milliseconds timeout,
+                                                  const core::CancelToken* cancel, const http::ChunkHandler& on_chunk) {
+  auto request = Build("GET", path, "", "");
+  if (!request) return core::Fail(request.error());
+  // A log is text/plain; errors still come as a JSON Status. kubectl sends the same.
+  request->headers = {{"Accept", "application/json, */*"}};
+  request->timeout = timeout;
+  request->cancel = cancel;
+  return transport_.Stream(*request, on_chunk);
+}
+
 }  // namespace tputrain::k8s

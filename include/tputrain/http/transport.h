@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "tputrain/core/cancel.h"
 #include "tputrain/core/result.h"
 
 namespace tputrain::http {
@@ -28,6 +29,9 @@ struct Request {
   std::chrono::milliseconds timeout{0};
   // The server is asked not to persist anything (Kubernetes dryRun=All): --dry-run may send it.
   bool server_dry_run = false;
+  // When set, a cancelled token ends the transfer within about a second, even while a streamed
+  // reply is silent (a followed log), and the call fails with kCancelled.
+  const core::CancelToken* cancel = nullptr;
 };
 
 struct Response {

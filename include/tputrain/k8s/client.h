@@ -45,6 +45,10 @@ class Client {
   // Streams a long response (a watch) line by line to `on_line`; returning false stops.
   core::Result<http::Response> StreamLines(const std::string& path, std::chrono::milliseconds timeout,
                                            const std::function<bool(std::string_view)>& on_line);
+  // Streams a long response (a followed log) chunk by chunk as it arrives, accepting any media
+  // type; a cancelled `cancel` ends it within about a second (kCancelled). Timeout 0: none.
+  core::Result<http::Response> StreamChunks(const std::string& path, std::chrono::milliseconds timeout,
+                                            const core::CancelToken* cancel, const http::ChunkHandler& on_chunk);
 
   http::Transport& transport() { return transport_; }
 
