@@ -83,6 +83,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupIamCommand(app, context);
   SetupJobCommand(app, context);
   SetupK8sCommands(app, context);
+  SetupLogsCommand(app, context);
   SetupOperatorsCommand(app, context);
   SetupPlanCommand(app, context);
   SetupRenderCommand(app, context);

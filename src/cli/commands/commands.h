@@ -19,6 +19,7 @@ void SetupIamCommand(CLI::App& root, Context& context);
 void SetupJobCommand(CLI::App& root, Context& context);
 void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
 void SetupWaitCommand(CLI::App& root, Context& context);
+void SetupLogsCommand(CLI::App& root, Context& context);  // logs
 void SetupOperatorsCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
