@@ -94,6 +94,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupServicesCommand(app, context);
   SetupRegistryCommand(app, context);
   SetupImageCommand(app, context);
+  SetupServeCommand(app, context);
   RefuseEmptyValues(app, {"command"});
   if (argc > 1 && (std::string_view(argv[1]) == "__complete" || std::string_view(argv[1]) == "__man")) {
     return RunHiddenCommand(app, argc, argv, context);

@@ -117,7 +117,6 @@ class JetStream final : public Engine {
     const std::string status = " (HTTP " + std::to_string(response.status) + ")";
     core::Error error = core::Error::Make(core::KindFromHttpStatus(response.status), "");
     error.http_status = response.status;
-    error.where = "jetstream-http";
     if (body.is_object() && body.contains("detail")) {
       const auto& detail = body["detail"];
       if (detail.is_array()) {
