@@ -1,10 +1,15 @@
 // `tputrain serve generate` against seed 002's real serving stack on CPU (MaxText's JetStream
 // engine behind the upstream jetstream-http, in a network namespace playing the pod), reached
 // through the real kube-apiserver's service proxy: no port-forward.
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "k8s/apiserver_fixture.h"
+#include "k8s/finalizer.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_jetstream.h"
 #include "testing/scoped_process.h"
@@ -130,6 +135,134 @@ TEST_CASE("serve generate: a missing Service, one with no endpoints, and bad fla
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.rfind("ERROR: " + flag + ":", 0) == 0);
   }
+}
+
+// The LeaderWorkerSet controller and the kubelet, played: the leader pod (Ready, or stuck on
+// `waiting`), the Service's Endpoints (to the JetStream namespace), the LWS's Available condition.
+void PlayLeader(k8s::Client& admin, const std::string& ns, const std::string& ip, const nlohmann::json& waiting) {
+  const std::string pod = "jetstream-pathways-0";
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
+               {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata",
+                 {{"name", pod},
+                  {"labels",
+                   {{"leaderworkerset.sigs.k8s.io/name", "jetstream-pathways"},
+                    {"leaderworkerset.sigs.k8s.io/worker-index", "0"},
+                    {"app", "jetstream-pathways"}}}}},
+                {"spec", {{"containers", {{{"name", "jax-tpu"}, {"image", "jetstream-pathways:v0.2.0"}}}}}}});
+  nlohmann::json status = {
+      {"phase", waiting.is_null() ? "Running" : "Pending"}, {"podIP", ip}, {"podIPs", {{{"ip", ip}}}}};
+  if (waiting.is_null()) {
+    status["conditions"] = {{{"type", "Ready"}, {"status", "True"}}};
+  } else {
+    status["containerStatuses"] = {{{"name", "jax-tpu"},
+                                    {"ready", false},
+                                    {"restartCount", 0},
+                                    {"image", "jetstream-pathways:v0.2.0"},
+                                    {"imageID", ""},
+                                    {"state", {{"waiting", waiting}}}}};
+  }
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod, status);
+  if (!waiting.is_null()) return;
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
+               {{"apiVersion", "v1"},
+                {"kind", "Endpoints"},
+                {"metadata", {{"name", "jetstream-svc"}}},
+                {"subsets",
+                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
+                   {"ports", {{{"name", "jetstream-http"}, {"port", 8000}}}}}}}});
+  WriteStatus(admin, "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways",
+              {{"conditions",
+                {{{"type", "Available"},
+                  {"status", "True"},
+                  {"reason", "AllGroupsReady"},
+                  {"message", "All replicas are ready"},
+                  {"lastTransitionTime", "2026-11-24T06:00:00Z"}}}},
+               {"readyReplicas", 1},
+               {"replicas", 1}});
+}
+
+struct ServeRun {
+  std::string kubeconfig;
+  std::string state_dir;
+  // `ledgered`: the command records in the run ledger (serve up, serve down).
+  ProcessOptions Options(std::vector<std::string> args, bool ledgered = true) const {
+    ProcessOptions options;
+    options.argv = {TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.argv.insert(options.argv.end(), {"--kubeconfig", kubeconfig});
+    if (ledgered) options.argv.insert(options.argv.end(), {"--state-dir", state_dir, "--run", "r-serve"});
+    options.env = {{"TPUTRAIN_BUCKET", "serve-ckpt"}, {"TPUTRAIN_RUN", std::nullopt}};
+    return options;
+  }
+};
+
+bool Exists(k8s::Client& admin, const std::string& path) {
+  auto response = admin.Send("GET", path, "", "");
+  return response && response->status == 200;
+}
+
+TEST_CASE("serve up applies seed 002's LeaderWorkerSet and waits until it serves; serve down removes it",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  NetnsJetStream jetstream;
+  const std::string ns = server.NewNamespace("serveup");
+  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
+  REQUIRE(mkdtemp(state_template) != nullptr);
+  ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
+  const std::string lws_path =
+      "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
+
+  ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b", "--timeout", "5m"}));
+  const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
+  INFO("serve up: " << up.ReadErr());
+  REQUIRE(applied);
+  CHECK(up.running());  // applied, and waiting: nothing serves yet
+  PlayLeader(server.admin(), ns, jetstream.ip(), nullptr);
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
+  INFO(up.ReadErr());
+  REQUIRE(up.Stop() == 0);
+  CHECK(up.ReadOut().find("Serving llama3.1-405b on v6e-16 (" + ns + "/jetstream-pathways)") != std::string::npos);
+  CHECK(up.ReadErr().find("no node of a v6e-16 slice") != std::string::npos);  // the test has no TPU nodes
+
+  auto asked = RunProcess(run.Options({"serve", "generate", "--prompt", "Hello", "--max-tokens", "3"}, false));
+  INFO(asked.err);
+  CHECK(asked.exit_code == 0);
+  CHECK(asked.out.size() > 1);
+
+  // The garbage collector, played: foreground deletion waits for it.
+  Finalizer collector(server.admin(), {lws_path, "/api/v1/namespaces/" + ns + "/services/jetstream-svc"});
+  auto down = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes"}));
+  INFO(down.err);
+  CHECK(down.exit_code == 0);
+  CHECK_FALSE(Exists(server.admin(), lws_path));
+  CHECK_FALSE(Exists(server.admin(), "/api/v1/namespaces/" + ns + "/services/jetstream-svc"));
+  std::filesystem::remove_all(state_template);
+}
+
+TEST_CASE("serve up stops at once when the leader cannot pull its image", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  const std::string ns = server.NewNamespace("serveup-bad");
+  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
+  REQUIRE(mkdtemp(state_template) != nullptr);
+  ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
+  const std::string lws_path =
+      "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
+  ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b"}));
+  const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
+  INFO("serve up: " << up.ReadErr());
+  REQUIRE(applied);
+  PlayLeader(server.admin(), ns, "10.0.0.1",
+             {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"jetstream-pathways:v0.2.0\""}});
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
+  INFO(up.ReadErr());
+  CHECK(up.Stop() == 1);
+  CHECK(up.ReadErr().find("ERROR: pod jetstream-pathways-0 container jax-tpu: ImagePullBackOff: Back-off pulling "
+                          "image") != std::string::npos);
+  std::filesystem::remove_all(state_template);
 }
 
 }  // namespace

@@ -2,15 +2,23 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/core/poll.h"
+#include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
 #include "tputrain/http/transport.h"
+#include "tputrain/k8s/apply.h"
 #include "tputrain/serving/engine.h"
+#include "tputrain/workflow/apply_recorded.h"
 
 // Talking to a served model through the API server's service proxy: no port-forward, no public
 // IP. The engine (serving::Engine) owns the wire shapes; this times and streams.
@@ -42,5 +50,71 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
 
 // One health probe: true when the engine says it serves.
 core::Result<bool> IsServing(const ServeEndpoint& endpoint, const serving::Engine& engine);
+
+// `tputrain serve up`: a model served by JetStream on a LeaderWorkerSet (seed 002).
+struct ServeUpRequest {
+  std::string model;  // a serving preset: llama3.1-405b, llama2-70b (with disaggregated)
+  bool disaggregated = false;
+  std::string tpu_type;    // empty: the planned slice
+  std::string checkpoint;  // CHECKPOINT_PATH; empty: the template's default (checkpoint-converter's output)
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> configuration;  // BUCKET, PROJECT_ID, ... (ConfigurationValues)
+  std::vector<std::string> template_dirs;            // the built-in templates' directories
+  std::string ns;
+  std::optional<std::chrono::milliseconds> timeout;  // empty: by model size (ServeTimeout)
+  bool wait = true;
+  bool dry_run = false;  // the server validates the apply (dryRun=All); nothing is stored or awaited
+};
+
+struct ServeUpEnv {
+  RecordedApplyEnv& apply;
+  http::Transport& transport;  // the cluster's, for the health check through the service proxy
+  core::PollEnv poll;
+  core::Reporter& reporter;
+};
+
+struct ServeUpOutcome {
+  std::string template_name;
+  std::string tpu_type;
+  std::string ns;
+  std::string leaderworkerset;
+  std::string service;
+  std::string endpoint;  // the service proxy's base URL
+  std::vector<k8s::ApplyResult> applied;
+  bool serving = false;
+  std::chrono::milliseconds waited{0};
+};
+
+// The built-in template that serves `model`, or a usage error naming the models that can be served.
+core::Result<std::string> ServeTemplateFor(const std::string& model, bool disaggregated);
+// How long a model takes to load, by its size: a 405B restore takes 10-20+ minutes.
+std::chrono::milliseconds ServeTimeout(double parameters);
+
+// Renders the model's template, checks that LeaderWorkerSet is installed and that nodes of the
+// slice exist (a warning when none do yet), applies it (ledgered), and unless told not to, waits
+// until it serves: the LeaderWorkerSet Available and one health check through the service proxy
+// answered. Progress comes from the pods and the leader's log milestones; a pod that cannot get
+// better (CrashLoopBackOff, an image that cannot be pulled, OOMKilled) ends the wait at once,
+// with its container's last log lines.
+core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request);
+
+// `tputrain serve down`: the objects `serve up` rendered for the same model and values, deleted
+// (and marked so in the run ledger); node pools stay.
+struct ServeDownRequest {
+  std::string model;
+  bool disaggregated = false;
+  std::string tpu_type;
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> configuration;
+  std::vector<std::string> template_dirs;
+  std::string ns;
+  bool dry_run = false;
+};
+core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request);
+
+// What a LeaderWorkerSet's pods tell of it: a line for a pod that cannot get better, or nothing.
+std::optional<std::string> PodProblem(const nlohmann::json& pod);
+// The last milestone of a JetStream server's log ("weights loaded", "server up"), or "".
+std::string ServingMilestone(std::string_view log);
 
 }  // namespace tputrain::workflow

@@ -4,11 +4,13 @@
 
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
+#include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {
 namespace {
@@ -84,11 +86,174 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   return core::kExitOk;
 }
 
+struct UpFlags {
+  KubeAccessFlags access;
+  ProvisionFlags ledger;  // --run, --state-dir
+  std::string model;
+  bool disaggregated = false;
+  std::string tpu_type;
+  std::string checkpoint;
+  std::vector<std::string> sets;
+  std::string timeout;  // empty: by model size
+  bool no_wait = false;
+};
+
+core::Result<int> RunUp(const UpFlags& flags, Context& context) {
+  workflow::ServeUpRequest request;
+  request.model = flags.model;
+  request.disaggregated = flags.disaggregated;
+  request.tpu_type = flags.tpu_type;
+  request.checkpoint = flags.checkpoint;
+  request.sets = flags.sets;
+  request.wait = !flags.no_wait;
+  request.dry_run = context.global.dry_run;
+  if (auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated); !template_name) {
+    return core::Fail(template_name.error());
+  }
+  if (!flags.timeout.empty()) {
+    auto timeout = core::ParseDuration("--timeout", flags.timeout);
+    if (!timeout) return core::Fail(timeout.error());
+    request.timeout = *timeout;
+  }
+  if (!flags.checkpoint.empty() && flags.checkpoint.rfind("gs://", 0) != 0) {
+    return core::Fail(core::Error::Usage("--checkpoint: expected gs://BUCKET/PATH, got '" + flags.checkpoint + "'"));
+  }
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  request.configuration = workflow::ConfigurationValues(*settings);
+  Stack& stack = context.stack();
+  request.template_dirs = stack.BuiltinTemplateDirs();
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  request.ns = flags.access.ns;
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
+                                request.dry_run);
+  if (!ledger) return core::Fail(ledger.error());
+  workflow::RecordedApplyEnv apply{*(*connection)->client,
+                                   *(*connection)->discovery,
+                                   {stack.clock(), stack.sleeper(), context.cancel},
+                                   ledger->access,
+                                   ledger->recorder()};
+  workflow::ServeUpEnv env{
+      apply, *(*connection)->transport, {stack.clock(), stack.sleeper(), context.cancel}, context.reporter()};
+  auto up = workflow::ServeUp(env, request);
+  if (!up) return core::Fail(up.error());
+  nlohmann::json applied = nlohmann::json::array();
+  for (const auto& result : up->applied) {
+    applied.push_back({{"kind", result.object.kind},
+                       {"name", result.object.name},
+                       {"action", k8s::ApplyActionName(result.action, request.dry_run)}});
+  }
+  nlohmann::json json = {{"model", request.model},
+                         {"template", up->template_name},
+                         {"tpu_type", up->tpu_type},
+                         {"namespace", up->ns},
+                         {"leaderworkerset", up->leaderworkerset},
+                         {"service", up->service},
+                         {"endpoint", up->endpoint},
+                         {"serving", up->serving},
+                         {"waited_s", Rounded(Seconds(up->waited))},
+                         {"applied", applied},
+                         {"dry_run", request.dry_run}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    for (const auto& result : up->applied) {
+      out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, request.dry_run) << "\n";
+    }
+    if (up->serving) {
+      out << "Serving " << request.model << " on " << up->tpu_type << " (" << up->ns << "/" << up->leaderworkerset
+          << ").\nAsk it:  tputrain serve generate -n " << up->ns << " --prompt \"...\"\nEndpoint: " << up->endpoint
+          << "generate (through the API server)\n";
+    }
+  });
+  return core::kExitOk;
+}
+
+struct DownFlags {
+  KubeAccessFlags access;
+  ProvisionFlags ledger;
+  std::string model;
+  bool disaggregated = false;
+  std::string tpu_type;
+  std::vector<std::string> sets;
+  bool yes = false;
+};
+
+core::Result<int> RunDown(const DownFlags& flags, Context& context) {
+  auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated);
+  if (!template_name) return core::Fail(template_name.error());
+  auto confirmed = ConfirmDelete(context, flags.yes, "serve down",
+                                 "Delete the serving objects of " + flags.model + " (node pools stay)?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  Stack& stack = context.stack();
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  state::LedgerStore& store = stack.Ledger(flags.ledger.state_dir);
+  auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/false);
+  workflow::RecordedDeleteEnv env{*(*connection)->client,
+                                  *(*connection)->discovery,
+                                  {stack.clock(), stack.sleeper(), context.cancel},
+                                  context.reporter(),
+                                  AccessRecordOf(flags.access, **connection, context),
+                                  &store,
+                                  run ? *run : ""};
+  workflow::ServeDownRequest request{flags.model,
+                                     flags.disaggregated,
+                                     flags.tpu_type,
+                                     flags.sets,
+                                     workflow::ConfigurationValues(*settings),
+                                     stack.BuiltinTemplateDirs(),
+                                     flags.access.ns,
+                                     context.global.dry_run};
+  auto deleted = workflow::ServeDown(env, request);
+  if (!deleted) return core::Fail(deleted.error());
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& result : *deleted) {
+    json.push_back({{"kind", result.object.kind}, {"name", result.object.name}, {"deleted", result.existed}});
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    for (const auto& result : *deleted) {
+      out << result.object.Describe() << " " << (result.existed ? "deleted" : "not found") << "\n";
+    }
+  });
+  return core::kExitOk;
+}
+
 }  // namespace
 
 void SetupServeCommand(CLI::App& root, Context& context) {
-  auto* serve = root.add_subcommand("serve", "Served models on the cluster (JetStream): ask them");
+  auto* serve = root.add_subcommand("serve", "Serve a model on the cluster (JetStream on LeaderWorkerSet), ask it");
   serve->require_subcommand(1);
+
+  auto up_flags = std::make_shared<UpFlags>();
+  auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seed 002)");
+  up->add_option("--model", up_flags->model, "Model to serve: llama3.1-405b, llama2-70b --disaggregated")->required();
+  up->add_flag("--disaggregated", up_flags->disaggregated, "Prefill and decode on separate slices (llama2-70b)");
+  up->add_option("--tpu-type", up_flags->tpu_type, "TPU slice (default: the planned one, e.g. v6e-16)");
+  up->add_option("--checkpoint", up_flags->checkpoint,
+                 "gs:// path of the MaxText checkpoint (default: where serve's converter writes it)");
+  up->add_option("--set", up_flags->sets,
+                 "NAME=VALUE template value, repeatable (tputrain render TEMPLATE --describe)");
+  up->add_option("--timeout", up_flags->timeout, "Stop waiting after this long (default: by model size, 45m for 405B)");
+  up->add_flag("--no-wait", up_flags->no_wait, "Return once applied");
+  AddKubeAccessFlags(*up, up_flags->access);
+  AddProvisionFlags(up, up_flags->ledger, /*waits=*/false);
+  up->footer("Example:\n  tputrain serve up --model llama3.1-405b --cluster ray-tpu --location us-east5-b");
+  up->callback([up_flags, &context] { context.outcome = RunUp(*up_flags, context); });
+
+  auto down_flags = std::make_shared<DownFlags>();
+  auto* down = serve->add_subcommand("down", "Delete the serving objects (node pools stay)");
+  down->add_option("--model", down_flags->model, "The served model, as given to serve up")->required();
+  down->add_flag("--disaggregated", down_flags->disaggregated, "As given to serve up");
+  down->add_option("--tpu-type", down_flags->tpu_type, "As given to serve up");
+  down->add_option("--set", down_flags->sets, "As given to serve up (names change what is deleted)");
+  AddKubeAccessFlags(*down, down_flags->access);
+  AddProvisionFlags(down, down_flags->ledger, /*waits=*/false);
+  AddYesFlag(down, down_flags->yes);
+  down->footer("Example:\n  tputrain serve down --model llama3.1-405b --cluster ray-tpu --location us-east5-b --yes");
+  down->callback([down_flags, &context] { context.outcome = RunDown(*down_flags, context); });
 
   auto generate_flags = std::make_shared<GenerateFlags>();
   auto* generate = serve->add_subcommand(

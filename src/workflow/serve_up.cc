@@ -1,0 +1,290 @@
+// tputrain serve up: seed 002's JetStream + MaxText on a LeaderWorkerSet, from the model to a
+// server that answers, with the waiting done the way serving needs (minutes to load weights,
+// and a pod that cannot start said at once).
+#include <algorithm>
+
+#include "tputrain/catalog/sizing.h"
+#include "tputrain/k8s/manifest.h"
+#include "tputrain/k8s/names.h"
+#include "tputrain/k8s/pod_logs.h"
+#include "tputrain/k8s/service_proxy.h"
+#include "tputrain/render/render.h"
+#include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/template_values.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr char kLwsKind[] = "LeaderWorkerSet";
+constexpr char kLwsApiVersion[] = "leaderworkerset.x-k8s.io/v1";
+constexpr char kLeaderContainer[] = "jax-tpu";
+// Waiting reasons of a container that will not get better by waiting.
+constexpr std::string_view kHopeless[] = {"CrashLoopBackOff", "ImagePullBackOff",           "ErrImagePull",
+                                          "InvalidImageName", "CreateContainerConfigError", "CreateContainerError"};
+
+std::string Text(const nlohmann::json& json, const char* key) {
+  auto found = json.find(key);
+  return found != json.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+bool ConditionTrue(const nlohmann::json& object, const std::string& type) {
+  const auto conditions = object.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+  return std::any_of(conditions.begin(), conditions.end(), [&](const nlohmann::json& condition) {
+    return condition.value("type", "") == type && condition.value("status", "") == "True";
+  });
+}
+
+std::string LastLines(const std::string& text, std::size_t count) {
+  std::size_t at = text.size();
+  while (at > 0 && text[at - 1] == '\n') --at;
+  for (std::size_t seen = 0; at > 0; --at) {
+    if (text[at - 1] == '\n' && ++seen == count) break;
+  }
+  return text.substr(at);
+}
+
+// The container's last lines, best effort: a log that cannot be read adds nothing.
+std::string LogTail(k8s::Client& client, const std::string& ns, const std::string& pod, const std::string& container,
+                    int64_t lines) {
+  k8s::PodLogOptions options;
+  options.container = container;
+  options.tail_lines = lines;
+  std::string text;
+  auto read = k8s::StreamPodLog(client, ns, pod, options, nullptr, [&](std::string_view chunk) {
+    text.append(chunk);
+    return text.size() < (1 << 20);
+  });
+  return read ? text : "";
+}
+
+struct Rendered {
+  std::vector<k8s::Object> objects;
+  std::string leaderworkerset;
+  std::string service;
+};
+
+core::Result<Rendered> RenderServe(const ServeUpRequest& request, const std::string& template_name,
+                                   const std::string& tpu_type) {
+  render::RenderRequest render_request;
+  render_request.template_name = template_name;
+  render_request.template_dirs = request.template_dirs;
+  render_request.configuration = request.configuration;
+  render_request.slice_values = SliceTemplateValues;
+  render_request.sets = {"TPU_TYPE=" + tpu_type};
+  if (!request.checkpoint.empty()) render_request.sets.push_back("CHECKPOINT_PATH=" + request.checkpoint);
+  render_request.sets.insert(render_request.sets.end(), request.sets.begin(), request.sets.end());
+  auto files = render::RenderTemplate(render_request);
+  if (!files) return core::Fail(files.error());
+  Rendered rendered;
+  for (const auto& file : files->files) {
+    if (!file.yaml) continue;
+    auto objects = k8s::ParseManifests(file.text, template_name + "/" + file.name);
+    if (!objects) return core::Fail(objects.error());
+    for (auto& object : *objects) {
+      if (object.kind == kLwsKind && rendered.leaderworkerset.empty()) rendered.leaderworkerset = object.name;
+      if (object.kind == "Service" && rendered.service.empty()) rendered.service = object.name;
+      rendered.objects.push_back(std::move(object));
+    }
+  }
+  if (rendered.leaderworkerset.empty() || rendered.service.empty()) {
+    return core::Fail(core::Error::Internal("template " + template_name + " has no LeaderWorkerSet and Service"));
+  }
+  return rendered;
+}
+
+// Nodes of the slice, where the pods can land: none yet is said, not refused (a node pool may be
+// on its way, or autoscaling makes one).
+void WarnWithoutNodes(ServeUpEnv& env, const std::string& tpu_type) {
+  auto values = SliceTemplateValues(tpu_type, 1);
+  if (!values) return;
+  std::string accelerator;
+  std::string topology;
+  for (const auto& value : *values) {
+    if (value.name == "GKE_ACCELERATOR") accelerator = value.value;
+    if (value.name == "TPU_TOPOLOGY") topology = value.value;
+  }
+  if (accelerator.empty() || topology.empty()) return;
+  const std::string selector =
+      "cloud.google.com/gke-tpu-accelerator=" + accelerator + ",cloud.google.com/gke-tpu-topology=" + topology;
+  auto nodes = env.apply.client.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode(selector), "nodes");
+  if (!nodes) return;  // a user who may not list nodes still deploys
+  if (nodes->value("items", nlohmann::json::array()).empty()) {
+    env.reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
+                      ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " +
+                      tpu_type + ")");
+  }
+}
+
+// One look at the LeaderWorkerSet and its pods: done, still going (with what to show), or a
+// failure that waiting will not cure.
+core::Result<bool> LookOnce(ServeUpEnv& env, const ServeUpOutcome& outcome, const serving::Engine& engine,
+                            std::string& last_state) {
+  k8s::Client& client = env.apply.client;
+  const std::string lws_path = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + http::PathSegment(outcome.ns) +
+                               "/leaderworkersets/" + http::PathSegment(outcome.leaderworkerset);
+  auto lws = client.GetJson(lws_path, "leaderworkerset/" + outcome.leaderworkerset);
+  if (!lws) return core::Fail(lws.error());
+  const std::string selector = "leaderworkerset.sigs.k8s.io/name=" + outcome.leaderworkerset;
+  auto pods = client.GetJson(
+      "/api/v1/namespaces/" + http::PathSegment(outcome.ns) + "/pods?labelSelector=" + http::UrlEncode(selector),
+      "pods");
+  if (!pods) return core::Fail(pods.error());
+  const auto items = pods->value("items", nlohmann::json::array());
+  std::size_t ready = 0;
+  for (const auto& pod : items) {
+    if (auto problem = PodProblem(pod)) {
+      const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
+      std::string container = kLeaderContainer;
+      for (const auto& status :
+           pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
+        if (!status.value("ready", false)) container = Text(status, "name");
+      }
+      const std::string tail = LastLines(LogTail(client, outcome.ns, name, container, 20), 10);
+      std::string message = *problem;
+      if (!tail.empty()) message += "; its last log lines:\n" + tail;
+      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, message));
+    }
+    if (ConditionTrue(pod, "Ready")) ++ready;
+  }
+  // The leader's log says how far the load is; the pod is LWS_NAME-0, its server jax-tpu.
+  std::string milestone =
+      ServingMilestone(LogTail(client, outcome.ns, outcome.leaderworkerset + "-0", kLeaderContainer, 200));
+  std::string state = std::to_string(ready) + "/" + std::to_string(items.size()) + " pods ready";
+  if (!milestone.empty()) state += ", " + milestone;
+  if (state != last_state) {
+    env.reporter.Progress("serve " + outcome.leaderworkerset, state);
+    last_state = state;
+  }
+  if (!ConditionTrue(*lws, "Available")) return false;
+  workflow::ServeEndpoint endpoint{env.transport, outcome.endpoint, env.poll.clock, std::chrono::seconds(30)};
+  auto serving = IsServing(endpoint, engine);
+  return serving && *serving;
+}
+
+}  // namespace
+
+core::Result<std::string> ServeTemplateFor(const std::string& model, bool disaggregated) {
+  if (model == "llama3.1-405b" && !disaggregated) return std::string("jetstream-pathways-405b");
+  if (model == "llama2-70b" && disaggregated) return std::string("jetstream-pathways-disagg-70b");
+  return core::Fail(core::Error::Usage(
+      "--model: " + model + (disaggregated ? " --disaggregated" : "") +
+      " has no serving template; served are llama3.1-405b (JetStream on Pathways, seed 002) and llama2-70b "
+      "--disaggregated"));
+}
+
+milliseconds ServeTimeout(double parameters) {
+  if (parameters >= 100e9) return std::chrono::minutes(45);
+  if (parameters >= 20e9) return std::chrono::minutes(30);
+  return std::chrono::minutes(15);
+}
+
+std::optional<std::string> PodProblem(const nlohmann::json& pod) {
+  const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
+  const auto status = pod.value("status", nlohmann::json::object());
+  for (const auto& container : status.value("containerStatuses", nlohmann::json::array())) {
+    const auto state = container.value("state", nlohmann::json::object());
+    const auto waiting = state.value("waiting", nlohmann::json::object());
+    const std::string reason = Text(waiting, "reason");
+    if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
+      std::string line = "pod " + name + " container " + Text(container, "name") + ": " + reason;
+      if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
+      return line;
+    }
+    const auto last =
+        container.value("lastState", nlohmann::json::object()).value("terminated", nlohmann::json::object());
+    if (Text(last, "reason") == "OOMKilled") {
+      return "pod " + name + " container " + Text(container, "name") +
+             ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
+    }
+  }
+  return std::nullopt;
+}
+
+std::string ServingMilestone(std::string_view log) {
+  // The seed's own progress lines (LOG_LEVEL=INFO), latest first.
+  constexpr std::pair<std::string_view, std::string_view> kMilestones[] = {
+      {"Server up and ready to process requests", "server up"},
+      {"Driver initialized.", "driver initialized"},
+      {"Loaded all weights.", "weights loaded"},
+  };
+  for (const auto& [line, said] : kMilestones) {
+    if (log.find(line) != std::string_view::npos) return std::string(said);
+  }
+  return log.empty() ? "" : "loading";
+}
+
+core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request) {
+  auto template_name = ServeTemplateFor(request.model, request.disaggregated);
+  if (!template_name) return core::Fail(template_name.error());
+  auto plan = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "", 0});
+  if (!plan) return core::Fail(plan.error());
+  ServeUpOutcome outcome;
+  outcome.template_name = *template_name;
+  outcome.tpu_type = request.tpu_type.empty() ? plan->slice.accelerator_type : request.tpu_type;
+  auto rendered = RenderServe(request, *template_name, outcome.tpu_type);
+  if (!rendered) return core::Fail(rendered.error());
+  outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
+  outcome.leaderworkerset = rendered->leaderworkerset;
+  outcome.service = rendered->service;
+  auto engine = serving::MakeEngine(serving::EngineKind::kJetStream);
+  outcome.endpoint = k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, outcome.service,
+                                          std::to_string(engine->DefaultPort()));
+
+  if (auto lws = env.apply.discovery.Lookup(kLwsApiVersion, kLwsKind); !lws) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "LeaderWorkerSet is not installed on the cluster: tputrain operators install "
+                                        "lws (or serve up --install-operators)"));
+  }
+  WarnWithoutNodes(env, outcome.tpu_type);
+
+  k8s::ApplyOptions options;
+  options.ns = outcome.ns;
+  options.dry_run = request.dry_run;
+  env.reporter.Progress("serve " + outcome.leaderworkerset, "applying " + outcome.template_name);
+  auto applied = ApplyRecorded(env.apply, rendered->objects, options);
+  if (!applied) return core::Fail(applied.error());
+  outcome.applied = std::move(*applied);
+  if (request.dry_run || !request.wait) return outcome;
+
+  core::PollOptions poll;
+  poll.initial_delay = std::chrono::seconds(2);
+  poll.multiplier = 1.5;
+  poll.max_delay = std::chrono::seconds(15);
+  poll.timeout = request.timeout ? *request.timeout : ServeTimeout(plan->model.parameters);
+  poll.timeout_note = "the LeaderWorkerSet stays; tputrain serve status shows it, tputrain serve down removes it";
+  // Only a pod that cannot get better fails the wait; API hiccups are retried as elsewhere.
+  poll.is_transient = [](const core::Error& error) { return error.kind != core::ErrorKind::kFailedPrecondition; };
+  const auto start = env.poll.clock.Now();
+  std::string last_state;
+  auto done = core::PollUntil([&] { return LookOnce(env, outcome, *engine, last_state); }, poll, env.poll);
+  if (!done) return core::Fail(done.error());
+  outcome.serving = true;
+  outcome.waited = std::chrono::duration_cast<milliseconds>(env.poll.clock.Now() - start);
+  env.reporter.Done("serve " + outcome.leaderworkerset, "serving");
+  return outcome;
+}
+
+core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request) {
+  auto template_name = ServeTemplateFor(request.model, request.disaggregated);
+  if (!template_name) return core::Fail(template_name.error());
+  auto plan = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "", 0});
+  if (!plan) return core::Fail(plan.error());
+  ServeUpRequest as_up;
+  as_up.model = request.model;
+  as_up.sets = request.sets;
+  as_up.configuration = request.configuration;
+  as_up.template_dirs = request.template_dirs;
+  auto rendered =
+      RenderServe(as_up, *template_name, request.tpu_type.empty() ? plan->slice.accelerator_type : request.tpu_type);
+  if (!rendered) return core::Fail(rendered.error());
+  k8s::DeleteOptions options;
+  options.ns = request.ns;
+  options.dry_run = request.dry_run;
+  options.wait = true;
+  options.timeout = std::chrono::minutes(5);
+  return DeleteRecorded(env, std::move(rendered->objects), options);
+}
+
+}  // namespace tputrain::workflow
