@@ -227,6 +227,17 @@ TEST_CASE("serve up applies seed 002's LeaderWorkerSet and waits until it serves
   CHECK(up.ReadOut().find("Serving llama3.1-405b on v6e-16 (" + ns + "/jetstream-pathways)") != std::string::npos);
   CHECK(up.ReadErr().find("no node of a v6e-16 slice") != std::string::npos);  // the test has no TPU nodes
 
+  auto status = RunProcess(run.Options({"serve", "status", "--format", "json"}, false));
+  INFO(status.err);
+  REQUIRE(status.exit_code == 0);
+  const auto rows = nlohmann::json::parse(status.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["name"] == "jetstream-pathways");
+  CHECK(rows[0]["available"] == true);
+  CHECK(rows[0]["pods_ready"] == 1);
+  CHECK(rows[0]["service"] == "jetstream-svc");
+  CHECK(rows[0]["endpoint"] == server.server() + "/api/v1/namespaces/" + ns + "/services/jetstream-svc:8000/proxy/");
+
   auto asked = RunProcess(run.Options({"serve", "generate", "--prompt", "Hello", "--max-tokens", "3"}, false));
   INFO(asked.err);
   CHECK(asked.exit_code == 0);

@@ -112,6 +112,18 @@ struct ServeDownRequest {
 };
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request);
 
+// `tputrain serve status`: each LeaderWorkerSet of the namespace, with its pods and where to ask it.
+struct ServeStatusRow {
+  std::string name;
+  bool available = false;
+  int pods_ready = 0;
+  int pods = 0;
+  std::string service;   // the Service whose selector picks its leader pods ("" when none)
+  std::string endpoint;  // its service proxy URL
+  std::string created;   // metadata.creationTimestamp
+};
+core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const std::string& ns);
+
 // What a LeaderWorkerSet's pods tell of it: a line for a pod that cannot get better, or nothing.
 std::optional<std::string> PodProblem(const nlohmann::json& pod);
 // The last milestone of a JetStream server's log ("weights loaded", "server up"), or "".

@@ -221,6 +221,42 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
   return core::kExitOk;
 }
 
+struct StatusFlags {
+  KubeAccessFlags access;
+};
+
+core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  k8s::Client& client = *(*connection)->client;
+  const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
+  auto rows = workflow::ServeStatus(client, ns);
+  if (!rows) return core::Fail(rows.error());
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> table;
+  for (const auto& row : *rows) {
+    json.push_back({{"name", row.name},
+                    {"namespace", ns},
+                    {"available", row.available},
+                    {"pods_ready", row.pods_ready},
+                    {"pods", row.pods},
+                    {"service", row.service},
+                    {"endpoint", row.endpoint},
+                    {"created", row.created}});
+    table.push_back({row.name, row.available ? "yes" : "no",
+                     std::to_string(row.pods_ready) + "/" + std::to_string(row.pods),
+                     row.service.empty() ? "-" : row.service, row.created});
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    if (table.empty()) {
+      out << "Nothing served in namespace " << ns << ".\n";
+      return;
+    }
+    PrintTable(out, {"leaderworkerset", "available", "pods", "service", "created"}, table);
+  });
+  return core::kExitOk;
+}
+
 }  // namespace
 
 void SetupServeCommand(CLI::App& root, Context& context) {
@@ -242,6 +278,12 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   AddProvisionFlags(up, up_flags->ledger, /*waits=*/false);
   up->footer("Example:\n  tputrain serve up --model llama3.1-405b --cluster ray-tpu --location us-east5-b");
   up->callback([up_flags, &context] { context.outcome = RunUp(*up_flags, context); });
+
+  auto status_flags = std::make_shared<StatusFlags>();
+  auto* status = serve->add_subcommand("status", "The served models of a namespace: ready pods and where to ask them");
+  AddKubeAccessFlags(*status, status_flags->access);
+  status->footer("Example:\n  tputrain serve status --cluster ray-tpu --location us-east5-b --format json");
+  status->callback([status_flags, &context] { context.outcome = RunStatus(*status_flags, context); });
 
   auto down_flags = std::make_shared<DownFlags>();
   auto* down = serve->add_subcommand("down", "Delete the serving objects (node pools stay)");
