@@ -65,7 +65,28 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
     return Verdict::Waiting(detail);
   }
   if (kind == "LeaderWorkerSet") return ByCondition(obj, "Available", "", "LeaderWorkerSet");
-  if (kind == "JobSet") return ByCondition(obj, "Completed", "Failed", "JobSet");
+  if (kind == "JobSet") {
+    // A training JobSet completes; a serving one (Saxml's model servers) never does and is
+    // ready once every child Job has all its pods ready (replicatedJobsStatus[].ready).
+    auto verdict = ByCondition(obj, "Completed", "Failed", "JobSet");
+    if (verdict.state != Verdict::State::kWaiting) return verdict;
+    int64_t want = 0;
+    const auto spec = obj.value("spec", nlohmann::json::object());
+    for (const auto& job : spec.value("replicatedJobs", nlohmann::json::array())) want += IntAt(job, "replicas", 1);
+    int64_t ready = 0;
+    for (const auto& job : status.value("replicatedJobsStatus", nlohmann::json::array()))
+      ready += IntAt(job, "ready", 0);
+    if (want > 0 && ready >= want) return Verdict::Done();
+    return Verdict::Waiting(std::to_string(ready) + "/" + std::to_string(want) + " jobs with every pod ready");
+  }
+  if (kind == "Service") {
+    // A LoadBalancer is usable once the cloud gave it an address; other Services at once.
+    if (obj.value("spec", nlohmann::json::object()).value("type", "") != "LoadBalancer") return Verdict::Done();
+    const auto ingress =
+        status.value("loadBalancer", nlohmann::json::object()).value("ingress", nlohmann::json::array());
+    if (!ingress.empty()) return Verdict::Done();
+    return Verdict::Waiting("LoadBalancer has no ingress address yet");
+  }
   if (kind == "Job") return ByCondition(obj, "Complete", "Failed", "Job");
   if (kind == "CustomResourceDefinition") return ByCondition(obj, "Established", "", "CRD");
   if (kind == "Deployment") {

@@ -12,7 +12,9 @@ namespace tputrain::k8s {
 // When an object of `kind` is ready, from its status alone:
 //   RayCluster            status.state == "ready" (and observedGeneration caught up)
 //   LeaderWorkerSet       condition Available=True
-//   JobSet                condition Completed=True (Failed=True fails the wait)
+//   JobSet                condition Completed=True, or every child Job's pods ready (a serving
+//                         JobSet never completes); Failed=True fails the wait
+//   Service               a LoadBalancer: status.loadBalancer.ingress set; any other type: exists
 //   Deployment            availableReplicas >= spec.replicas, observedGeneration caught up
 //   Pod                   condition Ready=True (phase Failed/Succeeded fails the wait)
 //   Job                   condition Complete=True (Failed=True fails the wait)
