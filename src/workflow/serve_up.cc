@@ -9,6 +9,7 @@
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/operators.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/template_values.h"
 
@@ -233,9 +234,18 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
                                           std::to_string(engine->DefaultPort()));
 
   if (auto lws = env.apply.discovery.Lookup(kLwsApiVersion, kLwsKind); !lws) {
-    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                                        "LeaderWorkerSet is not installed on the cluster: tputrain operators install "
-                                        "lws (or serve up --install-operators)"));
+    if (!request.install_operators || !env.load_lws_manifest) {
+      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                          "LeaderWorkerSet is not installed on the cluster: tputrain operators "
+                                          "install lws (or serve up --install-operators)"));
+    }
+    auto info = FindOperator("lws");
+    if (!info) return core::Fail(info.error());
+    auto manifest = env.load_lws_manifest();
+    if (!manifest) return core::Fail(manifest.error());
+    auto installed =
+        InstallOperator(env.apply, *info, *manifest, request.dry_run, std::chrono::minutes(5), env.reporter);
+    if (!installed) return core::Fail(installed.error());
   }
   WarnWithoutNodes(env, outcome.tpu_type);
 

@@ -63,11 +63,14 @@ struct ServeUpRequest {
   std::string ns;
   std::optional<std::chrono::milliseconds> timeout;  // empty: by model size (ServeTimeout)
   bool wait = true;
-  bool dry_run = false;  // the server validates the apply (dryRun=All); nothing is stored or awaited
+  bool dry_run = false;            // the server validates the apply (dryRun=All); nothing is stored or awaited
+  bool install_operators = false;  // install LeaderWorkerSet (its pinned release) when it is missing
 };
 
 struct ServeUpEnv {
   RecordedApplyEnv& apply;
+  // The LeaderWorkerSet release manifest, fetched only when it is to be installed.
+  std::function<core::Result<std::vector<k8s::Object>>()> load_lws_manifest;
   http::Transport& transport;  // the cluster's, for the health check through the service proxy
   core::PollEnv poll;
   core::Reporter& reporter;

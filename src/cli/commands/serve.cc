@@ -9,6 +9,7 @@
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
 #include "tputrain/k8s/names.h"
+#include "tputrain/workflow/operators.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/template_values.h"
 
@@ -96,6 +97,8 @@ struct UpFlags {
   std::vector<std::string> sets;
   std::string timeout;  // empty: by model size
   bool no_wait = false;
+  bool install_operators = false;
+  std::string lws_manifest;  // empty: the pinned release's URL
 };
 
 core::Result<int> RunUp(const UpFlags& flags, Context& context) {
@@ -107,6 +110,7 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   request.sets = flags.sets;
   request.wait = !flags.no_wait;
   request.dry_run = context.global.dry_run;
+  request.install_operators = flags.install_operators;
   if (auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated); !template_name) {
     return core::Fail(template_name.error());
   }
@@ -134,8 +138,14 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
                                    {stack.clock(), stack.sleeper(), context.cancel},
                                    ledger->access,
                                    ledger->recorder()};
+  auto load_lws = [&]() -> core::Result<std::vector<k8s::Object>> {
+    auto info = workflow::FindOperator("lws");
+    if (!info) return core::Fail(info.error());
+    return workflow::LoadOperatorManifest(stack.Downloads(),
+                                          flags.lws_manifest.empty() ? info->manifest_url : flags.lws_manifest);
+  };
   workflow::ServeUpEnv env{
-      apply, *(*connection)->transport, {stack.clock(), stack.sleeper(), context.cancel}, context.reporter()};
+      apply, load_lws, *(*connection)->transport, {stack.clock(), stack.sleeper(), context.cancel}, context.reporter()};
   auto up = workflow::ServeUp(env, request);
   if (!up) return core::Fail(up.error());
   nlohmann::json applied = nlohmann::json::array();
@@ -274,6 +284,10 @@ void SetupServeCommand(CLI::App& root, Context& context) {
                  "NAME=VALUE template value, repeatable (tputrain render TEMPLATE --describe)");
   up->add_option("--timeout", up_flags->timeout, "Stop waiting after this long (default: by model size, 45m for 405B)");
   up->add_flag("--no-wait", up_flags->no_wait, "Return once applied");
+  up->add_flag("--install-operators", up_flags->install_operators,
+               "Install LeaderWorkerSet (its pinned release) if the cluster lacks it");
+  up->add_option("--lws-manifest", up_flags->lws_manifest, "LeaderWorkerSet manifest to install from (file or URL)")
+      ->type_name("FILE");
   AddKubeAccessFlags(*up, up_flags->access);
   AddProvisionFlags(up, up_flags->ledger, /*waits=*/false);
   up->footer("Example:\n  tputrain serve up --model llama3.1-405b --cluster ray-tpu --location us-east5-b");
