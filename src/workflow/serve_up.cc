@@ -9,6 +9,7 @@
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/operators.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/template_values.h"
@@ -247,7 +248,22 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
         InstallOperator(env.apply, *info, *manifest, request.dry_run, std::chrono::minutes(5), env.reporter);
     if (!installed) return core::Fail(installed.error());
   }
-  WarnWithoutNodes(env, outcome.tpu_type);
+  if (request.create_nodepool) {
+    if (!env.create_pools) {
+      return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
+    }
+    TpuPoolRequest pools_request;
+    pools_request.tpu_type = outcome.tpu_type;
+    pools_request.num_slices = request.disaggregated ? 2 : 1;  // prefill and decode on a slice each
+    auto pools =
+        NodePoolsFor(request.nodepool.empty() ? "jetstream-" + outcome.tpu_type : request.nodepool, pools_request);
+    if (!pools) return core::Fail(pools.error());
+    if (!request.dry_run) {
+      if (auto created = env.create_pools(*pools); !created) return core::Fail(created.error());
+    }
+  } else {
+    WarnWithoutNodes(env, outcome.tpu_type);
+  }
 
   k8s::ApplyOptions options;
   options.ns = outcome.ns;

@@ -3,6 +3,7 @@
 // through the real kube-apiserver's service proxy: no port-forward.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <catch2/catch.hpp>
@@ -10,6 +11,7 @@
 
 #include "k8s/apiserver_fixture.h"
 #include "k8s/finalizer.h"
+#include "k8s/gke_emulator.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_jetstream.h"
 #include "testing/scoped_process.h"
@@ -274,6 +276,74 @@ TEST_CASE("serve up stops at once when the leader cannot pull its image", "[inte
   CHECK(up.ReadErr().find("ERROR: pod jetstream-pathways-0 container jax-tpu: ImagePullBackOff: Back-off pulling "
                           "image") != std::string::npos);
   std::filesystem::remove_all(state_template);
+}
+
+TEST_CASE(
+    "serve up --create-nodepool adds the slices' pools to the GKE cluster (two when disaggregated); cleanup "
+    "removes all",
+    "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  const std::string ns = server.NewNamespace("serve-pools");
+  char home_template[] = "/tmp/tputrain-serve-pools-XXXXXX";
+  REQUIRE(mkdtemp(home_template) != nullptr);
+  const std::string home = home_template;
+  GkeEmulator emulator(server, home);
+  REQUIRE(emulator.ready());
+  WriteTextFile(home + "/google-token", server.google_token() + "\n");
+  std::filesystem::create_directories(home + "/gcloud");
+  auto tputrain = [&](std::vector<std::string> args) {
+    ProcessOptions options;
+    options.argv = {TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.argv.insert(options.argv.end(), {"--run", "r-pools", "--state-dir", home + "/state"});
+    options.env = {{"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", emulator.url() + "/"},
+                   {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", home + "/google-token"},
+                   {"CLOUDSDK_CONFIG", home + "/gcloud"},
+                   {"CLOUDSDK_CORE_PROJECT", "p"},
+                   {"TPUTRAIN_BUCKET", "serve-ckpt"},
+                   {"TPUTRAIN_RUN", std::nullopt},
+                   {"KUBECONFIG", std::nullopt},
+                   {"XDG_STATE_HOME", home + "/xdg"}};
+    return RunProcess(options, std::chrono::seconds(300));
+  };
+  auto created = tputrain({"cluster", "create", "serving", "--location", "us-east5-b"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+
+  auto up = tputrain({"serve", "up", "--model", "llama2-70b", "--disaggregated", "--cluster", "serving", "--location",
+                      "us-east5-b", "-n", ns, "--create-nodepool", "--no-wait", "--format", "json"});
+  INFO(up.err);
+  REQUIRE(up.exit_code == 0);
+  const auto answer = nlohmann::json::parse(up.out);
+  CHECK(answer["template"] == "jetstream-pathways-disagg-70b");
+  CHECK(answer["tpu_type"] == "v6e-8");
+  auto pools = RunProcess(ProcessOptions{{"curl", "-s", emulator.url() + "/_emulator/state"}});
+  const auto state = nlohmann::json::parse(pools.out);
+  std::vector<std::string> names;
+  // The emulator keeps a cluster's pools inside it, as GKE returns them.
+  const nlohmann::json clusters = state.value("clusters", nlohmann::json::object());
+  for (const auto& [key, cluster] : clusters.items()) {
+    for (const auto& pool : cluster.value("nodePools", nlohmann::json::array())) {
+      if (pool.value("name", "") != "default-pool") names.push_back(pool.value("name", ""));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"jetstream-v6e-8-0", "jetstream-v6e-8-1"});
+
+  // Serving objects go before the pools, the pools with their cluster.
+  Finalizer collector(server.admin(),
+                      {"/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways",
+                       "/api/v1/namespaces/" + ns + "/services/jetstream-svc"});
+  auto cleaned = tputrain({"cleanup", "--yes"});
+  INFO(cleaned.err);
+  CHECK(cleaned.exit_code == 0);
+  CHECK_FALSE(Exists(server.admin(),
+                     "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways"));
+  auto after =
+      nlohmann::json::parse(RunProcess(ProcessOptions{{"curl", "-s", emulator.url() + "/_emulator/state"}}).out);
+  CHECK(after.value("clusters", nlohmann::json::object()).empty());
+  std::filesystem::remove_all(home);
 }
 
 }  // namespace

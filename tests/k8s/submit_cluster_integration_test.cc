@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "k8s/finalizer.h"
+#include "k8s/gke_emulator.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "ray/ray_head.h"
@@ -291,44 +292,12 @@ TEST_CASE("submit --address records its Ray job in the run ledger, and refuses c
   }
 }
 
-namespace {
-
-// `tputrain emulator start` handing out the test API server as its clusters' endpoint and CA.
-class Emulator {
- public:
-  Emulator(const ApiServer& server, const std::string& dir)
-      : base_url_("http://127.0.0.1:" + std::to_string(FreeLoopbackPort())) {
-    WriteTextFile(dir + "/cluster-ca.pem", server.ca_pem());
-    process_ = std::make_unique<ScopedProcess>(ProcessOptions{
-        {TputrainBinary(), "emulator", "start", "--port", base_url_.substr(base_url_.rfind(':') + 1), "--op-latency",
-         "100ms", "--cluster-endpoint", server.server(), "--cluster-ca-file", dir + "/cluster-ca.pem"}});
-    ready_ = WaitFor(
-        [&] {
-          http::Request request;
-          request.url = base_url_ + "/_emulator/state";
-          auto response = transport_.Send(request);
-          return response && response->status == 200;
-        },
-        std::chrono::seconds(20));
-  }
-  bool ready() const { return ready_; }
-  const std::string& url() const { return base_url_; }
-
- private:
-  std::string base_url_;
-  http::CurlTransport transport_;
-  std::unique_ptr<ScopedProcess> process_;
-  bool ready_ = false;
-};
-
-}  // namespace
-
 TEST_CASE("cluster create on the emulator, then submit --model on that cluster, end to end", "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();
   std::string ns = server.NewNamespace("emusubmit");
   TempDir home;
-  Emulator emulator(server, home.path);
+  GkeEmulator emulator(server, home.path);
   REQUIRE(emulator.ready());
   WriteTextFile(home.path + "/google-token", server.google_token() + "\n");
   fs::create_directories(home.path + "/gcloud");

@@ -15,6 +15,7 @@
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/container/types.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/serving/engine.h"
@@ -65,12 +66,17 @@ struct ServeUpRequest {
   bool wait = true;
   bool dry_run = false;            // the server validates the apply (dryRun=All); nothing is stored or awaited
   bool install_operators = false;  // install LeaderWorkerSet (its pinned release) when it is missing
+  // Create the slice's node pools first (one per slice, at once), named NODEPOOL[-i].
+  bool create_nodepool = false;
+  std::string nodepool;  // empty: "jetstream-" + the TPU type
 };
 
 struct ServeUpEnv {
   RecordedApplyEnv& apply;
   // The LeaderWorkerSet release manifest, fetched only when it is to be installed.
   std::function<core::Result<std::vector<k8s::Object>>()> load_lws_manifest;
+  // Creates node pools in the GKE cluster (ledgered); set when the cluster is a GKE one.
+  std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
   http::Transport& transport;  // the cluster's, for the health check through the service proxy
   core::PollEnv poll;
   core::Reporter& reporter;

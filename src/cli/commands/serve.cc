@@ -8,8 +8,10 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
+#include "tputrain/gcp/names.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/operators.h"
+#include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/template_values.h"
 
@@ -99,6 +101,8 @@ struct UpFlags {
   bool no_wait = false;
   bool install_operators = false;
   std::string lws_manifest;  // empty: the pinned release's URL
+  bool create_nodepool = false;
+  std::string nodepool;
 };
 
 core::Result<int> RunUp(const UpFlags& flags, Context& context) {
@@ -111,6 +115,16 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   request.wait = !flags.no_wait;
   request.dry_run = context.global.dry_run;
   request.install_operators = flags.install_operators;
+  request.create_nodepool = flags.create_nodepool;
+  request.nodepool = flags.nodepool;
+  if (!flags.nodepool.empty()) {
+    if (auto valid = gcp::CheckResourceId("--nodepool", flags.nodepool, gcp::kGkeNameLength); !valid) {
+      return core::Fail(valid.error());
+    }
+  }
+  if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
+    return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
+  }
   if (auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated); !template_name) {
     return core::Fail(template_name.error());
   }
@@ -144,8 +158,27 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
     return workflow::LoadOperatorManifest(stack.Downloads(),
                                           flags.lws_manifest.empty() ? info->manifest_url : flags.lws_manifest);
   };
-  workflow::ServeUpEnv env{
-      apply, load_lws, *(*connection)->transport, {stack.clock(), stack.sleeper(), context.cancel}, context.reporter()};
+  std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
+  if (!flags.access.gke_cluster.empty()) {
+    create_pools = [&](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
+      auto cluster = GkeClusterRef(flags.access, context);
+      if (!cluster) return core::Fail(cluster.error());
+      auto google = stack.Google();
+      if (!google) return core::Fail(google.error());
+      auto provision = stack.Provision(*google);
+      provision.ledger = ledger->store;
+      provision.run_id = ledger->run_id;
+      auto created = workflow::CreateNodePools(provision, *cluster, pools);
+      if (!created) return core::Fail(created.error());
+      return {};
+    };
+  }
+  workflow::ServeUpEnv env{apply,
+                           load_lws,
+                           create_pools,
+                           *(*connection)->transport,
+                           {stack.clock(), stack.sleeper(), context.cancel},
+                           context.reporter()};
   auto up = workflow::ServeUp(env, request);
   if (!up) return core::Fail(up.error());
   nlohmann::json applied = nlohmann::json::array();
@@ -284,6 +317,10 @@ void SetupServeCommand(CLI::App& root, Context& context) {
                  "NAME=VALUE template value, repeatable (tputrain render TEMPLATE --describe)");
   up->add_option("--timeout", up_flags->timeout, "Stop waiting after this long (default: by model size, 45m for 405B)");
   up->add_flag("--no-wait", up_flags->no_wait, "Return once applied");
+  up->add_flag("--create-nodepool", up_flags->create_nodepool,
+               "Create the slice's node pool(s) in the --cluster first (two with --disaggregated)");
+  up->add_option("--nodepool", up_flags->nodepool,
+                 "Name of the pool --create-nodepool makes (default jetstream-TPU_TYPE)");
   up->add_flag("--install-operators", up_flags->install_operators,
                "Install LeaderWorkerSet (its pinned release) if the cluster lacks it");
   up->add_option("--lws-manifest", up_flags->lws_manifest, "LeaderWorkerSet manifest to install from (file or URL)")
