@@ -225,6 +225,7 @@ ApiResponse CreateCluster(Call& call) {
     }
     if (auto bad = CheckPoolFields(pool, field)) return *bad;
     if (auto bad = CheckTpuNodePool(pool, field)) return *bad;
+    if (auto bad = CheckNodePoolDisk(pool, field)) return *bad;
     DecoratePool(pool, key, project, location, name, version);
   }
   json locations = cluster.value("locations", json::array());
@@ -314,6 +315,7 @@ ApiResponse CreateNodePool(Call& call) {
   if (const json* op = BlockingOperation(call, key, "")) return Busy(*op, call.args[2]);
   if (auto bad = CheckPoolFields(pool, "node_pool")) return *bad;
   if (auto bad = CheckTpuNodePool(pool, "node_pool")) return *bad;
+  if (auto bad = CheckNodePoolDisk(pool, "node_pool")) return *bad;
   DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], (*cluster).value("currentNodeVersion", ""));
   (*cluster)["nodePools"].push_back(pool);
   return JsonReply(Public(StartOperation(call, "CREATE_NODE_POOL", key, pool_name)));

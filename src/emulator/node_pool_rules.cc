@@ -59,4 +59,29 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
   return std::nullopt;
 }
 
+std::optional<ApiResponse> CheckNodePoolDisk(const json& pool, const std::string& field) {
+  const json config = pool.value("config", json::object());
+  auto size = config.find("diskSizeGb");
+  if (size == config.end()) return std::nullopt;
+  // int32 in the API: a number, or its decimal string as proto3 JSON allows.
+  std::optional<int64_t> gb;
+  if (size->is_number_integer()) gb = size->get<int64_t>();
+  if (size->is_string()) {
+    const std::string text = size->get<std::string>();
+    if (!text.empty() && text.size() < 12 && text.find_first_not_of("0123456789") == std::string::npos) {
+      gb = std::stoll(text);
+    }
+  }
+  if (!gb) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value at '" + field + ".config.disk_size_gb' (TYPE_INT32), " + size->dump());
+  }
+  if (*gb < 10 || *gb > 65536) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field '" + field +
+                                                        ".config.disk_size_gb': " + std::to_string(*gb) +
+                                                        ". Disk size must be between 10 GB and 65536 GB.");
+  }
+  return std::nullopt;
+}
+
 }  // namespace tputrain::emulator

@@ -1,5 +1,6 @@
 #include "tputrain/workflow/node_pools.h"
 
+#include <cctype>
 #include <optional>
 
 #include "tputrain/catalog/tpu_types.h"
@@ -38,7 +39,45 @@ core::Result<std::optional<catalog::TpuSliceType>> SliceOf(const TpuPoolRequest&
   return std::optional<catalog::TpuSliceType>();
 }
 
+core::Error DiskSizeError(const std::string& text, const std::string& why) {
+  return core::Error::Usage("--disk-size: expected a whole number of GB from " + std::to_string(kMinDiskSizeGb) +
+                            " to " + std::to_string(kMaxDiskSizeGb) + " (3000, 3000GB, 3TB), got '" + text + "'" +
+                            (why.empty() ? "" : ": " + why));
+}
+
 }  // namespace
+
+core::Result<int> ParseDiskSizeGb(const std::string& text) {
+  // DIGITS[.DIGITS][UNIT], kept small enough that the arithmetic below cannot overflow.
+  std::size_t at = 0;
+  int64_t whole = 0;
+  int64_t fraction = 0;
+  int64_t scale = 1;  // 10^(fraction digits)
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) && at < 9) {
+    whole = whole * 10 + (text[at++] - '0');
+  }
+  if (at == 0) return core::Fail(DiskSizeError(text, ""));
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    for (int digits = 0; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); ++digits, ++at) {
+      if (digits == 6) return core::Fail(DiskSizeError(text, ""));
+      fraction = fraction * 10 + (text[at] - '0');
+      scale *= 10;
+    }
+  }
+  std::string unit = text.substr(at);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int64_t per_unit = 0;  // GB in one unit
+  if (unit.empty() || unit == "GB" || unit == "GIB") per_unit = 1;
+  if (unit == "TB" || unit == "TIB") per_unit = 1024;
+  if (per_unit == 0) return core::Fail(DiskSizeError(text, ""));
+  const int64_t scaled = (whole * scale + fraction) * per_unit;
+  if (scaled % scale != 0) return core::Fail(DiskSizeError(text, "not a whole number of GB"));
+  const int64_t gb = scaled / scale;
+  if (gb < kMinDiskSizeGb) return core::Fail(DiskSizeError(text, "GKE's smallest boot disk is 10 GB"));
+  if (gb > kMaxDiskSizeGb) return core::Fail(DiskSizeError(text, "a Persistent Disk is at most 64 TiB"));
+  return static_cast<int>(gb);
+}
 
 core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,
                                                                      const TpuPoolRequest& request) {
@@ -61,6 +100,15 @@ core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::
                                            std::to_string(request.num_nodes)));
     }
     spec.node_count = type.hosts;
+  } else if (spec.node_count == 0) {
+    // A CPU pool: one node unless told otherwise (gcloud's default is 3, and a CPU pool here is
+    // typically seed 002's m1-ultramem-160 converter, billed per node).
+    spec.node_count = 1;
+  }
+  if (!request.disk_size.empty()) {
+    auto disk = ParseDiskSizeGb(request.disk_size);
+    if (!disk) return core::Fail(disk.error());
+    spec.disk_size_gb = *disk;
   }
   if (spec.node_count <= 0) return core::Fail(core::Error::Usage("--num-nodes: expected a positive node count"));
   if (request.num_slices < 1) return core::Fail(core::Error::Usage("--num-slices: expected at least 1"));

@@ -113,6 +113,29 @@ TEST_CASE("a cluster is PROVISIONING, then RUNNING with endpoint and CA once its
     CHECK(driver.Send("GET", kZone + "/clusters/ray-tpu/nodePools/v6e-16").status == 404);
   }
 
+  SECTION("CPU node pools: any machine type, no topology, a boot disk from 10 GB to 64 TiB") {
+    auto cpu_pool = [](const std::string& name, const json& disk) {
+      json body = {
+          {"nodePool", {{"name", name}, {"initialNodeCount", 1}, {"config", {{"machineType", "m1-ultramem-160"}}}}}};
+      if (!disk.is_null()) body["nodePool"]["config"]["diskSizeGb"] = disk;
+      return body;
+    };
+    auto good = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", cpu_pool("m1-pool", 3000));
+    CHECK(good.status == 200);
+    CHECK(driver.Send("GET", kZone + "/clusters/ray-tpu/nodePools/m1-pool").body["config"]["diskSizeGb"] == 3000);
+    CHECK(driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", cpu_pool("plain", json())).status == 200);
+    CHECK(driver.Send("GET", kZone + "/clusters/ray-tpu/nodePools/plain").body["config"]["diskSizeGb"] == 100);
+    for (const json& disk : {json(9), json(65537), json("3000.5")}) {
+      INFO(disk.dump());
+      auto bad = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", cpu_pool("bad", disk));
+      CHECK(bad.status == 400);
+      CHECK(bad.body["error"]["status"] == "INVALID_ARGUMENT");
+      CHECK(bad.body["error"]["message"].get<std::string>().find("disk_size_gb") != std::string::npos);
+    }
+    auto topology = TpuPool("bad", "m1-ultramem-160", "4x4", 1);
+    CHECK(driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", topology).status == 400);
+  }
+
   SECTION("a duplicate cluster is 409 and a deleted cluster is gone once its operation is done") {
     auto duplicate = driver.Send("POST", kZone + "/clusters", ClusterBody("ray-tpu"));
     CHECK(duplicate.status == 409);

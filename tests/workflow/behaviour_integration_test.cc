@@ -146,6 +146,22 @@ TEST_CASE("tputrain's create bodies equal gcloud's for the seed commands, but fo
     Erase(ours, "/nodePool/config/resourceLabels");
     CHECK(ours == gcloud);
   }
+  SECTION("seed 002 CPU pool for the checkpoint converter") {
+    const std::vector<std::string> regional = {"cluster",  "create", "jetstream", "--location",
+                                               "us-east5", "--run",  "r1"};
+    auto [gcloud, ours] =
+        Capture(env, regional,
+                {"container", "node-pools", "create", "m1-pool", "--location=us-east5", "--cluster=jetstream",
+                 "--machine-type=m1-ultramem-160", "--num-nodes=1", "--disk-size=3000", "--scopes=cloud-platform"},
+                {"nodepool", "create", "m1-pool", "--location", "us-east5", "--cluster", "jetstream", "--machine-type",
+                 "m1-ultramem-160", "--disk-size", "3000", "--scopes", "cloud-platform", "--run", "r1"},
+                "POST", "/nodePools");
+    CheckValid("container", "CreateNodePoolRequest", ours, "container.projects.locations.clusters.nodePools.create");
+    CHECK(ours["nodePool"]["config"]["diskSizeGb"] == 3000);
+    CHECK(ours["nodePool"]["initialNodeCount"] == 1);  // gcloud's default is 3; the seed and tputrain say 1
+    Erase(ours, "/nodePool/config/resourceLabels");
+    CHECK(ours == gcloud);
+  }
   SECTION("seed 003 v5e 4x8 pool") {
     auto [gcloud, ours] =
         Capture(env, cluster,

@@ -55,7 +55,12 @@ TEST_CASE("flags that contradict the catalog are usage errors naming the flag") 
       {with([](auto& r) { r.tpu_topology = "4x4"; }), "--machine-type: required with --tpu-topology"},
       {with([](auto& r) { r.machine_type = "ct6e-standard-4t", r.tpu_topology = "9x9"; }), "--tpu-topology: "},
       {with([](auto&) {}), "--tpu-type: expected a TPU slice type"},
-      {with([](auto& r) { r.machine_type = "n2-standard-8"; }), "--num-nodes: expected a positive node count"},
+      {with([](auto& r) { r.machine_type = "n2-standard-8", r.num_nodes = -3; }),
+       "--num-nodes: expected a positive node count"},
+      {with([](auto& r) { r.tpu_type = "v6e-16", r.machine_type = "m1-ultramem-160"; }),
+       "--machine-type: v6e-16 runs on ct6e-standard-4t, not m1-ultramem-160"},
+      {with([](auto& r) { r.machine_type = "m1-ultramem-160", r.tpu_topology = "4x4"; }), "--tpu-topology: "},
+      {with([](auto& r) { r.machine_type = "m1-ultramem-160", r.disk_size = "3000.5"; }), "--disk-size: "},
   };
   for (const auto& c : cases) {
     auto pools = NodePoolsFor("tpu", c.request);
@@ -63,5 +68,62 @@ TEST_CASE("flags that contradict the catalog are usage errors naming the flag") 
     CHECK(pools.error().kind == ErrorKind::kInvalidArgument);
     CHECK(pools.error().message.rfind(c.prefix, 0) == 0);
     CHECK(pools.error().message.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("a machine type without TPU flags is a CPU pool: one node unless told, the disk as asked") {
+  TpuPoolRequest request;
+  request.machine_type = "m1-ultramem-160";
+  request.disk_size = "3000";
+  request.scopes = {"cloud-platform"};
+  auto pools = NodePoolsFor("m1-pool", request);
+  REQUIRE(pools);
+  REQUIRE(pools->size() == 1);
+  const auto& pool = pools->front();
+  CHECK(pool.machine_type == "m1-ultramem-160");
+  CHECK(pool.tpu_topology.empty());
+  CHECK(pool.node_count == 1);
+  CHECK(pool.disk_size_gb == 3000);
+  CHECK(pool.oauth_scopes == std::vector<std::string>{"https://www.googleapis.com/auth/cloud-platform"});
+  request.num_nodes = 2;
+  request.disk_size.clear();
+  pools = NodePoolsFor("m1-pool", request);
+  REQUIRE(pools);
+  CHECK(pools->front().node_count == 2);
+  CHECK_FALSE(pools->front().disk_size_gb.has_value());  // the server's 100 GB; nothing sent
+}
+
+TEST_CASE("--disk-size reads as gcloud's: GB by default, GB and TB counting in 1024s, whole GB only") {
+  using tputrain::workflow::ParseDiskSizeGb;
+  const std::pair<std::string, int> good[] = {{"3000", 3000},  {"3000GB", 3000}, {"3000gib", 3000}, {"3TB", 3072},
+                                              {"1.5TB", 1536}, {"10", 10},       {"65536", 65536},  {"64TiB", 65536}};
+  for (const auto& [text, gb] : good) {
+    INFO(text);
+    auto parsed = ParseDiskSizeGb(text);
+    REQUIRE(parsed);
+    CHECK(*parsed == gb);
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {"3000.5", "not a whole number of GB"},
+      {"9", "smallest boot disk is 10 GB"},
+      {"0", "smallest boot disk is 10 GB"},
+      {"65537", "at most 64 TiB"},
+      {"65TB", "at most 64 TiB"},
+      {"99999999999999999999", ""},
+      {"-1", ""},
+      {"3000MB", ""},
+      {"abc", ""},
+      {"", ""},
+      {"1e3", ""},
+      {" 3000", ""},
+  };
+  for (const auto& [text, why] : bad) {
+    INFO(text);
+    auto parsed = ParseDiskSizeGb(text);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error().kind == ErrorKind::kInvalidArgument);
+    CHECK(parsed.error().message.rfind("--disk-size: expected a whole number of GB from 10 to 65536", 0) == 0);
+    CHECK(parsed.error().message.find(why) != std::string::npos);
+    CHECK(parsed.error().message.find('\n') == std::string::npos);
   }
 }

@@ -15,4 +15,8 @@ namespace tputrain::emulator {
 // reply when the pool breaks a rule.
 std::optional<ApiResponse> CheckTpuNodePool(const nlohmann::json& pool, const std::string& field);
 
+// GKE's boot disk rule: config.diskSizeGb, when given, from 10 GB (NodeConfig's documented
+// smallest) to 65536 GB (a Persistent Disk's 64 TiB). Any machine type, CPU or TPU.
+std::optional<ApiResponse> CheckNodePoolDisk(const nlohmann::json& pool, const std::string& field);
+
 }  // namespace tputrain::emulator

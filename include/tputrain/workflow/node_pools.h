@@ -6,16 +6,23 @@
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/types.h"
 
-// The TPU slice node pools a request asks for, checked against the TPU catalog before any call.
+// The node pools a request asks for: TPU slices checked against the TPU catalog, or CPU pools
+// (a machine type and no TPU flags), before any call.
 namespace tputrain::workflow {
+
+// GKE's boot disk sizes (container/v1 NodeConfig.diskSizeGb): at least 10 GB, as gcloud checks,
+// and at most a Persistent Disk's 64 TiB.
+inline constexpr int kMinDiskSizeGb = 10;
+inline constexpr int kMaxDiskSizeGb = 65536;
 
 // gcloud's node pool flags, by the same names (the error messages name them).
 struct TpuPoolRequest {
   std::string tpu_type;  // "v6e-16": machine type, topology and node count from the catalog
   std::string machine_type;
   std::string tpu_topology;
-  int num_nodes = 0;   // 0: the topology's host count
-  int num_slices = 1;  // pools NAME-0..NAME-(n-1) when more than one
+  int num_nodes = 0;      // 0: the topology's host count
+  int num_slices = 1;     // pools NAME-0..NAME-(n-1) when more than one
+  std::string disk_size;  // --disk-size as typed ("3000", "3000GB", "3TB"); empty: the server's 100 GB
   std::string placement_type;
   std::string workload_metadata;
   int threads_per_core = 0;
@@ -25,9 +32,14 @@ struct TpuPoolRequest {
   std::string reservation;
 };
 
+// --disk-size as gcloud reads it: a number with an optional unit, GB (the default), GiB, TB or
+// TiB, where GB and TB count in 1024s as gcloud's do ("3TB" is 3072). Anything that is not a
+// whole number of GB from kMinDiskSizeGb to kMaxDiskSizeGb is one usage line naming --disk-size.
+core::Result<int> ParseDiskSizeGb(const std::string& text);
+
 // One pool per slice. A --tpu-type the catalog does not know, a --machine-type, --tpu-topology
 // or --num-nodes that contradicts it, or a topology without a machine type is a usage error
-// naming the flag.
+// naming the flag. A machine type without TPU flags is a CPU pool (1 node unless --num-nodes).
 core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,
                                                                      const TpuPoolRequest& request);
 

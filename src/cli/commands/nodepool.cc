@@ -78,10 +78,10 @@ core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& conte
 
 void SetupNodePoolCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<NodePoolOptions>();
-  auto* nodepool = root.add_subcommand("nodepool", "GKE node pools (TPU slices)");
+  auto* nodepool = root.add_subcommand("nodepool", "GKE node pools (TPU slices, CPU pools)");
   nodepool->require_subcommand(1);
 
-  auto* create = nodepool->add_subcommand("create", "Create TPU slice node pool(s), several at once");
+  auto* create = nodepool->add_subcommand("create", "Create TPU slice node pool(s), several at once, or a CPU pool");
   create->add_option("name", options->name, "Node pool name (NAME-0, NAME-1, ... with --num-slices)")->required();
   create->add_option("--cluster", options->cluster, "Cluster")->required();
   AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
@@ -91,7 +91,9 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
       "Examples:\n"
       "  tputrain nodepool create v6e-16 --cluster ray-tpu --location us-east5-b --tpu-type v6e-16\n"
       "  tputrain nodepool create tpu --cluster saxml --location us-west4 --machine-type ct5lp-hightpu-4t \\\n"
-      "      --tpu-topology 4x8 --num-slices 2");
+      "      --tpu-topology 4x8 --num-slices 2\n"
+      "  tputrain nodepool create m1-pool --cluster jetstream --location us-east5 --machine-type m1-ultramem-160 \\\n"
+      "      --disk-size 3000 --scopes cloud-platform");
   create->callback([options, &context] { context.outcome = RunNodePoolCreate(*options, context); });
 
   auto* remove = nodepool->add_subcommand("delete", "Delete a node pool");

@@ -205,7 +205,10 @@ void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_
                       "TPU slice type (v6e-16, v5litepod-32, v5p-8, v6e-4x4): machine type, topology and node count");
   if (with_machine_type) {
     command->add_option("--machine-type", flags.machine_type, "GKE machine type of the pool (ct6e-standard-4t)");
-    command->add_option("--num-nodes", flags.num_nodes, "Nodes (hosts); derived from the TPU topology unless given");
+    command->add_option("--num-nodes", flags.num_nodes,
+                        "Nodes (hosts); derived from the TPU topology unless given (a CPU pool: 1)");
+    command->add_option("--disk-size", flags.disk_size,
+                        "Boot disk of each node: 3000 (GB), 3000GB, 3TB (default 100GB)");
     command->add_option("--scopes", flags.scopes, "OAuth scopes of the nodes (cloud-platform, ...)")->delimiter(',');
   }
   command->add_option("--tpu-topology", flags.tpu_topology, "TPU topology (4x4, 2x2x1)");

@@ -129,6 +129,7 @@ std::vector<std::string> ExpandScopes(const std::vector<std::string>& scopes) {
 json NodePoolToJson(const NodePoolSpec& spec) {
   json config = json::object();
   if (!spec.machine_type.empty()) config["machineType"] = spec.machine_type;
+  if (spec.disk_size_gb) config["diskSizeGb"] = *spec.disk_size_gb;
   config["oauthScopes"] = spec.oauth_scopes.empty() ? DefaultOauthScopes() : spec.oauth_scopes;
   if (spec.threads_per_core) {
     config["advancedMachineFeatures"] = {{"threadsPerCore", std::to_string(*spec.threads_per_core)}};
@@ -220,6 +221,7 @@ NodePool NodePoolFromJson(const json& body) {
   pool.conditions = Conditions(body);
   const json config = body.value("config", json::object());
   pool.machine_type = Str(config, "machineType");
+  pool.disk_size_gb = Int(config, "diskSizeGb");
   pool.spot = config.value("spot", false);
   pool.resource_labels = Labels(config, "resourceLabels");
   pool.workload_metadata = Str(config.value("workloadMetadataConfig", json::object()), "mode");
@@ -262,6 +264,10 @@ std::vector<std::string> DiffNodePool(const NodePoolSpec& want, const NodePool& 
   if (!want.machine_type.empty()) Compare(diffs, "machineType", want.machine_type, have.machine_type);
   if (want.node_count > 0 && want.node_count != have.node_count) {
     Compare(diffs, "initialNodeCount", std::to_string(want.node_count), std::to_string(have.node_count));
+  }
+  if (want.disk_size_gb && want.disk_size_gb != have.disk_size_gb) {
+    Compare(diffs, "config.diskSizeGb", std::to_string(*want.disk_size_gb),
+            have.disk_size_gb ? std::to_string(*have.disk_size_gb) : "");
   }
   Compare(diffs, "placementPolicy.tpuTopology", want.tpu_topology, have.tpu_topology);
   if (!want.placement_type.empty()) Compare(diffs, "placementPolicy.type", want.placement_type, have.placement_type);

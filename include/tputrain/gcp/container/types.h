@@ -47,6 +47,7 @@ struct NodePoolSpec {
   std::string name;
   std::string machine_type;
   int node_count = 0;
+  std::optional<int> disk_size_gb;        // config.diskSizeGb; unset: the server's 100
   std::vector<std::string> oauth_scopes;  // full URLs
   std::string tpu_topology;               // "4x4"
   std::string placement_type;             // "COMPACT"
@@ -101,6 +102,7 @@ struct NodePool {
   std::string status_message;
   std::string machine_type;
   int node_count = 0;
+  std::optional<int> disk_size_gb;
   std::string tpu_topology;
   std::string placement_type;
   std::string workload_metadata;
