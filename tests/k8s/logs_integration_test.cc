@@ -16,21 +16,10 @@
 #include <sstream>
 
 #include "k8s/k8s_test_util.h"
+#include "testing/netns_host.h"
 
 namespace tputrain::testing {
 namespace {
-
-ProcessResult Ip(const std::vector<std::string>& args) {
-  ProcessOptions options;
-  options.argv = {"ip"};
-  options.argv.insert(options.argv.end(), args.begin(), args.end());
-  return RunProcess(options, std::chrono::seconds(30));
-}
-
-void MustIp(const std::vector<std::string>& args) {
-  auto result = Ip(args);
-  if (result.exit_code != 0) throw std::runtime_error("ip " + args[0] + " " + args[1] + " failed: " + result.err);
-}
 
 // The FAKE kubelet (tests/k8s/fake_kubelet.py) on 10.252.x.y:10250 in a network namespace of its
 // own, with a throwaway self-signed certificate. Its processes are stopped by PID and the
@@ -39,26 +28,11 @@ class FakeKubeletHost {
  public:
   static constexpr int kPort = 10250;
 
-  FakeKubeletHost() {
+  FakeKubeletHost() : host_("lg", 252) {
     std::string pattern = (std::filesystem::temp_directory_path() / "tputrain-kubelet-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir_ = pattern;
-    int id = getpid() % 16000;
-    netns_ = "trlog-" + std::to_string(getpid());
-    host_veth_ = "trlgh" + std::to_string(getpid());
-    std::string ns_veth = "trlgn" + std::to_string(getpid());
-    std::string prefix = "10.252." + std::to_string(id / 64) + ".";
-    std::string host_ip = prefix + std::to_string((id % 64) * 4 + 1);
-    ip_ = prefix + std::to_string((id % 64) * 4 + 2);
     try {
-      MustIp({"netns", "add", netns_});
-      MustIp({"link", "add", host_veth_, "type", "veth", "peer", "name", ns_veth});
-      MustIp({"link", "set", ns_veth, "netns", netns_});
-      MustIp({"addr", "add", host_ip + "/30", "dev", host_veth_});
-      MustIp({"link", "set", host_veth_, "up"});
-      MustIp({"netns", "exec", netns_, "ip", "addr", "add", ip_ + "/30", "dev", ns_veth});
-      MustIp({"netns", "exec", netns_, "ip", "link", "set", ns_veth, "up"});
-      MustIp({"netns", "exec", netns_, "ip", "link", "set", "lo", "up"});
       ProcessOptions cert;
       cert.argv = {"openssl",  "req",
                    "-x509",    "-newkey",
@@ -67,22 +41,18 @@ class FakeKubeletHost {
                    "-out",     dir_ + "/kubelet.crt",
                    "-days",    "1",
                    "-subj",    "/CN=fake-kubelet",
-                   "-addext",  "subjectAltName=IP:" + ip_};
+                   "-addext",  "subjectAltName=IP:" + ip()};
       auto made = RunProcess(cert, std::chrono::seconds(60));
       if (made.exit_code != 0) throw std::runtime_error("openssl failed: " + made.err);
       ProcessOptions serve;
-      serve.argv = {"ip",
-                    "netns",
-                    "exec",
-                    netns_,
-                    "python3",
+      serve.argv = {"python3",
                     std::string(TPUTRAIN_SOURCE_DIR) + "/tests/k8s/fake_kubelet.py",
-                    ip_,
+                    ip(),
                     std::to_string(kPort),
                     dir_ + "/kubelet.crt",
                     dir_ + "/kubelet.key",
                     dir_};
-      kubelet_ = std::make_unique<ScopedProcess>(serve);
+      kubelet_ = host_.Start(serve);
       if (!WaitFor([&] { return std::filesystem::exists(dir_ + "/ready") || !kubelet_->running(); },
                    std::chrono::seconds(30)) ||
           !std::filesystem::exists(dir_ + "/ready")) {
@@ -97,7 +67,7 @@ class FakeKubeletHost {
   FakeKubeletHost(const FakeKubeletHost&) = delete;
   FakeKubeletHost& operator=(const FakeKubeletHost&) = delete;
 
-  const std::string& ip() const { return ip_; }
+  const std::string& ip() const { return host_.ip(); }
   // Lets the followed log of `pod` go on past its first ten lines.
   void OpenGate(const std::string& pod) const { WriteTextFile(dir_ + "/" + pod, "open\n"); }
   // The paths and queries the API server sent.
@@ -106,22 +76,16 @@ class FakeKubeletHost {
   }
 
  private:
+  // The namespace itself (and whatever else runs in it, by PID) goes with host_.
   void Teardown() {
     if (kubelet_) kubelet_->Stop();
     kubelet_.reset();
-    // Whatever else runs in the namespace (nothing should), by PID.
-    std::istringstream pids(Ip({"netns", "pids", netns_}).out);
-    for (int pid; pids >> pid;) kill(pid, SIGKILL);
-    Ip({"link", "del", host_veth_});
-    Ip({"netns", "del", netns_});
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
   }
 
+  NetnsHost host_;
   std::string dir_;
-  std::string netns_;
-  std::string host_veth_;
-  std::string ip_;
   std::unique_ptr<ScopedProcess> kubelet_;
 };
 

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "testing/netns_host.h"
+
 namespace tputrain::testing {
 
 // A real Ray head inside a network namespace that the test creates (a veth pair with a /30),
@@ -20,15 +22,13 @@ class NetnsRayHead {
   NetnsRayHead(const NetnsRayHead&) = delete;
   NetnsRayHead& operator=(const NetnsRayHead&) = delete;
 
-  const std::string& ip() const { return ns_ip_; }  // the head's address in the namespace
+  const std::string& ip() const { return host_.ip(); }  // the head's address in the namespace
   static constexpr int kDashboardPort = 8265;
 
  private:
-  void Teardown();
+  void RemoveTempDir();
 
-  std::string netns_;
-  std::string host_veth_;
-  std::string ns_ip_;
+  NetnsHost host_;  // the namespace: the head's daemons run in it, and are ended by its PIDs
   std::string ray_bin_;
   std::string temp_dir_;
 };

@@ -67,13 +67,17 @@ std::unique_ptr<ScopedProcess> NetnsHost::Start(ProcessOptions options) const {
   return std::make_unique<ScopedProcess>(options);
 }
 
-void NetnsHost::Teardown() {
-  // SIGTERM first, then SIGKILL for whatever outlives a bounded wait.
+void NetnsHost::EndProcesses() const {
+  // SIGTERM first (Ray's daemons shut down on it), then SIGKILL for whatever outlives a bounded wait.
   for (int pid : PidsIn(netns_)) kill(pid, SIGTERM);
   if (!WaitFor([&] { return PidsIn(netns_).empty(); }, std::chrono::seconds(20))) {
     for (int pid : PidsIn(netns_)) kill(pid, SIGKILL);
     WaitFor([&] { return PidsIn(netns_).empty(); }, std::chrono::seconds(10));
   }
+}
+
+void NetnsHost::Teardown() {
+  EndProcesses();
   Ip({"link", "del", host_veth_});
   Ip({"netns", "del", netns_});
 }

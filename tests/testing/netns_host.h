@@ -26,6 +26,9 @@ class NetnsHost {
 
   // Starts `options.argv` inside the namespace (`ip netns exec`), in the background.
   std::unique_ptr<ScopedProcess> Start(ProcessOptions options) const;
+  // Ends every process in the namespace (TERM, a bounded wait, KILL), by its PIDs; the namespace
+  // stays. Also done on destruction.
+  void EndProcesses() const;
 
  private:
   void Teardown();
