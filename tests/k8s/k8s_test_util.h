@@ -70,6 +70,23 @@ inline void CreateObject(k8s::Client& admin, const std::string& path, const nloh
 // What KubeRay and the kubelet would have made for RayCluster `name`, with its head at `ip` (a
 // Ray head in a network namespace): the head Pod with that IP, the NAME-head-svc Service, and
 // Endpoints naming the Pod (without the targetRef the proxy answers 503 "no endpoints available").
+struct NamedPort {
+  std::string name;
+  int port = 0;
+};
+
+// The endpoints controller, played: Endpoints of `service` at `ip`, the address of pod `pod`.
+inline void PlayEndpoints(k8s::Client& admin, const std::string& ns, const std::string& service, const NamedPort& port,
+                          const std::string& ip, const std::string& pod) {
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
+               {{"apiVersion", "v1"},
+                {"kind", "Endpoints"},
+                {"metadata", {{"name", service}}},
+                {"subsets",
+                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
+                   {"ports", {{{"name", port.name}, {"port", port.port}}}}}}}});
+}
+
 inline void PlayRayHead(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
   std::string pod = name + "-head";
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
@@ -87,13 +104,7 @@ inline void PlayRayHead(k8s::Client& admin, const std::string& ns, const std::st
                 {"kind", "Service"},
                 {"metadata", {{"name", name + "-head-svc"}}},
                 {"spec", {{"ports", {{{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}}}}}}});
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"},
-                {"kind", "Endpoints"},
-                {"metadata", {{"name", name + "-head-svc"}}},
-                {"subsets",
-                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                   {"ports", {{{"name", "dashboard"}, {"port", 8265}}}}}}}});
+  PlayEndpoints(admin, ns, name + "-head-svc", {"dashboard", 8265}, ip, pod);
 }
 
 }  // namespace tputrain::testing

@@ -38,13 +38,7 @@ void PlayJetStreamPod(k8s::Client& admin, const std::string& ns, const std::stri
                 {"kind", "Service"},
                 {"metadata", {{"name", "jetstream-svc"}}},
                 {"spec", {{"ports", {{{"name", "jetstream-http"}, {"port", 8000}, {"targetPort", 8000}}}}}}});
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"},
-                {"kind", "Endpoints"},
-                {"metadata", {{"name", "jetstream-svc"}}},
-                {"subsets",
-                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                   {"ports", {{{"name", "jetstream-http"}, {"port", 8000}}}}}}}});
+  PlayEndpoints(admin, ns, "jetstream-svc", {"jetstream-http", 8000}, ip, pod);
 }
 
 ProcessResult Tputrain(const std::vector<std::string>& args) {
@@ -167,13 +161,7 @@ void PlayLeader(k8s::Client& admin, const std::string& ns, const std::string& ip
   }
   WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod, status);
   if (!waiting.is_null()) return;
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"},
-                {"kind", "Endpoints"},
-                {"metadata", {{"name", "jetstream-svc"}}},
-                {"subsets",
-                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                   {"ports", {{{"name", "jetstream-http"}, {"port", 8000}}}}}}}});
+  PlayEndpoints(admin, ns, "jetstream-svc", {"jetstream-http", 8000}, ip, pod);
   WriteStatus(admin, "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways",
               {{"conditions",
                 {{{"type", "Available"},
