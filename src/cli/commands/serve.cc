@@ -305,6 +305,7 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
 void SetupServeCommand(CLI::App& root, Context& context) {
   auto* serve = root.add_subcommand("serve", "Serve a model on the cluster (JetStream on LeaderWorkerSet), ask it");
   serve->require_subcommand(1);
+  AddServeConvertCommand(*serve, context);
 
   auto up_flags = std::make_shared<UpFlags>();
   auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seed 002)");
