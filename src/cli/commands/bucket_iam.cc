@@ -1,9 +1,11 @@
 // tputrain bucket create|delete and tputrain iam (workload identity, service accounts).
 #include "commands/commands.h"
+#include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/gcp/iam/types.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/k8s/names.h"
+#include "tputrain/workflow/ksa_annotation.h"
 
 namespace tputrain::cli {
 namespace {
@@ -27,6 +29,8 @@ struct IamOptions {
   std::string display_name;
   std::vector<std::string> roles;
   ProvisionFlags provision;
+  bool annotate_ksa = false;
+  KubeAccessFlags access;  // where the KSA lives, for --annotate-ksa
 };
 
 std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }
@@ -83,10 +87,23 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
   if (!options.gsa.empty()) {
     if (auto valid = gcp::CheckServiceAccountEmail("--gsa", options.gsa); !valid) return core::Fail(valid.error());
   }
+  if (options.annotate_ksa && options.gsa.empty()) {
+    return core::Fail(core::Error::Usage(
+        "--annotate-ksa: only with --gsa (a --bucket or --project-role binding names the KSA itself and needs no "
+        "annotation)"));
+  }
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   std::string ns = options.ksa.substr(0, slash);
   std::string ksa = options.ksa.substr(slash + 1);
+  // Which route this is, said once: the two are often mixed up.
+  if (options.gsa.empty()) {
+    context.reporter().Info("the role goes to the KSA's own principal: no Google service account and no " +
+                            std::string(workflow::kGsaAnnotation) + " annotation are needed");
+  } else if (!options.annotate_ksa) {
+    context.reporter().Info("pods act as " + options.gsa + " once the KSA is annotated " + workflow::kGsaAnnotation +
+                            "=" + options.gsa + " (--annotate-ksa does it)");
+  }
   return RunProvision(
       context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
         workflow::PolicyBinding binding;
@@ -104,7 +121,26 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
         }
         auto outcome = workflow::AddPolicyBinding(env, binding);
         if (!outcome) return core::Fail(outcome.error());
-        return std::vector<workflow::Outcome>{*outcome};
+        std::vector<workflow::Outcome> outcomes{*outcome};
+        if (options.annotate_ksa) {
+          auto connection = ConnectCluster(options.access, context);
+          if (!connection) return core::Fail(connection.error());
+          Stack& stack = context.stack();
+          workflow::RecordedApplyEnv apply{*(*connection)->client,
+                                           *(*connection)->discovery,
+                                           {stack.clock(), stack.sleeper(), context.cancel},
+                                           AccessRecordOf(options.access, **connection, context),
+                                           {env.ledger, env.run_id}};
+          auto annotated = workflow::AnnotateServiceAccount(apply, ns, ksa, options.gsa, env.dry_run != nullptr);
+          if (!annotated) return core::Fail(annotated.error());
+          workflow::Outcome account{
+              state::ResourceKind::kK8sObject, "ServiceAccount " + ns + "/" + ksa, annotated->object.Describe(),
+              annotated->action == k8s::ApplyAction::kCreated ? workflow::OutcomeAction::kCreated
+                                                              : workflow::OutcomeAction::kAdopted};
+          account.details = {{"annotation", std::string(workflow::kGsaAnnotation) + "=" + options.gsa}};
+          outcomes.push_back(account);
+        }
+        return outcomes;
       });
 }
 
@@ -171,7 +207,13 @@ void SetupIamCommand(CLI::App& root, Context& context) {
   bind->footer(
       "Examples:\n"
       "  tputrain iam bind-workload-identity --ksa default/ray-ksa --bucket my-ckpt --role roles/storage.objectUser\n"
-      "  tputrain iam bind-workload-identity --ksa default/sax-sa --gsa sax@PROJECT.iam.gserviceaccount.com");
+      "  tputrain iam bind-workload-identity --ksa default/sax-sa --gsa sax@PROJECT.iam.gserviceaccount.com \\\n"
+      "      --annotate-ksa --cluster ray-tpu --location us-east5-b\n"
+      "Pods on node pools with --workload-metadata GCE_METADATA (seed 002's TPU pool) act as the node's\n"
+      "service account: neither route applies to them.");
+  bind->add_flag("--annotate-ksa", options->annotate_ksa,
+                 "With --gsa: annotate the KSA iam.gke.io/gcp-service-account=GSA (creating it if missing)");
+  AddKubeAccessFlags(*bind, options->access);
   bind->callback([options, &context] { context.outcome = RunBindWorkloadIdentity(*options, context); });
 
   auto* account = iam->add_subcommand("service-account", "Google service accounts");

@@ -1,0 +1,26 @@
+#include "tputrain/workflow/ksa_annotation.h"
+
+namespace tputrain::workflow {
+
+core::Result<k8s::ApplyResult> AnnotateServiceAccount(RecordedApplyEnv& env, const std::string& ns,
+                                                      const std::string& name, const std::string& gsa, bool dry_run) {
+  k8s::Object account;
+  account.api_version = "v1";
+  account.kind = "ServiceAccount";
+  account.name = name;
+  account.ns = ns;
+  account.source = "--ksa " + ns + "/" + name;
+  account.json = {{"apiVersion", "v1"},
+                  {"kind", "ServiceAccount"},
+                  {"metadata", {{"name", name}, {"namespace", ns}, {"annotations", {{kGsaAnnotation, gsa}}}}}};
+  k8s::ApplyOptions options;
+  options.ns = ns;
+  options.dry_run = dry_run;
+  auto applied = ApplyRecorded(env, {account}, options);
+  if (!applied) return core::Fail(applied.error());
+  if (applied->empty())
+    return core::Fail(core::Error::Internal("applying ServiceAccount " + name + " returned nothing"));
+  return applied->front();
+}
+
+}  // namespace tputrain::workflow
