@@ -182,6 +182,13 @@ class Follower {
   }
 
  private:
+  // A state said once, not at every look: the Job may wait hours.
+  void Say(const std::string& task, const std::string& state) {
+    if (state == said_) return;
+    said_ = state;
+    env_.reporter.Progress(task, state);
+  }
+
   bool Interrupted() const { return env_.poll.cancel != nullptr && env_.poll.cancel->cancelled(); }
 
   // Follows `pod`'s log once if there is one to follow: true when lines came. A pod that cannot
@@ -197,6 +204,7 @@ class Follower {
       pod_ = name;
       resume_ = std::nullopt;
       last_stamp_.clear();
+      same_stamp_ = 0;
     }
     const bool finished = Finished(pod);
     LogsRequest request;
@@ -215,6 +223,9 @@ class Follower {
       request.log.tail_lines = first_tail_;
     }
     bool any = false;
+    // Lines can share a timestamp: those shown already are skipped by count.
+    const std::string skip_stamp = last_stamp_;
+    int skip_count = same_stamp_;
     LogsSinks sinks;
     sinks.out = [&](std::string_view lines) {
       std::string shown;
@@ -225,7 +236,13 @@ class Follower {
         const auto space = line.find(' ');
         const std::string stamp = space == std::string_view::npos ? "" : SortableStamp(line.substr(0, space));
         if (!stamp.empty()) {
-          if (!last_stamp_.empty() && stamp <= last_stamp_) continue;  // shown before
+          // Shown before: older than the last line shown, or as old and among those shown.
+          if (stamp < skip_stamp) continue;
+          if (stamp == skip_stamp && skip_count > 0) {
+            --skip_count;
+            continue;
+          }
+          same_stamp_ = stamp == last_stamp_ ? same_stamp_ + 1 : 1;
           last_stamp_ = stamp;
           line.remove_prefix(space + 1);
         }
@@ -237,13 +254,16 @@ class Follower {
       if (env_.on_log) env_.on_log(shown);
     };
     sinks.notice = [&](std::string_view line) { env_.reporter.Warn(line); };
-    env_.reporter.Progress(task, "following pod " + name);
+    Say(task, "following pod " + name);
     auto status = StreamLogs(env_.apply.client, request, sinks, env_.poll.cancel);
     if (Interrupted()) return core::Fail(Cancelled());
     if (!status) {
       const core::Error& error = status.error();
       const bool waiting = k8s::IsWaitingToStart(error) || error.kind == core::ErrorKind::kFailedPrecondition;
-      env_.reporter.Progress(task, waiting ? "pod " + name + " " + PodState(pod) : error.message);
+      // The API's words for a container not started yet name the reason (ContainerCreating).
+      Say(task, k8s::IsWaitingToStart(error) ? error.message
+                : waiting                    ? "pod " + name + " " + PodState(pod)
+                                             : error.message);
       if (!waiting) resume_ = env_.poll.clock.WallNow();
       return any;
     }
@@ -279,6 +299,8 @@ class Follower {
   std::string done_pod_;                                         // a finished pod whose whole log has been read
   std::optional<std::chrono::system_clock::time_point> resume_;  // when its last stream ended
   std::string last_stamp_;                                       // SortableStamp of the last line shown
+  int same_stamp_ = 0;                                           // lines shown with that timestamp
+  std::string said_;                                             // the last progress state
 };
 
 }  // namespace
