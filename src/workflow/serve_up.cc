@@ -97,32 +97,49 @@ core::Result<Rendered> RenderServe(const ServeUpRequest& request, const std::str
 }
 
 // Nodes of the slice, where the pods can land: none yet is said, not refused (a node pool may be
-// on its way, or autoscaling makes one).
-void WarnWithoutNodes(ServeUpEnv& env, const std::string& tpu_type) {
+// on its way). True when the cluster was seen to have none.
+bool WarnWithoutNodes(ServeUpEnv& env, const std::string& tpu_type) {
   auto values = SliceTemplateValues(tpu_type, 1);
-  if (!values) return;
+  if (!values) return false;
   std::string accelerator;
   std::string topology;
   for (const auto& value : *values) {
     if (value.name == "GKE_ACCELERATOR") accelerator = value.value;
     if (value.name == "TPU_TOPOLOGY") topology = value.value;
   }
-  if (accelerator.empty() || topology.empty()) return;
+  if (accelerator.empty() || topology.empty()) return false;
   const std::string selector =
       "cloud.google.com/gke-tpu-accelerator=" + accelerator + ",cloud.google.com/gke-tpu-topology=" + topology;
   auto nodes = env.apply.client.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode(selector), "nodes");
-  if (!nodes) return;  // a user who may not list nodes still deploys
-  if (nodes->value("items", nlohmann::json::array()).empty()) {
-    env.reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
-                      ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " +
-                      tpu_type + ")");
+  if (!nodes) return false;  // a user who may not list nodes still deploys
+  if (!nodes->value("items", nlohmann::json::array()).empty()) return false;
+  env.reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
+                    ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " +
+                    tpu_type + ")");
+  return true;
+}
+
+// A pod the scheduler refused. Hopeless only when no node of the slice exists: with nodes (or a
+// pool being made), a refusal is the usual wait for a node to free up or join.
+std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const std::string& tpu_type) {
+  const auto conditions = pod.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+  for (const auto& condition : conditions) {
+    if (condition.value("type", "") != "PodScheduled" || condition.value("status", "") != "False" ||
+        condition.value("reason", "") != "Unschedulable") {
+      continue;
+    }
+    return "pod " + Text(pod.value("metadata", nlohmann::json::object()), "name") +
+           " cannot be scheduled: " + Text(condition, "message") + "; the cluster has no node of a " + tpu_type +
+           " slice: add one (serve up --create-nodepool --cluster NAME, or tputrain nodepool create --tpu-type " +
+           tpu_type + ")";
   }
+  return std::nullopt;
 }
 
 // One look at the LeaderWorkerSet and its pods: done, still going (with what to show), or a
 // failure that waiting will not cure.
 core::Result<bool> LookOnce(ServeUpEnv& env, const ServeUpOutcome& outcome, const serving::Engine& engine,
-                            std::string& last_state) {
+                            bool no_nodes, std::string& last_state) {
   k8s::Client& client = env.apply.client;
   const std::string lws_path = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + http::PathSegment(outcome.ns) +
                                "/leaderworkersets/" + http::PathSegment(outcome.leaderworkerset);
@@ -136,6 +153,11 @@ core::Result<bool> LookOnce(ServeUpEnv& env, const ServeUpOutcome& outcome, cons
   const auto items = pods->value("items", nlohmann::json::array());
   std::size_t ready = 0;
   for (const auto& pod : items) {
+    if (no_nodes) {
+      if (auto unschedulable = UnschedulableProblem(pod, outcome.tpu_type)) {
+        return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, *unschedulable));
+      }
+    }
     if (auto problem = PodProblem(pod)) {
       const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
       std::string container = kLeaderContainer;
@@ -248,6 +270,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
         InstallOperator(env.apply, *info, *manifest, request.dry_run, std::chrono::minutes(5), env.reporter);
     if (!installed) return core::Fail(installed.error());
   }
+  bool no_nodes = false;
   if (request.create_nodepool) {
     if (!env.create_pools) {
       return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
@@ -262,7 +285,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
       if (auto created = env.create_pools(*pools); !created) return core::Fail(created.error());
     }
   } else {
-    WarnWithoutNodes(env, outcome.tpu_type);
+    no_nodes = WarnWithoutNodes(env, outcome.tpu_type);
   }
 
   k8s::ApplyOptions options;
@@ -284,7 +307,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   poll.is_transient = [](const core::Error& error) { return error.kind != core::ErrorKind::kFailedPrecondition; };
   const auto start = env.poll.clock.Now();
   std::string last_state;
-  auto done = core::PollUntil([&] { return LookOnce(env, outcome, *engine, last_state); }, poll, env.poll);
+  auto done = core::PollUntil([&] { return LookOnce(env, outcome, *engine, no_nodes, last_state); }, poll, env.poll);
   if (!done) return core::Fail(done.error());
   outcome.serving = true;
   outcome.waited = std::chrono::duration_cast<milliseconds>(env.poll.clock.Now() - start);

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/env.h"
 #include "tputrain/http/curl_transport.h"
 
@@ -19,7 +21,7 @@ std::string Tail(const std::string& text, std::size_t bytes = 3000) {
 
 }  // namespace
 
-NetnsJetStream::NetnsJetStream() : host_("js", 249) {
+NetnsJetStream::NetnsJetStream(bool wait_healthy) : host_("js", 249) {
   auto env = core::Env::FromProcess();
   const std::string cache = env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test");
   const std::string engine_venv = cache + "/maxtext";
@@ -67,6 +69,10 @@ NetnsJetStream::NetnsJetStream() : host_("js", 249) {
   engine_ = host_.Start(engine);
   http_ = host_.Start(http);
 
+  if (wait_healthy) WaitHealthy();
+}
+
+void NetnsJetStream::WaitHealthy() const {
   // Plain http to the namespace's address, as the kubelet's probe would: allowed for this host only.
   http::CurlOptions curl_options;
   curl_options.plain_http_host = ip();
@@ -84,6 +90,23 @@ NetnsJetStream::NetnsJetStream() : host_("js", 249) {
     throw std::runtime_error("JetStream did not become healthy in 4 minutes; engine log:\n" + Tail(EngineLog()) +
                              "\njetstream-http:\n" + Tail(http_->ReadErr()));
   }
+}
+
+std::string NetnsJetStream::HttpLog() const { return http_->ReadOut() + http_->ReadErr(); }
+
+std::string NetnsJetStream::GenerateDirect(const std::string& prompt, int max_tokens) const {
+  http::CurlOptions curl_options;
+  curl_options.plain_http_host = ip();
+  http::CurlTransport transport(curl_options);
+  http::Request request;
+  request.method = "POST";
+  request.url = "http://" + ip() + ":" + std::to_string(kHttpPort) + "/generate";
+  request.headers = {{"Content-Type", "application/json"}};
+  request.body = nlohmann::json{{"prompt", prompt}, {"max_tokens", max_tokens}}.dump();
+  request.timeout = std::chrono::minutes(2);
+  auto response = transport.Send(request);
+  if (!response || response->status != 200) throw std::runtime_error("direct /generate failed");
+  return nlohmann::json::parse(response->body).at("response").get<std::string>();
 }
 
 NetnsJetStream::~NetnsJetStream() {

@@ -16,7 +16,8 @@ namespace tputrain::testing {
 // engine's last log lines.
 class NetnsJetStream {
  public:
-  NetnsJetStream();
+  // `wait_healthy`: return once /healthcheck answers 200 (else at once, the engine still loading).
+  explicit NetnsJetStream(bool wait_healthy = true);
   ~NetnsJetStream();
   NetnsJetStream(const NetnsJetStream&) = delete;
   NetnsJetStream& operator=(const NetnsJetStream&) = delete;
@@ -26,6 +27,12 @@ class NetnsJetStream {
   std::string EngineLog() const;
   // Ends the engine only: jetstream-http stays and answers 500 for what needs it.
   void StopEngine();
+  // Waits until /healthcheck answers 200; throws with the engine's last log lines if it does not.
+  void WaitHealthy() const;
+  // jetstream-http's access log ("GET /healthcheck HTTP/1.1" 500 ...), on its stderr.
+  std::string HttpLog() const;
+  // POST /generate straight to the pod's address, past the API server: the reference answer.
+  std::string GenerateDirect(const std::string& prompt, int max_tokens) const;
 
  private:
   NetnsHost host_;

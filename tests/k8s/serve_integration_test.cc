@@ -193,11 +193,13 @@ bool Exists(k8s::Client& admin, const std::string& path) {
   return response && response->status == 200;
 }
 
-TEST_CASE("serve up applies seed 002's LeaderWorkerSet and waits until it serves; serve down removes it",
-          "[integration]") {
+TEST_CASE(
+    "serve up applies seed 002's LeaderWorkerSet and waits through the health check's 500 until it serves; "
+    "serve down removes it",
+    "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();
-  NetnsJetStream jetstream;
+  NetnsJetStream jetstream(/*wait_healthy=*/false);  // still loading when serve up starts asking
   const std::string ns = server.NewNamespace("serveup");
   char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
   REQUIRE(mkdtemp(state_template) != nullptr);
@@ -205,17 +207,30 @@ TEST_CASE("serve up applies seed 002's LeaderWorkerSet and waits until it serves
   const std::string lws_path =
       "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
 
-  ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b", "--timeout", "5m"}));
+  // --dry-run: the server validates the applies, nothing is stored, nothing awaited.
+  auto dry = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--dry-run", "--format", "json"}));
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  const auto plan = nlohmann::json::parse(dry.out);
+  CHECK(plan["dry_run"] == true);
+  CHECK(plan["applied"].size() == 2);  // the LeaderWorkerSet and its Service
+  CHECK_FALSE(Exists(server.admin(), lws_path));
+
+  ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b", "--timeout", "6m"}));
   const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
   INFO("serve up: " << up.ReadErr());
   REQUIRE(applied);
-  CHECK(up.running());  // applied, and waiting: nothing serves yet
+  // The LeaderWorkerSet reports Available at once; only the health check holds serve up back.
   PlayLeader(server.admin(), ns, jetstream.ip(), nullptr);
-  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(5)));
   INFO(up.ReadErr());
   REQUIRE(up.Stop() == 0);
   CHECK(up.ReadOut().find("Serving llama3.1-405b on v6e-16 (" + ns + "/jetstream-pathways)") != std::string::npos);
   CHECK(up.ReadErr().find("no node of a v6e-16 slice") != std::string::npos);  // the test has no TPU nodes
+  const std::string http_log = jetstream.HttpLog();
+  INFO(http_log);
+  CHECK(http_log.find("\"GET /healthcheck HTTP/1.1\" 500") != std::string::npos);  // loading
+  CHECK(http_log.find("\"GET /healthcheck HTTP/1.1\" 200") != std::string::npos);  // then serving
 
   auto status = RunProcess(run.Options({"serve", "status", "--format", "json"}, false));
   INFO(status.err);
@@ -228,10 +243,15 @@ TEST_CASE("serve up applies seed 002's LeaderWorkerSet and waits until it serves
   CHECK(rows[0]["service"] == "jetstream-svc");
   CHECK(rows[0]["endpoint"] == server.server() + "/api/v1/namespaces/" + ns + "/services/jetstream-svc:8000/proxy/");
 
+  // Through the API server, whole and streamed, the text a direct request to the pod gets.
+  const std::string direct = jetstream.GenerateDirect("Hello", 3);
   auto asked = RunProcess(run.Options({"serve", "generate", "--prompt", "Hello", "--max-tokens", "3"}, false));
   INFO(asked.err);
   CHECK(asked.exit_code == 0);
-  CHECK(asked.out.size() > 1);
+  CHECK(asked.out == direct + "\n");
+  auto streamed =
+      RunProcess(run.Options({"serve", "generate", "--prompt", "Hello", "--max-tokens", "3", "--stream"}, false));
+  CHECK(streamed.out == direct + "\n");
 
   // The garbage collector, played: foreground deletion waits for it.
   Finalizer collector(server.admin(), {lws_path, "/api/v1/namespaces/" + ns + "/services/jetstream-svc"});
@@ -332,6 +352,47 @@ TEST_CASE(
       nlohmann::json::parse(RunProcess(ProcessOptions{{"curl", "-s", emulator.url() + "/_emulator/state"}}).out);
   CHECK(after.value("clusters", nlohmann::json::object()).empty());
   std::filesystem::remove_all(home);
+}
+
+TEST_CASE("serve up: a pod that no node can take ends the wait at once; a load that never ends times out",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  const std::string ns = server.NewNamespace("serveup-sched");
+  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
+  REQUIRE(mkdtemp(state_template) != nullptr);
+  ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
+  const std::string lws_path =
+      "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
+
+  // Nothing ever becomes ready: the wait ends at --timeout, saying what stays.
+  auto timed_out = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--timeout", "3s"}));
+  CHECK(timed_out.exit_code == 1);
+  CHECK(timed_out.err.find("the LeaderWorkerSet stays") != std::string::npos);
+
+  ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b"}));
+  REQUIRE(WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60)));
+  // The scheduler, played: no node has google.com/tpu (the test cluster has no TPU nodes at all).
+  const std::string pod = "jetstream-pathways-0";
+  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/pods",
+               {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", pod}, {"labels", {{"leaderworkerset.sigs.k8s.io/name", "jetstream-pathways"}}}}},
+                {"spec", {{"containers", {{{"name", "jax-tpu"}, {"image", "jetstream-pathways:v0.2.0"}}}}}}});
+  WriteStatus(server.admin(), "/api/v1/namespaces/" + ns + "/pods/" + pod,
+              {{"phase", "Pending"},
+               {"conditions",
+                {{{"type", "PodScheduled"},
+                  {"status", "False"},
+                  {"reason", "Unschedulable"},
+                  {"message", "0/3 nodes are available: 3 Insufficient google.com/tpu."}}}}});
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
+  INFO(up.ReadErr());
+  CHECK(up.Stop() == 1);
+  CHECK(up.ReadErr().find("ERROR: pod jetstream-pathways-0 cannot be scheduled: 0/3 nodes are available: 3 "
+                          "Insufficient google.com/tpu.; the cluster has no node of a v6e-16 slice") !=
+        std::string::npos);
+  std::filesystem::remove_all(state_template);
 }
 
 }  // namespace
