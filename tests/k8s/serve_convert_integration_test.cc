@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/apiserver_fixture.h"
+#include "k8s/finalizer.h"
 #include "k8s/k8s_test_util.h"
 #include "testing/netns_host.h"
 #include "testing/scoped_process.h"
@@ -260,6 +261,14 @@ TEST_CASE(
   // The ledger holds the Job, so cleanup deletes it.
   const std::string ledger = ReadTextFile(world.state_dir + "/convert-" + ns + ".json");
   CHECK(ledger.find("checkpoint-converter") != std::string::npos);
+  // Cleanup deletes in the foreground, as the garbage collector (played here) finishes it.
+  Finalizer collector(world.server.admin(), {"/apis/batch/v1/namespaces/" + ns + "/jobs/checkpoint-converter"});
+  auto cleanup =
+      RunProcess({{TputrainBinary(), "cleanup", "--run", "convert-" + ns, "--state-dir", world.state_dir, "--yes"}},
+                 std::chrono::seconds(120));
+  INFO(cleanup.out << cleanup.err);
+  CHECK(cleanup.exit_code == 0);
+  CHECK_FALSE(world.JobExists(ns));
 }
 
 TEST_CASE("serve convert: a failed Job is exit 1 with its last log lines; --no-follow returns after apply",
@@ -268,6 +277,13 @@ TEST_CASE("serve convert: a failed Job is exit 1 with its last log lines; --no-f
   const std::string ns = world.server.NewNamespace("convert-fail");
   const std::string pod = "checkpoint-converter-f4il5";
   auto& kubelet = world.kubelet;
+
+  // --dry-run: the server validates the apply; nothing is stored.
+  auto dry = RunProcess(world.Convert(ns, {"--dry-run"}), std::chrono::seconds(60));
+  INFO(dry.err);
+  CHECK(dry.exit_code == 0);
+  CHECK(dry.out.find("created (server dry run)") != std::string::npos);
+  CHECK_FALSE(world.JobExists(ns));
 
   auto applied = RunProcess(world.Convert(ns, {"--no-follow"}), std::chrono::seconds(60));
   INFO(applied.err);
