@@ -70,6 +70,19 @@ inline void CreateObject(k8s::Client& admin, const std::string& path, const nloh
 // What KubeRay and the kubelet would have made for RayCluster `name`, with its head at `ip` (a
 // Ray head in a network namespace): the head Pod with that IP, the NAME-head-svc Service, and
 // Endpoints naming the Pod (without the targetRef the proxy answers 503 "no endpoints available").
+// The shape of LeaderWorkerSet's release manifest: its CRD, the namespace `ns`, an account and
+// the controller Deployment (whose availability a test plays).
+inline std::string LwsManifest(const std::string& ns) {
+  return ReadTextFile(std::string(TPUTRAIN_SOURCE_DIR) + "/data/crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml") +
+         "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns +
+         "\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: lws-controller-manager\n  namespace: " + ns +
+         "\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: lws-controller-manager\n  namespace: " + ns +
+         "\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      control-plane: controller-manager\n"
+         "  template:\n    metadata:\n      labels:\n        control-plane: controller-manager\n    spec:\n"
+         "      serviceAccountName: lws-controller-manager\n      containers:\n      - name: manager\n"
+         "        image: registry.k8s.io/lws/lws:v0.10.0\n";
+}
+
 struct NamedPort {
   std::string name;
   int port = 0;

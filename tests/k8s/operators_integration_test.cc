@@ -13,25 +13,6 @@
 namespace tputrain::testing {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The shape of an operator's release manifest: its CRD, a namespace, an account and the controller.
-std::string LwsManifest(const std::string& ns) {
-  return ReadFile(std::string(TPUTRAIN_SOURCE_DIR) + "/data/crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml") +
-         "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns +
-         "\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: lws-controller-manager\n  namespace: " + ns +
-         "\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: lws-controller-manager\n  namespace: " + ns +
-         "\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      control-plane: controller-manager\n"
-         "  template:\n    metadata:\n      labels:\n        control-plane: controller-manager\n    spec:\n"
-         "      serviceAccountName: lws-controller-manager\n      containers:\n      - name: manager\n"
-         "        image: registry.k8s.io/lws/lws:v0.10.0\n";
-}
-
 ProcessResult Tputrain(const std::vector<std::string>& args, const std::string& kubeconfig, const std::string& state) {
   ProcessOptions options;
   options.argv = {TputrainBinary()};

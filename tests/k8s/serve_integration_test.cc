@@ -395,5 +395,33 @@ TEST_CASE("serve up: a pod that no node can take ends the wait at once; a load t
   std::filesystem::remove_all(state_template);
 }
 
+TEST_CASE("serve up without LeaderWorkerSet: one line, or --install-operators installs it first", "[integration]") {
+  ApiServer bare;  // an API server of its own, without the CRDs the shared one carries
+  const std::string ns = bare.NewNamespace("serve-op");
+  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
+  REQUIRE(mkdtemp(state_template) != nullptr);
+  ServeRun run{bare.WriteKubeconfig("serve-op-" + ns, bare.admin_token(), ns), state_template};
+
+  auto refused = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--no-wait"}));
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("ERROR: LeaderWorkerSet is not installed on the cluster: tputrain operators install lws "
+                         "(or serve up --install-operators)") != std::string::npos);
+
+  const std::string manifest = std::string(state_template) + "/lws.yaml";
+  WriteTextFile(manifest, LwsManifest("lws-system"));
+  ScopedProcess up(run.Options(
+      {"serve", "up", "--model", "llama3.1-405b", "--no-wait", "--install-operators", "--lws-manifest", manifest}));
+  // The controller comes up (played): its Deployment reports an available replica.
+  const std::string deployment = "/apis/apps/v1/namespaces/lws-system/deployments/lws-controller-manager";
+  REQUIRE(WaitFor([&] { return Exists(bare.admin(), deployment); }, std::chrono::seconds(60)));
+  WriteStatus(bare.admin(), deployment, {{"replicas", 1}, {"readyReplicas", 1}, {"availableReplicas", 1}});
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
+  INFO(up.ReadErr());
+  CHECK(up.Stop() == 0);
+  CHECK(Exists(bare.admin(),
+               "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways"));
+  std::filesystem::remove_all(state_template);
+}
+
 }  // namespace
 }  // namespace tputrain::testing
