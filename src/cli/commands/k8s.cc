@@ -41,7 +41,6 @@ struct ApplyFlags {
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto objects = ReadManifests(flags.file);
   if (!objects) return core::Fail(objects.error());
-  Stack& stack = context.stack();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   k8s::ApplyOptions options;
@@ -53,11 +52,7 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
                                 options.dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv env{*(*connection)->client,
-                                 *(*connection)->discovery,
-                                 {stack.clock(), stack.sleeper(), context.cancel},
-                                 ledger->access,
-                                 ledger->recorder()};
+  workflow::RecordedApplyEnv env = RecordedApplyEnvOf(**connection, *ledger, context);
   auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
     if (table) {
       context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, options.dry_run) << "\n";

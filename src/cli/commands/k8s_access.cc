@@ -130,4 +130,14 @@ core::Result<ray::ClientOptions> RayThroughProxy(const ray::ConnectionFlags& ray
   return options;
 }
 
+workflow::RecordedApplyEnv RecordedApplyEnvOf(const k8s::Connection& connection, const ApplyLedger& ledger,
+                                              Context& context) {
+  Stack& stack = context.stack();
+  return workflow::RecordedApplyEnv{*connection.client,
+                                    *connection.discovery,
+                                    {stack.clock(), stack.sleeper(), context.cancel},
+                                    ledger.access,
+                                    ledger.recorder()};
+}
+
 }  // namespace tputrain::cli

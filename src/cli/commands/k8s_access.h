@@ -15,6 +15,7 @@
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/jobs_client.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/ledger_entries.h"
 
 // How commands reach a Kubernetes cluster: the kubeconfig flags, and the RayCluster route for
@@ -59,6 +60,11 @@ struct ApplyLedger {
 core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
                                           const KubeAccessFlags& flags, const k8s::Connection& connection,
                                           Context& context, bool dry_run);
+
+// What recorded applies on `connection` run with: its client and discovery, the Stack's clock and
+// the command's cancel token, recording into `ledger`.
+workflow::RecordedApplyEnv RecordedApplyEnvOf(const k8s::Connection& connection, const ApplyLedger& ledger,
+                                              Context& context);
 
 struct RayClusterFlags {
   std::string name;  // --raycluster

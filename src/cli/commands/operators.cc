@@ -57,18 +57,13 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
   auto objects = workflow::LoadOperatorManifest(context.stack().Downloads(),
                                                 flags.manifest.empty() ? info->manifest_url : flags.manifest);
   if (!objects) return core::Fail(objects.error());
-  Stack& stack = context.stack();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   const bool dry_run = context.global.dry_run;
   auto ledger =
       OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context, dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv env{*(*connection)->client,
-                                 *(*connection)->discovery,
-                                 {stack.clock(), stack.sleeper(), context.cancel},
-                                 ledger->access,
-                                 ledger->recorder()};
+  workflow::RecordedApplyEnv env = RecordedApplyEnvOf(**connection, *ledger, context);
   auto installed = workflow::InstallOperator(env, *info, *objects, dry_run, timeout->value_or(std::chrono::minutes(5)),
                                              context.reporter());
   if (!installed) return core::Fail(installed.error());

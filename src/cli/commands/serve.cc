@@ -147,11 +147,7 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
                                 request.dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv apply{*(*connection)->client,
-                                   *(*connection)->discovery,
-                                   {stack.clock(), stack.sleeper(), context.cancel},
-                                   ledger->access,
-                                   ledger->recorder()};
+  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
   auto load_lws = [&]() -> core::Result<std::vector<k8s::Object>> {
     auto info = workflow::FindOperator("lws");
     if (!info) return core::Fail(info.error());

@@ -56,11 +56,7 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
                                 request.dry_run);
   if (!ledger) return core::Fail(ledger.error());
-  workflow::RecordedApplyEnv apply{*(*connection)->client,
-                                   *(*connection)->discovery,
-                                   {stack.clock(), stack.sleeper(), context.cancel},
-                                   ledger->access,
-                                   ledger->recorder()};
+  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
   // The converter's log is for people, as a followed job's output is for `submit --logs`: stderr,
   // so stdout keeps the one result (--format json).
   workflow::ServeConvertEnv env{
