@@ -54,6 +54,9 @@ const std::vector<BadInput>& Cases() {
        {"image", "build", "/tmp", "--tag", "us-west1-docker.pkg.dev/p/repo/image", "--project", "p", "--location",
         "us-east5-b"},
        "--tag"},
+      {"name", {"serve", "up", "--model", "llama3.1-405b", "--tpu-type", "v9z-3"}, "--tpu-type"},
+      {"name", {"serve", "up", "--model", "llama3-8b"}, "--model"},
+      {"number", {"serve", "generate", "--prompt", "hi", "--max-tokens", "1e3"}, "--max-tokens"},
       // empty values (an unset shell variable)
       {"empty", {"cluster", "create", "c", "--tpu-type", ""}, "--tpu-type"},
       {"empty", {"cleanup", "--run", "", "--yes"}, "--run"},

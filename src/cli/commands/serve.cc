@@ -5,6 +5,7 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
@@ -124,6 +125,14 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   }
   if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
     return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
+  }
+  if (!flags.tpu_type.empty()) {
+    // Checked before --cluster is looked up: a typo is not reported after a GKE call.
+    if (auto slice = catalog::FindSliceType(flags.tpu_type); !slice) {
+      core::Error error = slice.error();
+      error.message = "--tpu-type: " + error.message;
+      return core::Fail(error);
+    }
   }
   if (auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated); !template_name) {
     return core::Fail(template_name.error());
