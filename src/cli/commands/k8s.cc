@@ -87,7 +87,6 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   if (!timeout) return core::Fail(timeout.error());
   auto objects = ReadManifests(flags.file);
   if (!objects) return core::Fail(objects.error());
-  Stack& stack = context.stack();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   k8s::DeleteOptions options;
@@ -96,16 +95,8 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   options.wait = !flags.no_wait;
   options.timeout = *timeout;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  // Objects the run ledger holds are marked deleted, so cleanup does not look for them again.
-  state::LedgerStore& store = stack.Ledger(flags.ledger.state_dir);
-  auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/false);
-  workflow::RecordedDeleteEnv env{*(*connection)->client,
-                                  *(*connection)->discovery,
-                                  {stack.clock(), stack.sleeper(), context.cancel},
-                                  context.reporter(),
-                                  AccessRecordOf(flags.access, **connection, context),
-                                  &store,
-                                  run ? *run : ""};
+  workflow::RecordedDeleteEnv env =
+      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
   auto deleted = workflow::DeleteRecorded(env, std::move(*objects), options, [&](const k8s::DeleteResult& result) {
     if (!table) return;
     const char* what = result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted") : "not found";

@@ -140,4 +140,19 @@ workflow::RecordedApplyEnv RecordedApplyEnvOf(const k8s::Connection& connection,
                                     ledger.recorder()};
 }
 
+workflow::RecordedDeleteEnv RecordedDeleteEnvOf(const KubeAccessFlags& flags, const k8s::Connection& connection,
+                                                const std::string& run_flag, const std::string& state_dir,
+                                                Context& context) {
+  Stack& stack = context.stack();
+  state::LedgerStore& store = stack.Ledger(state_dir);
+  auto run = store.ResolveRun(run_flag, context.env, /*create=*/false);
+  return workflow::RecordedDeleteEnv{*connection.client,
+                                     *connection.discovery,
+                                     {stack.clock(), stack.sleeper(), context.cancel},
+                                     context.reporter(),
+                                     AccessRecordOf(flags, connection, context),
+                                     &store,
+                                     run ? *run : ""};
+}
+
 }  // namespace tputrain::cli

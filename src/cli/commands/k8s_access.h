@@ -63,6 +63,12 @@ core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std
 
 // What recorded applies on `connection` run with: its client and discovery, the Stack's clock and
 // the command's cancel token, recording into `ledger`.
+// What recorded deletes on `connection` run with: objects the run (--run, else the current one)
+// holds in its ledger are marked deleted, so cleanup does not look for them again.
+workflow::RecordedDeleteEnv RecordedDeleteEnvOf(const KubeAccessFlags& flags, const k8s::Connection& connection,
+                                                const std::string& run_flag, const std::string& state_dir,
+                                                Context& context);
+
 workflow::RecordedApplyEnv RecordedApplyEnvOf(const k8s::Connection& connection, const ApplyLedger& ledger,
                                               Context& context);
 

@@ -238,15 +238,8 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
   Stack& stack = context.stack();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
-  state::LedgerStore& store = stack.Ledger(flags.ledger.state_dir);
-  auto run = store.ResolveRun(flags.ledger.run_id, context.env, /*create=*/false);
-  workflow::RecordedDeleteEnv env{*(*connection)->client,
-                                  *(*connection)->discovery,
-                                  {stack.clock(), stack.sleeper(), context.cancel},
-                                  context.reporter(),
-                                  AccessRecordOf(flags.access, **connection, context),
-                                  &store,
-                                  run ? *run : ""};
+  workflow::RecordedDeleteEnv env =
+      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
   workflow::ServeDownRequest request{flags.model,
                                      flags.disaggregated,
                                      flags.tpu_type,
