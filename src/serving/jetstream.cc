@@ -4,39 +4,12 @@
 // 200 {"response": {"is_live": true}} once the engine's gRPC server is up, 500 before.
 #include <nlohmann/json.hpp>
 
-#include "tputrain/serving/engine.h"
+#include "engines.h"
+#include "error_text.h"
 #include "tputrain/serving/json_stream.h"
 
 namespace tputrain::serving {
 namespace {
-
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  std::string squeezed;
-  for (char c : text) {
-    if (c == ' ' && !squeezed.empty() && squeezed.back() == ' ') continue;
-    squeezed += c;
-  }
-  constexpr std::size_t kLongest = 300;
-  if (squeezed.size() > kLongest) squeezed = squeezed.substr(0, kLongest) + "...";
-  return squeezed;
-}
-
-// FastAPI's validation detail: [{"loc": ["body", "prompt"], "msg": "..."}] as "body.prompt: ...".
-std::string ValidationDetail(const nlohmann::json& detail) {
-  std::string out;
-  for (const auto& item : detail) {
-    if (!item.is_object()) continue;
-    std::string where;
-    for (const auto& part : item.value("loc", nlohmann::json::array())) {
-      where += (where.empty() ? "" : ".") + (part.is_string() ? part.get<std::string>() : part.dump());
-    }
-    out += (out.empty() ? "" : "; ") + where + ": " + item.value("msg", std::string("invalid"));
-  }
-  return out;
-}
 
 // gRPC's words inside an AioRpcError detail: "status = StatusCode.UNAVAILABLE".
 std::string GrpcStatusOf(const std::string& detail) {
@@ -75,6 +48,8 @@ class JetStream final : public Engine {
   EngineKind kind() const override { return EngineKind::kJetStream; }
   std::string DefaultService() const override { return "jetstream-svc"; }
   int DefaultPort() const override { return 8000; }
+  bool CanStream() const override { return true; }
+  bool TakesMaxTokens() const override { return true; }
 
   http::Request BuildGenerate(const std::string& base_url, const GenerateRequest& request) const override {
     nlohmann::json body = {{"prompt", request.prompt}, {"max_tokens", request.max_tokens}};
@@ -133,9 +108,8 @@ class JetStream final : public Engine {
           error.message = "jetstream-http: " + OneLine(text) + status;
         }
       }
-    } else if (body.is_object() && body.value("kind", "") == "Status") {
-      // The API server's own answer: no such Service, or no endpoints behind it yet.
-      error.message = "the API server's service proxy: " + OneLine(body.value("message", "")) + status;
+    } else if (auto proxy = ServiceProxyStatus(body); !proxy.empty()) {
+      error.message = proxy + status;  // no such Service, or no endpoints behind it yet
     }
     if (error.message.empty()) error.message = "jetstream-http answered: " + OneLine(response.body) + status;
     return error;
@@ -144,26 +118,6 @@ class JetStream final : public Engine {
 
 }  // namespace
 
-std::string_view EngineName(EngineKind kind) {
-  switch (kind) {
-    case EngineKind::kJetStream:
-      return "jetstream";
-  }
-  return "jetstream";
-}
-
-core::Result<EngineKind> ParseEngine(std::string_view flag, std::string_view name) {
-  if (name == "jetstream") return EngineKind::kJetStream;
-  return core::Fail(
-      core::Error::Usage(std::string(flag) + ": unknown engine '" + std::string(name) + "'; expected jetstream"));
-}
-
-std::unique_ptr<Engine> MakeEngine(EngineKind kind) {
-  switch (kind) {
-    case EngineKind::kJetStream:
-      return std::make_unique<JetStream>();
-  }
-  return std::make_unique<JetStream>();
-}
+std::unique_ptr<Engine> MakeJetStream() { return std::make_unique<JetStream>(); }
 
 }  // namespace tputrain::serving

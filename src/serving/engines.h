@@ -1,0 +1,13 @@
+#pragma once
+
+#include <memory>
+
+#include "tputrain/serving/engine.h"
+
+// The engines MakeEngine chooses from, each in its own file.
+namespace tputrain::serving {
+
+std::unique_ptr<Engine> MakeJetStream();
+std::unique_ptr<Engine> MakeSaxml();
+
+}  // namespace tputrain::serving
