@@ -19,6 +19,7 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kRayJob, "ray-job"},
     {ResourceKind::kRepository, "repository"},
     {ResourceKind::kBuild, "build"},
+    {ResourceKind::kServedModel, "served-model"},
 };
 
 }  // namespace

@@ -82,6 +82,33 @@ std::string HostingCluster(const state::AccessRecord& access, const CleanupPlan&
   return "";
 }
 
+// Models unpublished before the sax-http that serves them is deleted. A cluster this cleanup
+// deletes takes its cell with it: an unreachable API server does not stop the cleanup.
+void RunServedModels(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier, const CleanupReach& reach,
+                     Tally& tally) {
+  std::vector<std::future<core::Result<Outcome>>> running;
+  for (const auto* item : tier) {
+    running.push_back(std::async(std::launch::async,
+                                 [&env, &reach, item] { return UnpublishServedModelEntry(env, item->entry, reach); }));
+  }
+  for (size_t i = 0; i < running.size(); ++i) {
+    auto result = running[i].get();
+    const auto& entry = tier[i]->entry;
+    auto access = AccessOf(entry);
+    std::string hosting = !result && access ? HostingCluster(*access, plan) : "";
+    if (hosting.empty()) {
+      tally.Add(std::move(result), entry);
+      continue;
+    }
+    env.reporter.Warn(result.error().message + "; it goes with cluster " + hosting);
+    if (env.ledger != nullptr) {
+      (void)env.ledger->RecordState(env.run_id, entry.kind, entry.name, state::EntryState::kDeleted);
+    }
+    tally.outcomes.push_back({entry.kind, entry.details.value("model", entry.name), entry.name,
+                              OutcomeAction::kGoesWithCluster, "", entry.details});
+  }
+}
+
 // Entries deleted by deleting the cluster they live in, with that cluster's ledger key.
 using GoesWithCluster = std::vector<std::pair<const PlannedDelete*, std::string>>;
 
@@ -165,9 +192,11 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
   Tally tally;
   for (const auto& [tier, items] : tiers) {
     if (Cancelled(env)) break;
-    const ResourceKind kind = items.front()->entry.kind;  // the Ray and Kubernetes tiers hold one kind each
+    const ResourceKind kind = items.front()->entry.kind;  // the Ray, Saxml and Kubernetes tiers hold one kind each
     if (kind == ResourceKind::kRayJob) {
       RunRayJobs(env, plan, items, reach, tally);
+    } else if (kind == ResourceKind::kServedModel) {
+      RunServedModels(env, plan, items, reach, tally);
     } else if (kind == ResourceKind::kK8sObject) {
       RunK8sObjects(env, plan, items, reach, tally, with_cluster);
     } else {

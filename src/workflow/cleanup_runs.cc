@@ -60,7 +60,10 @@ size_t DeleteCount(const std::vector<CleanupPlan>& plans) {
 bool NeedsGoogle(const std::vector<CleanupPlan>& plans) {
   for (const auto& plan : plans) {
     for (const auto& item : plan.deletes) {
-      if (item.entry.kind != ResourceKind::kK8sObject && item.entry.kind != ResourceKind::kRayJob) return true;
+      const ResourceKind kind = item.entry.kind;
+      if (kind != ResourceKind::kK8sObject && kind != ResourceKind::kRayJob && kind != ResourceKind::kServedModel) {
+        return true;
+      }
     }
   }
   return false;

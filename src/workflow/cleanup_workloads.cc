@@ -2,8 +2,10 @@
 // machines under them go.
 
 #include "tputrain/k8s/delete.h"
+#include "tputrain/k8s/service_proxy.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/ledger_entries.h"
+#include "tputrain/workflow/serve_saxml.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -68,6 +70,39 @@ core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntr
     return why_not(stopped.error());
   }
   return Done(env, entry, id, *stopped ? OutcomeAction::kStopped : OutcomeAction::kAlreadyFinished);
+}
+
+core::Result<Outcome> UnpublishServedModelEntry(ProvisionEnv& env, const state::LedgerEntry& entry,
+                                                const CleanupReach& reach) {
+  auto record = ServedModelOf(entry);
+  if (!record) return core::Fail(record.error());
+  const std::string& id = record->model.id;
+  if (env.dry_run != nullptr)
+    return Outcome{entry.kind, id, entry.name, OutcomeAction::kWouldUnpublish, "", entry.details};
+  auto fail = [&](core::Error error) -> core::Result<Outcome> {
+    error.message = "unpublishing " + id + ": " + error.message;
+    return core::Fail(error);
+  };
+  if (!reach.connect_cluster) return fail(core::Error::Internal("no way to reach the cluster was given"));
+  auto connection = reach.connect_cluster(record->target.access);
+  if (!connection) return fail(connection.error());
+  const auto& target = record->target;
+  ServeEndpoint endpoint{
+      *(*connection)->transport,
+      k8s::ServiceProxyUrl((*connection)->client->server(), target.ns, target.service, std::to_string(target.port)),
+      env.clock, std::chrono::seconds(60)};
+  env.reporter.Progress("served-model " + id, "unpublishing");
+  auto unpublished = UnpublishSaxModel(endpoint, id);
+  if (unpublished)
+    return Done(env, entry, id, *unpublished ? OutcomeAction::kUnpublished : OutcomeAction::kAlreadyGone);
+  const int status = unpublished.error().http_status;
+  if (status == 404 || status == 503) {
+    // The service proxy's answer: no sax-http (or no pod behind it) to unpublish through.
+    env.reporter.Warn("served-model " + id + ": " + unpublished.error().message +
+                      "; its record stays in the cell's sax-root (gs://BUCKET/sax-root)");
+    return Done(env, entry, id, OutcomeAction::kServerGone);
+  }
+  return fail(unpublished.error());
 }
 
 core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std::vector<state::LedgerEntry>& entries,

@@ -82,6 +82,57 @@ core::Result<RayJobTarget> RayJobTargetOf(const state::LedgerEntry& entry) {
   return RayJobTarget::OnRayCluster(*raycluster, *ns, *access);
 }
 
+state::LedgerEntry ServedModelEntry(const serving::SaxModel& model, const SaxHttpTarget& target) {
+  state::LedgerEntry entry;
+  entry.kind = state::ResourceKind::kServedModel;
+  entry.name =
+      target.access.Id() + "|" + target.ns + "|" + target.service + ":" + std::to_string(target.port) + "|" + model.id;
+  entry.details = {{"engine", "saxml"},
+                   {"model", model.id},
+                   {"model_path", model.model_path},
+                   {"checkpoint", model.checkpoint},
+                   {"replicas", model.replicas},
+                   {"namespace", target.ns},
+                   {"service", target.service},
+                   {"port", target.port},
+                   {"access", state::ToJson(target.access)}};
+  return entry;
+}
+
+core::Result<ServedModelRecord> ServedModelOf(const state::LedgerEntry& entry) {
+  const auto& details = entry.details;
+  const std::string field = entry.KindName() + " " + entry.name + ": details";
+  if (!details.is_object()) return core::Fail(core::Error::Usage(field + ": expected an object"));
+  ServedModelRecord record;
+  for (auto [key, into] : {std::pair<const char*, std::string*>{"model", &record.model.id},
+                           {"model_path", &record.model.model_path},
+                           {"checkpoint", &record.model.checkpoint},
+                           {"namespace", &record.target.ns},
+                           {"service", &record.target.service}}) {
+    auto it = details.find(key);
+    if (it == details.end() || !it->is_string()) {
+      return core::Fail(core::Error::Usage(field + "." + key + ": expected a string"));
+    }
+    *into = it->get<std::string>();
+  }
+  for (auto [key, into] : {std::pair<const char*, int64_t*>{"replicas", &record.model.replicas}}) {
+    auto it = details.find(key);
+    if (it == details.end() || !it->is_number_integer()) {
+      return core::Fail(core::Error::Usage(field + "." + key + ": expected an integer"));
+    }
+    *into = it->get<int64_t>();
+  }
+  auto port = details.find("port");
+  if (port == details.end() || !port->is_number_integer() || port->get<int64_t>() < 1 || port->get<int64_t>() > 65535) {
+    return core::Fail(core::Error::Usage(field + ".port: expected a port number"));
+  }
+  record.target.port = port->get<int>();
+  auto access = AccessOf(entry);
+  if (!access) return core::Fail(access.error());
+  record.target.access = *access;
+  return record;
+}
+
 core::Status LedgerRecorder::Creating(const state::LedgerEntry& entry) const {
   if (store == nullptr) return {};
   return store->RecordCreating(run_id, entry);

@@ -114,6 +114,12 @@ std::string_view OutcomeActionPhrase(OutcomeAction action) {
       return "goes with its RayCluster";
     case OutcomeAction::kHeadUnreachable:
       return "Ray head unreachable";
+    case OutcomeAction::kUnpublished:
+      return "unpublished";
+    case OutcomeAction::kWouldUnpublish:
+      return "would unpublish";
+    case OutcomeAction::kServerGone:
+      return "sax-http gone";
     case OutcomeAction::kGoesWithCluster:
       return "goes with its cluster";
     case OutcomeAction::kWentWithCluster:

@@ -3,6 +3,7 @@
 // and a pod that cannot start said at once).
 #include <algorithm>
 
+#include "serve_pods.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/names.h"
@@ -22,44 +23,10 @@ using std::chrono::milliseconds;
 constexpr char kLwsKind[] = "LeaderWorkerSet";
 constexpr char kLwsApiVersion[] = "leaderworkerset.x-k8s.io/v1";
 constexpr char kLeaderContainer[] = "jax-tpu";
-// Waiting reasons of a container that will not get better by waiting.
-constexpr std::string_view kHopeless[] = {"CrashLoopBackOff", "ImagePullBackOff",           "ErrImagePull",
-                                          "InvalidImageName", "CreateContainerConfigError", "CreateContainerError"};
 
-std::string Text(const nlohmann::json& json, const char* key) {
-  auto found = json.find(key);
-  return found != json.end() && found->is_string() ? found->get<std::string>() : "";
-}
-
-bool ConditionTrue(const nlohmann::json& object, const std::string& type) {
-  const auto conditions = object.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
-  return std::any_of(conditions.begin(), conditions.end(), [&](const nlohmann::json& condition) {
-    return condition.value("type", "") == type && condition.value("status", "") == "True";
-  });
-}
-
-std::string LastLines(const std::string& text, std::size_t count) {
-  std::size_t at = text.size();
-  while (at > 0 && text[at - 1] == '\n') --at;
-  for (std::size_t seen = 0; at > 0; --at) {
-    if (text[at - 1] == '\n' && ++seen == count) break;
-  }
-  return text.substr(at);
-}
-
-// The container's last lines, best effort: a log that cannot be read adds nothing.
-std::string LogTail(k8s::Client& client, const std::string& ns, const std::string& pod, const std::string& container,
-                    int64_t lines) {
-  k8s::PodLogOptions options;
-  options.container = container;
-  options.tail_lines = lines;
-  std::string text;
-  auto read = k8s::StreamPodLog(client, ns, pod, options, nullptr, [&](std::string_view chunk) {
-    text.append(chunk);
-    return text.size() < (1 << 20);
-  });
-  return read ? text : "";
-}
+using serve_pods::ConditionTrue;
+using serve_pods::LogTail;
+using serve_pods::Text;
 
 struct Rendered {
   std::vector<k8s::Object> objects;
@@ -96,46 +63,6 @@ core::Result<Rendered> RenderServe(const ServeUpRequest& request, const std::str
   return rendered;
 }
 
-// Nodes of the slice, where the pods can land: none yet is said, not refused (a node pool may be
-// on its way). True when the cluster was seen to have none.
-bool WarnWithoutNodes(ServeUpEnv& env, const std::string& tpu_type) {
-  auto values = SliceTemplateValues(tpu_type, 1);
-  if (!values) return false;
-  std::string accelerator;
-  std::string topology;
-  for (const auto& value : *values) {
-    if (value.name == "GKE_ACCELERATOR") accelerator = value.value;
-    if (value.name == "TPU_TOPOLOGY") topology = value.value;
-  }
-  if (accelerator.empty() || topology.empty()) return false;
-  const std::string selector =
-      "cloud.google.com/gke-tpu-accelerator=" + accelerator + ",cloud.google.com/gke-tpu-topology=" + topology;
-  auto nodes = env.apply.client.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode(selector), "nodes");
-  if (!nodes) return false;  // a user who may not list nodes still deploys
-  if (!nodes->value("items", nlohmann::json::array()).empty()) return false;
-  env.reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
-                    ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " +
-                    tpu_type + ")");
-  return true;
-}
-
-// A pod the scheduler refused. Hopeless only when no node of the slice exists: with nodes (or a
-// pool being made), a refusal is the usual wait for a node to free up or join.
-std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const std::string& tpu_type) {
-  const auto conditions = pod.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
-  for (const auto& condition : conditions) {
-    if (condition.value("type", "") != "PodScheduled" || condition.value("status", "") != "False" ||
-        condition.value("reason", "") != "Unschedulable") {
-      continue;
-    }
-    return "pod " + Text(pod.value("metadata", nlohmann::json::object()), "name") +
-           " cannot be scheduled: " + Text(condition, "message") + "; the cluster has no node of a " + tpu_type +
-           " slice: add one (serve up --create-nodepool --cluster NAME, or tputrain nodepool create --tpu-type " +
-           tpu_type + ")";
-  }
-  return std::nullopt;
-}
-
 // One look at the LeaderWorkerSet and its pods: done, still going (with what to show), or a
 // failure that waiting will not cure.
 core::Result<bool> LookOnce(ServeUpEnv& env, const ServeUpOutcome& outcome, const serving::Engine& engine,
@@ -150,32 +77,16 @@ core::Result<bool> LookOnce(ServeUpEnv& env, const ServeUpOutcome& outcome, cons
       "/api/v1/namespaces/" + http::PathSegment(outcome.ns) + "/pods?labelSelector=" + http::UrlEncode(selector),
       "pods");
   if (!pods) return core::Fail(pods.error());
-  const auto items = pods->value("items", nlohmann::json::array());
-  std::size_t ready = 0;
-  for (const auto& pod : items) {
-    if (no_nodes) {
-      if (auto unschedulable = UnschedulableProblem(pod, outcome.tpu_type)) {
-        return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, *unschedulable));
-      }
-    }
-    if (auto problem = PodProblem(pod)) {
-      const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
-      std::string container = kLeaderContainer;
-      for (const auto& status :
-           pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
-        if (!status.value("ready", false)) container = Text(status, "name");
-      }
-      const std::string tail = LastLines(LogTail(client, outcome.ns, name, container, 20), 10);
-      std::string message = *problem;
-      if (!tail.empty()) message += "; its last log lines:\n" + tail;
-      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, message));
-    }
-    if (ConditionTrue(pod, "Ready")) ++ready;
+  if (auto hopeless =
+          serve_pods::HopelessPod(client, outcome.ns, *pods, outcome.tpu_type, no_nodes, kLeaderContainer)) {
+    return core::Fail(*hopeless);
   }
+  const std::size_t total = pods->value("items", nlohmann::json::array()).size();
+  const int ready = serve_pods::CountReady(*pods);
   // The leader's log says how far the load is; the pod is LWS_NAME-0, its server jax-tpu.
   std::string milestone =
       ServingMilestone(LogTail(client, outcome.ns, outcome.leaderworkerset + "-0", kLeaderContainer, 200));
-  std::string state = std::to_string(ready) + "/" + std::to_string(items.size()) + " pods ready";
+  std::string state = std::to_string(ready) + "/" + std::to_string(total) + " pods ready";
   if (!milestone.empty()) state += ", " + milestone;
   if (state != last_state) {
     env.reporter.Progress("serve " + outcome.leaderworkerset, state);
@@ -202,28 +113,6 @@ milliseconds ServeTimeout(double parameters) {
   if (parameters >= 100e9) return std::chrono::minutes(45);
   if (parameters >= 20e9) return std::chrono::minutes(30);
   return std::chrono::minutes(15);
-}
-
-std::optional<std::string> PodProblem(const nlohmann::json& pod) {
-  const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
-  const auto status = pod.value("status", nlohmann::json::object());
-  for (const auto& container : status.value("containerStatuses", nlohmann::json::array())) {
-    const auto state = container.value("state", nlohmann::json::object());
-    const auto waiting = state.value("waiting", nlohmann::json::object());
-    const std::string reason = Text(waiting, "reason");
-    if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
-      std::string line = "pod " + name + " container " + Text(container, "name") + ": " + reason;
-      if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
-      return line;
-    }
-    const auto last =
-        container.value("lastState", nlohmann::json::object()).value("terminated", nlohmann::json::object());
-    if (Text(last, "reason") == "OOMKilled") {
-      return "pod " + name + " container " + Text(container, "name") +
-             ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
-    }
-  }
-  return std::nullopt;
 }
 
 std::string ServingMilestone(std::string_view log) {
@@ -285,7 +174,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
       if (auto created = env.create_pools(*pools); !created) return core::Fail(created.error());
     }
   } else {
-    no_nodes = WarnWithoutNodes(env, outcome.tpu_type);
+    no_nodes = serve_pods::WarnWithoutNodes(env.apply.client, env.reporter, outcome.tpu_type);
   }
 
   k8s::ApplyOptions options;

@@ -156,27 +156,17 @@ ApiServer::ApiServer() {
 
 void ApiServer::StartApiServer() {
   ProcessOptions options;
-  options.argv = {"setpriv",
-                  "--pdeathsig",
-                  "KILL",
-                  "--",
-                  K8sPeerDir() + "/kube-apiserver",
-                  "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_),
-                  "--bind-address=127.0.0.1",
-                  "--secure-port=" + std::to_string(api_port_),
-                  "--advertise-address=127.0.0.1",
-                  "--endpoint-reconciler-type=none",
-                  "--tls-cert-file=" + dir_ + "/server.crt",
-                  "--tls-private-key-file=" + dir_ + "/server.key",
-                  "--client-ca-file=" + dir_ + "/ca.crt",
-                  "--token-auth-file=" + dir_ + "/tokens.csv",
-                  "--authorization-mode=RBAC",
-                  "--service-account-issuer=https://kubernetes.default.svc",
-                  "--service-account-key-file=" + dir_ + "/sa.pub",
-                  "--service-account-signing-key-file=" + dir_ + "/sa.key",
-                  "--service-cluster-ip-range=10.96.0.0/16",
-                  "--cert-dir=" + dir_ + "/certs",
-                  "--profiling=false"};
+  options.argv = {
+      "setpriv", "--pdeathsig", "KILL", "--", K8sPeerDir() + "/kube-apiserver",
+      "--etcd-servers=http://127.0.0.1:" + std::to_string(etcd_port_), "--bind-address=127.0.0.1",
+      "--secure-port=" + std::to_string(api_port_), "--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
+      "--tls-cert-file=" + dir_ + "/server.crt", "--tls-private-key-file=" + dir_ + "/server.key",
+      "--client-ca-file=" + dir_ + "/ca.crt", "--token-auth-file=" + dir_ + "/tokens.csv", "--authorization-mode=RBAC",
+      "--service-account-issuer=https://kubernetes.default.svc", "--service-account-key-file=" + dir_ + "/sa.pub",
+      "--service-account-signing-key-file=" + dir_ + "/sa.key", "--service-cluster-ip-range=10.96.0.0/16",
+      "--cert-dir=" + dir_ + "/certs", "--profiling=false",
+      // GKE admits privileged pods; seed 003's Saxml admin and model servers are.
+      "--allow-privileged=true"};
   apiserver_ = std::make_unique<ScopedProcess>(options);
 }
 

@@ -114,6 +114,9 @@ TEST_CASE("cleanup tiers follow the documented order; unknown kinds go last") {
   CHECK(CleanupTier(ResourceKind::kBuild) != CleanupTier(ResourceKind::kRayJob));
   CHECK(CleanupTier(ResourceKind::kBuild) != CleanupTier(ResourceKind::kK8sObject));
   CHECK(CleanupTier(ResourceKind::kBuild) < CleanupTier(ResourceKind::kBucket));
+  // A model is unpublished while sax-http runs, before the objects that run it are deleted.
+  CHECK(CleanupTier(ResourceKind::kServedModel) != CleanupTier(ResourceKind::kBuild));
+  CHECK(CleanupTier(ResourceKind::kServedModel) < CleanupTier(ResourceKind::kK8sObject));
   CHECK(CleanupTier(ResourceKind::kK8sObject) < CleanupTier(ResourceKind::kNodePool));
   CHECK(CleanupTier(ResourceKind::kNodePool) < CleanupTier(ResourceKind::kCluster));
   CHECK(CleanupTier(ResourceKind::kCluster) == CleanupTier(ResourceKind::kTpuVm));  // independent, so deleted at once

@@ -17,6 +17,7 @@ enum class ResourceKind {
   kRayJob,          // "ray-job": a job submitted to a Ray cluster
   kRepository,      // "repository": an Artifact Registry repository
   kBuild,           // "build": a Cloud Build build and the source tarball it was given
+  kServedModel,     // "served-model": a model published to a Saxml cell through sax-http
   kUnknown,         // a kind this release does not know (a later release's); kept as written
 };
 

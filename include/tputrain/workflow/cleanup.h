@@ -31,14 +31,17 @@ inline constexpr CleanupTierOf kCleanupTiers[] = {
     // Builds (cancelled if running, their tarballs deleted) have a tier of their own: the Ray
     // and Kubernetes tiers hold one kind each; they go before the bucket their tarball is in.
     {ResourceKind::kBuild, 1},
-    {ResourceKind::kK8sObject, 2},
-    {ResourceKind::kNodePool, 3},
-    {ResourceKind::kCluster, 4},
-    {ResourceKind::kTpuVm, 4},
-    {ResourceKind::kBucket, 5},
-    {ResourceKind::kRepository, 5},
-    {ResourceKind::kIamMember, 6},
-    {ResourceKind::kServiceAccount, 7}};
+    // A published Saxml model is unpublished while sax-http still runs: its record lives in the
+    // cell's sax-root, and a later admin server would load it again.
+    {ResourceKind::kServedModel, 2},
+    {ResourceKind::kK8sObject, 3},
+    {ResourceKind::kNodePool, 4},
+    {ResourceKind::kCluster, 5},
+    {ResourceKind::kTpuVm, 5},
+    {ResourceKind::kBucket, 6},
+    {ResourceKind::kRepository, 6},
+    {ResourceKind::kIamMember, 7},
+    {ResourceKind::kServiceAccount, 8}};
 // The tier of `kind`; kinds the table does not know (kUnknown) go last.
 int CleanupTier(ResourceKind kind);
 
@@ -111,6 +114,13 @@ core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntr
 
 // Deletes the k8s-object entries of one cluster (they share details.access) in reverse apply
 // order, Foreground, waiting until each is gone.
+// Unpublishes a served-model entry's model through sax-http (the service proxy of the cluster its
+// access record names). A model the cell no longer has is already gone; a sax-http that is not
+// there any more (no Service, no endpoints) leaves the record in the cell's sax-root, said as a
+// warning, not a failure: nothing is left to unpublish through.
+core::Result<Outcome> UnpublishServedModelEntry(ProvisionEnv& env, const state::LedgerEntry& entry,
+                                                const CleanupReach& reach);
+
 core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std::vector<state::LedgerEntry>& entries,
                                                     const CleanupReach& reach);
 

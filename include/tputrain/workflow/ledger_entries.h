@@ -6,6 +6,7 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/manifest.h"
+#include "tputrain/serving/saxml.h"
 #include "tputrain/state/access_record.h"
 #include "tputrain/state/ledger.h"
 
@@ -39,6 +40,26 @@ struct RayJobTarget {
 state::LedgerEntry RayJobEntry(const std::string& submission_id, const RayJobTarget& target);
 // The target a ray-job entry records; a malformed record is one line naming the field.
 core::Result<RayJobTarget> RayJobTargetOf(const state::LedgerEntry& entry);
+
+// Where a Saxml model was published: sax-http's Service SERVICE:PORT in namespace `ns`, behind
+// the service proxy of the cluster `access` names.
+struct SaxHttpTarget {
+  std::string ns;
+  std::string service;
+  int port = 0;
+  state::AccessRecord access;
+};
+
+// kind "served-model", name "<access.Id()>|<namespace>|<service>:<port>|<model id>"; details
+// {"engine": "saxml", "model", "model_path", "checkpoint", "replicas", "namespace", "service",
+// "port", "access"}.
+state::LedgerEntry ServedModelEntry(const serving::SaxModel& model, const SaxHttpTarget& target);
+struct ServedModelRecord {
+  serving::SaxModel model;
+  SaxHttpTarget target;
+};
+// What a served-model entry records; a malformed record is one line naming the field.
+core::Result<ServedModelRecord> ServedModelOf(const state::LedgerEntry& entry);
 
 // Where entries go: nothing is recorded when `store` is null.
 struct LedgerRecorder {

@@ -81,6 +81,9 @@ enum class OutcomeAction {
   kHeadUnreachable,     // "Ray head unreachable": nothing left to stop
   kGoesWithCluster,     // "goes with its cluster": a node pool of a cluster being deleted (--delete-leaked)
   kWentWithCluster,     // "went with its cluster": deleted by deleting its cluster
+  kUnpublished,         // "unpublished": a model taken out of its Saxml cell
+  kWouldUnpublish,      // "would unpublish": a served model under --dry-run
+  kServerGone,          // "sax-http gone": no server left to unpublish a model through
 };
 std::string_view OutcomeActionPhrase(OutcomeAction action);
 

@@ -1,0 +1,117 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tputrain/core/poll.h"
+#include "tputrain/core/reporter.h"
+#include "tputrain/core/result.h"
+#include "tputrain/gcp/container/types.h"
+#include "tputrain/http/transport.h"
+#include "tputrain/k8s/apply.h"
+#include "tputrain/k8s/delete.h"
+#include "tputrain/serving/saxml.h"
+#include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/serve.h"
+
+// Seed 003: Saxml on GKE. An admin server (Deployment), model servers (a JobSet, one Job per
+// slice, one pod per TPU VM) and sax-http (Deployment + Service); a model is then published to
+// the cell through sax-http and loads on the model servers. tputrain reaches sax-http through
+// the API server's service proxy: no LoadBalancer needed.
+namespace tputrain::workflow {
+
+// A model `serve up --engine saxml` knows: what it publishes and the slices it needs.
+struct SaxmlPreset {
+  std::string name;  // --model
+  serving::SaxModel model;
+  std::string tpu_type;  // one slice per replica
+  double parameters = 0;
+};
+// The preset named `name`, or a usage error naming the known ones.
+core::Result<SaxmlPreset> FindSaxmlPreset(const std::string& name);
+bool IsSaxmlPreset(const std::string& name);
+
+struct SaxmlUpRequest {
+  serving::SaxModel model;  // id, model_path, checkpoint, replicas (one slice each)
+  std::string tpu_type;
+  double parameters = 0;  // sizes the default timeout
+  bool expose = false;    // keep the seed's LoadBalancer Service and wait for its address
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> configuration;
+  std::vector<std::string> template_dirs;
+  std::string ns;
+  std::optional<std::chrono::milliseconds> timeout;
+  bool wait = true;  // false: return once applied, before publishing
+  bool dry_run = false;
+  bool install_operators = false;  // install JobSet (its pinned release) when it is missing
+  bool create_nodepool = false;    // a pool per replica first, named NODEPOOL-i
+  std::string nodepool;            // empty: "saxml-" + the TPU type
+};
+
+struct SaxmlUpEnv {
+  RecordedApplyEnv& apply;
+  std::function<core::Result<std::vector<k8s::Object>>()> load_jobset_manifest;
+  std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
+  http::Transport& transport;  // the cluster's, for sax-http through the service proxy
+  core::PollEnv poll;
+  core::Reporter& reporter;
+};
+
+struct SaxmlUpOutcome {
+  std::string tpu_type;
+  std::string ns;
+  std::string jobset;
+  std::string service;
+  std::string endpoint;  // sax-http's service proxy base URL
+  std::vector<k8s::ApplyResult> applied;
+  serving::SaxModel model;
+  bool published = false;       // published by this command (false: it already was, adopted)
+  int64_t active_replicas = 0;  // as /listcell last said
+  bool serving = false;         // active_replicas == replicas
+  std::string ingress;          // --expose: the LoadBalancer's address
+  std::chrono::milliseconds waited{0};
+};
+
+// Renders the saxml template, checks JobSet (or installs it) and the slice's nodes, applies
+// (ledgered), waits for the admin server, every model-server pod and sax-http, publishes the
+// model (ledgered; one already published with the same path is adopted) and waits until
+// /listcell shows every replica active. A pod that cannot get better ends the wait at once with
+// its last log lines; so does a timeout, with the model servers' last lines.
+core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& request);
+
+// The model's state in the cell (/listcell); NotFound when it is not published.
+core::Result<serving::SaxCellEntry> ListSaxModel(const ServeEndpoint& endpoint, const std::string& id);
+// Unpublishes the model; false when the cell did not have it.
+core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::string& id);
+
+// Marks a served-model entry of the run deleted, when the run's ledger holds it.
+void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target);
+
+// `serve down --engine saxml`: the model unpublished first (while sax-http still runs), then the
+// objects `serve up` rendered deleted; node pools stay.
+struct SaxmlDownRequest {
+  std::string model_id;
+  std::string tpu_type;
+  int64_t replicas = 1;
+  std::vector<std::string> sets;
+  std::map<std::string, std::string> configuration;
+  std::vector<std::string> template_dirs;
+  std::string ns;
+  bool dry_run = false;
+};
+struct SaxmlDownOutcome {
+  bool unpublished = false;  // false: the cell did not have it, or sax-http was not there
+  std::string unpublish_note;
+  std::vector<k8s::DeleteResult> deleted;
+};
+core::Result<SaxmlDownOutcome> SaxmlDown(RecordedDeleteEnv& env, http::Transport& transport,
+                                         const SaxmlDownRequest& request);
+
+// The sax-http endpoint of namespace `ns` (the template's Service name and port).
+std::string SaxHttpEndpoint(const std::string& server, const std::string& ns);
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,62 @@
+#include "saxml_render.h"
+
+#include "tputrain/render/render.h"
+#include "tputrain/workflow/template_values.h"
+
+namespace tputrain::workflow {
+
+core::Result<SaxmlObjects> RenderSaxml(const SaxmlRender& request) {
+  render::RenderRequest render_request;
+  render_request.template_name = "saxml";
+  render_request.template_dirs = request.template_dirs;
+  render_request.configuration = request.configuration;
+  render_request.slice_values = SliceTemplateValues;
+  render_request.sets = {"TPU_TYPE=" + request.tpu_type, "NUM_SLICES=" + std::to_string(request.replicas),
+                         std::string("SAX_HTTP_SERVICE_TYPE=") + (request.expose ? "LoadBalancer" : "ClusterIP")};
+  render_request.sets.insert(render_request.sets.end(), request.sets.begin(), request.sets.end());
+  auto files = render::RenderTemplate(render_request);
+  if (!files) return core::Fail(files.error());
+  SaxmlObjects rendered;
+  nlohmann::json selector = nlohmann::json::object();
+  for (const auto& file : files->files) {
+    if (!file.yaml) continue;
+    auto objects = k8s::ParseManifests(file.text, "saxml/" + file.name);
+    if (!objects) return core::Fail(objects.error());
+    for (auto& object : *objects) {
+      if (object.kind == "JobSet" && rendered.jobset.empty()) {
+        rendered.jobset = object.name;
+        const auto spec = object.json.value("spec", nlohmann::json::object());
+        for (const auto& job : spec.value("replicatedJobs", nlohmann::json::array())) {
+          const int64_t replicas = job.value("replicas", int64_t{1});
+          const auto job_spec = job.value("template", nlohmann::json::object()).value("spec", nlohmann::json::object());
+          rendered.model_server_pods += replicas * job_spec.value("parallelism", int64_t{1});
+        }
+      }
+      if (object.kind == "Service" && rendered.service.empty()) {
+        rendered.service = object.name;
+        selector = object.json.value("spec", nlohmann::json::object()).value("selector", nlohmann::json::object());
+      }
+      rendered.objects.push_back(std::move(object));
+    }
+  }
+  // sax-http is the Deployment behind the Service; the other one is the admin server.
+  for (const auto& object : rendered.objects) {
+    if (object.kind != "Deployment") continue;
+    const auto labels = object.json.value("spec", nlohmann::json::object())
+                            .value("template", nlohmann::json::object())
+                            .value("metadata", nlohmann::json::object())
+                            .value("labels", nlohmann::json::object());
+    bool behind_service = !selector.empty();
+    for (const auto& [key, value] : selector.items())
+      behind_service = behind_service && labels.value(key, nlohmann::json()) == value;
+    (behind_service ? rendered.http_deployment : rendered.admin_deployment) = object.name;
+  }
+  if (rendered.jobset.empty() || rendered.service.empty() || rendered.admin_deployment.empty() ||
+      rendered.http_deployment.empty()) {
+    return core::Fail(core::Error::Internal(
+        "template saxml lacks its admin server, model-server JobSet, sax-http Deployment or Service"));
+  }
+  return rendered;
+}
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,150 @@
+// What a serving wait reads from pods, whichever engine they run.
+#include "serve_pods.h"
+
+#include <algorithm>
+
+#include "tputrain/k8s/pod_logs.h"
+#include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/template_values.h"
+
+namespace tputrain::workflow {
+namespace {
+
+// Waiting reasons of a container that will not get better by waiting.
+constexpr std::string_view kHopeless[] = {"CrashLoopBackOff", "ImagePullBackOff",           "ErrImagePull",
+                                          "InvalidImageName", "CreateContainerConfigError", "CreateContainerError"};
+
+std::string LastLines(const std::string& text, std::size_t count) {
+  std::size_t at = text.size();
+  while (at > 0 && text[at - 1] == '\n') --at;
+  for (std::size_t seen = 0; at > 0; --at) {
+    if (text[at - 1] == '\n' && ++seen == count) break;
+  }
+  return text.substr(at);
+}
+
+// A pod the scheduler refused. Hopeless only when no node of the slice exists: with nodes (or a
+// pool being made), a refusal is the usual wait for a node to free up or join.
+std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const std::string& tpu_type) {
+  using serve_pods::Text;
+  const auto conditions = pod.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+  for (const auto& condition : conditions) {
+    if (condition.value("type", "") != "PodScheduled" || condition.value("status", "") != "False" ||
+        condition.value("reason", "") != "Unschedulable") {
+      continue;
+    }
+    return "pod " + Text(pod.value("metadata", nlohmann::json::object()), "name") +
+           " cannot be scheduled: " + Text(condition, "message") + "; the cluster has no node of a " + tpu_type +
+           " slice: add one (serve up --create-nodepool --cluster NAME, or tputrain nodepool create --tpu-type " +
+           tpu_type + ")";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> PodProblem(const nlohmann::json& pod) {
+  using serve_pods::Text;
+  const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
+  const auto status = pod.value("status", nlohmann::json::object());
+  for (const auto& container : status.value("containerStatuses", nlohmann::json::array())) {
+    const auto state = container.value("state", nlohmann::json::object());
+    const auto waiting = state.value("waiting", nlohmann::json::object());
+    const std::string reason = Text(waiting, "reason");
+    if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
+      std::string line = "pod " + name + " container " + Text(container, "name") + ": " + reason;
+      if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
+      return line;
+    }
+    const auto last =
+        container.value("lastState", nlohmann::json::object()).value("terminated", nlohmann::json::object());
+    if (Text(last, "reason") == "OOMKilled") {
+      return "pod " + name + " container " + Text(container, "name") +
+             ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
+    }
+  }
+  return std::nullopt;
+}
+
+namespace serve_pods {
+
+std::string Text(const nlohmann::json& json, const char* key) {
+  auto found = json.find(key);
+  return found != json.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+bool ConditionTrue(const nlohmann::json& object, const std::string& type) {
+  const auto conditions = object.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+  return std::any_of(conditions.begin(), conditions.end(), [&](const nlohmann::json& condition) {
+    return condition.value("type", "") == type && condition.value("status", "") == "True";
+  });
+}
+
+int CountReady(const nlohmann::json& pods) {
+  const auto items = pods.value("items", nlohmann::json::array());
+  return static_cast<int>(
+      std::count_if(items.begin(), items.end(), [](const nlohmann::json& pod) { return ConditionTrue(pod, "Ready"); }));
+}
+
+std::string LogTail(k8s::Client& client, const std::string& ns, const std::string& pod, const std::string& container,
+                    int64_t lines) {
+  k8s::PodLogOptions options;
+  options.container = container;
+  options.tail_lines = lines;
+  std::string text;
+  auto read = k8s::StreamPodLog(client, ns, pod, options, nullptr, [&](std::string_view chunk) {
+    text.append(chunk);
+    return text.size() < (1 << 20);
+  });
+  return read ? text : "";
+}
+
+bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::string& tpu_type) {
+  auto values = SliceTemplateValues(tpu_type, 1);
+  if (!values) return false;
+  std::string accelerator;
+  std::string topology;
+  for (const auto& value : *values) {
+    if (value.name == "GKE_ACCELERATOR") accelerator = value.value;
+    if (value.name == "TPU_TOPOLOGY") topology = value.value;
+  }
+  if (accelerator.empty() || topology.empty()) return false;
+  const std::string selector =
+      "cloud.google.com/gke-tpu-accelerator=" + accelerator + ",cloud.google.com/gke-tpu-topology=" + topology;
+  auto nodes = client.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode(selector), "nodes");
+  if (!nodes) return false;  // a user who may not list nodes still deploys
+  if (!nodes->value("items", nlohmann::json::array()).empty()) return false;
+  reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
+                ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " + tpu_type +
+                ")");
+  return true;
+}
+
+std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& ns, const nlohmann::json& pods,
+                                       const std::string& tpu_type, bool no_nodes,
+                                       const std::string& default_container) {
+  const auto items = pods.value("items", nlohmann::json::array());
+  for (const auto& pod : items) {
+    if (no_nodes) {
+      if (auto unschedulable = UnschedulableProblem(pod, tpu_type)) {
+        return core::Error::Make(core::ErrorKind::kFailedPrecondition, *unschedulable);
+      }
+    }
+    auto problem = PodProblem(pod);
+    if (!problem) continue;
+    const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
+    std::string container = default_container;
+    for (const auto& status :
+         pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
+      if (!status.value("ready", false)) container = Text(status, "name");
+    }
+    const std::string tail = LastLines(LogTail(client, ns, name, container, 20), 10);
+    std::string message = *problem;
+    if (!tail.empty()) message += "; its last log lines:\n" + tail;
+    return core::Error::Make(core::ErrorKind::kFailedPrecondition, message);
+  }
+  return std::nullopt;
+}
+
+}  // namespace serve_pods
+}  // namespace tputrain::workflow

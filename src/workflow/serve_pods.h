@@ -1,0 +1,35 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/reporter.h"
+#include "tputrain/core/result.h"
+#include "tputrain/k8s/client.h"
+
+// What serving waits read from pods, for every engine: a pod that cannot get better, with its
+// container's last log lines, and a slice nobody can schedule on. Private to workflow.
+namespace tputrain::workflow::serve_pods {
+
+std::string Text(const nlohmann::json& json, const char* key);
+bool ConditionTrue(const nlohmann::json& object, const std::string& type);
+int CountReady(const nlohmann::json& pods);
+
+// The container's last `lines` log lines, best effort: a log that cannot be read gives "".
+std::string LogTail(k8s::Client& client, const std::string& ns, const std::string& pod, const std::string& container,
+                    int64_t lines);
+
+// Warns when no node of the slice `tpu_type` exists yet (the pods stay Pending until one does);
+// true when the cluster was seen to have none. `pool_hint` is the command that adds the nodes.
+bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::string& tpu_type);
+
+// A FailedPrecondition for the first of `pods` that cannot get better (PodProblem: crash loop,
+// image, OOM; and, when `no_nodes`, one the scheduler refused for want of a slice), its
+// unready container's last log lines appended; nothing when they can all still get there.
+std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& ns, const nlohmann::json& pods,
+                                       const std::string& tpu_type, bool no_nodes,
+                                       const std::string& default_container);
+
+}  // namespace tputrain::workflow::serve_pods

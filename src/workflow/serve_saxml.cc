@@ -1,0 +1,281 @@
+// tputrain serve up --engine saxml: seed 003's four files applied, then what the seed does with
+// curl (publish, poll /listcell) done through the API server's service proxy, with the waiting
+// a 16-pod model-server JobSet and a model load need.
+#include <set>
+
+#include "saxml_render.h"
+#include "serve_pods.h"
+#include "tputrain/k8s/readiness.h"
+#include "tputrain/k8s/service_proxy.h"
+#include "tputrain/workflow/node_pools.h"
+#include "tputrain/workflow/operators.h"
+#include "tputrain/workflow/serve_saxml.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr char kJobSetApiVersion[] = "jobset.x-k8s.io/v1alpha2";
+constexpr char kJobSetKind[] = "JobSet";
+constexpr char kModelServerContainer[] = "sax-model-server";
+
+// Where the wait stands; each look moves it on at most one step.
+enum class Phase {
+  kStarting,    // the Deployments' and the JobSet's pods are coming up
+  kPublishing,  // every pod ready: publish (or adopt) the model
+  kLoading,     // published: the model servers load it
+};
+
+struct Look {
+  SaxmlUpEnv& env;
+  const SaxmlUpRequest& request;
+  const SaxmlObjects& rendered;
+  SaxmlUpOutcome& outcome;
+  bool no_nodes = false;
+  Phase phase = Phase::kStarting;
+  std::string last_state;
+
+  k8s::Client& client() { return env.apply.client; }
+  std::string NsPath() const { return "/namespaces/" + http::PathSegment(outcome.ns); }
+  ServeEndpoint Endpoint() { return {env.transport, outcome.endpoint, env.poll.clock, std::chrono::seconds(60)}; }
+
+  void Say(const std::string& state) {
+    if (state == last_state) return;
+    env.reporter.Progress("serve " + request.model.id, state);
+    last_state = state;
+  }
+
+  core::Result<nlohmann::json> Pods(const std::string& selector) {
+    return client().GetJson("/api/v1" + NsPath() + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
+  }
+
+  core::Result<bool> DeploymentReady(const std::string& name) {
+    auto deployment =
+        client().GetJson("/apis/apps/v1" + NsPath() + "/deployments/" + http::PathSegment(name), "deployment/" + name);
+    if (!deployment) return core::Fail(deployment.error());
+    return k8s::ReadyVerdict("Deployment", &*deployment).state == k8s::Verdict::State::kDone;
+  }
+
+  // Every pod of the three workloads; a hopeless one ends the wait.
+  core::Result<int> ModelServersReady() {
+    auto pods = Pods("jobset.sigs.k8s.io/jobset-name=" + rendered.jobset);
+    if (!pods) return core::Fail(pods.error());
+    if (auto hopeless =
+            serve_pods::HopelessPod(client(), outcome.ns, *pods, outcome.tpu_type, no_nodes, kModelServerContainer)) {
+      return core::Fail(*hopeless);
+    }
+    return serve_pods::CountReady(*pods);
+  }
+
+  core::Result<bool> Starting() {
+    for (const auto& [deployment, container] : {std::pair{rendered.admin_deployment, std::string("sax-admin-server")},
+                                                std::pair{rendered.http_deployment, std::string("sax-http")}}) {
+      auto pods = Pods("app=" + deployment);
+      if (!pods) return core::Fail(pods.error());
+      if (auto hopeless = serve_pods::HopelessPod(client(), outcome.ns, *pods, "", false, container)) {
+        return core::Fail(*hopeless);
+      }
+    }
+    auto admin = DeploymentReady(rendered.admin_deployment);
+    if (!admin) return core::Fail(admin.error());
+    auto front = DeploymentReady(rendered.http_deployment);
+    if (!front) return core::Fail(front.error());
+    auto servers = ModelServersReady();
+    if (!servers) return core::Fail(servers.error());
+    Say(std::string("admin server ") + (*admin ? "ready" : "starting") + ", model servers " + std::to_string(*servers) +
+        "/" + std::to_string(rendered.model_server_pods) + " pods ready, sax-http " + (*front ? "ready" : "starting"));
+    return *admin && *front && *servers >= rendered.model_server_pods;
+  }
+
+  // Publishes the model, or adopts the same model already published (a re-run).
+  core::Status Publish() {
+    ServeEndpoint endpoint = Endpoint();
+    auto listed = ListSaxModel(endpoint, request.model.id);
+    SaxHttpTarget target{outcome.ns, rendered.service, serving::MakeEngine(serving::EngineKind::kSaxml)->DefaultPort(),
+                         env.apply.access};
+    state::LedgerEntry entry = ServedModelEntry(request.model, target);
+    if (listed) {
+      if (listed->model_path != request.model.model_path) {
+        return core::Fail(core::Error::Make(core::ErrorKind::kAlreadyExists,
+                                            request.model.id + " is already published with " + listed->model_path +
+                                                " (not " + request.model.model_path +
+                                                "): tputrain serve unpublish --model " + request.model.id + " first"));
+      }
+      env.reporter.Progress("serve " + request.model.id, "already published; adopted");
+      entry.owned = false;  // cleanup leaves what it did not publish, unless --force
+      if (auto recorded = env.apply.ledger.Creating(entry); !recorded) return recorded;
+      return env.apply.ledger.Created(entry);
+    }
+    if (listed.error().kind != core::ErrorKind::kNotFound || listed.error().http_status == 404) {
+      return core::Fail(listed.error());
+    }
+    // Recorded before it is sent: a publish whose answer is lost is still unpublished by cleanup.
+    if (auto recorded = env.apply.ledger.Creating(entry); !recorded) return recorded;
+    http::Request publish = serving::BuildPublish(outcome.endpoint, request.model);
+    publish.timeout = endpoint.timeout;
+    auto response = env.transport.Send(publish);
+    if (!response) return core::Fail(response.error());
+    if (response->status != 200) return core::Fail(serving::SaxHttpError(*response));
+    outcome.published = true;
+    return env.apply.ledger.Created(entry);
+  }
+
+  core::Result<bool> Loading() {
+    auto servers = ModelServersReady();  // a model server that crashes while loading ends it
+    if (!servers) return core::Fail(servers.error());
+    auto listed = ListSaxModel(Endpoint(), request.model.id);
+    if (!listed) return core::Fail(listed.error());
+    outcome.active_replicas = listed->active_replicas;
+    Say("model " + request.model.id + ": " + std::to_string(listed->active_replicas) + "/" +
+        std::to_string(request.model.replicas) + " replicas active");
+    return listed->active_replicas >= request.model.replicas;
+  }
+
+  core::Result<bool> LoadBalancerReady() {
+    auto service = client().GetJson("/api/v1" + NsPath() + "/services/" + http::PathSegment(rendered.service),
+                                    "service/" + rendered.service);
+    if (!service) return core::Fail(service.error());
+    const auto ingress = service->value("status", nlohmann::json::object())
+                             .value("loadBalancer", nlohmann::json::object())
+                             .value("ingress", nlohmann::json::array());
+    if (ingress.empty()) {
+      Say("waiting for the LoadBalancer's address");
+      return false;
+    }
+    outcome.ingress = ingress[0].value("ip", ingress[0].value("hostname", ""));
+    return true;
+  }
+
+  core::Result<bool> Once() {
+    if (phase == Phase::kStarting) {
+      auto started = Starting();
+      if (!started || !*started) return started;
+      phase = Phase::kPublishing;
+    }
+    if (phase == Phase::kPublishing) {
+      if (auto published = Publish(); !published) return core::Fail(published.error());
+      phase = Phase::kLoading;
+    }
+    auto loaded = Loading();
+    if (!loaded || !*loaded) return loaded;
+    if (request.expose) return LoadBalancerReady();
+    return true;
+  }
+};
+
+// The model servers' last log lines, for a load that never completed: one pod per slice.
+std::string ModelServerTails(k8s::Client& client, const std::string& ns, const std::string& jobset) {
+  auto pods = client.GetJson("/api/v1/namespaces/" + http::PathSegment(ns) +
+                                 "/pods?labelSelector=" + http::UrlEncode("jobset.sigs.k8s.io/jobset-name=" + jobset),
+                             "pods");
+  if (!pods) return "";
+  std::string out;
+  std::set<std::string> jobs_seen;
+  const auto items = pods->value("items", nlohmann::json::array());
+  for (const auto& pod : items) {
+    const auto metadata = pod.value("metadata", nlohmann::json::object());
+    const std::string job =
+        metadata.value("labels", nlohmann::json::object()).value("jobset.sigs.k8s.io/job-index", std::string());
+    if (!jobs_seen.insert(job).second) continue;
+    const std::string name = serve_pods::Text(metadata, "name");
+    const std::string tail = serve_pods::LogTail(client, ns, name, kModelServerContainer, 10);
+    if (!tail.empty()) out += "\n" + name + ":\n" + tail;
+  }
+  return out;
+}
+
+core::Status EnsureJobSet(SaxmlUpEnv& env, const SaxmlUpRequest& request) {
+  if (env.apply.discovery.Lookup(kJobSetApiVersion, kJobSetKind)) return {};
+  if (!request.install_operators || !env.load_jobset_manifest) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "JobSet is not installed on the cluster: tputrain operators install jobset "
+                                        "(or serve up --install-operators)"));
+  }
+  auto info = FindOperator("jobset");
+  if (!info) return core::Fail(info.error());
+  auto manifest = env.load_jobset_manifest();
+  if (!manifest) return core::Fail(manifest.error());
+  auto installed = InstallOperator(env.apply, *info, *manifest, request.dry_run, std::chrono::minutes(5), env.reporter);
+  if (!installed) return core::Fail(installed.error());
+  return {};
+}
+
+}  // namespace
+
+core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& request) {
+  SaxmlUpOutcome outcome;
+  outcome.tpu_type = request.tpu_type;
+  outcome.model = request.model;
+  SaxmlRender render{request.tpu_type, request.model.replicas, request.expose,
+                     request.sets,     request.configuration,  request.template_dirs};
+  auto rendered = RenderSaxml(render);
+  if (!rendered) return core::Fail(rendered.error());
+  outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
+  outcome.jobset = rendered->jobset;
+  outcome.service = rendered->service;
+  auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
+  outcome.endpoint = k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, outcome.service,
+                                          std::to_string(engine->DefaultPort()));
+
+  if (auto jobset = EnsureJobSet(env, request); !jobset) return core::Fail(jobset.error());
+  bool no_nodes = false;
+  if (request.create_nodepool) {
+    if (!env.create_pools) {
+      return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
+    }
+    TpuPoolRequest pools_request;
+    pools_request.tpu_type = outcome.tpu_type;
+    pools_request.num_slices = static_cast<int>(request.model.replicas);  // a slice per model-server group
+    auto pools = NodePoolsFor(request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool, pools_request);
+    if (!pools) return core::Fail(pools.error());
+    if (!request.dry_run) {
+      if (auto created = env.create_pools(*pools); !created) return core::Fail(created.error());
+    }
+  } else {
+    no_nodes = serve_pods::WarnWithoutNodes(env.apply.client, env.reporter, outcome.tpu_type);
+  }
+
+  k8s::ApplyOptions options;
+  options.ns = outcome.ns;
+  options.dry_run = request.dry_run;
+  env.reporter.Progress("serve " + request.model.id, "applying saxml");
+  auto applied = ApplyRecorded(env.apply, rendered->objects, options);
+  if (!applied) return core::Fail(applied.error());
+  outcome.applied = std::move(*applied);
+  // --no-wait returns before the publish: the model servers are not up to load it yet, and a
+  // re-run of serve up adopts what is applied and goes on from there.
+  if (request.dry_run || !request.wait) return outcome;
+
+  core::PollOptions poll;
+  poll.initial_delay = std::chrono::seconds(2);
+  poll.multiplier = 1.5;
+  poll.max_delay = std::chrono::seconds(15);
+  poll.timeout = request.timeout ? *request.timeout : ServeTimeout(request.parameters);
+  poll.timeout_note =
+      "what was applied and published stays; tputrain serve list shows the model, tputrain serve "
+      "down --engine saxml removes it";
+  // Only what cannot get better (a hopeless pod, a refused publish) fails the wait.
+  poll.is_transient = [](const core::Error& error) {
+    return error.kind != core::ErrorKind::kFailedPrecondition && error.kind != core::ErrorKind::kAlreadyExists &&
+           error.kind != core::ErrorKind::kInvalidArgument && error.http_status != 500 && error.http_status != 400;
+  };
+  const auto start = env.poll.clock.Now();
+  Look look{env, request, *rendered, outcome};
+  look.no_nodes = no_nodes;
+  auto done = core::PollUntil([&] { return look.Once(); }, poll, env.poll);
+  if (!done) {
+    core::Error error = done.error();
+    if (error.kind == core::ErrorKind::kDeadlineExceeded && look.phase == Phase::kLoading) {
+      const std::string tails = ModelServerTails(env.apply.client, outcome.ns, rendered->jobset);
+      if (!tails.empty()) error.message += "; the model servers' last log lines:" + tails;
+    }
+    return core::Fail(error);
+  }
+  outcome.serving = outcome.active_replicas >= request.model.replicas;
+  outcome.waited = std::chrono::duration_cast<milliseconds>(env.poll.clock.Now() - start);
+  env.reporter.Done("serve " + request.model.id, outcome.serving ? "serving" : "published");
+  return outcome;
+}
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,111 @@
+// Saxml's presets, and what is asked of sax-http besides generate: a model's state, its
+// unpublishing, and `serve down`.
+#include "saxml_render.h"
+#include "tputrain/k8s/manifest.h"
+#include "tputrain/k8s/service_proxy.h"
+#include "tputrain/render/render.h"
+#include "tputrain/workflow/serve_saxml.h"
+#include "tputrain/workflow/template_values.h"
+
+namespace tputrain::workflow {
+namespace {
+
+// Seed 003's model: LmCloudSpmd175B32Test, the 175B servable with random weights (test mode,
+// checkpoint "None") on a 32-chip mesh ([1, 1, 32]): one v5e 4x8 slice per replica.
+const std::vector<SaxmlPreset>& Presets() {
+  static const std::vector<SaxmlPreset> presets = {
+      {"saxml-175b-test",
+       {"/sax/test/spmd", "saxml.server.pax.lm.params.lm_cloud.LmCloudSpmd175B32Test", "None", 2},
+       "v5litepod-32",
+       175e9},
+  };
+  return presets;
+}
+
+core::Result<http::Response> Ask(const ServeEndpoint& endpoint, http::Request request) {
+  request.timeout = endpoint.timeout;
+  auto response = endpoint.transport.Send(request);
+  if (!response) return core::Fail(response.error());
+  if (response->status != 200) return core::Fail(serving::SaxHttpError(*response));
+  return response;
+}
+
+}  // namespace
+
+core::Result<SaxmlPreset> FindSaxmlPreset(const std::string& name) {
+  std::string known;
+  for (const auto& preset : Presets()) {
+    if (preset.name == name) return preset;
+    known += (known.empty() ? "" : ", ") + preset.name;
+  }
+  return core::Fail(core::Error::Usage("--model: " + name + " is no Saxml model tputrain serves; known: " + known +
+                                       " (or --model-path with --sax-model for another servable)"));
+}
+
+bool IsSaxmlPreset(const std::string& name) { return static_cast<bool>(FindSaxmlPreset(name)); }
+
+std::string SaxHttpEndpoint(const std::string& server, const std::string& ns) {
+  auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
+  return k8s::ServiceProxyUrl(server, ns, engine->DefaultService(), std::to_string(engine->DefaultPort()));
+}
+
+core::Result<serving::SaxCellEntry> ListSaxModel(const ServeEndpoint& endpoint, const std::string& id) {
+  auto response = Ask(endpoint, serving::BuildListCell(endpoint.base_url, id));
+  if (!response) return core::Fail(response.error());
+  return serving::ParseListCell(*response);
+}
+
+core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::string& id) {
+  auto response = Ask(endpoint, serving::BuildUnpublish(endpoint.base_url, id));
+  if (response) return true;
+  if (response.error().kind == core::ErrorKind::kNotFound && response.error().http_status != 404) return false;
+  return core::Fail(response.error());
+}
+
+void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target) {
+  if (env.store == nullptr || env.run_id.empty()) return;
+  const std::string key = ServedModelEntry(model, target).name;
+  auto status = env.store->Update(env.run_id, [&](state::Ledger& ledger) {
+    if (auto* entry = ledger.Find(state::ResourceKind::kServedModel, key)) entry->state = state::EntryState::kDeleted;
+  });
+  if (!status) env.reporter.Warn("run ledger: " + status.error().message);
+}
+
+core::Result<SaxmlDownOutcome> SaxmlDown(RecordedDeleteEnv& env, http::Transport& transport,
+                                         const SaxmlDownRequest& request) {
+  SaxmlRender render{request.tpu_type, request.replicas,      false,
+                     request.sets,     request.configuration, request.template_dirs};
+  auto rendered = RenderSaxml(render);
+  if (!rendered) return core::Fail(rendered.error());
+  const std::string ns = request.ns.empty() ? env.client.default_namespace() : request.ns;
+  SaxmlDownOutcome outcome;
+  if (!request.dry_run) {
+    ServeEndpoint endpoint{transport, SaxHttpEndpoint(env.client.server(), ns), env.watch.clock,
+                           std::chrono::seconds(60)};
+    auto unpublished = UnpublishSaxModel(endpoint, request.model_id);
+    if (unpublished) {
+      outcome.unpublished = *unpublished;
+      if (!*unpublished) outcome.unpublish_note = request.model_id + " was not published";
+    } else if (unpublished.error().http_status == 404 || unpublished.error().http_status == 503) {
+      // The service proxy's own answer: no sax-http to ask; its objects go below all the same.
+      outcome.unpublish_note = "not unpublished: " + unpublished.error().message;
+      env.reporter.Warn(outcome.unpublish_note + "; its record stays in the cell's sax-root");
+    } else {
+      return core::Fail(unpublished.error());
+    }
+    serving::SaxModel model{request.model_id, "", "", 0};
+    auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
+    RecordUnpublished(env, model, {ns, engine->DefaultService(), engine->DefaultPort(), env.access});
+  }
+  k8s::DeleteOptions options;
+  options.ns = request.ns;
+  options.dry_run = request.dry_run;
+  options.wait = true;
+  options.timeout = std::chrono::minutes(5);
+  auto deleted = DeleteRecorded(env, std::move(rendered->objects), options);
+  if (!deleted) return core::Fail(deleted.error());
+  outcome.deleted = std::move(*deleted);
+  return outcome;
+}
+
+}  // namespace tputrain::workflow
