@@ -5,6 +5,7 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
+#include "commands/serve_flags.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
@@ -24,8 +25,9 @@ struct GenerateFlags {
   std::string engine = "jetstream";
   std::string service;  // default: the engine's (jetstream-svc)
   std::string port;     // default: the engine's (8000)
+  std::string model;    // Saxml: the model id or preset (default: the preset's /sax/test/spmd)
   std::string prompt;
-  std::string max_tokens = "200";
+  std::string max_tokens;  // default 200 where the engine takes it
   bool stream = false;
   std::string timeout = "10m";
 };
@@ -43,11 +45,30 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   auto port = flags.port.empty() ? core::Result<int64_t>(engine->DefaultPort())
                                  : core::ParseWhole("--port", flags.port, 1, 65535);
   if (!port) return core::Fail(port.error());
-  auto max_tokens = core::ParseWhole("--max-tokens", flags.max_tokens, 0, 1000000);
+  if (flags.stream && !engine->CanStream()) {
+    return core::Fail(core::Error::Usage("--stream: " + std::string(serving::EngineName(*kind)) +
+                                         " answers whole; leave --stream out"));
+  }
+  if (!flags.max_tokens.empty() && !engine->TakesMaxTokens()) {
+    return core::Fail(core::Error::Usage("--max-tokens: " + std::string(serving::EngineName(*kind)) +
+                                         " decodes as many steps as the model's own configuration says"));
+  }
+  auto max_tokens =
+      engine->TakesMaxTokens()
+          ? core::ParseWhole("--max-tokens", flags.max_tokens.empty() ? "200" : flags.max_tokens, 0, 1000000)
+          : core::Result<int64_t>(0);
   if (!max_tokens) return core::Fail(max_tokens.error());
+  std::string model;
+  if (*kind == serving::EngineKind::kSaxml) {
+    auto id = SaxModelIdOf("--model", flags.model);
+    if (!id) return core::Fail(id.error());
+    model = *id;
+  } else if (!flags.model.empty()) {
+    return core::Fail(core::Error::Usage("--model: only for --engine saxml (jetstream-http serves one model)"));
+  }
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  serving::GenerateRequest request{flags.prompt, static_cast<int>(*max_tokens), flags.stream};
+  serving::GenerateRequest request{flags.prompt, static_cast<int>(*max_tokens), flags.stream, model};
 
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
@@ -77,10 +98,11 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
                          {"service", service},
                          {"namespace", ns},
                          {"prompt", request.prompt},
-                         {"max_tokens", request.max_tokens},
                          {"stream", request.stream},
                          {"text", generated->text},
                          {"total_s", Rounded(Seconds(generated->total))}};
+  if (engine->TakesMaxTokens()) json["max_tokens"] = request.max_tokens;
+  if (!request.model.empty()) json["model"] = request.model;
   if (request.stream) json["pieces"] = generated->pieces;
   if (generated->time_to_first_token) {
     json["time_to_first_token_s"] = Rounded(Seconds(*generated->time_to_first_token));
@@ -90,23 +112,16 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   return core::kExitOk;
 }
 
-struct UpFlags {
-  KubeAccessFlags access;
-  ProvisionFlags ledger;  // --run, --state-dir
-  std::string model;
-  bool disaggregated = false;
-  std::string tpu_type;
-  std::string checkpoint;
-  std::vector<std::string> sets;
-  std::string timeout;  // empty: by model size
-  bool no_wait = false;
-  bool install_operators = false;
-  std::string lws_manifest;  // empty: the pinned release's URL
-  bool create_nodepool = false;
-  std::string nodepool;
-};
-
 core::Result<int> RunUp(const UpFlags& flags, Context& context) {
+  auto saxml = IsSaxml(flags.engine, flags.model);
+  if (!saxml) return core::Fail(saxml.error());
+  if (*saxml) return RunSaxmlUp(flags, context);
+  for (const auto& [given, flag] :
+       {std::pair{!flags.replicas.empty(), "--replicas"}, std::pair{!flags.model_path.empty(), "--model-path"},
+        std::pair{!flags.sax_model.empty(), "--sax-model"}, std::pair{flags.expose, "--expose"},
+        std::pair{!flags.jobset_manifest.empty(), "--jobset-manifest"}}) {
+    if (given) return core::Fail(core::Error::Usage(std::string(flag) + ": only for --engine saxml"));
+  }
   workflow::ServeUpRequest request;
   request.model = flags.model;
   request.disaggregated = flags.disaggregated;
@@ -163,21 +178,7 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
     return workflow::LoadOperatorManifest(stack.Downloads(),
                                           flags.lws_manifest.empty() ? info->manifest_url : flags.lws_manifest);
   };
-  std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
-  if (!flags.access.gke_cluster.empty()) {
-    create_pools = [&](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
-      auto cluster = GkeClusterRef(flags.access, context);
-      if (!cluster) return core::Fail(cluster.error());
-      auto google = stack.Google();
-      if (!google) return core::Fail(google.error());
-      auto provision = stack.Provision(*google);
-      provision.ledger = ledger->store;
-      provision.run_id = ledger->run_id;
-      auto created = workflow::CreateNodePools(provision, *cluster, pools);
-      if (!created) return core::Fail(created.error());
-      return {};
-    };
-  }
+  PoolCreator create_pools = PoolCreatorFor(flags.access, *ledger, context);
   workflow::ServeUpEnv env{apply,
                            load_lws,
                            create_pools,
@@ -216,17 +217,14 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   return core::kExitOk;
 }
 
-struct DownFlags {
-  KubeAccessFlags access;
-  ProvisionFlags ledger;
-  std::string model;
-  bool disaggregated = false;
-  std::string tpu_type;
-  std::vector<std::string> sets;
-  bool yes = false;
-};
-
 core::Result<int> RunDown(const DownFlags& flags, Context& context) {
+  auto saxml = IsSaxml(flags.engine, flags.model);
+  if (!saxml) return core::Fail(saxml.error());
+  if (*saxml) return RunSaxmlDown(flags, context);
+  if (!flags.replicas.empty() || !flags.sax_model.empty()) {
+    return core::Fail(core::Error::Usage(std::string(flags.replicas.empty() ? "--sax-model" : "--replicas") +
+                                         ": only for --engine saxml"));
+  }
   auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated);
   if (!template_name) return core::Fail(template_name.error());
   auto confirmed = ConfirmDelete(context, flags.yes, "serve down",
@@ -300,14 +298,36 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
 
 }  // namespace
 
+PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context) {
+  if (access.gke_cluster.empty()) return {};
+  return [&access, ledger, &context](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
+    auto cluster = GkeClusterRef(access, context);
+    if (!cluster) return core::Fail(cluster.error());
+    Stack& stack = context.stack();
+    auto google = stack.Google();
+    if (!google) return core::Fail(google.error());
+    auto provision = stack.Provision(*google);
+    provision.ledger = ledger.store;
+    provision.run_id = ledger.run_id;
+    auto created = workflow::CreateNodePools(provision, *cluster, pools);
+    if (!created) return core::Fail(created.error());
+    return {};
+  };
+}
+
 void SetupServeCommand(CLI::App& root, Context& context) {
-  auto* serve = root.add_subcommand("serve", "Serve a model on the cluster (JetStream on LeaderWorkerSet), ask it");
+  auto* serve = root.add_subcommand(
+      "serve", "Serve a model on the cluster (JetStream on LeaderWorkerSet, Saxml on JobSet), ask it");
   serve->require_subcommand(1);
   AddServeConvertCommand(*serve, context);
+  AddSaxmlServeCommands(*serve, context);
 
   auto up_flags = std::make_shared<UpFlags>();
-  auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seed 002)");
-  up->add_option("--model", up_flags->model, "Model to serve: llama3.1-405b, llama2-70b --disaggregated")->required();
+  auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seeds 002 and 003)");
+  up->add_option("--model", up_flags->model,
+                 "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml)")
+      ->required();
+  up->add_option("--engine", up_flags->engine, "jetstream or saxml (default: the model's)");
   up->add_flag("--disaggregated", up_flags->disaggregated, "Prefill and decode on separate slices (llama2-70b)");
   up->add_option("--tpu-type", up_flags->tpu_type, "TPU slice (default: the planned one, e.g. v6e-16)");
   up->add_option("--checkpoint", up_flags->checkpoint,
@@ -324,9 +344,19 @@ void SetupServeCommand(CLI::App& root, Context& context) {
                "Install LeaderWorkerSet (its pinned release) if the cluster lacks it");
   up->add_option("--lws-manifest", up_flags->lws_manifest, "LeaderWorkerSet manifest to install from (file or URL)")
       ->type_name("FILE");
+  up->add_option("--jobset-manifest", up_flags->jobset_manifest, "Saxml: JobSet manifest to install from (file or URL)")
+      ->type_name("FILE");
+  up->add_option("--replicas", up_flags->replicas, "Saxml: model replicas, one slice each (default 2)");
+  up->add_option("--model-path", up_flags->model_path,
+                 "Saxml: the servable to publish (default: the preset's, e.g. ...lm_cloud.LmCloudSpmd175B32Test)");
+  up->add_option("--sax-model", up_flags->sax_model, "Saxml: the model id to publish as (default /sax/test/spmd)");
+  up->add_flag("--expose", up_flags->expose,
+               "Saxml: keep the seed's LoadBalancer for sax-http and wait for its address (default: ClusterIP)");
   AddKubeAccessFlags(*up, up_flags->access);
   AddProvisionFlags(up, up_flags->ledger, /*waits=*/false);
-  up->footer("Example:\n  tputrain serve up --model llama3.1-405b --cluster ray-tpu --location us-east5-b");
+  up->footer(
+      "Examples:\n  tputrain serve up --model llama3.1-405b --cluster ray-tpu --location us-east5-b\n"
+      "  tputrain serve up --model saxml-175b-test --cluster saxml-tpu --location us-east1 --install-operators");
   up->callback([up_flags, &context] { context.outcome = RunUp(*up_flags, context); });
 
   auto status_flags = std::make_shared<StatusFlags>();
@@ -338,6 +368,10 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   auto down_flags = std::make_shared<DownFlags>();
   auto* down = serve->add_subcommand("down", "Delete the serving objects (node pools stay)");
   down->add_option("--model", down_flags->model, "The served model, as given to serve up")->required();
+  down->add_option("--engine", down_flags->engine, "As given to serve up");
+  down->add_option("--replicas", down_flags->replicas, "Saxml: as given to serve up");
+  down->add_option("--sax-model", down_flags->sax_model,
+                   "Saxml: the model id to unpublish first (default: the preset's)");
   down->add_flag("--disaggregated", down_flags->disaggregated, "As given to serve up");
   down->add_option("--tpu-type", down_flags->tpu_type, "As given to serve up");
   down->add_option("--set", down_flags->sets, "As given to serve up (names change what is deleted)");
@@ -350,18 +384,22 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   auto generate_flags = std::make_shared<GenerateFlags>();
   auto* generate = serve->add_subcommand(
       "generate", "Ask the served model, through the API server's service proxy (no port-forward)");
-  generate->add_option("--prompt", generate_flags->prompt, "The prompt")->required();
-  generate->add_option("--max-tokens", generate_flags->max_tokens, "Tokens to generate at most (default 200)");
+  generate->add_option("--prompt,--query", generate_flags->prompt, "The prompt (Saxml's query)")->required();
+  generate->add_option("--max-tokens", generate_flags->max_tokens,
+                       "Tokens to generate at most (default 200; JetStream)");
+  generate->add_option("--model", generate_flags->model, "Saxml: the model id, or a preset (default /sax/test/spmd)");
   generate->add_flag("--stream", generate_flags->stream, "Print the text as the server sends it, token by token");
-  generate->add_option("--engine", generate_flags->engine, "The model server: jetstream (default)");
-  generate->add_option("--service", generate_flags->service, "The Service in front of it (default: jetstream-svc)");
-  generate->add_option("--port", generate_flags->port, "The Service's port (default: 8000)");
+  generate->add_option("--engine", generate_flags->engine, "The model server: jetstream (default) or saxml");
+  generate->add_option("--service", generate_flags->service,
+                       "The Service in front of it (default: jetstream-svc, sax-http-lb)");
+  generate->add_option("--port", generate_flags->port, "The Service's port (default: 8000, 8888)");
   generate->add_option("--timeout", generate_flags->timeout, "Give up on the answer after this long (default 10m)");
   AddKubeAccessFlags(*generate, generate_flags->access);
   generate->footer(
       "--format json adds the timings: total_s, and with --stream time_to_first_token_s and tokens_per_s.\n"
       "Example:\n"
-      "  tputrain serve generate --cluster ray-tpu --location us-east5-b --prompt \"What are TPUs?\" --stream");
+      "  tputrain serve generate --cluster ray-tpu --location us-east5-b --prompt \"What are TPUs?\" --stream\n"
+      "  tputrain serve generate --engine saxml --cluster saxml-tpu --location us-east1 --query \"Q: ... A:\"");
   generate->callback([generate_flags, &context] { context.outcome = RunGenerate(*generate_flags, context); });
 }
 

@@ -1,0 +1,68 @@
+#pragma once
+
+// The flags of `tputrain serve up|down|generate`, shared by the JetStream commands (serve.cc)
+// and the Saxml ones (serve_saxml.cc): one command line, two engines.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "commands/commands.h"
+#include "commands/k8s_access.h"
+#include "commands/provision_common.h"
+#include "tputrain/gcp/container/types.h"
+
+namespace tputrain::cli {
+
+struct UpFlags {
+  KubeAccessFlags access;
+  ProvisionFlags ledger;  // --run, --state-dir
+  std::string engine;     // empty: the model's (a saxml-* preset is Saxml's)
+  std::string model;
+  bool disaggregated = false;
+  std::string tpu_type;
+  std::string checkpoint;
+  std::vector<std::string> sets;
+  std::string timeout;  // empty: by model size
+  bool no_wait = false;
+  bool install_operators = false;
+  std::string lws_manifest;     // empty: the pinned release's URL
+  std::string jobset_manifest;  // likewise
+  bool create_nodepool = false;
+  std::string nodepool;
+  // Saxml only
+  std::string replicas;    // empty: the preset's
+  std::string model_path;  // empty: the preset's
+  std::string sax_model;   // empty: the preset's id (/sax/test/spmd)
+  bool expose = false;
+};
+
+struct DownFlags {
+  KubeAccessFlags access;
+  ProvisionFlags ledger;
+  std::string engine;
+  std::string model;
+  bool disaggregated = false;
+  std::string tpu_type;
+  std::vector<std::string> sets;
+  std::string replicas;   // Saxml
+  std::string sax_model;  // Saxml
+  bool yes = false;
+};
+
+// Whether the command is Saxml's: --engine saxml, or a Saxml model without --engine.
+core::Result<bool> IsSaxml(const std::string& engine, const std::string& model);
+
+// A Saxml model id from `flag`: empty is the default preset's (/sax/test/spmd), a preset name
+// its id; else it must be /sax/CELL/NAME.
+core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::string& value);
+
+// Creates node pools in --cluster, recorded in `ledger`'s run; empty without --cluster.
+using PoolCreator = std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)>;
+PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context);
+
+core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context);
+core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context);
+// serve list, serve unpublish.
+void AddSaxmlServeCommands(CLI::App& serve, Context& context);
+
+}  // namespace tputrain::cli

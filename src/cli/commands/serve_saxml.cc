@@ -1,0 +1,227 @@
+// tputrain serve up|down|list|unpublish for Saxml (seed 003): the seed's four files, then what it
+// does with curl against a LoadBalancer IP (publish, listcell, generate, unpublish) done through
+// the API server's service proxy instead.
+#include "tputrain/workflow/serve_saxml.h"
+#include "commands/serve_flags.h"
+#include "tputrain/catalog/tpu_types.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
+#include "tputrain/core/number.h"
+#include "tputrain/gcp/names.h"
+#include "tputrain/workflow/operators.h"
+#include "tputrain/workflow/template_values.h"
+
+namespace tputrain::cli {
+namespace {
+
+constexpr char kDefaultPreset[] = "saxml-175b-test";
+
+double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
+
+// --replicas: 1..64 model-server groups, a slice each; empty is the preset's.
+core::Result<int64_t> ReplicasOf(const std::string& flag, const std::string& value, int64_t preset) {
+  if (value.empty()) return preset;
+  return core::ParseWhole(flag, value, 1, 64);
+}
+
+core::Status CheckTpuType(const std::string& tpu_type) {
+  if (tpu_type.empty()) return {};
+  if (auto slice = catalog::FindSliceType(tpu_type); !slice) {
+    core::Error error = slice.error();
+    error.message = "--tpu-type: " + error.message;
+    return core::Fail(error);
+  }
+  return {};
+}
+
+// The request serve up and serve down share: the preset, overridden by the flags.
+core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
+  if (flags.disaggregated) return core::Fail(core::Error::Usage("--disaggregated: only for JetStream models"));
+  if (!flags.lws_manifest.empty()) return core::Fail(core::Error::Usage("--lws-manifest: Saxml runs on a JobSet"));
+  workflow::SaxmlUpRequest request;
+  auto preset = workflow::FindSaxmlPreset(flags.model);
+  if (!preset && flags.model_path.empty()) return core::Fail(preset.error());
+  if (preset) {
+    request.model = preset->model;
+    request.tpu_type = preset->tpu_type;
+    request.parameters = preset->parameters;
+  } else {
+    // Another servable: --model names it for the user, --model-path and --sax-model say what to publish.
+    request.model = {"", flags.model_path, "None", 1};
+    if (flags.tpu_type.empty()) return core::Fail(core::Error::Usage("--tpu-type: needed with --model-path"));
+  }
+  if (!flags.model_path.empty()) request.model.model_path = flags.model_path;
+  if (!flags.sax_model.empty()) request.model.id = flags.sax_model;
+  if (request.model.id.empty()) return core::Fail(core::Error::Usage("--sax-model: needed with --model-path"));
+  if (auto valid = serving::CheckSaxModelId("--sax-model", request.model.id); !valid) return core::Fail(valid.error());
+  if (!flags.checkpoint.empty()) {
+    if (flags.checkpoint != "None" && flags.checkpoint.rfind("gs://", 0) != 0) {
+      return core::Fail(core::Error::Usage("--checkpoint: expected gs://BUCKET/PATH or None (random weights), got '" +
+                                           flags.checkpoint + "'"));
+    }
+    request.model.checkpoint = flags.checkpoint;
+  }
+  auto replicas = ReplicasOf("--replicas", flags.replicas, request.model.replicas);
+  if (!replicas) return core::Fail(replicas.error());
+  request.model.replicas = *replicas;
+  if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
+  if (!flags.tpu_type.empty()) request.tpu_type = flags.tpu_type;
+  if (!flags.timeout.empty()) {
+    auto timeout = core::ParseDuration("--timeout", flags.timeout);
+    if (!timeout) return core::Fail(timeout.error());
+    request.timeout = *timeout;
+  }
+  if (!flags.nodepool.empty()) {
+    if (auto valid = gcp::CheckResourceId("--nodepool", flags.nodepool, gcp::kGkeNameLength); !valid) {
+      return core::Fail(valid.error());
+    }
+  }
+  if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
+    return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pools to)"));
+  }
+  request.expose = flags.expose;
+  request.sets = flags.sets;
+  request.wait = !flags.no_wait;
+  request.install_operators = flags.install_operators;
+  request.create_nodepool = flags.create_nodepool;
+  request.nodepool = flags.nodepool;
+  return request;
+}
+
+void PrintUp(Context& context, const workflow::SaxmlUpOutcome& up, bool dry_run, const std::string& planned_publish) {
+  nlohmann::json applied = nlohmann::json::array();
+  for (const auto& result : up.applied) {
+    applied.push_back({{"kind", result.object.kind},
+                       {"name", result.object.name},
+                       {"action", k8s::ApplyActionName(result.action, dry_run)}});
+  }
+  nlohmann::json json = {{"engine", "saxml"},
+                         {"model", up.model.id},
+                         {"model_path", up.model.model_path},
+                         {"checkpoint", up.model.checkpoint},
+                         {"replicas", up.model.replicas},
+                         {"active_replicas", up.active_replicas},
+                         {"tpu_type", up.tpu_type},
+                         {"namespace", up.ns},
+                         {"jobset", up.jobset},
+                         {"service", up.service},
+                         {"endpoint", up.endpoint},
+                         {"published", up.published},
+                         {"serving", up.serving},
+                         {"waited_s", Seconds(up.waited)},
+                         {"applied", applied},
+                         {"dry_run", dry_run}};
+  if (!up.ingress.empty()) json["ingress"] = up.ingress;
+  if (dry_run) json["would_publish"] = nlohmann::json::parse(planned_publish);
+  PrintResult(context, json, [&](std::ostream& out) {
+    for (const auto& result : up.applied) {
+      out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, dry_run) << "\n";
+    }
+    if (dry_run) out << "would publish: POST " << up.endpoint << "publish " << planned_publish << "\n";
+    if (up.serving) {
+      out << "Serving " << up.model.id << " (" << up.model.replicas << " replicas on " << up.tpu_type << ", " << up.ns
+          << "/" << up.jobset << ").\nAsk it:  tputrain serve generate --engine saxml -n " << up.ns
+          << " --query \"...\"\nEndpoint: " << up.endpoint << "generate (through the API server)\n";
+      if (!up.ingress.empty()) out << "LoadBalancer: http://" << up.ingress << ":8888/\n";
+    }
+  });
+}
+
+}  // namespace
+
+core::Result<bool> IsSaxml(const std::string& engine, const std::string& model) {
+  if (engine.empty()) return workflow::IsSaxmlPreset(model);
+  auto kind = serving::ParseEngine("--engine", engine);
+  if (!kind) return core::Fail(kind.error());
+  return *kind == serving::EngineKind::kSaxml;
+}
+
+core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::string& value) {
+  if (auto preset = workflow::FindSaxmlPreset(value.empty() ? kDefaultPreset : value)) return preset->model.id;
+  if (auto valid = serving::CheckSaxModelId(flag, value); !valid) return core::Fail(valid.error());
+  return value;
+}
+
+core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
+  auto request = UpRequestOf(flags);
+  if (!request) return core::Fail(request.error());
+  request->dry_run = context.global.dry_run;
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  request->configuration = workflow::ConfigurationValues(*settings);
+  Stack& stack = context.stack();
+  request->template_dirs = stack.BuiltinTemplateDirs();
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  request->ns = flags.access.ns;
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
+                                request->dry_run);
+  if (!ledger) return core::Fail(ledger.error());
+  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
+  auto load_jobset = [&]() -> core::Result<std::vector<k8s::Object>> {
+    auto info = workflow::FindOperator("jobset");
+    if (!info) return core::Fail(info.error());
+    return workflow::LoadOperatorManifest(stack.Downloads(),
+                                          flags.jobset_manifest.empty() ? info->manifest_url : flags.jobset_manifest);
+  };
+  workflow::SaxmlUpEnv env{apply,
+                           load_jobset,
+                           PoolCreatorFor(flags.access, *ledger, context),
+                           *(*connection)->transport,
+                           {stack.clock(), stack.sleeper(), context.cancel},
+                           context.reporter()};
+  auto up = workflow::SaxmlUp(env, *request);
+  if (!up) return core::Fail(up.error());
+  PrintUp(context, *up, request->dry_run, serving::BuildPublish(up->endpoint, request->model).body);
+  return core::kExitOk;
+}
+
+core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
+  if (flags.disaggregated) return core::Fail(core::Error::Usage("--disaggregated: only for JetStream models"));
+  auto preset = workflow::FindSaxmlPreset(flags.model);
+  auto id = SaxModelIdOf("--sax-model", flags.sax_model.empty() && preset ? preset->model.id : flags.sax_model);
+  if (!id) return core::Fail(id.error());
+  auto replicas = ReplicasOf("--replicas", flags.replicas, preset ? preset->model.replicas : 1);
+  if (!replicas) return core::Fail(replicas.error());
+  if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
+  const std::string tpu_type = !flags.tpu_type.empty() ? flags.tpu_type : preset ? preset->tpu_type : "";
+  if (tpu_type.empty()) return core::Fail(core::Error::Usage("--tpu-type: needed for a model that is no preset"));
+  auto confirmed = ConfirmDelete(context, flags.yes, "serve down",
+                                 "Unpublish " + *id + " and delete the Saxml servers (node pools stay)?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  Stack& stack = context.stack();
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  workflow::RecordedDeleteEnv env =
+      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  workflow::SaxmlDownRequest request{*id,
+                                     tpu_type,
+                                     *replicas,
+                                     flags.sets,
+                                     workflow::ConfigurationValues(*settings),
+                                     stack.BuiltinTemplateDirs(),
+                                     flags.access.ns,
+                                     context.global.dry_run};
+  auto down = workflow::SaxmlDown(env, *(*connection)->transport, request);
+  if (!down) return core::Fail(down.error());
+  nlohmann::json deleted = nlohmann::json::array();
+  for (const auto& result : down->deleted) {
+    deleted.push_back({{"kind", result.object.kind}, {"name", result.object.name}, {"deleted", result.existed}});
+  }
+  nlohmann::json json = {{"model", *id}, {"unpublished", down->unpublished}, {"deleted", deleted}};
+  if (!down->unpublish_note.empty()) json["note"] = down->unpublish_note;
+  PrintResult(context, json, [&](std::ostream& out) {
+    if (!request.dry_run) {
+      out << *id << " " << (down->unpublished ? "unpublished" : down->unpublish_note) << "\n";
+    }
+    for (const auto& result : down->deleted) {
+      out << result.object.Describe() << " " << (result.existed ? "deleted" : "not found") << "\n";
+    }
+  });
+  return core::kExitOk;
+}
+
+}  // namespace tputrain::cli
