@@ -1,0 +1,346 @@
+// `tputrain serve ... --engine saxml` (seed 003) against the real kube-apiserver, with the test
+// playing the JobSet controller, the Deployment controller and the kubelets, and sax-http in a
+// network namespace: the upstream FastAPI server or the older-shaped stdlib one, both on the
+// FAKE `sax` client (tests/testing/fake_sax; Saxml itself cannot run here, no model is served).
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "k8s/apiserver_fixture.h"
+#include "k8s/finalizer.h"
+#include "k8s/k8s_test_util.h"
+#include "k8s/netns_saxml.h"
+#include "testing/scoped_process.h"
+
+namespace tputrain::testing {
+namespace {
+
+constexpr char kJobSet[] = "sax-model-server-set";
+constexpr char kModel[] = "/sax/test/spmd";
+constexpr int kModelServerPods = 16;  // 2 slices of v5litepod-32, a pod per TPU VM (8 hosts)
+
+struct SaxmlRun {
+  std::string kubeconfig;
+  std::string state_dir;
+  // `on_cluster`: the command takes --kubeconfig (cleanup finds the cluster in the run ledger).
+  ProcessOptions Options(std::vector<std::string> args, bool on_cluster = true) const {
+    ProcessOptions options;
+    options.argv = {TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    if (on_cluster) options.argv.insert(options.argv.end(), {"--kubeconfig", kubeconfig});
+    options.env = {{"TPUTRAIN_BUCKET", "sax-bucket"},
+                   {"TPUTRAIN_RUN", "r-saxml"},
+                   {"XDG_STATE_HOME", state_dir},
+                   {"KUBECONFIG", std::nullopt}};
+    return options;
+  }
+  ProcessResult Run(std::vector<std::string> args, bool on_cluster = true) const {
+    return RunProcess(Options(std::move(args), on_cluster), std::chrono::seconds(300));
+  }
+};
+
+bool Exists(k8s::Client& admin, const std::string& path) {
+  auto response = admin.Send("GET", path, "", "");
+  return response && response->status == 200;
+}
+
+std::string Paths(const std::string& ns, const std::string& rest) { return "/namespaces/" + ns + "/" + rest; }
+
+void PlayPod(k8s::Client& admin, const std::string& ns, const std::string& name, const nlohmann::json& labels,
+             const std::string& container, const std::string& ip, const nlohmann::json& waiting = nullptr) {
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
+               {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"labels", labels}}},
+                {"spec", {{"containers", {{{"name", container}, {"image", container + ":v1.1.0"}}}}}}});
+  nlohmann::json status = {{"phase", "Running"}, {"podIP", ip}, {"podIPs", {{{"ip", ip}}}}};
+  if (waiting.is_null()) {
+    status["conditions"] = {{{"type", "Ready"}, {"status", "True"}}};
+  } else {
+    status["containerStatuses"] = {{{"name", container},
+                                    {"ready", false},
+                                    {"restartCount", 3},
+                                    {"image", container + ":v1.1.0"},
+                                    {"imageID", ""},
+                                    {"state", {{"waiting", waiting}}}}};
+  }
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + name, status);
+}
+
+void PlayDeploymentAvailable(k8s::Client& admin, const std::string& ns, const std::string& name) {
+  WriteStatus(admin, "/apis/apps/v1" + Paths(ns, "deployments/" + name),
+              {{"observedGeneration", 1}, {"replicas", 1}, {"readyReplicas", 1}, {"availableReplicas", 1}});
+}
+
+// The controllers and kubelets of seed 003's objects, played once tputrain applied them: the admin
+// server's and sax-http's pods and Deployments, `ready_pods` of the JobSet's 16 (Job index, pod
+// index labels as JobSet sets them), and sax-http-lb's Endpoints to the sax-http namespace.
+void PlaySaxml(k8s::Client& admin, const std::string& ns, const std::string& sax_http_ip, int ready_pods) {
+  PlayPod(admin, ns, "sax-admin-server-0", {{"app", "sax-admin-server"}}, "sax-admin-server", "10.1.0.1");
+  PlayDeploymentAvailable(admin, ns, "sax-admin-server");
+  PlayPod(admin, ns, "sax-http-0", {{"app", "sax-http"}}, "sax-http", sax_http_ip);
+  PlayDeploymentAvailable(admin, ns, "sax-http");
+  PlayEndpoints(admin, ns, "sax-http-lb", {"", NetnsSaxHttp::kHttpPort}, sax_http_ip, "sax-http-0");
+  for (int pod = 0; pod < ready_pods; ++pod) {
+    const int job = pod / 8;
+    PlayPod(admin, ns,
+            std::string(kJobSet) + "-sax-model-server-" + std::to_string(job) + "-" + std::to_string(pod % 8),
+            {{"jobset.sigs.k8s.io/jobset-name", kJobSet},
+             {"jobset.sigs.k8s.io/replicatedjob-name", "sax-model-server"},
+             {"jobset.sigs.k8s.io/job-index", std::to_string(job)}},
+            "sax-model-server", "10.2.0." + std::to_string(pod + 1));
+  }
+}
+
+std::string BestCandidate(const nlohmann::json& answer) {
+  const nlohmann::json& candidates = answer.is_object() ? answer.at("generate_response") : answer;
+  auto best = std::max_element(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+    return a[1].template get<double>() < b[1].template get<double>();
+  });
+  return (*best)[0].get<std::string>();
+}
+
+struct StateDir {
+  std::string path;
+  StateDir() {
+    char name[] = "/tmp/tputrain-saxml-state-XXXXXX";
+    if (mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = name;
+  }
+  ~StateDir() { std::filesystem::remove_all(path); }
+};
+
+TEST_CASE(
+    "serve up --engine saxml: seed 003 applied, its servers awaited, the model published and awaited through "
+    "sax-http; generate, list, re-run; cleanup unpublishes and leaves nothing",
+    "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  NetnsSaxHttp sax(SaxHttpVariant::kUpstreamFastApi, /*load_seconds=*/2);
+  const std::string ns = server.NewNamespace("saxml");
+  StateDir state;
+  SaxmlRun run{server.WriteKubeconfig("saxml-" + ns, server.admin_token(), ns), state.path};
+  const std::string jobset_path = "/apis/jobset.x-k8s.io/v1alpha2" + Paths(ns, "jobsets/") + kJobSet;
+
+  // --dry-run: the server validates the five objects (privileged pods admitted), nothing stays.
+  auto dry = run.Run({"serve", "up", "--model", "saxml-175b-test", "--dry-run", "--format", "json"});
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  const auto plan = nlohmann::json::parse(dry.out);
+  CHECK(plan["applied"].size() == 5);
+  CHECK(plan["would_publish"] ==
+        nlohmann::json{{"model", kModel},
+                       {"model_path", "saxml.server.pax.lm.params.lm_cloud.LmCloudSpmd175B32Test"},
+                       {"checkpoint", "None"},
+                       {"replicas", 2}});
+  CHECK_FALSE(Exists(server.admin(), jobset_path));
+
+  ScopedProcess up(run.Options({"serve", "up", "--model", "saxml-175b-test", "--timeout", "4m"}));
+  const bool applied = WaitFor([&] { return Exists(server.admin(), jobset_path); }, std::chrono::seconds(60));
+  INFO("serve up: " << up.ReadErr());
+  REQUIRE(applied);
+  // Not a LoadBalancer unless --expose: sax-http is reached through the API server.
+  auto service = server.admin().GetJson("/api/v1" + Paths(ns, "services/sax-http-lb"), "");
+  REQUIRE(service);
+  CHECK((*service)["spec"]["type"] == "ClusterIP");
+  PlaySaxml(server.admin(), ns, sax.ip(), kModelServerPods);
+  WriteStatus(server.admin(), jobset_path,
+              {{"replicatedJobsStatus",
+                {{{"name", "sax-model-server"},
+                  {"ready", 2},
+                  {"succeeded", 0},
+                  {"failed", 0},
+                  {"active", 2},
+                  {"suspended", 0}}}}});
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(3)));
+  INFO(up.ReadErr());
+  REQUIRE(up.Stop() == 0);
+  CHECK(up.ReadOut().find("Serving /sax/test/spmd (2 replicas on v5litepod-32, " + ns + "/" + kJobSet + ")") !=
+        std::string::npos);
+  CHECK(up.ReadErr().find("model servers 16/16 pods ready") != std::string::npos);
+  CHECK(up.ReadErr().find("2/2 replicas active") != std::string::npos);
+  const std::string sax_log = sax.Log();
+  INFO(sax_log);
+  CHECK(sax_log.find("POST /publish HTTP/1.1\" 200") != std::string::npos);
+
+  // A serving JobSet is ready with its pods, not when it completes (it never does).
+  auto waited = run.Run({"wait", std::string("jobset/") + kJobSet, "--timeout", "30s"});
+  INFO(waited.err);
+  CHECK(waited.exit_code == 0);
+
+  // The answer sax-http gives to a direct request, through the API server.
+  const std::string query = "Q: What is the capital of France? A:";
+  auto direct = sax.Direct("POST", "/generate", {{"model", kModel}, {"query", query}});
+  REQUIRE(direct.status == 200);
+  auto asked = run.Run({"serve", "generate", "--engine", "saxml", "--query", query, "--format", "json"});
+  INFO(asked.err);
+  REQUIRE(asked.exit_code == 0);
+  const auto answer = nlohmann::json::parse(asked.out);
+  CHECK(answer["text"] == BestCandidate(direct.Json()));
+  CHECK(answer["model"] == kModel);
+  CHECK(answer["service"] == "sax-http-lb");
+
+  auto listed = run.Run({"serve", "list", "--format", "json"});
+  INFO(listed.err);
+  REQUIRE(listed.exit_code == 0);
+  const auto rows = nlohmann::json::parse(listed.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["active_replicas"] == 2);
+  CHECK(rows[0]["max_replicas"] == 2);
+
+  // A re-run adopts what is there: the published model is not published twice.
+  auto again = run.Run({"serve", "up", "--model", "saxml-175b-test", "--format", "json"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(again.out)["published"] == false);
+  CHECK(again.err.find("already published; adopted") != std::string::npos);
+
+  // cleanup: the model unpublished while sax-http runs, then the objects (the garbage collector
+  // played for foreground deletion).
+  Finalizer collector(server.admin(),
+                      {jobset_path, "/apis/apps/v1" + Paths(ns, "deployments/sax-admin-server"),
+                       "/apis/apps/v1" + Paths(ns, "deployments/sax-http"),
+                       "/api/v1" + Paths(ns, "services/sax-http-lb"), "/api/v1" + Paths(ns, "serviceaccounts/sax-sa")});
+  auto cleaned = run.Run({"cleanup", "--yes", "--format", "json"}, /*on_cluster=*/false);
+  INFO(cleaned.err);
+  REQUIRE(cleaned.exit_code == 0);
+  const std::string cleanup_out = cleaned.out;
+  CHECK(cleanup_out.find("\"unpublished\"") != std::string::npos);
+  auto gone = sax.Direct("GET", "/listcell", {{"model", kModel}});
+  CHECK(gone.status == 500);
+  CHECK(gone.body.find("NOT_FOUND") != std::string::npos);
+  for (const std::string& path : {jobset_path, "/apis/apps/v1" + Paths(ns, "deployments/sax-http"),
+                                  "/api/v1" + Paths(ns, "services/sax-http-lb")}) {
+    INFO(path);
+    CHECK_FALSE(Exists(server.admin(), path));
+  }
+  // The unpublish came before the objects went: sax-http answered it.
+  CHECK(sax.Log().find("POST /unpublish HTTP/1.1\" 200") != std::string::npos);
+}
+
+TEST_CASE("serve generate and list read the older sax-http's shapes (seed 003's v1.0.0 image)", "[integration]") {
+  auto& server = ApiServer::Shared();
+  NetnsSaxHttp sax(SaxHttpVariant::kStdlibV1, /*load_seconds=*/0);
+  const std::string ns = server.NewNamespace("saxml-v1");
+  StateDir state;
+  SaxmlRun run{server.WriteKubeconfig("saxml-" + ns, server.admin_token(), ns), state.path};
+  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/services",
+               {{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", "sax-http-lb"}}},
+                {"spec", {{"selector", {{"app", "sax-http"}}}, {"ports", {{{"port", 8888}, {"targetPort", 8888}}}}}}});
+  PlayPod(server.admin(), ns, "sax-http-0", {{"app", "sax-http"}}, "sax-http", sax.ip());
+  PlayEndpoints(server.admin(), ns, "sax-http-lb", {"", NetnsSaxHttp::kHttpPort}, sax.ip(), "sax-http-0");
+
+  // Before anything is published: one line each, in the older server's words.
+  auto unknown = run.Run({"serve", "generate", "--engine", "saxml", "--query", "hi"});
+  INFO(unknown.err);
+  CHECK(unknown.exit_code == 1);
+  CHECK(unknown.err.rfind("ERROR: sax-http: NOT_FOUND: model /sax/test/spmd not found (HTTP 400)", 0) == 0);
+  CHECK(std::count(unknown.err.begin(), unknown.err.end(), '\n') == 1);
+  auto none = run.Run({"serve", "list", "--format", "json"});
+  INFO(none.err);
+  REQUIRE(none.exit_code == 0);
+  CHECK(nlohmann::json::parse(none.out)[0]["published"] == false);
+
+  auto published = sax.Direct("POST", "/publish",
+                              {{"model", kModel},
+                               {"model_path", "saxml.server.pax.lm.params.lm_cloud.LmCloudSpmd175B32Test"},
+                               {"checkpoint", "None"},
+                               {"replicas", 1}});
+  REQUIRE(published.status == 200);
+  auto direct = sax.Direct("POST", "/generate", {{"model", kModel}, {"query", "Q: hi A:"}});
+  REQUIRE(direct.status == 200);
+  REQUIRE(direct.Json().contains("generate_response"));
+  auto asked = run.Run({"serve", "generate", "--engine", "saxml", "--query", "Q: hi A:"});
+  INFO(asked.err);
+  REQUIRE(asked.exit_code == 0);
+  CHECK(asked.out == BestCandidate(direct.Json()) + "\n");
+  auto listed = run.Run({"serve", "list", "--model", kModel, "--format", "json"});
+  REQUIRE(listed.exit_code == 0);
+  CHECK(nlohmann::json::parse(listed.out)[0]["active_replicas"] == 1);
+
+  auto unpublished = run.Run({"serve", "unpublish", "--yes", "--format", "json"});
+  INFO(unpublished.err);
+  REQUIRE(unpublished.exit_code == 0);
+  CHECK(nlohmann::json::parse(unpublished.out)[0]["unpublished"] == true);
+  auto twice = run.Run({"serve", "unpublish", "--yes", "--format", "json"});
+  REQUIRE(twice.exit_code == 0);
+  CHECK(nlohmann::json::parse(twice.out)[0]["unpublished"] == false);
+}
+
+TEST_CASE("serve up --engine saxml: an unknown model path, a model that never loads, a crash-looping model server",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  NetnsSaxHttp sax(SaxHttpVariant::kUpstreamFastApi, /*load_seconds=*/-1);  // never finishes loading
+  const std::string ns = server.NewNamespace("saxml-bad");
+  StateDir state;
+  SaxmlRun run{server.WriteKubeconfig("saxml-" + ns, server.admin_token(), ns), state.path};
+  const std::string jobset_path = "/apis/jobset.x-k8s.io/v1alpha2" + Paths(ns, "jobsets/") + kJobSet;
+
+  SECTION("publish of a servable the cell does not know: sax-http's error, one line") {
+    ScopedProcess up(run.Options({"serve", "up", "--engine", "saxml", "--model", "mine", "--model-path",
+                                  "saxml.server.pax.lm.params.lm_cloud.NoSuchModel", "--sax-model", "/sax/test/mine",
+                                  "--tpu-type", "v5litepod-32", "--replicas", "1", "--timeout", "2m"}));
+    REQUIRE(WaitFor([&] { return Exists(server.admin(), jobset_path); }, std::chrono::seconds(60)));
+    PlaySaxml(server.admin(), ns, sax.ip(), 8);
+    REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(2)));
+    CHECK(up.Stop() == 1);
+    const std::string err = up.ReadErr();
+    INFO(err);
+    const std::string last = err.substr(err.rfind("ERROR: "));
+    CHECK(last.rfind("ERROR: sax-http: INVALID_ARGUMENT: model path 'saxml.server.pax.lm.params.lm_cloud.NoSuchModel' "
+                     "is not servable",
+                     0) == 0);
+    CHECK(last.find("(HTTP 500)\n") != std::string::npos);
+    CHECK(std::count(last.begin(), last.end(), '\n') == 1);
+  }
+
+  SECTION("a load that never completes: generate says so, serve up times out; a crash loop stops it at once") {
+    ScopedProcess up(run.Options({"serve", "up", "--model", "saxml-175b-test", "--timeout", "25s"}));
+    REQUIRE(WaitFor([&] { return Exists(server.admin(), jobset_path); }, std::chrono::seconds(60)));
+    PlaySaxml(server.admin(), ns, sax.ip(), kModelServerPods);
+    REQUIRE(WaitFor(
+        [&] {
+          return sax.Direct("GET", "/listcell", {{"model", kModel}}).status == 200;
+        },
+        std::chrono::minutes(2)));
+    auto early = run.Run({"serve", "generate", "--engine", "saxml", "--query", "hi"});
+    CHECK(early.exit_code == 1);
+    CHECK(early.err.rfind("ERROR: sax-http: UNAVAILABLE: no replica has loaded model /sax/test/spmd", 0) == 0);
+    CHECK(std::count(early.err.begin(), early.err.end(), '\n') == 1);
+    REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(2)));
+    CHECK(up.Stop() != 0);
+    INFO(up.ReadErr());
+    CHECK(up.ReadErr().find("0/2 replicas active") != std::string::npos);
+    CHECK(up.ReadErr().find("stopped waiting after 25s") != std::string::npos);
+
+    // The re-run adopts the published model and waits again; a model server then crash-loops.
+    ScopedProcess again(run.Options({"serve", "up", "--model", "saxml-175b-test", "--timeout", "2m"}));
+    REQUIRE(
+        WaitFor([&] { return again.ReadErr().find("replicas active") != std::string::npos; }, std::chrono::minutes(1)));
+    const std::string pod = std::string(kJobSet) + "-sax-model-server-1-7";
+    WriteStatus(server.admin(), "/api/v1" + Paths(ns, "pods/") + pod,
+                {{"conditions", {{{"type", "Ready"}, {"status", "False"}}}},
+                 {"containerStatuses",
+                  {{{"name", "sax-model-server"},
+                    {"ready", false},
+                    {"restartCount", 4},
+                    {"image", "sax-model-server:v1.1.0"},
+                    {"imageID", ""},
+                    {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}, {"message", "back-off 1m20s"}}}}}}}}});
+    REQUIRE(WaitFor([&] { return !again.running(); }, std::chrono::seconds(90)));
+    CHECK(again.Stop() == 1);
+    INFO(again.ReadErr());
+    CHECK(again.ReadErr().find("ERROR: pod " + pod + " container sax-model-server: CrashLoopBackOff") !=
+          std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tputrain::testing
