@@ -41,27 +41,32 @@ std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const
   return std::nullopt;
 }
 
+// One container of pod `pod` that cannot get better: its line, or nothing.
+std::optional<std::string> ContainerProblem(const std::string& pod, const nlohmann::json& container) {
+  using serve_pods::Text;
+  const auto waiting = container.value("state", nlohmann::json::object()).value("waiting", nlohmann::json::object());
+  const std::string reason = Text(waiting, "reason");
+  if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
+    std::string line = "pod " + pod + " container " + Text(container, "name") + ": " + reason;
+    if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
+    return line;
+  }
+  const auto last =
+      container.value("lastState", nlohmann::json::object()).value("terminated", nlohmann::json::object());
+  if (Text(last, "reason") == "OOMKilled") {
+    return "pod " + pod + " container " + Text(container, "name") +
+           ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> PodProblem(const nlohmann::json& pod) {
-  using serve_pods::Text;
-  const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
-  const auto status = pod.value("status", nlohmann::json::object());
-  for (const auto& container : status.value("containerStatuses", nlohmann::json::array())) {
-    const auto state = container.value("state", nlohmann::json::object());
-    const auto waiting = state.value("waiting", nlohmann::json::object());
-    const std::string reason = Text(waiting, "reason");
-    if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
-      std::string line = "pod " + name + " container " + Text(container, "name") + ": " + reason;
-      if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
-      return line;
-    }
-    const auto last =
-        container.value("lastState", nlohmann::json::object()).value("terminated", nlohmann::json::object());
-    if (Text(last, "reason") == "OOMKilled") {
-      return "pod " + name + " container " + Text(container, "name") +
-             ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
-    }
+  const std::string name = serve_pods::Text(pod.value("metadata", nlohmann::json::object()), "name");
+  for (const auto& container :
+       pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
+    if (auto problem = ContainerProblem(name, container)) return problem;
   }
   return std::nullopt;
 }
@@ -130,18 +135,18 @@ std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& n
         return core::Error::Make(core::ErrorKind::kFailedPrecondition, *unschedulable);
       }
     }
-    auto problem = PodProblem(pod);
-    if (!problem) continue;
+    // The lines shown are the named container's: a sibling that is not ready either (jax-tpu
+    // while the pathways-rm it needs crash-loops too) must not lend its log to the message.
     const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
-    std::string container = default_container;
     for (const auto& status :
          pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
-      if (!status.value("ready", false)) container = Text(status, "name");
+      auto problem = ContainerProblem(name, status);
+      if (!problem) continue;
+      const std::string container = Text(status, "name").empty() ? default_container : Text(status, "name");
+      const std::string tail = LastLines(LogTail(client, ns, name, container, 20), 10);
+      if (!tail.empty()) *problem += "; its last log lines:\n" + tail;
+      return core::Error::Make(core::ErrorKind::kFailedPrecondition, *problem);
     }
-    const std::string tail = LastLines(LogTail(client, ns, name, container, 20), 10);
-    std::string message = *problem;
-    if (!tail.empty()) message += "; its last log lines:\n" + tail;
-    return core::Error::Make(core::ErrorKind::kFailedPrecondition, message);
   }
   return std::nullopt;
 }

@@ -26,8 +26,9 @@ std::string LogTail(k8s::Client& client, const std::string& ns, const std::strin
 bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::string& tpu_type);
 
 // A FailedPrecondition for the first of `pods` that cannot get better (PodProblem: crash loop,
-// image, OOM; and, when `no_nodes`, one the scheduler refused for want of a slice), its
-// unready container's last log lines appended; nothing when they can all still get there.
+// image, OOM; and, when `no_nodes`, one the scheduler refused for want of a slice), the last log
+// lines of the container it names appended (`default_container` when its status has no name);
+// nothing when they can all still get there.
 std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& ns, const nlohmann::json& pods,
                                        const std::string& tpu_type, bool no_nodes,
                                        const std::string& default_container);

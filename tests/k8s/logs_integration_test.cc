@@ -15,79 +15,11 @@
 #include <regex>
 #include <sstream>
 
+#include "k8s/fake_kubelet_host.h"
 #include "k8s/k8s_test_util.h"
-#include "testing/netns_host.h"
 
 namespace tputrain::testing {
 namespace {
-
-// The FAKE kubelet (tests/k8s/fake_kubelet.py) on 10.252.x.y:10250 in a network namespace of its
-// own, with a throwaway self-signed certificate. Its processes are stopped by PID and the
-// namespace and veth removed on destruction.
-class FakeKubeletHost {
- public:
-  static constexpr int kPort = 10250;
-
-  FakeKubeletHost() : host_("lg", 252) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tputrain-kubelet-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-    try {
-      ProcessOptions cert;
-      cert.argv = {"openssl",  "req",
-                   "-x509",    "-newkey",
-                   "rsa:2048", "-nodes",
-                   "-keyout",  dir_ + "/kubelet.key",
-                   "-out",     dir_ + "/kubelet.crt",
-                   "-days",    "1",
-                   "-subj",    "/CN=fake-kubelet",
-                   "-addext",  "subjectAltName=IP:" + ip()};
-      auto made = RunProcess(cert, std::chrono::seconds(60));
-      if (made.exit_code != 0) throw std::runtime_error("openssl failed: " + made.err);
-      ProcessOptions serve;
-      serve.argv = {"python3",
-                    std::string(TPUTRAIN_SOURCE_DIR) + "/tests/k8s/fake_kubelet.py",
-                    ip(),
-                    std::to_string(kPort),
-                    dir_ + "/kubelet.crt",
-                    dir_ + "/kubelet.key",
-                    dir_};
-      kubelet_ = host_.Start(serve);
-      if (!WaitFor([&] { return std::filesystem::exists(dir_ + "/ready") || !kubelet_->running(); },
-                   std::chrono::seconds(30)) ||
-          !std::filesystem::exists(dir_ + "/ready")) {
-        throw std::runtime_error("the fake kubelet did not start: " + kubelet_->ReadErr());
-      }
-    } catch (...) {
-      Teardown();
-      throw;
-    }
-  }
-  ~FakeKubeletHost() { Teardown(); }
-  FakeKubeletHost(const FakeKubeletHost&) = delete;
-  FakeKubeletHost& operator=(const FakeKubeletHost&) = delete;
-
-  const std::string& ip() const { return host_.ip(); }
-  // Lets the followed log of `pod` go on past its first ten lines.
-  void OpenGate(const std::string& pod) const { WriteTextFile(dir_ + "/" + pod, "open\n"); }
-  // The paths and queries the API server sent.
-  std::string Requests() const {
-    return std::filesystem::exists(dir_ + "/requests.log") ? ReadTextFile(dir_ + "/requests.log") : "";
-  }
-
- private:
-  // The namespace itself (and whatever else runs in it, by PID) goes with host_.
-  void Teardown() {
-    if (kubelet_) kubelet_->Stop();
-    kubelet_.reset();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-
-  NetnsHost host_;
-  std::string dir_;
-  std::unique_ptr<ScopedProcess> kubelet_;
-};
 
 // One fake kubelet and one Node pointing at it, for the whole binary.
 struct LogsWorld {
@@ -95,14 +27,7 @@ struct LogsWorld {
   FakeKubeletHost kubelet;
   std::string node = "fake-node-" + std::to_string(getpid());
 
-  LogsWorld() {
-    CreateObject(server.admin(), "/api/v1/nodes",
-                 {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", node}}}});
-    // What the kubelet reports about itself; the API server dials the InternalIP and this port.
-    WriteStatus(server.admin(), "/api/v1/nodes/" + node,
-                {{"addresses", {{{"type", "InternalIP"}, {"address", kubelet.ip()}}}},
-                 {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", FakeKubeletHost::kPort}}}}}});
-  }
+  LogsWorld() { kubelet.AddNode(server.admin(), node); }
   static LogsWorld& Shared() {
     static LogsWorld world;
     return world;
