@@ -16,6 +16,10 @@ core::Result<k8s::ApplyResult> AnnotateServiceAccount(RecordedApplyEnv& env, con
   k8s::ApplyOptions options;
   options.ns = ns;
   options.dry_run = dry_run;
+  // A field manager of its own: server-side apply drops the fields a manager stops sending, and
+  // serve up (manager "tputrain") applies the same account from the Saxml template, without the
+  // annotation; under one manager that apply would take the annotation away again.
+  options.field_manager = "tputrain-iam";
   auto applied = ApplyRecorded(env, {account}, options);
   if (!applied) return core::Fail(applied.error());
   if (applied->empty())

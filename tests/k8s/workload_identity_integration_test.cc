@@ -52,6 +52,18 @@ TEST_CASE("bind-workload-identity --gsa --annotate-ksa binds and annotates the K
   REQUIRE(live);
   CHECK((*live)["metadata"]["annotations"]["iam.gke.io/gcp-service-account"] == gsa);
 
+  // serve up then applies the same account from the Saxml template, without the annotation:
+  // the annotation stays (it belongs to another field manager).
+  WriteTextFile(home + "/sax-sa.yaml",
+                "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sax-sa\n  labels:\n"
+                "    app.kubernetes.io/managed-by: tputrain\n");
+  auto applied = tputrain({"apply", "-f", home + "/sax-sa.yaml", "--kubeconfig", kubeconfig});
+  INFO(applied.err);
+  REQUIRE(applied.exit_code == 0);
+  live = server.admin().GetJson("/api/v1/namespaces/" + ns + "/serviceaccounts/sax-sa", "ksa");
+  REQUIRE(live);
+  CHECK((*live)["metadata"]["annotations"]["iam.gke.io/gcp-service-account"] == gsa);
+
   // Without --gsa there is nothing to annotate: one line, before any call.
   auto refused = tputrain({"iam", "bind-workload-identity", "--ksa", ns + "/sax-sa", "--bucket", "b-ckpt", "--role",
                            "roles/storage.objectUser", "--annotate-ksa", "--kubeconfig", kubeconfig});
