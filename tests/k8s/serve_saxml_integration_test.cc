@@ -342,5 +342,43 @@ TEST_CASE("serve up --engine saxml: an unknown model path, a model that never lo
   }
 }
 
+TEST_CASE(
+    "serve up --expose keeps the seed's LoadBalancer and waits for its address; serve down --dry-run sends nothing",
+    "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  NetnsSaxHttp sax(SaxHttpVariant::kUpstreamFastApi, /*load_seconds=*/0);
+  const std::string ns = server.NewNamespace("saxml-lb");
+  StateDir state;
+  SaxmlRun run{server.WriteKubeconfig("saxml-" + ns, server.admin_token(), ns), state.path};
+  const std::string service_path = "/api/v1" + Paths(ns, "services/sax-http-lb");
+  ScopedProcess up(run.Options({"serve", "up", "--model", "saxml-175b-test", "--replicas", "1", "--expose", "--timeout",
+                                "2m", "--format", "json"}));
+  REQUIRE(WaitFor([&] { return Exists(server.admin(), service_path); }, std::chrono::seconds(60)));
+  auto service = server.admin().GetJson(service_path, "");
+  REQUIRE(service);
+  CHECK((*service)["spec"]["type"] == "LoadBalancer");
+  PlaySaxml(server.admin(), ns, sax.ip(), 8);
+  REQUIRE(WaitFor([&] { return up.ReadErr().find("waiting for the LoadBalancer's address") != std::string::npos; },
+                  std::chrono::minutes(1)));
+  CHECK(up.running());
+  // The cloud's load balancer controller, played.
+  WriteStatus(server.admin(), service_path, {{"loadBalancer", {{"ingress", {{{"ip", "203.0.113.7"}}}}}}});
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(1)));
+  INFO(up.ReadErr());
+  REQUIRE(up.Stop() == 0);
+  const auto answer = nlohmann::json::parse(up.ReadOut());
+  CHECK(answer["ingress"] == "203.0.113.7");
+  CHECK(answer["active_replicas"] == 1);
+
+  auto dry = run.Run({"serve", "down", "--model", "saxml-175b-test", "--replicas", "1", "--dry-run", "--yes"});
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  CHECK(dry.out.find("would send: POST " + server.server() + "/api/v1/namespaces/" + ns +
+                     "/services/sax-http-lb:8888/proxy/unpublish") != std::string::npos);
+  CHECK(sax.Direct("GET", "/listcell", {{"model", kModel}}).status == 200);  // still published
+  CHECK(Exists(server.admin(), service_path));
+}
+
 }  // namespace
 }  // namespace tputrain::testing

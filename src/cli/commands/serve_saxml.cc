@@ -213,8 +213,16 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
   }
   nlohmann::json json = {{"model", *id}, {"unpublished", down->unpublished}, {"deleted", deleted}};
   if (!down->unpublish_note.empty()) json["note"] = down->unpublish_note;
+  // A dry run sends no unpublish; it says the one it would send, before the deletes.
+  const http::Request unpublish = serving::BuildUnpublish(
+      workflow::SaxHttpEndpoint((*connection)->client->server(),
+                                flags.access.ns.empty() ? (*connection)->client->default_namespace() : flags.access.ns),
+      *id);
+  if (request.dry_run) json["would_send"] = {{"method", unpublish.method}, {"url", unpublish.url}};
   PrintResult(context, json, [&](std::ostream& out) {
-    if (!request.dry_run) {
+    if (request.dry_run) {
+      out << "would send: " << unpublish.method << " " << unpublish.url << " " << unpublish.body << "\n";
+    } else {
       out << *id << " " << (down->unpublished ? "unpublished" : down->unpublish_note) << "\n";
     }
     for (const auto& result : down->deleted) {
