@@ -12,6 +12,7 @@ std::string PodLogPath(const std::string& ns, const std::string& pod, const PodL
   if (options.since_seconds) add("sinceSeconds", std::to_string(*options.since_seconds));
   if (options.tail_lines) add("tailLines", std::to_string(*options.tail_lines));
   if (options.timestamps) add("timestamps", "true");
+  if (options.previous) add("previous", "true");
   return "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods/" + http::PathSegment(pod) + "/log" + query;
 }
 

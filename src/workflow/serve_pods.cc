@@ -92,10 +92,11 @@ int CountReady(const nlohmann::json& pods) {
 }
 
 std::string LogTail(k8s::Client& client, const std::string& ns, const std::string& pod, const std::string& container,
-                    int64_t lines) {
+                    int64_t lines, bool previous) {
   k8s::PodLogOptions options;
   options.container = container;
   options.tail_lines = lines;
+  options.previous = previous;
   std::string text;
   auto read = k8s::StreamPodLog(client, ns, pod, options, nullptr, [&](std::string_view chunk) {
     text.append(chunk);
@@ -143,7 +144,10 @@ std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& n
       auto problem = ContainerProblem(name, status);
       if (!problem) continue;
       const std::string container = Text(status, "name").empty() ? default_container : Text(status, "name");
-      const std::string tail = LastLines(LogTail(client, ns, name, container, 20), 10);
+      // A container running again after its OOM kill: the lines that matter are the killed one's.
+      const bool restarted = status.value("state", nlohmann::json::object()).contains("running");
+      std::string tail = LastLines(LogTail(client, ns, name, container, 20, restarted), 10);
+      while (!tail.empty() && tail.back() == '\n') tail.pop_back();  // the message's own end ends it
       if (!tail.empty()) *problem += "; its last log lines:\n" + tail;
       return core::Error::Make(core::ErrorKind::kFailedPrecondition, *problem);
     }

@@ -18,8 +18,9 @@ bool ConditionTrue(const nlohmann::json& object, const std::string& type);
 int CountReady(const nlohmann::json& pods);
 
 // The container's last `lines` log lines, best effort: a log that cannot be read gives "".
+// `previous`: the instance before the running one (what an OOM kill ended).
 std::string LogTail(k8s::Client& client, const std::string& ns, const std::string& pod, const std::string& container,
-                    int64_t lines);
+                    int64_t lines, bool previous = false);
 
 // Warns when no node of the slice `tpu_type` exists yet (the pods stay Pending until one does);
 // true when the cluster was seen to have none. `pool_hint` is the command that adds the nodes.

@@ -36,11 +36,13 @@ def stamp(moment):
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
 
 
-def lines_for(pod, container):
+def lines_for(pod, container, previous=False):
+    # ?previous=true reads the instance before the running one: its lines say so.
+    instance = f"{pod}/{container} previous" if previous else f"{pod}/{container}"
     lines = []
     for n in range(1, 11):
         age = datetime.timedelta(hours=2) if n <= 5 else datetime.timedelta(seconds=60 - n)
-        lines.append((STARTED - age, f"{pod}/{container} line {n}"))
+        lines.append((STARTED - age, f"{instance} line {n}"))
     return lines
 
 
@@ -72,7 +74,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_text(400, f'container "{container}" in pod "{pod}" is waiting to start: ContainerCreating')
             return
         now = datetime.datetime.now(datetime.timezone.utc)
-        lines = lines_for(pod, container)
+        lines = lines_for(pod, container, query.get("previous", ["false"])[0] == "true")
         if "sinceSeconds" in query:
             since = now - datetime.timedelta(seconds=int(query["sinceSeconds"][0]))
             lines = [line for line in lines if line[0] >= since]

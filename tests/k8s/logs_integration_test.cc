@@ -137,6 +137,15 @@ TEST_CASE("logs --tail, --since and --timestamps reach the kubelet as tailLines,
   std::regex stamped(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z solo/main line (9|10))");
   for (const auto& line : lines) CHECK(std::regex_match(line, stamped));
   CHECK(world.kubelet.Requests().find("sinceSeconds=5400") != std::string::npos);
+
+  // --previous: the instance a crash ended (the fake kubelet's lines say which they are).
+  auto previous = Logs(kubeconfig, {"pod/solo", "--previous", "--tail", "1"});
+  INFO(previous.err);
+  CHECK(previous.exit_code == 0);
+  CHECK(previous.out == "solo/main previous line 10\n");
+  // The API server passes the parameters on in an order of its own.
+  const std::string asked = world.kubelet.Requests();
+  CHECK(asked.find("/containerLogs/" + ns + "/solo/main?previous=true&tailLines=1") != std::string::npos);
 }
 
 TEST_CASE("logs -f follows several pods at once: lines arrive while they are written, whole and prefixed",
@@ -290,6 +299,7 @@ TEST_CASE("bad logs input is one line naming the flag, exit 2, before any call",
                                                      {{"x", "--tail", "-5"}, "--tail"},
                                                      {{"x", "--tail", "ten"}, "--tail"},
                                                      {{"x", "--since", "soon"}, "--since"},
+                                                     {{"x", "--previous", "-f"}, "--previous"},
                                                      {{"x", "--max-log-requests", "0"}, "--max-log-requests"},
                                                      {{"x", "-c", "../c"}, "-c/--container"},
                                                      {{"x", "-n", "../kube-system"}, "-n/--namespace"},

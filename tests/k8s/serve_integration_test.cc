@@ -342,8 +342,15 @@ TEST_CASE(
   }();
   char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
   REQUIRE(mkdtemp(state_template) != nullptr);
-  std::string last_lines;
-  for (int n = 1; n <= 10; ++n) last_lines += "jetstream-pathways-0/jax-tpu line " + std::to_string(n) + "\n";
+  // The container's lines, the current instance's or (`previous`) the one before it.
+  auto last_lines = [](bool previous) {
+    std::string lines;
+    for (int n = 1; n <= 10; ++n) {
+      lines += std::string("jetstream-pathways-0/jax-tpu") + (previous ? " previous" : "") + " line " +
+               std::to_string(n) + (n < 10 ? "\n" : "");
+    }
+    return lines;
+  };
 
   // `statuses` played once serve up has applied; what it says on stderr once it has stopped.
   auto serve_up_against = [&](const std::string& ns, const std::map<std::string, nlohmann::json>& statuses) {
@@ -364,8 +371,10 @@ TEST_CASE(
     const auto error_at = err.find("ERROR: ");
     REQUIRE(error_at != std::string::npos);
     // Whatever the kubelet was asked for this pod: the API server passed the tail on.
-    CHECK(kubelet.Requests().find("/containerLogs/" + ns + "/jetstream-pathways-0/jax-tpu?tailLines=20") !=
-          std::string::npos);
+    const std::string asked = kubelet.Requests();
+    CHECK((asked.find("/containerLogs/" + ns + "/jetstream-pathways-0/jax-tpu?tailLines=20") != std::string::npos ||
+           asked.find("/containerLogs/" + ns + "/jetstream-pathways-0/jax-tpu?previous=true&tailLines=20") !=
+               std::string::npos));
     return err.substr(error_at);
   };
 
@@ -375,10 +384,10 @@ TEST_CASE(
                                                    {"jetstream-http", Running(true)},
                                                    {"pathways-proxy", Running(true)},
                                                    {"pathways-rm", CrashLooping("pathways-rm")}});
-    CHECK(said.rfind("ERROR: pod jetstream-pathways-0 container jax-tpu: CrashLoopBackOff: back-off 1m20s "
-                     "restarting failed container=jax-tpu pod=jetstream-pathways-0; its last log lines:\n" +
-                         last_lines,
-                     0) == 0);
+    CHECK(said ==
+          "ERROR: pod jetstream-pathways-0 container jax-tpu: CrashLoopBackOff: back-off 1m20s "
+          "restarting failed container=jax-tpu pod=jetstream-pathways-0; its last log lines:\n" +
+              last_lines(false) + "\n");
   }
 
   SECTION("OOMKilled (the last termination's reason), the container running again") {
@@ -389,10 +398,10 @@ TEST_CASE(
                                                    {"jetstream-http", Running(true)},
                                                    {"pathways-proxy", Running(true)},
                                                    {"pathways-rm", Running(true)}});
-    CHECK(said.rfind("ERROR: pod jetstream-pathways-0 container jax-tpu: OOMKilled (the model does not fit the "
-                     "container's memory; a larger slice or int8 weights); its last log lines:\n" +
-                         last_lines,
-                     0) == 0);
+    CHECK(said ==
+          "ERROR: pod jetstream-pathways-0 container jax-tpu: OOMKilled (the model does not fit the "
+          "container's memory; a larger slice or int8 weights); its last log lines:\n" +
+              last_lines(true) + "\n");
   }
   std::filesystem::remove_all(state_template);
 }

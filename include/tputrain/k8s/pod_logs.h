@@ -18,6 +18,7 @@ struct PodLogOptions {
   std::optional<int64_t> since_seconds;
   std::optional<int64_t> tail_lines;
   bool timestamps = false;
+  bool previous = false;  // the container's previous instance (kubectl logs --previous): what an OOM kill ended
 };
 
 // /api/v1/namespaces/NS/pods/NAME/log?container=C&follow=true&sinceSeconds=S&tailLines=N&timestamps=true

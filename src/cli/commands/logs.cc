@@ -20,6 +20,7 @@ struct LogsFlags {
   std::string since;
   std::string tail;
   bool timestamps = false;
+  bool previous = false;
   bool prefix = false;
   bool no_prefix = false;
   std::string max_log_requests = "5";
@@ -62,6 +63,10 @@ core::Result<workflow::LogsRequest> RequestFrom(const LogsFlags& flags, Context&
   request.max_log_requests = static_cast<int>(*max_requests);
   request.log.follow = flags.follow;
   request.log.timestamps = flags.timestamps;
+  if (flags.previous && flags.follow) {
+    return core::Fail(core::Error::Usage("--previous: a previous instance has ended; it cannot be followed (-f)"));
+  }
+  request.log.previous = flags.previous;
   if (flags.prefix) request.prefix = true;
   if (flags.no_prefix) request.prefix = false;
   if (!flags.access.ns.empty()) {
@@ -103,6 +108,8 @@ void SetupLogsCommand(CLI::App& root, Context& context) {
   logs->add_option("--since", flags->since, "Only lines newer than this, e.g. 10m, 1h30m")->type_name("DURATION");
   logs->add_option("--tail", flags->tail, "Only the last N lines of each container (default: all)")->type_name("N");
   logs->add_flag("--timestamps", flags->timestamps, "Begin each line with the time the container wrote it");
+  logs->add_flag("-p,--previous", flags->previous,
+                 "The containers' previous instances: what a crash or an OOM kill ended");
   auto* prefix = logs->add_flag("--prefix", flags->prefix,
                                 "Begin each line with [pod/NAME/CONTAINER] (default: when there are several pods)");
   logs->add_flag("--no-prefix", flags->no_prefix, "Never begin lines with [pod/NAME/CONTAINER]")->excludes(prefix);
