@@ -204,53 +204,6 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   return outcome;
 }
 
-core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const std::string& ns) {
-  const std::string ns_path = http::PathSegment(ns);
-  auto sets = client.GetJson("/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns_path + "/leaderworkersets",
-                             "leaderworkersets");
-  if (!sets) return core::Fail(sets.error());
-  auto services = client.GetJson("/api/v1/namespaces/" + ns_path + "/services", "services");
-  if (!services) return core::Fail(services.error());
-  std::vector<ServeStatusRow> rows;
-  for (const auto& lws : sets->value("items", nlohmann::json::array())) {
-    const auto metadata = lws.value("metadata", nlohmann::json::object());
-    ServeStatusRow row;
-    row.name = Text(metadata, "name");
-    row.created = Text(metadata, "creationTimestamp");
-    row.available = ConditionTrue(lws, "Available");
-    auto pods = client.GetJson("/api/v1/namespaces/" + ns_path + "/pods?labelSelector=" +
-                                   http::UrlEncode("leaderworkerset.sigs.k8s.io/name=" + row.name),
-                               "pods");
-    if (!pods) return core::Fail(pods.error());
-    for (const auto& pod : pods->value("items", nlohmann::json::array())) {
-      ++row.pods;
-      if (ConditionTrue(pod, "Ready")) ++row.pods_ready;
-    }
-    // The Service in front: the one whose selector the leader pods' labels satisfy.
-    const auto leader_labels = lws.value("spec", nlohmann::json::object())
-                                   .value("leaderWorkerTemplate", nlohmann::json::object())
-                                   .value("leaderTemplate", nlohmann::json::object())
-                                   .value("metadata", nlohmann::json::object())
-                                   .value("labels", nlohmann::json::object());
-    for (const auto& service : services->value("items", nlohmann::json::array())) {
-      const auto spec = service.value("spec", nlohmann::json::object());
-      const auto selector = spec.value("selector", nlohmann::json::object());
-      if (selector.empty()) continue;
-      bool matches = true;
-      for (const auto& [key, value] : selector.items())
-        matches = matches && leader_labels.value(key, nlohmann::json()) == value;
-      const auto ports = spec.value("ports", nlohmann::json::array());
-      if (!matches || ports.empty()) continue;
-      row.service = Text(service.value("metadata", nlohmann::json::object()), "name");
-      row.endpoint =
-          k8s::ServiceProxyUrl(client.server(), ns, row.service, ports[0].value("port", nlohmann::json(0)).dump());
-      break;
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request) {
   auto template_name = ServeTemplateFor(request.model, request.disaggregated);
   if (!template_name) return core::Fail(template_name.error());

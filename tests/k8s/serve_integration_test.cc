@@ -239,6 +239,7 @@ TEST_CASE(
   REQUIRE(status.exit_code == 0);
   const auto rows = nlohmann::json::parse(status.out);
   REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["kind"] == "lws");
   CHECK(rows[0]["name"] == "jetstream-pathways");
   CHECK(rows[0]["available"] == true);
   CHECK(rows[0]["pods_ready"] == 1);

@@ -184,6 +184,19 @@ TEST_CASE(
   CHECK(answer["model"] == kModel);
   CHECK(answer["service"] == "sax-http-lb");
 
+  // serve status shows the model servers' JobSet (no LeaderWorkerSet CRD needed to say so).
+  auto status = run.Run({"serve", "status", "--format", "json"});
+  INFO(status.err);
+  REQUIRE(status.exit_code == 0);
+  const auto workloads = nlohmann::json::parse(status.out);
+  REQUIRE(workloads.size() == 1);
+  CHECK(workloads[0]["kind"] == "jobset");
+  CHECK(workloads[0]["name"] == kJobSet);
+  CHECK(workloads[0]["available"] == true);
+  CHECK(workloads[0]["pods_ready"] == kModelServerPods);
+  CHECK(workloads[0]["service"] == "sax-http-lb");
+  CHECK(workloads[0]["endpoint"] == server.server() + "/api/v1/namespaces/" + ns + "/services/sax-http-lb:8888/proxy/");
+
   auto listed = run.Run({"serve", "list", "--format", "json"});
   INFO(listed.err);
   REQUIRE(listed.exit_code == 0);

@@ -121,13 +121,15 @@ struct ServeDownRequest {
 };
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request);
 
-// `tputrain serve status`: each LeaderWorkerSet of the namespace, with its pods and where to ask it.
+// `tputrain serve status`: each serving workload of the namespace (JetStream's LeaderWorkerSets,
+// Saxml's model-server JobSets), with its pods and where to ask it.
 struct ServeStatusRow {
+  std::string kind;  // "lws" or "jobset": with the name, what `tputrain logs` takes
   std::string name;
   bool available = false;
   int pods_ready = 0;
   int pods = 0;
-  std::string service;   // the Service whose selector picks its leader pods ("" when none)
+  std::string service;   // the Service in front (JetStream: whose selector picks the leader pods; Saxml: sax-http's)
   std::string endpoint;  // its service proxy URL
   std::string created;   // metadata.creationTimestamp
 };

@@ -274,7 +274,8 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
   for (const auto& row : *rows) {
-    json.push_back({{"name", row.name},
+    json.push_back({{"kind", row.kind},
+                    {"name", row.name},
                     {"namespace", ns},
                     {"available", row.available},
                     {"pods_ready", row.pods_ready},
@@ -282,7 +283,7 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
                     {"service", row.service},
                     {"endpoint", row.endpoint},
                     {"created", row.created}});
-    table.push_back({row.name, row.available ? "yes" : "no",
+    table.push_back({row.kind + "/" + row.name, row.available ? "yes" : "no",
                      std::to_string(row.pods_ready) + "/" + std::to_string(row.pods),
                      row.service.empty() ? "-" : row.service, row.created});
   }
@@ -291,7 +292,7 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
       out << "Nothing served in namespace " << ns << ".\n";
       return;
     }
-    PrintTable(out, {"leaderworkerset", "available", "pods", "service", "created"}, table);
+    PrintTable(out, {"workload", "available", "pods", "service", "created"}, table);
   });
   return core::kExitOk;
 }
