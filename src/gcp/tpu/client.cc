@@ -51,6 +51,18 @@ core::Result<Operation> Client::DeleteNode(const NodeRef& ref) {
   return OperationFromJson(*body);
 }
 
+core::Result<std::vector<GuestAttribute>> Client::GetGuestAttributes(const NodeRef& ref,
+                                                                     const std::string& query_path) {
+  // No workerIds: every worker answers.
+  nlohmann::json body = nlohmann::json::object();
+  if (!query_path.empty()) body["queryPath"] = query_path;
+  http::Request request = JsonRequest("POST", JoinUrl(base_url_, "v2/" + ref.Name() + ":getGuestAttributes"), &body);
+  request.idempotent = true;  // a read, though a POST: safe to repeat
+  auto answer = CallJson(transport_, request, "tpu.projects.locations.nodes.getGuestAttributes");
+  if (!answer) return core::Fail(answer.error());
+  return GuestAttributesFromJson(*answer);
+}
+
 core::Result<Operation> Client::GetOperation(const std::string& name) {
   auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v2/" + name)),
                        "tpu.projects.locations.operations.get");

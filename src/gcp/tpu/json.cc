@@ -39,6 +39,20 @@ Operation OperationFromJson(const json& body) {
   return op;
 }
 
+std::vector<GuestAttribute> GuestAttributesFromJson(const json& body) {
+  std::vector<GuestAttribute> out;
+  for (const auto& answer : body.value("guestAttributes", json::array())) {
+    if (!answer.is_object()) continue;
+    const std::string worker = answer.value("workerId", "");
+    const auto items = answer.value("queryValue", json::object()).value("items", json::array());
+    for (const auto& item : items) {
+      if (!item.is_object()) continue;
+      out.push_back({worker, item.value("namespace", ""), item.value("key", ""), item.value("value", "")});
+    }
+  }
+  return out;
+}
+
 Node NodeFromJson(const json& body) {
   Node node;
   if (!body.is_object()) return node;

@@ -22,6 +22,9 @@ class Client {
   // `zone` "-" lists every zone.
   core::Result<std::vector<Node>> ListNodes(const std::string& project, const std::string& zone);
   core::Result<Operation> DeleteNode(const NodeRef& ref);
+  // The values the hosts wrote under `query_path` ("tputrain/" for one namespace; empty for all),
+  // of every worker (tpu.projects.locations.nodes.getGuestAttributes).
+  core::Result<std::vector<GuestAttribute>> GetGuestAttributes(const NodeRef& ref, const std::string& query_path);
   // `name` is the operation's full resource name.
   core::Result<Operation> GetOperation(const std::string& name);
 

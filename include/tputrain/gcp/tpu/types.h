@@ -59,6 +59,17 @@ struct Node {
   nlohmann::json raw;
 };
 
+// One value a TPU VM host wrote (PUT .../instance/guest-attributes/NAMESPACE/KEY on its metadata
+// server), as nodes.getGuestAttributes reports it.
+struct GuestAttribute {
+  std::string worker_id;  // "0".."N-1"
+  std::string ns;         // the namespace ("tputrain", "hostkeys")
+  std::string key;
+  std::string value;
+};
+// GetGuestAttributesResponse.guestAttributes[].queryValue.items[], each with its worker.
+std::vector<GuestAttribute> GuestAttributesFromJson(const nlohmann::json& json);
+
 // The Node body `gcloud compute tpus tpu-vm create` sends, plus labels.
 nlohmann::json NodeToJson(const NodeSpec& spec);
 Operation OperationFromJson(const nlohmann::json& json);
