@@ -30,7 +30,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # API file -> request schemas whose closure the emulator validates.
 REQUESTS = {
     "container.v1.json": ["CreateClusterRequest", "CreateNodePoolRequest"],
-    "tpu.v2.json": ["Node", "QueuedResource"],
+    # Node is also nodes.patch's body; GetGuestAttributesRequest is nodes.getGuestAttributes'
+    # (tpu:v2 revision 20260127, the SOURCES.md snapshot).
+    "tpu.v2.json": ["Node", "QueuedResource", "GetGuestAttributesRequest"],
     "storage.v1.json": ["Bucket", "Policy", "Object"],
     "iam.v1.json": ["CreateServiceAccountRequest", "SetIamPolicyRequest"],
     "cloudresourcemanager.v1.json": ["GetIamPolicyRequest", "SetIamPolicyRequest"],

@@ -11,8 +11,9 @@ std::vector<Route> AllRoutes() {
   std::vector<Route> routes;
   // Artifact Registry and Cloud Build first: their operations share GKE's path, told apart by
   // their ids ("ar-...", a UUID). The XML API's path-style download matches nearly any path: last.
-  for (auto&& group : {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(), StorageRoutes(),
-                       StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(), StorageXmlRoutes()}) {
+  for (auto&& group :
+       {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(), TpuNodeUpdateRoutes(),
+        StorageRoutes(), StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(), StorageXmlRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;
@@ -126,7 +127,7 @@ json Emulator::State() {
   std::lock_guard lock(mutex_);
   int64_t now = NowMs();
   bool changed = AdvanceContainer(world_, now, config_);
-  changed = AdvanceTpu(world_, now) || changed;
+  changed = AdvanceTpu(world_, now, config_) || changed;
   changed = AdvanceCloudBuild(world_, now) || changed;
   if (changed) SaveLocked();
   json state = StripPrivate(world_);
@@ -200,7 +201,7 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
     }
     std::lock_guard lock(mutex_);
     bool advanced = AdvanceContainer(world_, now_ms, config_);
-    advanced = AdvanceTpu(world_, now_ms) || advanced;
+    advanced = AdvanceTpu(world_, now_ms, config_) || advanced;
     advanced = AdvanceCloudBuild(world_, now_ms) || advanced;
     auto fault = faults_.Decide(compiled.route.method_id);
     if (fault && fault->action == FaultAction::kError) {

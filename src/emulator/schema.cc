@@ -64,7 +64,10 @@ std::optional<Violation> CheckObject(const Walk& walk, const json& properties, c
     auto required = spec.find("requiredFor");
     if (required == spec.end() || value.contains(key)) continue;
     for (const auto& method : *required) {
-      if (method == "*" || method == walk.method_id) {
+      // "Required." in a resource's description speaks of creating it; an update names what it
+      // changes in its field mask (AIP-134), so a patch body carries only those fields.
+      bool is_update = walk.method_id.size() >= 6 && walk.method_id.substr(walk.method_id.size() - 6) == ".patch";
+      if ((method == "*" && !is_update) || method == walk.method_id) {
         std::string field = Join(path, key);
         return Violation{field, "Invalid JSON payload received. Missing required field '" + field + "'."};
       }

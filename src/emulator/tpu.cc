@@ -1,9 +1,11 @@
 #include <regex>
 
+#include "tpu_node_common.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/tpu_host_network.h"
 
 // Cloud TPU tpu/v2: TPU VM nodes, queued resources and their long-running operations, which
 // start done:false and finish over the configured latency.
@@ -12,40 +14,6 @@ namespace {
 
 using core::ErrorKind;
 using nlohmann::json;
-
-std::string Parent(const Call& call) { return "projects/" + call.args[0] + "/locations/" + call.args[1]; }
-
-ApiResponse NotFound(const std::string& name) {
-  return Aip193Error(ErrorKind::kNotFound, "Resource '" + name + "' was not found",
-                     json::array({ResourceInfoDetail("tpu.googleapis.com", name)}));
-}
-
-json StartOperation(Call& call, const std::string& verb, const std::string& target, const json& response) {
-  std::string name = Parent(call) + "/operations/" + NewOperationId(call.world, call.now_ms);
-  json op = {{"name", name},
-             {"metadata",
-              {{"@type", "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata"},
-               {"createTime", Rfc3339(call.now_ms)},
-               {"target", target},
-               {"verb", verb},
-               {"cancelRequested", false},
-               {"apiVersion", "v2"}}},
-             {"done", false},
-             {"_due", call.now_ms + call.config.op_latency.count()},
-             {"_target", target},
-             {"_response", response}};
-  if (call.op_fault == FaultAction::kStuck) {
-    if (call.config.stuck_for.count() > 0) {
-      op["_due"] = call.now_ms + call.config.stuck_for.count();
-    } else {
-      op["_stuck"] = true;
-    }
-  }
-  if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
-  call.world["tpuOperations"][name] = op;
-  call.mutated = true;
-  return op;
-}
 
 std::optional<ApiResponse> CheckId(const std::string& kind, const std::optional<std::string>& id) {
   static const std::regex kId("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$");
@@ -94,14 +62,23 @@ json NewNode(const Call& call, json node, const std::string& name, const catalog
   return node;
 }
 
-void MakeReady(json& node) {
+void MakeReady(json& world, json& node, const EmulatorConfig& config) {
   node["state"] = "READY";
   node["health"] = "HEALTHY";
   json endpoints = json::array();
-  // Documentation addresses (RFC 5737): nothing is reachable there, by design.
   int hosts = node.value("_hosts", 1);
   for (int i = 0; i < hosts; ++i) {
-    endpoints.push_back({{"ipAddress", "192.0.2." + std::to_string(10 + i)}, {"port", 8470}});
+    std::string address;
+    if (config.tpu_hosts == TpuHostMode::kNetns) {
+      // Addresses on the emulator's host network, never reused while it runs.
+      int64_t index = world.value("nextTpuHost", int64_t{0});
+      world["nextTpuHost"] = index + 1;
+      address = TpuHostAddress(index);
+    } else {
+      // Documentation addresses (RFC 5737): nothing is reachable there, by design.
+      address = "192.0.2." + std::to_string(10 + i);
+    }
+    endpoints.push_back({{"ipAddress", address}, {"port", 8470}});
   }
   node["networkEndpoints"] = endpoints;
 }
@@ -129,19 +106,19 @@ ApiResponse CreateNode(Call& call) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Invalid labels in Node: " + *bad + ".",
                        json::array({BadRequestDetail("node.labels", *bad)}));
   }
-  std::string name = Parent(call) + "/nodes/" + *node_id;
+  std::string name = TpuParent(call) + "/nodes/" + *node_id;
   auto& nodes = call.world["tpuNodes"];
   if (nodes.contains(name)) {
     return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + name + "' already exists",
                        json::array({ResourceInfoDetail("tpu.googleapis.com", name)}));
   }
   nodes[name] = NewNode(call, *body, name, *slice);
-  return JsonReply(Public(StartOperation(call, "create", name, json())));
+  return JsonReply(Public(StartTpuOperation(call, "create", name, json())));
 }
 
 ApiResponse ListNodes(Call& call) {
   json nodes = json::array();
-  std::string prefix = call.args[1] == "-" ? "projects/" + call.args[0] + "/locations/" : Parent(call) + "/nodes/";
+  std::string prefix = call.args[1] == "-" ? "projects/" + call.args[0] + "/locations/" : TpuParent(call) + "/nodes/";
   for (const auto& [name, node] : call.world["tpuNodes"].items()) {
     if (name.rfind(prefix, 0) == 0) nodes.push_back(Public(node));
   }
@@ -151,20 +128,20 @@ ApiResponse ListNodes(Call& call) {
 }
 
 ApiResponse GetNode(Call& call) {
-  std::string name = Parent(call) + "/nodes/" + call.args[2];
+  std::string name = TpuParent(call) + "/nodes/" + call.args[2];
   auto& nodes = call.world["tpuNodes"];
   auto it = nodes.find(name);
-  if (it == nodes.end()) return NotFound(name);
+  if (it == nodes.end()) return TpuNotFound(name);
   return JsonReply(Public(*it));
 }
 
 ApiResponse DeleteNode(Call& call) {
-  std::string name = Parent(call) + "/nodes/" + call.args[2];
+  std::string name = TpuParent(call) + "/nodes/" + call.args[2];
   auto& nodes = call.world["tpuNodes"];
   auto it = nodes.find(name);
-  if (it == nodes.end()) return NotFound(name);
+  if (it == nodes.end()) return TpuNotFound(name);
   (*it)["state"] = "DELETING";
-  return JsonReply(Public(StartOperation(call, "delete", name, json())));
+  return JsonReply(Public(StartTpuOperation(call, "delete", name, json())));
 }
 
 ApiResponse CreateQueuedResource(Call& call) {
@@ -174,7 +151,7 @@ ApiResponse CreateQueuedResource(Call& call) {
   auto id = call.request.Param("queuedResourceId");
   if (auto bad = CheckId("queued resource", id)) return *bad;
   if (auto bad = CheckZone(call)) return *bad;
-  std::string name = Parent(call) + "/queuedResources/" + *id;
+  std::string name = TpuParent(call) + "/queuedResources/" + *id;
   if (call.world["queuedResources"].contains(name)) {
     return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + name + "' already exists");
   }
@@ -185,7 +162,7 @@ ApiResponse CreateQueuedResource(Call& call) {
     if (!slice)
       return Aip193Error(ErrorKind::kInvalidArgument,
                          "Invalid accelerator in node_spec: " + slice.error().message + ".");
-    std::string node_name = spec.value("parent", Parent(call)) + "/nodes/" + spec.value("nodeId", "");
+    std::string node_name = spec.value("parent", TpuParent(call)) + "/nodes/" + spec.value("nodeId", "");
     if (call.world["tpuNodes"].contains(node_name)) {
       return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + node_name + "' already exists");
     }
@@ -196,12 +173,12 @@ ApiResponse CreateQueuedResource(Call& call) {
   resource["state"] = {{"state", "ACCEPTED"}, {"stateInitiator", "USER"}};
   resource["_activeAt"] = call.now_ms + 2 * call.config.op_latency.count();
   call.world["queuedResources"][name] = resource;
-  return JsonReply(Public(StartOperation(call, "create", name, json())));
+  return JsonReply(Public(StartTpuOperation(call, "create", name, json())));
 }
 
 ApiResponse ListQueuedResources(Call& call) {
   json items = json::array();
-  std::string prefix = Parent(call) + "/queuedResources/";
+  std::string prefix = TpuParent(call) + "/queuedResources/";
   for (const auto& [name, resource] : call.world["queuedResources"].items()) {
     if (name.rfind(prefix, 0) == 0) items.push_back(Public(resource));
   }
@@ -211,18 +188,18 @@ ApiResponse ListQueuedResources(Call& call) {
 }
 
 ApiResponse GetQueuedResource(Call& call) {
-  std::string name = Parent(call) + "/queuedResources/" + call.args[2];
+  std::string name = TpuParent(call) + "/queuedResources/" + call.args[2];
   auto& all = call.world["queuedResources"];
   auto it = all.find(name);
-  if (it == all.end()) return NotFound(name);
+  if (it == all.end()) return TpuNotFound(name);
   return JsonReply(Public(*it));
 }
 
 ApiResponse DeleteQueuedResource(Call& call) {
-  std::string name = Parent(call) + "/queuedResources/" + call.args[2];
+  std::string name = TpuParent(call) + "/queuedResources/" + call.args[2];
   auto& all = call.world["queuedResources"];
   auto it = all.find(name);
-  if (it == all.end()) return NotFound(name);
+  if (it == all.end()) return TpuNotFound(name);
   std::string state = (*it)["state"].value("state", "");
   bool force = call.request.BoolParam("force");
   if (state == "ACTIVE" && !force) {
@@ -230,18 +207,19 @@ ApiResponse DeleteQueuedResource(Call& call) {
                        "Queued resource " + name + " has nodes; delete them first or pass force=true.");
   }
   (*it)["state"]["state"] = "DELETING";
-  return JsonReply(Public(StartOperation(call, "delete", name, json())));
+  return JsonReply(Public(StartTpuOperation(call, "delete", name, json())));
 }
 
 ApiResponse GetOperation(Call& call) {
-  std::string name = Parent(call) + "/operations/" + call.args[2];
+  std::string name = TpuParent(call) + "/operations/" + call.args[2];
   auto& ops = call.world["tpuOperations"];
   auto it = ops.find(name);
-  if (it == ops.end()) return NotFound(name);
+  if (it == ops.end()) return TpuNotFound(name);
   return JsonReply(Public(*it));
 }
 
-void FinishNodeOperation(json& world, json& op, const std::string& target, bool stockout) {
+void FinishNodeOperation(json& world, json& op, const std::string& target, bool stockout,
+                         const EmulatorConfig& config) {
   auto& nodes = world["tpuNodes"];
   auto node = nodes.find(target);
   std::string verb = op["metadata"].value("verb", "");
@@ -261,7 +239,7 @@ void FinishNodeOperation(json& world, json& op, const std::string& target, bool 
     return;
   }
   if (node == nodes.end()) return;
-  MakeReady(*node);
+  if (verb != "update") MakeReady(world, *node, config);
   op["response"] = Public(*node);
   op["response"]["@type"] = "type.googleapis.com/google.cloud.tpu.v2.Node";
 }
@@ -287,7 +265,7 @@ void FinishQueuedOperation(json& world, json& op, const std::string& target) {
 
 }  // namespace
 
-bool AdvanceTpu(json& world, int64_t now_ms) {
+bool AdvanceTpu(json& world, int64_t now_ms, const EmulatorConfig& config) {
   bool changed = false;
   for (auto& [name, op] : world["tpuOperations"].items()) {
     if (op.value("done", false) || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms) continue;
@@ -297,7 +275,7 @@ bool AdvanceTpu(json& world, int64_t now_ms) {
     if (target.find("/queuedResources/") != std::string::npos) {
       FinishQueuedOperation(world, op, target);
     } else {
-      FinishNodeOperation(world, op, target, op.value("_stockout", false));
+      FinishNodeOperation(world, op, target, op.value("_stockout", false), config);
     }
     changed = true;
   }
@@ -315,7 +293,7 @@ bool AdvanceTpu(json& world, int64_t now_ms) {
       node["createTime"] = Rfc3339(now_ms);
       node["apiVersion"] = "V2";
       node["_hosts"] = slice ? slice->hosts : 1;
-      MakeReady(node);
+      MakeReady(world, node, config);
       world["tpuNodes"][node_name] = node;
     }
     changed = true;

@@ -219,6 +219,12 @@ TEST_CASE("the real gcloud runs the seed tutorials' commands against the emulato
   auto described =
       env.Gcloud({"compute", "tpus", "tpu-vm", "describe", "v5p-node", "--zone=us-east5-a", "--format=value(state)"});
   CHECK(described.out == "READY\n");
+  // nodes.patch as gcloud sends it (updateMask from the flags, the node it read as the body).
+  Run(env, {"compute", "tpus", "tpu-vm", "update", "v5p-node", "--zone=us-east5-a",
+            "--update-metadata=startup-script=echo hello", "--update-labels=team=ml"});
+  auto patched = env.Gcloud({"compute", "tpus", "tpu-vm", "describe", "v5p-node", "--zone=us-east5-a",
+                             "--format=value(metadata.startup-script,labels.team,state)"});
+  CHECK(patched.out == "echo hello\tml\tREADY\n");
 
   Run(env, {"storage", "buckets", "create", "gs://tputrain-ckpt"});
   Run(env, {"storage", "buckets", "add-iam-policy-binding", "gs://tputrain-ckpt", "--member",

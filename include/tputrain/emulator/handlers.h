@@ -18,6 +18,10 @@
 // the emulator's lock and answers exactly as the Google API does for the calls gcloud sends.
 namespace tputrain::emulator {
 
+// Whether a READY TPU VM's hosts exist only on paper (documentation addresses) or boot as
+// network namespaces that run the node's startup script (`--tpu-hosts netns`).
+enum class TpuHostMode { kPaper, kNetns };
+
 struct EmulatorConfig {
   std::chrono::milliseconds op_latency{2000};  // how long an operation runs
   // How long a `stuck` operation runs; 0: for ever. Real stuck operations do end (GKE times a
@@ -32,6 +36,8 @@ struct EmulatorConfig {
   // Services that answer 403 SERVICE_DISABLED until enabled through Service Usage
   // ("container.googleapis.com", ...); every other service is enabled.
   std::vector<std::string> disabled_apis;
+  TpuHostMode tpu_hosts = TpuHostMode::kPaper;
+  std::string host_path;  // --host-path: its bin/ leads the hosts' PATH
 };
 
 // The world: one JSON document, so that --state-file and GET /_emulator/state are trivial.
@@ -73,6 +79,7 @@ struct Route {
 
 std::vector<Route> ContainerRoutes();
 std::vector<Route> TpuRoutes();
+std::vector<Route> TpuNodeUpdateRoutes();  // nodes.patch, nodes.getGuestAttributes
 std::vector<Route> StorageRoutes();
 std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
 std::vector<Route> ServiceUsageRoutes();
@@ -90,7 +97,7 @@ std::optional<ApiResponse> ServiceDisabled(const Call& call, ErrorShape shape);
 // Finishes every operation whose time has come (resources change state with them).
 // Returns true when anything changed.
 bool AdvanceContainer(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
-bool AdvanceTpu(nlohmann::json& world, int64_t now_ms);
+bool AdvanceTpu(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
 bool AdvanceCloudBuild(nlohmann::json& world, int64_t now_ms);
 
 // Cloud Storage state that other APIs read and write (Cloud Build's sources and logs).

@@ -1,0 +1,42 @@
+#include "tpu_node_common.h"
+
+namespace tputrain::emulator {
+
+using core::ErrorKind;
+using nlohmann::json;
+
+std::string TpuParent(const Call& call) { return "projects/" + call.args[0] + "/locations/" + call.args[1]; }
+
+ApiResponse TpuNotFound(const std::string& name) {
+  return Aip193Error(ErrorKind::kNotFound, "Resource '" + name + "' was not found",
+                     json::array({ResourceInfoDetail("tpu.googleapis.com", name)}));
+}
+
+json StartTpuOperation(Call& call, const std::string& verb, const std::string& target, const json& response) {
+  std::string name = TpuParent(call) + "/operations/" + NewOperationId(call.world, call.now_ms);
+  json op = {{"name", name},
+             {"metadata",
+              {{"@type", "type.googleapis.com/google.cloud.tpu.v2.OperationMetadata"},
+               {"createTime", Rfc3339(call.now_ms)},
+               {"target", target},
+               {"verb", verb},
+               {"cancelRequested", false},
+               {"apiVersion", "v2"}}},
+             {"done", false},
+             {"_due", call.now_ms + call.config.op_latency.count()},
+             {"_target", target},
+             {"_response", response}};
+  if (call.op_fault == FaultAction::kStuck) {
+    if (call.config.stuck_for.count() > 0) {
+      op["_due"] = call.now_ms + call.config.stuck_for.count();
+    } else {
+      op["_stuck"] = true;
+    }
+  }
+  if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
+  call.world["tpuOperations"][name] = op;
+  call.mutated = true;
+  return op;
+}
+
+}  // namespace tputrain::emulator
