@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <wslay/wslay.h>
 
 #include <chrono>
@@ -34,7 +36,8 @@ int MillisLeft(Clock::time_point deadline) {
 class CurlWebSocketConnection final : public WebSocketConnection {
  public:
   CurlWebSocketConnection(CURL* curl, curl_socket_t socket, std::string already_read)
-      : curl_(curl), socket_(socket), pending_(std::move(already_read)), random_(std::random_device{}()) {
+      : curl_(curl), socket_(socket), pending_(std::move(already_read)), random_(std::random_device{}()),
+        wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     wslay_event_callbacks callbacks{};
     callbacks.recv_callback = &OnRecv;
     callbacks.send_callback = &OnSend;
@@ -47,6 +50,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
   ~CurlWebSocketConnection() override {
     wslay_event_context_free(context_);
     curl_easy_cleanup(curl_);
+    if (wake_ >= 0) close(wake_);
   }
 
   core::Result<std::optional<WebSocketMessage>> Receive(std::chrono::milliseconds wait) override {
@@ -65,17 +69,19 @@ class CurlWebSocketConnection final : public WebSocketConnection {
       }
       Flush(deadline);  // pongs and close replies that wslay queued
       if (!messages_.empty()) continue;
-      if (MillisLeft(deadline) == 0) return std::optional<WebSocketMessage>();
-      pollfd fd{socket_, POLLIN, 0};
-      if (poll(&fd, 1, MillisLeft(deadline)) == 0) return std::optional<WebSocketMessage>();
+      if (MillisLeft(deadline) == 0 || TakeInterrupt()) return std::optional<WebSocketMessage>();
+      pollfd fds[2] = {{socket_, POLLIN, 0}, {wake_, POLLIN, 0}};
+      if (poll(fds, wake_ >= 0 ? 2 : 1, MillisLeft(deadline)) == 0) return std::optional<WebSocketMessage>();
     }
   }
 
-  core::Status SendText(std::string_view text) override {
-    wslay_event_msg message{WSLAY_TEXT_FRAME, reinterpret_cast<const uint8_t*>(text.data()), text.size()};
-    if (wslay_event_queue_msg(context_, &message) != 0) return core::Fail(Unavailable("WebSocket is closed"));
-    if (!Flush(Clock::now() + std::chrono::seconds(30))) return core::Fail(Unavailable("WebSocket send failed"));
-    return {};
+  core::Status SendText(std::string_view text) override { return Send(WSLAY_TEXT_FRAME, text); }
+  core::Status SendBinary(std::string_view bytes) override { return Send(WSLAY_BINARY_FRAME, bytes); }
+
+  void Interrupt() override {
+    uint64_t one = 1;
+    if (wake_ < 0) return;
+    [[maybe_unused]] auto written = write(wake_, &one, sizeof one);  // only fails when the count is huge
   }
 
   void Close(int code) override {
@@ -87,6 +93,19 @@ class CurlWebSocketConnection final : public WebSocketConnection {
   }
 
  private:
+  core::Status Send(uint8_t opcode, std::string_view text) {
+    wslay_event_msg message{opcode, reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+    if (wslay_event_queue_msg(context_, &message) != 0) return core::Fail(Unavailable("WebSocket is closed"));
+    if (!Flush(Clock::now() + std::chrono::seconds(30))) return core::Fail(Unavailable("WebSocket send failed"));
+    return {};
+  }
+
+  // True when Interrupt() was called since the last check (an eventfd counts the calls).
+  bool TakeInterrupt() {
+    uint64_t count = 0;
+    return wake_ >= 0 && read(wake_, &count, sizeof count) == sizeof count;
+  }
+
   // Writes what wslay has queued; false when the socket failed or the deadline passed.
   bool Flush(Clock::time_point deadline) {
     while (wslay_event_want_write(context_)) {
@@ -164,6 +183,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
   std::deque<WebSocketMessage> messages_;
   bool eof_ = false;
   bool closed_ = false;
+  int wake_;  // eventfd that Interrupt() writes and Receive polls beside the socket
 };
 
 // Sends all of `data` and reads the reply header block (plus, for errors, a short body).

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 #include <functional>
+#include <future>
 #include <thread>
 
 namespace tputrain::http {
@@ -227,6 +228,59 @@ TEST_CASE("a peer that vanishes without a close frame reads as close code 1006")
     CHECK(end->type == WebSocketMessage::Type::kClose);
     CHECK(end->close_code == 1006);
   }
+}
+
+TEST_CASE("binary messages both ways, byte-exact, and an application's close code (IAP's 4004)") {
+  std::string sent_by_client;
+  std::string large(100'003, '\0');
+  large.replace(100'000, 3, "end");
+  std::string binary("\x00\x04\x00\x00\x00\x02\xff\x00", 8);
+  {
+    OneShotServer server([&](int fd) {
+      WriteAll(fd, SwitchingProtocols(ReadRequest(fd)) + EncodeFrame(0x2, binary));
+      auto frame = ReadFrame(fd);
+      if (frame && frame->opcode == 0x2) sent_by_client = frame->payload;
+      WriteAll(fd, EncodeFrame(0x8, std::string("\x0f\xa4"
+                                                "reauthenticate",
+                                                16)));  // 4004
+      ReadFrame(fd);
+    });
+    CurlWebSocketConnector connector;
+    auto connection = connector.Connect(server.Url("/"), {});
+    REQUIRE(connection);
+    auto first = Next(**connection);
+    CHECK(first->type == WebSocketMessage::Type::kBinary);
+    CHECK(first->data == binary);
+    REQUIRE((*connection)->SendBinary(large));
+    auto closed = Next(**connection);
+    CHECK(closed->type == WebSocketMessage::Type::kClose);
+    CHECK(closed->close_code == 4004);
+  }
+  CHECK(sent_by_client == large);
+}
+
+TEST_CASE("Interrupt from another thread ends the Receive in progress or the next one at once") {
+  std::promise<void> done;
+  OneShotServer server([&](int fd) {
+    WriteAll(fd, SwitchingProtocols(ReadRequest(fd)));
+    done.get_future().wait();
+  });
+  CurlWebSocketConnector connector;
+  auto connection = connector.Connect(server.Url("/"), {});
+  REQUIRE(connection);
+  auto started = std::chrono::steady_clock::now();
+  std::thread waker([&] { (*connection)->Interrupt(); });  // before or during the Receive: both wake it
+  auto woken = (*connection)->Receive(std::chrono::seconds(30));
+  waker.join();
+  REQUIRE(woken);
+  CHECK_FALSE(woken->has_value());
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  (*connection)->Interrupt();
+  auto early = (*connection)->Receive(std::chrono::seconds(30));
+  REQUIRE(early);
+  CHECK_FALSE(early->has_value());
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  done.set_value();
 }
 
 TEST_CASE("a non-101 reply is an error carrying the status and the text body") {

@@ -76,6 +76,8 @@ class ScriptedConnector final : public http::WebSocketConnector {
           http::WebSocketMessage{http::WebSocketMessage::Type::kClose, "", script_.close_code});
     }
     core::Status SendText(std::string_view) override { return {}; }
+    core::Status SendBinary(std::string_view) override { return {}; }
+    void Interrupt() override {}
     void Close(int) override {}
 
    private:

@@ -15,10 +15,12 @@ struct WebSocketMessage {
   enum class Type { kText, kBinary, kClose };
   Type type = Type::kText;
   std::string data;
-  int close_code = 0;  // for kClose: 1000 normal, 1006 when the peer vanished without a close
+  // for kClose: the code the server's close frame gave (1000 normal; an application's own, such
+  // as IAP's 4003 and 4004), 1005 when it gave none, 1006 when the peer vanished without a close
+  int close_code = 0;
 };
 
-// One client connection (RFC 6455). Not thread-safe.
+// One client connection (RFC 6455). Not thread-safe, except Interrupt().
 class WebSocketConnection {
  public:
   virtual ~WebSocketConnection() = default;
@@ -26,6 +28,11 @@ class WebSocketConnection {
   // check for Ctrl-C). Pings are answered inside. After a kClose, the connection is finished.
   virtual core::Result<std::optional<WebSocketMessage>> Receive(std::chrono::milliseconds wait) = 0;
   virtual core::Status SendText(std::string_view text) = 0;
+  virtual core::Status SendBinary(std::string_view bytes) = 0;
+  // May be called from any thread: the Receive in progress, or the next one, returns
+  // std::nullopt at once. So one thread can own the connection and still be woken for data to
+  // send that another thread read.
+  virtual void Interrupt() = 0;
   // Sends a close frame (best effort) and shuts the connection.
   virtual void Close(int code = 1000) = 0;
 };
