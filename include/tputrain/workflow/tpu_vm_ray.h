@@ -1,0 +1,78 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tputrain/core/poll.h"
+#include "tputrain/core/reporter.h"
+#include "tputrain/core/result.h"
+#include "tputrain/gcp/tpu/client.h"
+
+// Ray on Cloud TPU VMs (seed 004) without ssh: every host runs a startup script at boot (it needs
+// only bash and curl) that reads its place from the metadata server, starts Ray (a head on worker
+// 0, the other hosts joined to it; Ray detects the TPU chips itself) and reports how far it got as
+// guest attributes, which tputrain reads through the TPU API: no tunnel needed to watch a boot.
+namespace tputrain::workflow {
+
+// Metadata keys the startup script reads, beside the TPU's own (agent-worker-number,
+// worker-network-endpoints, network-interfaces/0/ip).
+inline constexpr char kRayTokenKey[] = "tputrain-ray-token";           // Ray's token (RAY_AUTH_MODE=token)
+inline constexpr char kRayStartArgsKey[] = "tputrain-ray-start-args";  // more `ray start` arguments
+inline constexpr char kRaySetupKey[] = "tputrain-setup";               // a script run before Ray starts
+inline constexpr char kRayPackagesKey[] = "tputrain-ray-packages";     // pip installs, when given
+inline constexpr char kRayVersionKey[] = "tputrain-ray-version";       // pip's ray[default]==V, when missing
+// The guest-attribute namespace the hosts write into (ray-state, ray-message, ray-version).
+inline constexpr char kRayGuestNamespace[] = "tputrain";
+inline constexpr char kDefaultRayVersion[] = "2.60.0";
+
+struct RayBoot {
+  std::string ray_version = kDefaultRayVersion;  // installed with pip only when the image lacks `ray`
+  std::vector<std::string> packages;             // --pip: more packages, installed on every host
+  std::string setup;                             // --setup: a script's text, run first on every host
+  std::string start_args;                        // --ray-start-args, e.g. "--num-cpus=4"
+  std::string token;                             // NewRayToken()
+};
+
+// A fresh Ray token: 32 random bytes, hex.
+std::string NewRayToken();
+
+// The metadata that makes a node boot Ray: startup-script plus the keys above. A usage error when
+// a key is also given by the user's --metadata.
+core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
+                                                             const std::map<std::string, std::string>& user);
+
+// What a host reported.
+enum class RayHostState {
+  kBooting,         // nothing reported yet
+  kSetup,           // "setup": running --setup
+  kInstalling,      // "installing": pip
+  kStartingHead,    // "starting-head"
+  kWaitingForHead,  // "waiting-for-head": worker > 0, the head's GCS not up yet
+  kJoining,         // "joining"
+  kReady,           // "ready": its Ray node runs
+  kFailed,          // "failed": ray-message says why
+};
+std::string_view RayHostStateName(RayHostState state);
+
+struct RayHostStatus {
+  std::string worker;  // "0".."N-1"
+  RayHostState state = RayHostState::kBooting;
+  std::string message;      // ray-message (a failure's reason)
+  std::string ray_version;  // ray-version, once ready
+};
+
+// One row per host (0..hosts-1) from a node's guest attributes; hosts that said nothing are booting.
+std::vector<RayHostStatus> RayHostsFrom(const std::vector<gcp::tpu::GuestAttribute>& values, int hosts);
+
+// Waits until every host's Ray node runs: polls the guest attributes with backoff, says each
+// change, fails at once (FailedPrecondition) when a host reports failed, with its reason.
+core::Result<std::vector<RayHostStatus>> WaitForRay(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int hosts,
+                                                    std::chrono::milliseconds timeout, const core::PollEnv& poll,
+                                                    core::Reporter& reporter);
+
+// The script itself (what `startup-script` holds): reads everything else from metadata.
+std::string RayStartupScript();
+
+}  // namespace tputrain::workflow

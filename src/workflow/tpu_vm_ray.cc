@@ -1,0 +1,143 @@
+// What `tpu-vm create --ray` adds to a node, and how its hosts' Ray boot is watched.
+#include "tputrain/workflow/tpu_vm_ray.h"
+
+#include <algorithm>
+#include <random>
+
+namespace tputrain::workflow {
+namespace {
+
+constexpr std::pair<RayHostState, std::string_view> kStateNames[] = {
+    {RayHostState::kBooting, "booting"},
+    {RayHostState::kSetup, "setup"},
+    {RayHostState::kInstalling, "installing"},
+    {RayHostState::kStartingHead, "starting-head"},
+    {RayHostState::kWaitingForHead, "waiting-for-head"},
+    {RayHostState::kJoining, "joining"},
+    {RayHostState::kReady, "ready"},
+    {RayHostState::kFailed, "failed"},
+};
+
+RayHostState StateFromName(std::string_view name) {
+  for (const auto& [state, spelled] : kStateNames) {
+    if (spelled == name) return state;
+  }
+  return RayHostState::kBooting;  // a state a later script writes: still on its way
+}
+
+std::string Summary(const std::vector<RayHostStatus>& hosts) {
+  int ready = 0;
+  std::map<std::string_view, int> others;
+  for (const auto& host : hosts) {
+    if (host.state == RayHostState::kReady) {
+      ++ready;
+    } else {
+      ++others[RayHostStateName(host.state)];
+    }
+  }
+  std::string line = std::to_string(ready) + "/" + std::to_string(hosts.size()) + " hosts ready";
+  for (const auto& [state, count] : others) line += ", " + std::to_string(count) + " " + std::string(state);
+  return line;
+}
+
+}  // namespace
+
+std::string_view RayHostStateName(RayHostState state) {
+  for (const auto& [known, spelled] : kStateNames) {
+    if (known == state) return spelled;
+  }
+  return "booting";
+}
+
+std::string NewRayToken() {
+  // libstdc++'s random_device reads the kernel's CSPRNG (getrandom/urandom).
+  std::random_device random;
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int i = 0; i < 32; ++i) {
+    const auto byte = static_cast<unsigned>(random()) & 0xffu;
+    token += kHex[byte >> 4];
+    token += kHex[byte & 0xfu];
+  }
+  return token;
+}
+
+core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
+                                                             const std::map<std::string, std::string>& user) {
+  std::map<std::string, std::string> metadata = user;
+  auto add = [&](const std::string& key, const std::string& value) -> core::Status {
+    if (user.count(key) != 0) {
+      return core::Fail(core::Error::Usage("--metadata: " + key + " is what --ray sets; leave it out"));
+    }
+    metadata[key] = value;
+    return {};
+  };
+  std::string packages;
+  for (const auto& package : boot.packages) packages += (packages.empty() ? "" : " ") + package;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"startup-script", RayStartupScript()}, {kRayTokenKey, boot.token}, {kRayVersionKey, boot.ray_version}}) {
+    if (auto added = add(key, value); !added) return core::Fail(added.error());
+  }
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {kRayStartArgsKey, boot.start_args}, {kRaySetupKey, boot.setup}, {kRayPackagesKey, packages}}) {
+    if (value.empty()) continue;
+    if (auto added = add(key, value); !added) return core::Fail(added.error());
+  }
+  return metadata;
+}
+
+std::vector<RayHostStatus> RayHostsFrom(const std::vector<gcp::tpu::GuestAttribute>& values, int hosts) {
+  std::vector<RayHostStatus> rows;
+  for (int worker = 0; worker < hosts; ++worker) rows.push_back({std::to_string(worker)});
+  for (const auto& value : values) {
+    if (value.ns != kRayGuestNamespace) continue;
+    int worker = -1;
+    try {
+      worker = std::stoi(value.worker_id);
+    } catch (const std::exception&) {
+      continue;  // not a worker number: not a host of this slice
+    }
+    if (worker < 0 || worker >= hosts) continue;
+    auto& row = rows[static_cast<std::size_t>(worker)];
+    if (value.key == "ray-state") row.state = StateFromName(value.value);
+    if (value.key == "ray-message") row.message = value.value;
+    if (value.key == "ray-version") row.ray_version = value.value;
+  }
+  return rows;
+}
+
+core::Result<std::vector<RayHostStatus>> WaitForRay(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int hosts,
+                                                    std::chrono::milliseconds timeout, const core::PollEnv& poll,
+                                                    core::Reporter& reporter) {
+  core::PollOptions options;
+  options.initial_delay = std::chrono::seconds(1);
+  options.multiplier = 1.5;
+  options.max_delay = std::chrono::seconds(10);
+  options.timeout = timeout;
+  options.timeout_note = "the TPU VM stays; tputrain tpu-vm ray-status " + node.node + " shows each host";
+  options.is_transient = [](const core::Error& error) { return error.kind != core::ErrorKind::kFailedPrecondition; };
+  std::vector<RayHostStatus> rows;
+  std::string said;
+  auto done = core::PollUntil(
+      [&]() -> core::Result<bool> {
+        auto values = client.GetGuestAttributes(node, std::string(kRayGuestNamespace) + "/");
+        if (!values) return core::Fail(values.error());
+        rows = RayHostsFrom(*values, hosts);
+        for (const auto& row : rows) {
+          if (row.state != RayHostState::kFailed) continue;
+          return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                              "Ray on " + node.node + " worker " + row.worker + " failed: " +
+                                                  (row.message.empty() ? "no reason given" : row.message)));
+        }
+        const std::string summary = Summary(rows);
+        if (summary != said) reporter.Progress("ray " + node.node, summary);
+        said = summary;
+        return std::all_of(rows.begin(), rows.end(),
+                           [](const RayHostStatus& row) { return row.state == RayHostState::kReady; });
+      },
+      options, poll);
+  if (!done) return core::Fail(done.error());
+  return rows;
+}
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,68 @@
+// The startup script every host of a `tpu-vm create --ray` node runs at boot. It needs bash and
+// curl only; all it knows comes from the metadata server, so the same text serves every host.
+#include "tputrain/workflow/tpu_vm_ray.h"
+
+namespace tputrain::workflow {
+
+std::string RayStartupScript() {
+  return R"SCRIPT(#!/bin/bash
+# Written by tputrain (tpu-vm create --ray): starts Ray on this TPU VM host. Worker 0 runs the
+# head; the others join it. Progress goes to guest attributes tputrain/ray-state, ray-message.
+set -uo pipefail
+md_url=http://metadata.google.internal/computeMetadata/v1/instance
+md() { curl -sf --max-time 10 -H 'Metadata-Flavor: Google' "$md_url/$1"; }
+report() {
+  curl -sf --max-time 10 -X PUT -H 'Metadata-Flavor: Google' --data-binary "$2" \
+    "$md_url/guest-attributes/tputrain/$1" >/dev/null || echo "tputrain: could not report $1=$2" >&2
+}
+fail() { report ray-message "$1"; report ray-state failed; echo "tputrain: $1" >&2; exit 1; }
+
+worker=$(md attributes/agent-worker-number) || fail "no agent-worker-number in the metadata"
+ip=$(md network-interfaces/0/ip) || fail "no network-interfaces/0/ip in the metadata"
+endpoints=$(md attributes/worker-network-endpoints) || fail "no worker-network-endpoints in the metadata"
+# unknown:unknown:10.0.0.2,unknown:unknown:10.0.0.3: worker 0's address is the head's.
+head_ip=$(echo "${endpoints%%,*}" | cut -d: -f3)
+token=$(md attributes/tputrain-ray-token) || fail "no tputrain-ray-token in the metadata"
+start_args=$(md attributes/tputrain-ray-start-args || true)
+packages=$(md attributes/tputrain-ray-packages || true)
+
+if setup=$(md attributes/tputrain-setup); then
+  report ray-state setup
+  setup_file=$(mktemp /tmp/tputrain-setup.XXXXXX)
+  printf '%s\n' "$setup" >"$setup_file"
+  bash "$setup_file" || fail "the --setup script failed (exit $?)"
+fi
+if ! command -v ray >/dev/null 2>&1 || [ -n "$packages" ]; then
+  report ray-state installing
+  wanted=$(md attributes/tputrain-ray-version || echo 2.60.0)
+  command -v ray >/dev/null 2>&1 || packages="ray[default]==$wanted $packages"
+  # shellcheck disable=SC2086
+  python3 -m pip install --quiet $packages || fail "pip install $packages failed"
+fi
+
+export RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$token" RAY_USAGE_STATS_ENABLED=0
+if [ "$worker" = 0 ]; then
+  report ray-state starting-head
+  # shellcheck disable=SC2086
+  ray start --head --node-ip-address="$ip" --port=6379 --dashboard-host=0.0.0.0 --disable-usage-stats \
+    $start_args || fail "ray start --head failed"
+else
+  report ray-state waiting-for-head
+  delay=1
+  until (exec 3<>"/dev/tcp/$head_ip/6379") 2>/dev/null; do
+    sleep "$delay"
+    [ "$delay" -lt 8 ] && delay=$((delay * 2))
+    waited=$((${waited:-0} + delay))
+    [ "$waited" -gt 1800 ] && fail "the head at $head_ip:6379 did not come up in 30 minutes"
+  done
+  report ray-state joining
+  # shellcheck disable=SC2086
+  ray start --address="$head_ip:6379" --node-ip-address="$ip" --disable-usage-stats $start_args ||
+    fail "ray start --address=$head_ip:6379 failed"
+fi
+report ray-version "$(ray --version 2>/dev/null | awk '{print $NF}')"
+report ray-state ready
+)SCRIPT";
+}
+
+}  // namespace tputrain::workflow
