@@ -153,13 +153,14 @@ void Emulator::Reset() {
 ApiResponse Emulator::HandleAdmin(const ApiRequest& request) {
   if (request.method == "GET" && request.path == "/_emulator/state") return JsonReply(State());
   if (request.method == "GET" && request.path == "/_emulator/requests") return JsonReply(Requests());
+  if (request.path.rfind("/_emulator/tpu-hosts", 0) == 0) return HandleTpuHostsAdmin(request);
   if (request.method == "POST" && request.path == "/_emulator/reset") {
     Reset();
     return JsonReply(json::object());
   }
   return Aip193Error(core::ErrorKind::kNotFound, "Unknown emulator admin path " + request.path +
-                                                     " (GET /_emulator/state, GET /_emulator/requests, POST "
-                                                     "/_emulator/reset)");
+                                                     " (GET /_emulator/state, GET /_emulator/requests, GET "
+                                                     "/_emulator/tpu-hosts, POST /_emulator/reset)");
 }
 
 ApiResponse Emulator::Handle(const ApiRequest& request) {
@@ -171,7 +172,7 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
   } catch (const std::exception& e) {  // nlohmann::json and std::sto* throw; answer as Google's INTERNAL
     response = Aip193Error(core::ErrorKind::kInternal, std::string("Internal error: ") + e.what());
   }
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   json entry = {{"seq", ++request_seq_},
                 {"method", request.method},
                 {"path", request.path},
@@ -182,6 +183,8 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
                 {"end", NowMs()}};
   requests_.push_back(std::move(entry));
   while (requests_.size() > config_.request_log_limit) requests_.pop_front();
+  lock.unlock();
+  SyncTpuHosts();
   return response;
 }
 

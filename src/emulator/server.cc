@@ -1,6 +1,7 @@
 #include "tputrain/emulator/server.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -8,6 +9,7 @@
 
 #include <httplib.h>
 
+#include "tpu_host_serving.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
@@ -71,6 +73,23 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
   if (!faults) return core::Fail(faults.error());
   config.faults = std::move(*faults);
   config.seed = options.seed;
+  if (options.tpu_hosts == "netns") {
+    config.tpu_hosts = TpuHostMode::kNetns;
+  } else if (options.tpu_hosts != "paper") {
+    return core::Fail(core::Error::Usage("--tpu-hosts: expected paper or netns, got '" + options.tpu_hosts + "'"));
+  }
+  if (!options.host_path.empty()) {
+    if (config.tpu_hosts != TpuHostMode::kNetns) {
+      return core::Fail(core::Error::Usage("--host-path: only with --tpu-hosts netns"));
+    }
+    std::error_code error;
+    auto absolute = std::filesystem::absolute(options.host_path, error);
+    if (error || !std::filesystem::is_directory(absolute)) {
+      return core::Fail(core::Error::Usage("--host-path: expected a directory, got '" + options.host_path + "'"));
+    }
+    config.host_path = absolute.lexically_normal().string();
+    while (config.host_path.size() > 1 && config.host_path.back() == '/') config.host_path.pop_back();
+  }
   std::string endpoint = options.cluster_endpoint;
   for (const char* scheme : {"https://", "http://"}) {
     if (endpoint.rfind(scheme, 0) == 0) endpoint = endpoint.substr(std::string(scheme).size());
@@ -106,6 +125,14 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
   core::SystemClock clock;
   auto emulator = Emulator::Create(std::move(*config), clock);
   if (!emulator) return core::Fail(emulator.error());
+
+  // The hosts come first: without root or with another emulator's hosts running, nothing listens.
+  std::unique_ptr<TpuHostServing> tpu_hosts;
+  if ((*emulator)->config().tpu_hosts == TpuHostMode::kNetns) {
+    auto started = TpuHostServing::Start(**emulator, (*emulator)->config());
+    if (!started) return core::Fail(started.error());
+    tpu_hosts = std::move(*started);
+  }
 
   httplib::Server server;
   // Parallel gcloud processes each hold keep-alive connections; give them room.
@@ -145,12 +172,16 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
   out << "# tputrain emulator listening on " << base_url << " (SIGINT or SIGTERM stops it)\n"
       << "export TPUTRAIN_EMULATOR_URL=" << base_url << "\n";
   for (const auto& line : EndpointOverrideLines(base_url)) out << line << "\n";
+  if (tpu_hosts) {
+    for (const auto& line : tpu_hosts->ExportLines()) out << line << "\n";
+  }
   out.flush();
 
   core::RealSleeper sleeper(&cancel);
   while (!cancel.cancelled()) sleeper.Sleep(std::chrono::hours(1));
   server.stop();
   listener.join();
+  tpu_hosts.reset();  // ends every host and removes their network
   err << "emulator stopped\n";
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "tputrain/emulator/faults.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/schema.h"
+#include "tputrain/emulator/tpu_host_fleet.h"
 
 namespace tputrain::emulator {
 
@@ -37,6 +38,17 @@ class Emulator {
   nlohmann::json Requests();
   void Reset();
 
+  // --tpu-hosts netns: the hosts of READY TPU VM nodes boot in `fleet`, which the caller owns and
+  // keeps alive while the emulator serves; deleted nodes' hosts end.
+  void AttachTpuHosts(TpuHostFleet* fleet);
+  // Advances the TPU operations and brings the hosts in line with the nodes. Handle calls it after
+  // each request; the server also calls it periodically, so a node boots without being polled.
+  void SyncTpuHosts();
+  // A request to the hosts' metadata server (tpu_metadata.h) from `source_address`.
+  ApiResponse HandleMetadata(const ApiRequest& request, const std::string& source_address);
+
+  const EmulatorConfig& config() const { return config_; }
+
   // Method ids served, e.g. "container.projects.locations.clusters.create".
   static std::vector<std::string> MethodIds();
   // Those that start a long-running operation.
@@ -49,6 +61,7 @@ class Emulator {
   };
   Emulator(EmulatorConfig config, core::Clock& clock, SchemaSet schemas);
   ApiResponse HandleAdmin(const ApiRequest& request);
+  ApiResponse HandleTpuHostsAdmin(const ApiRequest& request);
   ApiResponse Dispatch(const ApiRequest& request, int64_t now_ms);
   int64_t NowMs();
   void SaveLocked();
@@ -62,6 +75,8 @@ class Emulator {
   FaultPlan faults_;
   std::deque<nlohmann::json> requests_;
   int64_t request_seq_ = 0;
+  TpuHostFleet* tpu_hosts_ = nullptr;
+  std::mutex tpu_hosts_mutex_;  // taken before mutex_: one host sync at a time, in world order
 };
 
 }  // namespace tputrain::emulator

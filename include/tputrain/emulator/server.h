@@ -29,6 +29,8 @@ struct StartOptions {
   std::string cluster_endpoint;            // URL or host[:port] that created clusters report
   std::string cluster_ca_file;             // PEM file that created clusters report as their CA
   std::vector<std::string> disabled_apis;  // answer SERVICE_DISABLED until enabled
+  std::string tpu_hosts = "paper";         // "netns": READY TPU VMs' hosts boot as network namespaces
+  std::string host_path;                   // with netns: a directory whose bin/ leads the hosts' PATH
 };
 
 core::Result<EmulatorConfig> MakeConfig(const StartOptions& options);

@@ -57,10 +57,20 @@ void SetupEmulatorCommand(CLI::App& root, Context& context) {
       ->add_option("--cluster-ca-file", start_options->cluster_ca_file,
                    "PEM CA certificate that created GKE clusters report")
       ->type_name("FILE");
+  start
+      ->add_option("--tpu-hosts", start_options->tpu_hosts,
+                   "paper: TPU VM hosts exist only in the API; netns (root): each host of a READY node boots as a "
+                   "network namespace with a metadata server and runs the node's startup-script")
+      ->capture_default_str();
+  start
+      ->add_option("--host-path", start_options->host_path,
+                   "With --tpu-hosts netns: a directory (e.g. a Ray venv) whose bin/ leads the hosts' PATH")
+      ->type_name("DIR");
   start->footer(
       "Examples:\n"
       "  tputrain emulator start --port 8780 --op-latency 1s --state-file /tmp/emulator.json\n"
-      "  tputrain emulator start --faults 'nodePools.create=stockout@first:1,*=503@every:10'");
+      "  tputrain emulator start --faults 'nodePools.create=stockout@first:1,*=503@every:10'\n"
+      "  sudo tputrain emulator start --tpu-hosts netns --host-path /opt/ray-venv");
   start->callback([start_options, &context] {
     for (auto format : {OutputFormat::kJson, OutputFormat::kYaml}) {
       if (auto refused = RefuseFormat(context, format, "emulator start prints shell lines to eval, not a result");

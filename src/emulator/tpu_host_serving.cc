@@ -1,0 +1,77 @@
+#include "tpu_host_serving.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+
+#include "netns_tpu_host_fleet.h"
+#include "tputrain/emulator/tpu_host_network.h"
+
+namespace tputrain::emulator {
+namespace {
+
+ApiRequest MetadataRequest(const httplib::Request& request) {
+  ApiRequest out;
+  out.method = request.method;
+  out.path = request.path;
+  for (const auto& [name, value] : request.params) out.query.emplace(name, value);
+  for (const auto& [name, value] : request.headers) {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.headers[lower] = value;
+  }
+  out.body = request.body;
+  return out;
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& emulator, const EmulatorConfig& config) {
+  auto fleet = NetnsTpuHostFleet::Create(config.host_path);
+  if (!fleet) return core::Fail(fleet.error());
+  std::unique_ptr<TpuHostServing> serving(new TpuHostServing(emulator, std::move(*fleet)));
+  auto& server = *serving->metadata_server_;
+  auto handler = [&emulator](const httplib::Request& request, httplib::Response& response) {
+    ApiResponse reply = emulator.HandleMetadata(MetadataRequest(request), request.remote_addr);
+    response.status = reply.status;
+    for (const auto& [name, value] : reply.headers) response.set_header(name, value);
+    response.set_content(reply.body, reply.content_type.c_str());
+  };
+  server.Get(".*", handler);
+  server.Put(".*", handler);
+  server.Post(".*", handler);
+  if (!server.bind_to_port(kTpuHostBridgeAddress, kMetadataServerPort)) {
+    return core::Fail(core::Error::Internal(std::string("--tpu-hosts netns: cannot serve metadata on ") +
+                                            kTpuHostBridgeAddress + ":" + std::to_string(kMetadataServerPort)));
+  }
+  serving->metadata_listener_ = std::thread([&server] { server.listen_after_bind(); });
+  emulator.AttachTpuHosts(serving->fleet_.get());
+  serving->ticker_ = std::thread([raw = serving.get()] {
+    // Operations advance lazily, on requests; this makes a READY node boot (and a deleted one end)
+    // within half a second even when nobody polls.
+    while (!raw->stopping_) {
+      raw->emulator_.SyncTpuHosts();
+      for (int i = 0; i < 5 && !raw->stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  return serving;
+}
+
+TpuHostServing::TpuHostServing(Emulator& emulator, std::unique_ptr<NetnsTpuHostFleet> fleet)
+    : emulator_(emulator), fleet_(std::move(fleet)), metadata_server_(std::make_unique<httplib::Server>()) {}
+
+TpuHostServing::~TpuHostServing() {
+  stopping_ = true;
+  if (ticker_.joinable()) ticker_.join();
+  metadata_server_->stop();
+  if (metadata_listener_.joinable()) metadata_listener_.join();
+  emulator_.AttachTpuHosts(nullptr);  // waits out a sync in flight
+  fleet_.reset();                     // ends every host, removes the network
+}
+
+std::vector<std::string> TpuHostServing::ExportLines() const {
+  return {std::string("export TPUTRAIN_EMULATOR_METADATA_HOST=") + kTpuHostBridgeAddress,
+          "export TPUTRAIN_EMULATOR_TPU_HOST_NETWORK=10.213.0.0/" + std::to_string(kTpuHostPrefixLength)};
+}
+
+}  // namespace tputrain::emulator

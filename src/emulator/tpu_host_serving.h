@@ -1,0 +1,41 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "tputrain/core/result.h"
+#include "tputrain/emulator/emulator.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace tputrain::emulator {
+
+class NetnsTpuHostFleet;
+
+// Everything --tpu-hosts netns adds to a running emulator: the hosts, their metadata server on
+// the bridge's address, and a tick that boots and ends hosts when no request comes. Destruction
+// ends every host and removes the network.
+class TpuHostServing {
+ public:
+  static core::Result<std::unique_ptr<TpuHostServing>> Start(Emulator& emulator, const EmulatorConfig& config);
+  ~TpuHostServing();
+
+  // `export` lines for what later steps need: the metadata server and the hosts' network.
+  std::vector<std::string> ExportLines() const;
+
+ private:
+  TpuHostServing(Emulator& emulator, std::unique_ptr<NetnsTpuHostFleet> fleet);
+
+  Emulator& emulator_;
+  std::unique_ptr<NetnsTpuHostFleet> fleet_;
+  std::unique_ptr<httplib::Server> metadata_server_;
+  std::thread metadata_listener_;
+  std::atomic<bool> stopping_{false};
+  std::thread ticker_;
+};
+
+}  // namespace tputrain::emulator
