@@ -126,6 +126,12 @@ core::Result<gcp::auth::TokenSource*> Stack::GoogleTokens() {
   return google_->tokens.get();
 }
 
+core::Result<Stack::GoogleWebSocket> Stack::GoogleRelay() {
+  auto google = Google();
+  if (!google) return core::Fail(google.error());
+  return GoogleWebSocket{WebSocket({}, google_->credential.get()), google_->credential.get()};
+}
+
 http::Transport& Stack::Downloads() {
   const http::RetryPolicy retries;
   if (!downloads_) downloads_ = Chain({}, nullptr, &retries, false);

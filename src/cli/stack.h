@@ -80,6 +80,13 @@ class Stack {
   core::Result<http::Transport*> Google();
   core::Result<gcp::auth::TokenSource*> GoogleTokens();
   const gcp::Endpoints& endpoints() const { return endpoints_; }
+  // A WebSocket connector to Google's own relays (IAP TCP forwarding): [Logging] → Curl with the
+  // Google credential on each upgrade, and that credential, for a relay that asks for a new one.
+  struct GoogleWebSocket {
+    std::unique_ptr<http::WebSocketConnector> connector;
+    http::Credential* credential = nullptr;
+  };
+  core::Result<GoogleWebSocket> GoogleRelay();
 
   // Plain downloads (release manifests): Retry → [Logging] → Curl, no credential.
   http::Transport& Downloads();

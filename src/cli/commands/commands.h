@@ -26,6 +26,7 @@ void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
 void SetupTpuVmCommand(CLI::App& root, Context& context);
+void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context);  // tpu-vm tunnel
 void SetupCompletionCommand(CLI::App& root, Context& context);  // completion, version
 void SetupServicesCommand(CLI::App& root, Context& context);
 void SetupRegistryCommand(CLI::App& root, Context& context);

@@ -166,6 +166,8 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   auto* list = tpu_vm->add_subcommand("list", "List TPU VMs (every zone unless --zone)");
   list->footer("Example:\n  tputrain tpu-vm list --zone us-east5-a");
   list->callback([options, &context] { context.outcome = RunRead(*options, context, true); });
+
+  SetupTpuVmTunnelCommand(*tpu_vm, context);
 }
 
 }  // namespace tputrain::cli

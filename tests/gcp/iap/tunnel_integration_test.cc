@@ -402,4 +402,61 @@ TEST_CASE("the real gcloud's start-iap-tunnel fetches the same body through the 
   fs::remove_all(dir, ignored);
 }
 
+TEST_CASE("tputrain tpu-vm tunnel keeps a port open through the relay until SIGTERM, then exits 0") {
+  RelayFixture relay({"--close-4004-after-downstream-bytes", "50000"});
+  char dir_template[] = "/tmp/tputrain-iap-cli-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  fs::path dir = dir_template;
+  std::ofstream(dir / "token") << kToken << "\n";
+  ProcessOptions options;
+  options.argv = {tputrain::testing::TputrainBinary(),
+                  "tpu-vm",
+                  "tunnel",
+                  "ray-v5p",
+                  "--project",
+                  "test-project",
+                  "--zone",
+                  "us-central2-b",
+                  "--port",
+                  std::to_string(relay.target_port()),
+                  "--instance",
+                  "t1v-n-0a1b2c3d-w-0"};
+  options.env["TPUTRAIN_IAP_TUNNEL_URL"] = relay.relay_url();
+  options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = Certificates().ca.string();
+  options.env["CLOUDSDK_AUTH_ACCESS_TOKEN_FILE"] = (dir / "token").string();
+  options.env["CLOUDSDK_CONFIG"] = (dir / "gcloud").string();
+  options.env["XDG_STATE_HOME"] = (dir / "state").string();
+  ScopedProcess tputrain(options);
+  int port = 0;
+  bool listening = WaitFor(
+      [&] {
+        auto out = tputrain.ReadOut();
+        if (auto at = out.find("127.0.0.1:"); at != std::string::npos && out.find('\n', at) != std::string::npos) {
+          port = std::stoi(out.substr(at + 10));
+        }
+        return port != 0 || !tputrain.running();
+      },
+      std::chrono::seconds(30));
+  INFO(tputrain.ReadErr());
+  REQUIRE(listening);
+  REQUIRE(port != 0);
+  CHECK(Get(port, 200'000).body == Pattern(200'000));  // across a 4004: the token file is read again
+  CHECK(tputrain.Stop() == 0);
+  CHECK(tputrain.ReadErr().find(kToken) == std::string::npos);
+  CHECK(HasPath(relay.Upgrades(), "/v4/reconnect"));
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+}
+
+TEST_CASE("tputrain tpu-vm tunnel without --instance says what is missing (exit 2)") {
+  auto result = RunProcess({{tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-v5p", "--project", "p",
+                             "--zone", "us-central2-b", "--port", "8265"}});
+  CHECK(result.exit_code == 2);
+  CHECK(result.err.find("--instance: required for now") != std::string::npos);
+  auto bad_port = RunProcess({{tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-v5p", "--project", "p",
+                               "--zone", "us-central2-b", "--port", "70000", "--instance", "i"}});
+  CHECK(bad_port.exit_code == 2);
+  CHECK(bad_port.err.find("--port: expected a TCP port") != std::string::npos);
+}
+
 }  // namespace tputrain::gcp::iap

@@ -1,0 +1,95 @@
+// tputrain tpu-vm tunnel: a port of a TPU VM worker on 127.0.0.1 through IAP TCP forwarding, kept
+// open until Ctrl-C (gcloud compute start-iap-tunnel).
+#include <mutex>
+
+#include "commands/commands.h"
+#include "commands/provision_common.h"
+#include "stack.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/gcp/iap/tunnel_url.h"
+#include "tputrain/gcp/names.h"
+#include "tputrain/workflow/tpu_vm_tunnel.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct TunnelOptions {
+  std::string name;
+  int port = 0;
+  int local_port = 0;
+  int worker = 0;
+  std::string instance;
+};
+
+core::Status CheckPort(const std::string& flag, int port, int lowest) {
+  if (port >= lowest && port <= 65535) return {};
+  return core::Fail(core::Error::Usage(flag + ": expected a TCP port (" + std::to_string(lowest) + " to 65535), got " +
+                                       std::to_string(port)));
+}
+
+core::Result<int> RunTunnel(const TunnelOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto zone = RequireSetting(context, "location");
+  if (!zone) return core::Fail(zone.error());
+  if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kTpuNodeNameLength); !valid)
+    return core::Fail(valid.error());
+  if (auto valid = CheckPort("--port", options.port, 1); !valid) return core::Fail(valid.error());
+  if (auto valid = CheckPort("--local-port", options.local_port, 0); !valid) return core::Fail(valid.error());
+  if (options.worker < 0) return core::Fail(core::Error::Usage("--worker: expected 0 or more"));
+  // A worker's Compute instance name is its `hostname` guest attribute; until that is read here,
+  // the caller names the instance.
+  if (options.instance.empty()) {
+    return core::Fail(core::Error::Usage("--instance: required for now (the Compute instance name of worker " +
+                                         std::to_string(options.worker) + " of " + options.name +
+                                         ", its `hostname` guest attribute)"));
+  }
+  if (auto valid = gcp::CheckResourceId("--instance", options.instance, 63); !valid) return core::Fail(valid.error());
+  auto relay_url = gcp::iap::TunnelBaseUrlFromEnv(context.env);
+  if (!relay_url) return core::Fail(relay_url.error());
+  auto& stack = context.stack();
+  auto relay = stack.GoogleRelay();
+  if (!relay) return core::Fail(relay.error());
+
+  std::mutex err_mutex;
+  workflow::TpuVmTunnelEnv env{*relay->connector,
+                               relay->credential,
+                               stack.clock(),
+                               stack.sleeper(),
+                               stack.cancel(),
+                               [&](int local_port) {
+                                 std::lock_guard lock(err_mutex);
+                                 context.out << "127.0.0.1:" << local_port << std::endl;
+                                 context.err << "Forwarding 127.0.0.1:" << local_port << " to port " << options.port
+                                             << " of " << options.instance << " through IAP; Ctrl-C to stop"
+                                             << std::endl;
+                               },
+                               [&](const core::Error& error) {
+                                 std::lock_guard lock(err_mutex);
+                                 context.err << context.redactor(error.message) << std::endl;
+                               }};
+  workflow::TpuVmTunnelRequest request{
+      {*project, *zone, options.instance, options.port, "nic0"}, options.local_port, *relay_url};
+  if (auto kept = workflow::KeepTpuVmTunnel(env, request); !kept) return core::Fail(kept.error());
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context) {
+  auto options = std::make_shared<TunnelOptions>();
+  auto* tunnel = tpu_vm.add_subcommand(
+      "tunnel", "Forward a local port to a TPU VM worker's port through IAP TCP forwarding, until Ctrl-C");
+  tunnel->add_option("name", options->name, "TPU VM name")->required();
+  tunnel->add_option("--port", options->port, "The worker's port (8265: the Ray dashboard)")->required();
+  tunnel->add_option("--local-port", options->local_port, "Port on 127.0.0.1 (default: a free one, printed)");
+  tunnel->add_option("--worker", options->worker, "Worker index (default 0: the Ray head)");
+  tunnel->add_option("--instance", options->instance, "The worker's Compute instance name (required for now)");
+  tunnel->footer(
+      "The relay is wss://tunnel.cloudproxy.app, or TPUTRAIN_IAP_TUNNEL_URL (as gcloud's "
+      "--iap-tunnel-url-override), trusted through CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE.\n"
+      "Example:\n  tputrain tpu-vm tunnel ray-v5p --zone us-east5-a --port 8265 --instance t1v-n-1a2b3c4d-w-0");
+  tunnel->callback([options, &context] { context.outcome = RunTunnel(*options, context); });
+}
+
+}  // namespace tputrain::cli
