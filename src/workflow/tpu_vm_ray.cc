@@ -140,4 +140,34 @@ core::Result<std::vector<RayHostStatus>> WaitForRay(gcp::tpu::Client& client, co
   return rows;
 }
 
+core::Result<std::vector<Outcome>> CreateRayTpuVms(
+    ProvisionEnv& env, const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& nodes, int hosts,
+    std::chrono::milliseconds timeout) {
+  auto outcomes = CreateTpuVms(env, nodes);
+  if (!outcomes || env.dry_run != nullptr || env.async) return outcomes;
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  for (std::size_t i = 0; i < nodes.size() && i < outcomes->size(); ++i) {
+    // The hosts boot together; one node's wait covers most of the next one's.
+    auto rows = WaitForRay(client, nodes[i].first, hosts, timeout, {env.clock, env.sleeper, env.cancel}, env.reporter);
+    if (!rows) return core::Fail(rows.error());
+    nlohmann::json ray = nlohmann::json::array();
+    for (const auto& row : *rows) {
+      ray.push_back({{"worker", row.worker},
+                     {"state", std::string(RayHostStateName(row.state))},
+                     {"ray_version", row.ray_version}});
+    }
+    (*outcomes)[i].details["ray"] = ray;
+    env.reporter.Done("ray " + nodes[i].first.node, "Ray up on " + std::to_string(hosts) + " host(s)");
+  }
+  return outcomes;
+}
+
+nlohmann::json WithoutRayToken(nlohmann::json node) {
+  if (node.is_object() && node.contains("metadata") && node["metadata"].is_object() &&
+      node["metadata"].contains(kRayTokenKey)) {
+    node["metadata"][kRayTokenKey] = "(redacted)";
+  }
+  return node;
+}
+
 }  // namespace tputrain::workflow

@@ -9,6 +9,7 @@
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/provision.h"
 
 // Ray on Cloud TPU VMs (seed 004) without ssh: every host runs a startup script at boot (it needs
 // only bash and curl) that reads its place from the metadata server, starts Ray (a head on worker
@@ -71,6 +72,16 @@ std::vector<RayHostStatus> RayHostsFrom(const std::vector<gcp::tpu::GuestAttribu
 core::Result<std::vector<RayHostStatus>> WaitForRay(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int hosts,
                                                     std::chrono::milliseconds timeout, const core::PollEnv& poll,
                                                     core::Reporter& reporter);
+
+// `tpu-vm create --ray`: creates the nodes (their spec's metadata already RayMetadata's), then,
+// unless the env is a dry run or async, waits for each node's Ray (`hosts` per node) and adds its
+// hosts to the node's outcome details ("ray": [{"worker", "state", "ray_version"}]).
+core::Result<std::vector<Outcome>> CreateRayTpuVms(
+    ProvisionEnv& env, const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& nodes, int hosts,
+    std::chrono::milliseconds timeout);
+
+// A node's metadata as it may be shown: the Ray token replaced (describe, list, logs).
+nlohmann::json WithoutRayToken(nlohmann::json node);
 
 // The script itself (what `startup-script` holds): reads everything else from metadata.
 std::string RayStartupScript();

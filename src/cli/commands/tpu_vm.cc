@@ -3,10 +3,12 @@
 #include "commands/provision_common.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::cli {
 namespace {
@@ -19,6 +21,13 @@ struct TpuVmOptions {
   std::vector<std::string> metadata_from_file;
   std::vector<std::string> labels;
   bool spot = false;
+  // --ray: Ray started on every host at boot (seed 004), awaited through the hosts' reports.
+  bool ray = false;
+  std::string ray_version = workflow::kDefaultRayVersion;
+  std::string setup;  // FILE
+  std::vector<std::string> pip;
+  std::string ray_start_args;
+  std::string ray_timeout = "30m";
   ProvisionFlags provision;
 };
 
@@ -46,6 +55,27 @@ core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
   if (!labels) return core::Fail(labels.error());
   spec.labels = std::move(*labels);
   spec.spot = options.spot;
+  if (!options.ray) {
+    for (const auto& [given, flag] :
+         {std::pair{!options.setup.empty(), "--setup"}, std::pair{!options.pip.empty(), "--pip"},
+          std::pair{!options.ray_start_args.empty(), "--ray-start-args"}}) {
+      if (given) return core::Fail(core::Error::Usage(std::string(flag) + ": only with --ray"));
+    }
+    return spec;
+  }
+  workflow::RayBoot boot;
+  boot.ray_version = options.ray_version;
+  boot.packages = options.pip;
+  boot.start_args = options.ray_start_args;
+  if (!options.setup.empty()) {
+    auto text = core::ReadFile(options.setup, "--setup", 256 * 1024);  // one metadata value's limit
+    if (!text) return core::Fail(text.error());
+    boot.setup = std::move(*text);
+  }
+  boot.token = workflow::NewRayToken();
+  auto with_ray = workflow::RayMetadata(boot, spec.metadata);
+  if (!with_ray) return core::Fail(with_ray.error());
+  spec.metadata = std::move(*with_ray);
   return spec;
 }
 
@@ -58,12 +88,22 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
     if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
       return core::Fail(valid.error());
   }
+  auto ray_timeout = core::ParseDuration("--ray-timeout", options.ray_timeout);
+  if (!ray_timeout) return core::Fail(ray_timeout.error());
   auto spec = SpecOf(options);
   if (!spec) return core::Fail(spec.error());
+  // The token is a secret: never in a dry run's bodies, logs or messages.
+  if (options.ray) context.redactor.Hold(spec->metadata.at(workflow::kRayTokenKey));
   std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
   for (const auto& name : options.names) vms.push_back({{*project, *zone, name}, *spec});
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) { return workflow::CreateTpuVms(env, vms); });
+  if (!options.ray) {
+    return RunProvision(context, options.provision,
+                        [&](workflow::ProvisionEnv& env) { return workflow::CreateTpuVms(env, vms); });
+  }
+  const int hosts = catalog::FindSliceType(options.accelerator_type)->hosts;
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::CreateRayTpuVms(env, vms, hosts, *ray_timeout);
+  });
 }
 
 core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
@@ -110,7 +150,8 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
         if (!list) {
           auto node = client.GetNode({*project, zone, options.names.front()});
           if (!node) return core::Fail(node.error());
-          PrintResult(context, node->raw, [&](std::ostream& out) { out << ToYaml(node->raw); });
+          const auto shown = workflow::WithoutRayToken(node->raw);
+          PrintResult(context, shown, [&](std::ostream& out) { out << ToYaml(shown); });
           return core::kExitOk;
         }
         auto nodes = client.ListNodes(*project, zone);
@@ -118,7 +159,7 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
         nlohmann::json json = nlohmann::json::array();
         std::vector<std::vector<std::string>> rows;
         for (const auto& node : *nodes) {
-          json.push_back(node.raw);
+          json.push_back(workflow::WithoutRayToken(node.raw));
           rows.push_back(
               {node.name.substr(node.name.rfind('/') + 1), node.accelerator_type, node.runtime_version, node.state});
         }
@@ -127,6 +168,43 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
         });
         return core::kExitOk;
       });
+}
+
+core::Result<int> RunRayStatus(const TpuVmOptions& options, Context& context) {
+  auto project = RequireSetting(context, "project");
+  if (!project) return core::Fail(project.error());
+  auto zone = RequireSetting(context, "location");
+  if (!zone) return core::Fail(zone.error());
+  const std::string& name = options.names.front();
+  if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
+    return core::Fail(valid.error());
+  return RunRead(context,
+                 [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+                   gcp::tpu::Client client(transport, endpoints.tpu);
+                   const gcp::tpu::NodeRef ref{*project, *zone, name};
+                   auto node = client.GetNode(ref);
+                   if (!node) return core::Fail(node.error());
+                   auto slice = catalog::FindSliceType(node->accelerator_type);
+                   if (!slice) return core::Fail(slice.error());
+                   auto values = client.GetGuestAttributes(ref, std::string(workflow::kRayGuestNamespace) + "/");
+                   if (!values) return core::Fail(values.error());
+                   const auto hosts = workflow::RayHostsFrom(*values, slice->hosts);
+                   nlohmann::json json = nlohmann::json::array();
+                   std::vector<std::vector<std::string>> rows;
+                   for (const auto& host : hosts) {
+                     const std::string state(workflow::RayHostStateName(host.state));
+                     json.push_back({{"worker", host.worker},
+                                     {"state", state},
+                                     {"ray_version", host.ray_version},
+                                     {"message", host.message}});
+                     rows.push_back({host.worker, state, host.ray_version.empty() ? "-" : host.ray_version,
+                                     host.message.empty() ? "-" : host.message});
+                   }
+                   PrintResult(context, json, [&](std::ostream& out) {
+                     PrintTable(out, {"worker", "state", "ray", "message"}, rows);
+                   });
+                   return core::kExitOk;
+                 });
 }
 
 }  // namespace
@@ -146,9 +224,21 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
       ->delimiter(',');
   create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
   create->add_flag("--spot", options->spot, "Spot capacity");
+  create->add_flag("--ray", options->ray,
+                   "Start Ray on every host at boot (head on worker 0, token auth) and wait until all joined");
+  create->add_option(
+      "--ray-version", options->ray_version,
+      "Ray to pip-install where the image has none (default " + std::string(workflow::kDefaultRayVersion) + ")");
+  create->add_option("--setup", options->setup, "With --ray: a script every host runs first")->type_name("FILE");
+  create->add_option("--pip", options->pip, "With --ray: packages every host installs")->delimiter(',');
+  create->add_option("--ray-start-args", options->ray_start_args, "With --ray: more `ray start` arguments");
+  create->add_option("--ray-timeout", options->ray_timeout,
+                     "With --ray: how long to wait for every host (default 30m)");
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
-  create->footer("Example:\n  tputrain tpu-vm create v5p-node --zone us-east5-a --accelerator-type v5p-8");
+  create->footer(
+      "Examples:\n  tputrain tpu-vm create v5p-node --zone us-east5-a --accelerator-type v5p-8\n"
+      "  tputrain tpu-vm create ray-tpu --zone us-east5-a --accelerator-type v6e-16 --ray --pip jax[tpu]");
   create->callback([options, &context] { context.outcome = RunCreate(*options, context); });
 
   auto* remove = tpu_vm->add_subcommand("delete", "Delete TPU VM(s)");
@@ -162,6 +252,11 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   describe->add_option("names", options->names, "TPU VM name")->required()->expected(1);
   describe->footer("Example:\n  tputrain tpu-vm describe v5p-node --zone us-east5-a --format json");
   describe->callback([options, &context] { context.outcome = RunRead(*options, context, false); });
+
+  auto* ray_status = tpu_vm->add_subcommand("ray-status", "Each host's Ray, as it reported it (guest attributes)");
+  ray_status->add_option("names", options->names, "TPU VM name")->required()->expected(1);
+  ray_status->footer("Example:\n  tputrain tpu-vm ray-status ray-tpu --zone us-east5-a");
+  ray_status->callback([options, &context] { context.outcome = RunRayStatus(*options, context); });
 
   auto* list = tpu_vm->add_subcommand("list", "List TPU VMs (every zone unless --zone)");
   list->footer("Example:\n  tputrain tpu-vm list --zone us-east5-a");
