@@ -31,6 +31,16 @@ TEST_CASE("getGuestAttributes: a POST on the node's :getGuestAttributes, every w
   CHECK(sent.idempotent);
 }
 
+TEST_CASE("guest attributes without workerId (tpu v2's shape): the worker is the answer's position") {
+  auto values = GuestAttributesFromJson(nlohmann::json::parse(R"({"guestAttributes": [
+      {"queryPath": "tputrain/", "queryValue": {"items": [{"namespace": "tputrain", "key": "k", "value": "a"}]}},
+      {"queryPath": "tputrain/", "queryValue": {"items": [{"namespace": "tputrain", "key": "k", "value": "b"}]}}]})"));
+  REQUIRE(values.size() == 2);
+  CHECK(values[0].worker_id == "0");
+  CHECK(values[1].worker_id == "1");
+  CHECK(values[1].value == "b");
+}
+
 TEST_CASE("guest attributes of a malformed answer are skipped, not guessed") {
   auto values = GuestAttributesFromJson(nlohmann::json::parse(
       R"({"guestAttributes": [7, {"workerId": "0", "queryValue": {"items": [3, {"key": "k", "value": "v"}]}}]})"));

@@ -41,9 +41,13 @@ Operation OperationFromJson(const json& body) {
 
 std::vector<GuestAttribute> GuestAttributesFromJson(const json& body) {
   std::vector<GuestAttribute> out;
-  for (const auto& answer : body.value("guestAttributes", json::array())) {
+  const auto answers = body.value("guestAttributes", json::array());
+  for (std::size_t index = 0; index < answers.size(); ++index) {
+    const auto& answer = answers[index];
     if (!answer.is_object()) continue;
-    const std::string worker = answer.value("workerId", "");
+    // tpu v2's GuestAttributes has no worker field: the answers come one per worker, in worker
+    // order (gcloud reads them so). A workerId, where a server gives one, is taken as said.
+    const std::string worker = answer.value("workerId", std::to_string(index));
     const auto items = answer.value("queryValue", json::object()).value("items", json::array());
     for (const auto& item : items) {
       if (!item.is_object()) continue;

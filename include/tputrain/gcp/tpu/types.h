@@ -62,7 +62,7 @@ struct Node {
 // One value a TPU VM host wrote (PUT .../instance/guest-attributes/NAMESPACE/KEY on its metadata
 // server), as nodes.getGuestAttributes reports it.
 struct GuestAttribute {
-  std::string worker_id;  // "0".."N-1"
+  std::string worker_id;  // "0".."N-1": the answer's position, which is the worker
   std::string ns;         // the namespace ("tputrain", "hostkeys")
   std::string key;
   std::string value;
