@@ -1,0 +1,142 @@
+// `tputrain tpu-vm create --ray` against `tputrain emulator start --tpu-hosts netns` (root): each
+// host of a v5p-16 boots as a network namespace and runs tputrain's startup script with the Ray
+// peer's venv (no network to install from), so a real Ray 2.60 head on worker 0 and a worker on
+// worker 1 join, Ray counting the TPU chips itself; tputrain waits on the hosts' guest attributes.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "testing/scoped_process.h"
+#include "tputrain/core/env.h"
+#include "tputrain/http/curl_transport.h"
+#include "workflow/emulator_env.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using testing::EmulatorEnv;
+
+std::string RayVenv() {
+  auto env = core::Env::FromProcess();
+  return env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/ray";
+}
+
+// The head's Jobs API, plain http to the host's address (the test's own client; tputrain itself
+// refuses plain http off loopback and goes through a tunnel).
+struct Head {
+  std::string base;
+  std::string token;
+  http::CurlTransport transport;
+  Head(const std::string& ip, std::string ray_token)
+      : base("http://" + ip + ":8265"), token(std::move(ray_token)), transport([&] {
+          http::CurlOptions options;
+          options.plain_http_host = ip;
+          return options;
+        }()) {}
+  core::Result<http::Response> Call(const std::string& method, const std::string& path, const std::string& body = "",
+                                    bool with_token = true) {
+    http::Request request;
+    request.method = method;
+    request.url = base + path;
+    request.body = body;
+    request.timeout = std::chrono::seconds(30);
+    if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
+    if (with_token) request.headers.emplace_back("X-Ray-Authorization", "Bearer " + token);
+    return transport.Send(request);
+  }
+};
+
+TEST_CASE(
+    "tpu-vm create --ray: a v5p-16's hosts start Ray at boot, head on worker 0, token auth; ray-status; "
+    "delete ends them",
+    "[integration]") {
+  const std::string venv = RayVenv();
+  if (!std::filesystem::exists(venv + "/bin/ray")) FAIL("no Ray peer at " + venv + ": run scripts/peers/ray.sh");
+  EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
+  REQUIRE(env.ready());
+
+  // Small Ray nodes: two share this machine (notes/tpu-vm-ray.md §4.5).
+  auto created = env.Tputrain({"tpu-vm", "create", "ray-hosts", "--zone", "us-east5-a", "--accelerator-type", "v5p-16",
+                               "--ray", "--ray-start-args", "--num-cpus=1 --object-store-memory=100000000",
+                               "--ray-timeout", "4m", "--format", "json"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  const auto outcome = nlohmann::json::parse(created.out);
+  const auto ray = outcome["resources"][0]["details"]["ray"];
+  REQUIRE(ray.size() == 2);
+  for (const auto& host : ray) {
+    CHECK(host["state"] == "ready");
+    CHECK(host["ray_version"] == "2.60.0");
+  }
+  CHECK(created.err.find("2/2 hosts ready") != std::string::npos);
+
+  // The token is in the node's metadata and nowhere tputrain writes.
+  const auto nodes = env.State()["tpuNodes"];
+  std::string token;
+  std::string head_ip;
+  for (const auto& [name, node] : nodes.items()) {
+    token = node["metadata"].value("tputrain-ray-token", "");
+    head_ip = node["networkEndpoints"][0].value("ipAddress", "");
+  }
+  REQUIRE(token.size() == 64);
+  CHECK(created.out.find(token) == std::string::npos);
+  CHECK(created.err.find(token) == std::string::npos);
+  auto described = env.Tputrain({"tpu-vm", "describe", "ray-hosts", "--zone", "us-east5-a", "--format", "json"}, false);
+  INFO(described.err);
+  REQUIRE(described.exit_code == 0);
+  CHECK(described.out.find(token) == std::string::npos);
+
+  auto status = env.Tputrain({"tpu-vm", "ray-status", "ray-hosts", "--zone", "us-east5-a", "--format", "json"}, false);
+  INFO(status.err);
+  REQUIRE(status.exit_code == 0);
+  const auto rows = nlohmann::json::parse(status.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1]["worker"] == "1");
+  CHECK(rows[1]["state"] == "ready");
+
+  // Ray on the hosts, as Ray sees it: unauthenticated calls refused; a job sees both hosts' chips
+  // and the head resource Ray gives worker 0 of a pod.
+  Head head(head_ip, token);
+  auto refused = head.Call("GET", "/api/jobs/", "", /*with_token=*/false);
+  REQUIRE(refused);
+  CHECK(refused->status == 401);
+  const std::string entrypoint =
+      "python -c \"import ray, json; ray.init(); print('RESOURCES', json.dumps(ray.cluster_resources()))\"";
+  auto submitted = head.Call("POST", "/api/jobs/", nlohmann::json{{"entrypoint", entrypoint}}.dump());
+  REQUIRE(submitted);
+  INFO(submitted->body);
+  REQUIRE(submitted->status == 200);
+  const std::string id = nlohmann::json::parse(submitted->body).at("submission_id");
+  std::string state;
+  REQUIRE(tputrain::testing::WaitFor(
+      [&] {
+        auto job = head.Call("GET", "/api/jobs/" + id);
+        if (!job || job->status != 200) return false;
+        state = nlohmann::json::parse(job->body).value("status", "");
+        return state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED";
+      },
+      std::chrono::minutes(3)));
+  auto logs = head.Call("GET", "/api/jobs/" + id + "/logs");
+  REQUIRE(logs);
+  const std::string text = nlohmann::json::parse(logs->body).value("logs", "");
+  INFO(text);
+  CHECK(state == "SUCCEEDED");
+  const auto at = text.find("RESOURCES ");
+  REQUIRE(at != std::string::npos);
+  const auto resources = nlohmann::json::parse(text.substr(at + 10, text.find('\n', at) - at - 10));
+  CHECK(resources.value("TPU", 0.0) == 8.0);  // 4 chips per v5p host, counted from /dev/accel*
+  CHECK(resources.value("TPU-v5p-16-head", 0.0) == 1.0);
+  CHECK(resources.value("ray-hosts", 0.0) == 2.0);
+
+  auto deleted = env.Tputrain({"tpu-vm", "delete", "ray-hosts", "--zone", "us-east5-a", "--yes"});
+  INFO(deleted.err);
+  CHECK(deleted.exit_code == 0);
+  auto hosts = env.Get("/_emulator/tpu-hosts");
+  REQUIRE(hosts);
+  INFO(hosts->dump());
+  CHECK(hosts->dump().find("ray-hosts") == std::string::npos);
+  auto netns = tputrain::testing::RunProcess(tputrain::testing::ProcessOptions{{"ip", "netns", "list"}});
+  CHECK(netns.out.find("ray-hosts") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace tputrain::workflow
