@@ -37,6 +37,9 @@ struct KubeTarget {
 // the Kubernetes cluster's when reached through its API server's service proxy) and the
 // WebSocket connector the log follow uses, built through the same decorators.
 struct RaySession {
+  // What the client's address needs kept open (a TPU VM's IAP tunnel and its relay connector);
+  // declared first, so it goes last.
+  std::shared_ptr<void> keeps_alive;
   std::unique_ptr<k8s::Connection> kube;  // set when the head is reached through the service proxy
   std::unique_ptr<http::Transport> direct;
   std::unique_ptr<ray::JobsClient> client;

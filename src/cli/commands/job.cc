@@ -14,6 +14,7 @@ namespace {
 struct JobOptions {
   ray::ConnectionFlags connection;
   RayClusterFlags raycluster;
+  std::string tpu_vm;
   JobSubmitFlags submit;
   std::string id;
   bool no_wait = false;
@@ -24,6 +25,12 @@ struct JobOptions {
 // One session per process, so the version handshake happens once: through the RayCluster's
 // API server, or at the address.
 core::Result<std::unique_ptr<RaySession>> Connect(const JobOptions& options, Context& context) {
+  if (!options.tpu_vm.empty()) {
+    if (!options.raycluster.name.empty()) {
+      return core::Fail(core::Error::Usage("--tpu-vm and --raycluster are exclusive: pass one"));
+    }
+    return ConnectTpuVmRay(options.tpu_vm, options.connection, context);
+  }
   if (!options.raycluster.name.empty()) return ConnectRayCluster(options.raycluster, options.connection, context);
   auto client_options = ResolveRayClient(options.connection, context);
   if (!client_options) return core::Fail(client_options.error());
@@ -31,7 +38,12 @@ core::Result<std::unique_ptr<RaySession>> Connect(const JobOptions& options, Con
 }
 
 // How to reach this Ray again: through the same RayCluster, or at the same address.
-std::string ReattachFlags(const JobOptions& options, const Context& context) {
+std::string ReattachFlags(const JobOptions& options, Context& context) {
+  if (!options.tpu_vm.empty()) {
+    auto settings = context.settings();
+    const std::string zone = settings ? settings->Get("location").value_or("") : "";
+    return "--tpu-vm " + options.tpu_vm + (zone.empty() ? "" : " --zone " + zone);
+  }
   return options.raycluster.name.empty() ? "" : RayClusterFlagsText(options.raycluster, context);
 }
 
@@ -167,6 +179,7 @@ void SetupJobCommand(CLI::App& root, Context& context) {
     command->footer(std::string("Example:\n  ") + example + "\n\n" + kExitCodes);
     AddRayConnectionFlags(command, options->connection);
     AddRayClusterFlags(*command, options->raycluster);
+    AddTpuVmRayFlag(*command, options->tpu_vm);
     if (takes_id) command->add_option("id", options->id, "Submission id (or Ray job id)")->required();
     command->callback([options, &context, run] { context.outcome = run(*options, context); });
     return command;

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stack.h"
 #include "tputrain/cli/context.h"
 #include "tputrain/ray/jobs_client.h"
 #include "tputrain/ray/log_follower.h"
@@ -18,6 +19,13 @@ void AddRayConnectionFlags(CLI::App* command, ray::ConnectionFlags& flags);
 
 // Flags > RAY_ADDRESS > tputrain.yaml's ray_address; a usage error when none is set.
 core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& flags, Context& context);
+
+// --tpu-vm NAME: the Ray head of a `tpu-vm create --ray` node (with --zone).
+void AddTpuVmRayFlag(CLI::App& command, std::string& tpu_vm);
+// A session with that head: its dashboard through an IAP tunnel on a loopback port, its token
+// from the node's metadata (held by the redactor), kept open as long as the session.
+core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const std::string& tpu_vm, const ray::ConnectionFlags& flags,
+                                                          Context& context);
 
 // Follows `id` until the job is terminal, handing each new log piece to `on_text`. On Ctrl-C:
 // on a TTY asks whether to stop the job (and then waits for it to stop), otherwise prints the

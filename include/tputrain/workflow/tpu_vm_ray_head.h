@@ -1,0 +1,43 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tputrain/core/result.h"
+#include "tputrain/gcp/iap/loopback_tunnel.h"
+#include "tputrain/gcp/iap/tunnel_session.h"
+#include "tputrain/gcp/tpu/client.h"
+#include "tputrain/http/credential.h"
+#include "tputrain/http/websocket.h"
+
+// Reaching the Ray head of a `tpu-vm create --ray` node from this machine: its dashboard (8265
+// on worker 0) is plain http on the VPC, so it is carried through an IAP TCP-forwarding tunnel
+// to a loopback port, and its token is read from the node's metadata.
+namespace tputrain::workflow {
+
+inline constexpr int kRayDashboardPort = 8265;
+
+struct TpuVmRayHead {
+  std::string instance;  // worker 0's Compute instance name: what IAP forwards to
+  std::string token;     // the Ray token the hosts enforce
+};
+
+// The node's Ray head: the token from its metadata (a node made without --ray has none: a
+// FailedPrecondition saying so) and worker 0's `hostname` guest attribute, which the guest
+// agent writes once the host has booted (gcloud's tpu-vm ssh --tunnel-through-iap reads the same).
+core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node);
+
+struct RayTunnelEnv {
+  http::WebSocketConnector& websocket;  // to Google's relay, with the Google credential on each upgrade
+  http::Credential* credential;
+  std::string relay_url;  // kDefaultTunnelUrl or the override
+  gcp::iap::ConnectionErrorSink on_error;
+};
+
+// A loopback listener on a free port whose connections reach `port` of `instance` through IAP;
+// it lives as long as the returned object.
+core::Result<std::unique_ptr<gcp::iap::LoopbackTunnel>> OpenTpuVmTunnel(const RayTunnelEnv& env,
+                                                                        const gcp::tpu::NodeRef& node,
+                                                                        const std::string& instance, int port);
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,53 @@
+#include "tputrain/workflow/tpu_vm_ray_head.h"
+
+#include "tputrain/workflow/tpu_vm_ray.h"
+
+namespace tputrain::workflow {
+
+core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node) {
+  auto found = client.GetNode(node);
+  if (!found) return core::Fail(found.error());
+  if (found->state != "READY") {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "TPU VM " + node.node + " is " + found->state + ", not READY"));
+  }
+  TpuVmRayHead head;
+  const auto metadata = found->raw.value("metadata", nlohmann::json::object());
+  head.token = metadata.value(kRayTokenKey, "");
+  if (head.token.empty()) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "TPU VM " + node.node + " has no Ray of tputrain's (no " + kRayTokenKey +
+                                            " in its metadata): create it with tputrain tpu-vm create --ray"));
+  }
+  auto values = client.GetGuestAttributes(node, "");
+  if (!values) return core::Fail(values.error());
+  for (const auto& value : *values) {
+    if (value.worker_id == "0" && value.key == "hostname") head.instance = value.value;
+  }
+  if (head.instance.empty()) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kUnavailable,
+                                        "worker 0 of " + node.node +
+                                            " has not reported its hostname yet (guest attribute hostname): it "
+                                            "is still booting; tputrain tpu-vm ray-status " +
+                                            node.node));
+  }
+  // The guest agent may report the full name (t1v-n-...-w-0.ZONE.c.PROJECT.internal); IAP wants
+  // the instance's.
+  head.instance = head.instance.substr(0, head.instance.find('.'));
+  return head;
+}
+
+core::Result<std::unique_ptr<gcp::iap::LoopbackTunnel>> OpenTpuVmTunnel(const RayTunnelEnv& env,
+                                                                        const gcp::tpu::NodeRef& node,
+                                                                        const std::string& instance, int port) {
+  gcp::iap::TunnelOptions options;
+  options.base_url = env.relay_url;
+  options.credential = env.credential;
+  gcp::iap::TunnelTarget target{node.project, node.zone, instance, port, "nic0"};
+  http::WebSocketConnector* websocket = &env.websocket;
+  return gcp::iap::LoopbackTunnel::Listen(
+      0, [websocket, target, options] { return gcp::iap::TunnelSession::Open(*websocket, target, options); },
+      env.on_error);
+}
+
+}  // namespace tputrain::workflow
