@@ -25,6 +25,9 @@ void Emulator::SyncTpuHosts() {
     wanted = WantedTpuHosts(world_);
   }
   tpu_hosts_->Reconcile(wanted);
+  // The guest agent reports once the host is up, so a reader of `hostname` finds a booted host.
+  std::lock_guard lock(mutex_);
+  if (ReportBootedHostnames(world_, wanted)) SaveLocked();
 }
 
 ApiResponse Emulator::HandleMetadata(const ApiRequest& request, const std::string& source_address) {

@@ -1,6 +1,7 @@
 #include "tputrain/emulator/tpu_host_fleet.h"
 
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/emulator/tpu_guest_attributes.h"
 #include "tputrain/emulator/tpu_metadata.h"
 
 namespace tputrain::emulator {
@@ -27,6 +28,26 @@ std::vector<TpuHostSpec> WantedTpuHosts(const json& world) {
     }
   }
   return wanted;
+}
+
+bool ReportBootedHostnames(json& world, const std::vector<TpuHostSpec>& booted) {
+  bool stored = false;
+  if (!world.contains("tpuNodes")) return false;
+  json& nodes = world["tpuNodes"];
+  for (const auto& host : booted) {
+    auto node = nodes.find(host.node_name);
+    if (node == nodes.end() || node->value("state", "") != "READY") continue;  // deleted meanwhile
+    const json endpoints = node->value("networkEndpoints", json::array());
+    if (host.worker < 0 || static_cast<size_t>(host.worker) >= endpoints.size() ||
+        endpoints[host.worker].value("ipAddress", "") != host.address) {
+      continue;
+    }
+    // gcloud (tpu_vm/ssh.py GetFromGuestAttributes) matches the key alone, whatever the namespace.
+    if (FindGuestAttribute(*node, host.worker, kHostnameNamespace, "hostname")) continue;
+    StoreGuestAttribute(*node, host.worker, kHostnameNamespace, "hostname", host.hostname);
+    stored = true;
+  }
+  return stored;
 }
 
 }  // namespace tputrain::emulator

@@ -130,6 +130,36 @@ TEST_CASE("the fleet runs the hosts of READY nodes: booted when READY, ended as 
   driver.emulator().AttachTpuHosts(nullptr);
 }
 
+TEST_CASE("a booted host reports its Compute instance name as guest attribute hostname, as the guest agent does") {
+  Driver driver(NetnsConfig());
+  RecordingFleet fleet;
+  driver.emulator().AttachTpuHosts(&fleet);
+  CreateReady(driver, "v5p-node", "v5p-16");
+  driver.emulator().SyncTpuHosts();
+  REQUIRE(fleet.running.size() == 2);
+  auto reply = driver.Send("POST", kTpu + "/nodes/v5p-node:getGuestAttributes", json{{"workerIds", {"1"}}});
+  REQUIRE(reply.body["guestAttributes"].size() == 1);
+  CHECK(reply.body["guestAttributes"][0]["queryValue"]["items"] ==
+        json::array({{{"namespace", "tpu"}, {"key", "hostname"}, {"value", TpuHostname(kNode, 1)}}}));
+  // The host's own later report is kept beside it; the emulator's is written once.
+  CHECK(Metadata(driver, "PUT", "instance/guest-attributes/tpu/hostname", TpuHostAddress(0), "renamed").status == 200);
+  driver.emulator().SyncTpuHosts();
+  CHECK(Metadata(driver, "GET", "instance/guest-attributes/tpu/hostname", TpuHostAddress(0)).body == "renamed");
+  driver.emulator().AttachTpuHosts(nullptr);
+}
+
+TEST_CASE("ReportBootedHostnames skips a host whose node went or whose address changed") {
+  json world = NewWorld();
+  world["tpuNodes"]["n"] = {{"state", "READY"}, {"networkEndpoints", {{{"ipAddress", "10.213.1.5"}}}}};
+  TpuHostSpec moved{"n", 0, "10.213.1.6", "t1v-n-00000000-w-0", 1, ""};
+  TpuHostSpec gone{"other", 0, "10.213.1.7", "t1v-n-00000001-w-0", 1, ""};
+  CHECK_FALSE(ReportBootedHostnames(world, {moved, gone}));
+  TpuHostSpec booted{"n", 0, "10.213.1.5", "t1v-n-00000000-w-0", 1, ""};
+  CHECK(ReportBootedHostnames(world, {booted}));
+  CHECK_FALSE(ReportBootedHostnames(world, {booted}));
+  CHECK(world["tpuNodes"]["n"]["_guestAttributes"]["0"]["tpu"]["hostname"] == "t1v-n-00000000-w-0");
+}
+
 TEST_CASE("WantedTpuHosts: only READY nodes, one host per network endpoint") {
   json world = NewWorld();
   world["tpuNodes"]["n1"] = {{"state", "CREATING"}, {"acceleratorType", "v6e-16"}};

@@ -40,4 +40,11 @@ class TpuHostFleet {
 // The hosts of every READY node of `world`, in node and worker order.
 std::vector<TpuHostSpec> WantedTpuHosts(const nlohmann::json& world);
 
+// What a TPU VM's guest agent reports once its host is up: the guest attribute `hostname` (namespace
+// kHostnameNamespace), the worker's Compute instance name, which gcloud's `tpu-vm ssh
+// --tunnel-through-iap` and tputrain's tunnel hand to IAP. Stored for each of `booted` whose node is
+// still READY at that address and has not reported it yet; true when anything was stored.
+inline constexpr char kHostnameNamespace[] = "tpu";
+bool ReportBootedHostnames(nlohmann::json& world, const std::vector<TpuHostSpec>& booted);
+
 }  // namespace tputrain::emulator
