@@ -27,7 +27,8 @@ void SetupRunsCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
 void SetupTpuVmCommand(CLI::App& root, Context& context);
 void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context);  // tpu-vm tunnel
-void SetupCompletionCommand(CLI::App& root, Context& context);  // completion, version
+void SetupTpuVmExecCommand(CLI::App& tpu_vm, Context& context);    // tpu-vm exec
+void SetupCompletionCommand(CLI::App& root, Context& context);     // completion, version
 void SetupServicesCommand(CLI::App& root, Context& context);
 void SetupRegistryCommand(CLI::App& root, Context& context);
 void SetupImageCommand(CLI::App& root, Context& context);

@@ -263,6 +263,7 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   list->callback([options, &context] { context.outcome = RunRead(*options, context, true); });
 
   SetupTpuVmTunnelCommand(*tpu_vm, context);
+  SetupTpuVmExecCommand(*tpu_vm, context);
 }
 
 }  // namespace tputrain::cli
