@@ -148,6 +148,13 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
     if (reply.media) mutable_request.headers.erase("Accept-Encoding");
     ToHttplib(reply, response);
   };
+  if (tpu_hosts) {
+    // Before the catch-all: the relay belongs to the hosts, not to the API world.
+    server.Post("/_emulator/iap-relay/reauthenticate", [&](const httplib::Request&, httplib::Response& response) {
+      nlohmann::json reply = {{"sessions", tpu_hosts->RequestReauthentication()}};
+      response.set_content(reply.dump(), "application/json");
+    });
+  }
   server.Get(".*", handler);
   server.Post(".*", handler);
   server.Put(".*", handler);

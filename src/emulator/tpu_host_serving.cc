@@ -4,11 +4,16 @@
 
 #include <algorithm>
 
+#include "iap_relay.h"
 #include "netns_tpu_host_fleet.h"
 #include "tputrain/emulator/tpu_host_network.h"
+#include "tputrain/emulator/tpu_metadata.h"
 
 namespace tputrain::emulator {
 namespace {
+
+// Beside the fleet's lock and hosts (netns_tpu_host_fleet.cc): root's, one emulator at a time.
+const char kRelayCaPath[] = "/run/tputrain-emulator/iap-relay-ca.pem";
 
 ApiRequest MetadataRequest(const httplib::Request& request) {
   ApiRequest out;
@@ -44,6 +49,13 @@ core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& em
     return core::Fail(core::Error::Internal(std::string("--tpu-hosts netns: cannot serve metadata on ") +
                                             kTpuHostBridgeAddress + ":" + std::to_string(kMetadataServerPort)));
   }
+  auto relay = IapRelay::Start(
+      [&emulator](const IapUpgrade& upgrade) {
+        return FindTpuHostByInstance(emulator.State(), upgrade.project, upgrade.zone, upgrade.instance);
+      },
+      kRelayCaPath);
+  if (!relay) return core::Fail(relay.error());
+  serving->relay_ = std::move(*relay);
   serving->metadata_listener_ = std::thread([&server] { server.listen_after_bind(); });
   emulator.AttachTpuHosts(serving->fleet_.get());
   serving->ticker_ = std::thread([raw = serving.get()] {
@@ -65,13 +77,18 @@ TpuHostServing::~TpuHostServing() {
   if (ticker_.joinable()) ticker_.join();
   metadata_server_->stop();
   if (metadata_listener_.joinable()) metadata_listener_.join();
+  relay_.reset();                     // ends every tunnel
   emulator_.AttachTpuHosts(nullptr);  // waits out a sync in flight
   fleet_.reset();                     // ends every host, removes the network
 }
 
 std::vector<std::string> TpuHostServing::ExportLines() const {
   return {std::string("export TPUTRAIN_EMULATOR_METADATA_HOST=") + kTpuHostBridgeAddress,
-          "export TPUTRAIN_EMULATOR_TPU_HOST_NETWORK=10.213.0.0/" + std::to_string(kTpuHostPrefixLength)};
+          "export TPUTRAIN_EMULATOR_TPU_HOST_NETWORK=10.213.0.0/" + std::to_string(kTpuHostPrefixLength),
+          "export TPUTRAIN_IAP_TUNNEL_URL=" + relay_->url(),
+          "export CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE=" + relay_->ca_path()};
 }
+
+size_t TpuHostServing::RequestReauthentication() { return relay_->RequestReauthentication(); }
 
 }  // namespace tputrain::emulator

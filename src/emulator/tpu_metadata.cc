@@ -127,6 +127,20 @@ std::optional<TpuHostRef> FindTpuHost(const json& world, const std::string& addr
   return std::nullopt;
 }
 
+std::optional<std::string> FindTpuHostByInstance(const json& world, const std::string& project, const std::string& zone,
+                                                 const std::string& instance) {
+  const std::string prefix = "projects/" + project + "/locations/" + zone + "/nodes/";
+  const json nodes = world.value("tpuNodes", json::object());
+  for (const auto& [name, node] : nodes.items()) {
+    if (name.rfind(prefix, 0) != 0 || node.value("state", "") != "READY") continue;
+    const json endpoints = node.value("networkEndpoints", json::array());
+    for (size_t worker = 0; worker < endpoints.size(); ++worker) {
+      if (TpuHostname(name, static_cast<int>(worker)) == instance) return endpoints[worker].value("ipAddress", "");
+    }
+  }
+  return std::nullopt;
+}
+
 std::string TpuHostname(const std::string& node_name, int worker) {
   uint32_t hash = 2166136261u;  // FNV-1a: stable across restarts, as a node's hostnames are
   for (char c : node_name) {

@@ -20,6 +20,11 @@ struct TpuHostRef {
 // The READY node and worker whose networkEndpoints hold `address`.
 std::optional<TpuHostRef> FindTpuHost(const nlohmann::json& world, const std::string& address);
 
+// The address of the READY host whose Compute instance name (TpuHostname) is `instance`, in
+// `project` and `zone`: where the IAP relay connects for an instance-mode tunnel.
+std::optional<std::string> FindTpuHostByInstance(const nlohmann::json& world, const std::string& project,
+                                                 const std::string& zone, const std::string& instance);
+
 // The worker's hostname: t1v-n-<8 hex digits of the node>-w-<worker>, as Cloud TPU names them.
 std::string TpuHostname(const std::string& node_name, int worker);
 
