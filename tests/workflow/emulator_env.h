@@ -51,6 +51,17 @@ class EmulatorEnv {
   }
 
   bool ready() const { return ready_; }
+  // The emulator's stdout so far: its `export` lines.
+  std::string Out() const { return emulator_->ReadOut(); }
+  // The value an `export NAME=VALUE` line of the emulator gives, or "".
+  std::string Exported(const std::string& name) const {
+    const std::string out = Out();
+    const std::string prefix = "export " + name + "=";
+    const auto at = out.find(prefix);
+    if (at == std::string::npos) return "";
+    const auto start = at + prefix.size();
+    return out.substr(start, out.find('\n', start) - start);
+  }
   const fs::path& dir() const { return dir_; }
   std::string state_dir() const { return (dir_ / "state").string(); }
 

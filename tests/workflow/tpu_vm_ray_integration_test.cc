@@ -2,6 +2,8 @@
 // host of a v5p-16 boots as a network namespace and runs tputrain's startup script with the Ray
 // peer's venv (no network to install from), so a real Ray 2.60 head on worker 0 and a worker on
 // worker 1 join, Ray counting the TPU chips itself; tputrain waits on the hosts' guest attributes.
+#include <regex>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,7 @@ namespace tputrain::workflow {
 namespace {
 
 using testing::EmulatorEnv;
+using tputrain::testing::ProcessOptions;
 
 std::string RayVenv() {
   auto env = core::Env::FromProcess();
@@ -93,39 +96,49 @@ TEST_CASE(
   CHECK(rows[1]["worker"] == "1");
   CHECK(rows[1]["state"] == "ready");
 
-  // Ray on the hosts, as Ray sees it: unauthenticated calls refused; a job sees both hosts' chips
-  // and the head resource Ray gives worker 0 of a pod.
+  // Ray on the hosts refuses calls without the token (the test's own plain http to the head).
   Head head(head_ip, token);
   auto refused = head.Call("GET", "/api/jobs/", "", /*with_token=*/false);
   REQUIRE(refused);
   CHECK(refused->status == 401);
-  const std::string entrypoint =
-      "python -c \"import ray, json; ray.init(); print('RESOURCES', json.dumps(ray.cluster_resources()))\"";
-  auto submitted = head.Call("POST", "/api/jobs/", nlohmann::json{{"entrypoint", entrypoint}}.dump());
-  REQUIRE(submitted);
-  INFO(submitted->body);
-  REQUIRE(submitted->status == 200);
-  const std::string id = nlohmann::json::parse(submitted->body).at("submission_id");
-  std::string state;
-  REQUIRE(tputrain::testing::WaitFor(
-      [&] {
-        auto job = head.Call("GET", "/api/jobs/" + id);
-        if (!job || job->status != 200) return false;
-        state = nlohmann::json::parse(job->body).value("status", "");
-        return state == "SUCCEEDED" || state == "FAILED" || state == "STOPPED";
-      },
-      std::chrono::minutes(3)));
-  auto logs = head.Call("GET", "/api/jobs/" + id + "/logs");
-  REQUIRE(logs);
-  const std::string text = nlohmann::json::parse(logs->body).value("logs", "");
-  INFO(text);
-  CHECK(state == "SUCCEEDED");
-  const auto at = text.find("RESOURCES ");
+
+  // tputrain reaches the head through IAP (the emulator's relay, as gcloud's
+  // --iap-tunnel-url-override would): a job sees both hosts' chips and the head resource Ray
+  // gives worker 0 of a pod.
+  const std::string relay = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
+  const std::string relay_ca = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
+  REQUIRE_FALSE(relay.empty());
+  auto through_iap = [&](std::vector<std::string> args) {
+    ProcessOptions options;
+    options.argv = {tputrain::testing::TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.env = env.Environment();
+    options.env["TPUTRAIN_IAP_TUNNEL_URL"] = relay;
+    options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = relay_ca;
+    options.env["RAY_ADDRESS"] = std::nullopt;
+    return tputrain::testing::RunProcess(options, std::chrono::seconds(240));
+  };
+  auto job = through_iap({"job", "submit", "--tpu-vm", "ray-hosts", "--zone", "us-east5-a", "--", "python", "-c",
+                          "import ray, json; ray.init(); print('RESOURCES', json.dumps(ray.cluster_resources()))"});
+  INFO(job.err);
+  REQUIRE(job.exit_code == 0);
+  const auto at = job.out.find("RESOURCES ");
   REQUIRE(at != std::string::npos);
-  const auto resources = nlohmann::json::parse(text.substr(at + 10, text.find('\n', at) - at - 10));
+  const auto resources = nlohmann::json::parse(job.out.substr(at + 10, job.out.find('\n', at) - at - 10));
   CHECK(resources.value("TPU", 0.0) == 8.0);  // 4 chips per v5p host, counted from /dev/accel*
   CHECK(resources.value("TPU-v5p-16-head", 0.0) == 1.0);
   CHECK(resources.value("ray-hosts", 0.0) == 2.0);
+  CHECK(job.err.find(token) == std::string::npos);
+
+  // tpu-vm exec: once per host, each line said by its worker.
+  auto exec = through_iap({"tpu-vm", "exec", "ray-hosts", "--zone", "us-east5-a", "--worker", "all", "--", "hostname"});
+  INFO(exec.err);
+  REQUIRE(exec.exit_code == 0);
+  CHECK(std::regex_search(exec.out, std::regex(R"(\[worker 0\] t1v-n-[0-9a-f]+-w-0\n)")));
+  CHECK(std::regex_search(exec.out, std::regex(R"(\[worker 1\] t1v-n-[0-9a-f]+-w-1\n)")));
+  auto failing = through_iap({"tpu-vm", "exec", "ray-hosts", "--zone", "us-east5-a", "--worker", "1", "--", "false"});
+  CHECK(failing.exit_code == 1);
+  CHECK(failing.out.find("failed on worker 1 (exit 1)") != std::string::npos);  // the driver's last words, in its log
 
   auto deleted = env.Tputrain({"tpu-vm", "delete", "ray-hosts", "--zone", "us-east5-a", "--yes"});
   INFO(deleted.err);
