@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "tputrain/k8s/pod_logs.h"
+#include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/template_values.h"
 
@@ -124,6 +125,23 @@ bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::
                 ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " + tpu_type +
                 ")");
   return true;
+}
+
+core::Result<bool> EnsureSliceNodes(const PoolCreator& create_pools, k8s::Client& client, core::Reporter& reporter,
+                                    const SliceNodes& nodes) {
+  if (!nodes.create) return WarnWithoutNodes(client, reporter, nodes.tpu_type);
+  if (!create_pools) {
+    return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
+  }
+  TpuPoolRequest request;
+  request.tpu_type = nodes.tpu_type;
+  request.num_slices = nodes.slices;
+  auto pools = NodePoolsFor(nodes.pool, request);
+  if (!pools) return core::Fail(pools.error());
+  if (!nodes.dry_run) {
+    if (auto created = create_pools(*pools); !created) return core::Fail(created.error());
+  }
+  return false;
 }
 
 std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& ns, const nlohmann::json& pods,

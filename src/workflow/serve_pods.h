@@ -1,12 +1,15 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/container/types.h"
 #include "tputrain/k8s/client.h"
 
 // What serving waits read from pods, for every engine: a pod that cannot get better, with its
@@ -25,6 +28,20 @@ std::string LogTail(k8s::Client& client, const std::string& ns, const std::strin
 // Warns when no node of the slice `tpu_type` exists yet (the pods stay Pending until one does);
 // true when the cluster was seen to have none. `pool_hint` is the command that adds the nodes.
 bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::string& tpu_type);
+
+// The slice's nodes before a serving apply: with `create`, its pools made (one per slice, named
+// POOL[-i], at once; nothing sent under `dry_run`); else looked for, a warning when none exist.
+// True when the cluster was seen to have none (a refused pod is then hopeless).
+using PoolCreator = std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)>;
+struct SliceNodes {
+  bool create = false;
+  std::string pool;  // the pools' name
+  std::string tpu_type;
+  int slices = 1;
+  bool dry_run = false;
+};
+core::Result<bool> EnsureSliceNodes(const PoolCreator& create_pools, k8s::Client& client, core::Reporter& reporter,
+                                    const SliceNodes& nodes);
 
 // A FailedPrecondition for the first of `pods` that cannot get better (PodProblem: crash loop,
 // image, OOM; and, when `no_nodes`, one the scheduler refused for want of a slice), the last log

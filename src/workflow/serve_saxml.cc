@@ -219,22 +219,13 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
                                           std::to_string(engine->DefaultPort()));
 
   if (auto jobset = EnsureJobSet(env, request); !jobset) return core::Fail(jobset.error());
-  bool no_nodes = false;
-  if (request.create_nodepool) {
-    if (!env.create_pools) {
-      return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
-    }
-    TpuPoolRequest pools_request;
-    pools_request.tpu_type = outcome.tpu_type;
-    pools_request.num_slices = static_cast<int>(request.model.replicas);  // a slice per model-server group
-    auto pools = NodePoolsFor(request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool, pools_request);
-    if (!pools) return core::Fail(pools.error());
-    if (!request.dry_run) {
-      if (auto created = env.create_pools(*pools); !created) return core::Fail(created.error());
-    }
-  } else {
-    no_nodes = serve_pods::WarnWithoutNodes(env.apply.client, env.reporter, outcome.tpu_type);
-  }
+  const serve_pods::SliceNodes slice_nodes{request.create_nodepool,
+                                           request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool,
+                                           outcome.tpu_type,
+                                           static_cast<int>(request.model.replicas),  // a slice per model-server group
+                                           request.dry_run};
+  auto no_nodes = serve_pods::EnsureSliceNodes(env.create_pools, env.apply.client, env.reporter, slice_nodes);
+  if (!no_nodes) return core::Fail(no_nodes.error());
 
   k8s::ApplyOptions options;
   options.ns = outcome.ns;
@@ -262,7 +253,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
   };
   const auto start = env.poll.clock.Now();
   Look look{env, request, *rendered, outcome};
-  look.no_nodes = no_nodes;
+  look.no_nodes = *no_nodes;
   auto done = core::PollUntil([&] { return look.Once(); }, poll, env.poll);
   if (!done) {
     core::Error error = done.error();

@@ -159,23 +159,13 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
         InstallOperator(env.apply, *info, *manifest, request.dry_run, std::chrono::minutes(5), env.reporter);
     if (!installed) return core::Fail(installed.error());
   }
-  bool no_nodes = false;
-  if (request.create_nodepool) {
-    if (!env.create_pools) {
-      return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
-    }
-    TpuPoolRequest pools_request;
-    pools_request.tpu_type = outcome.tpu_type;
-    pools_request.num_slices = request.disaggregated ? 2 : 1;  // prefill and decode on a slice each
-    auto pools =
-        NodePoolsFor(request.nodepool.empty() ? "jetstream-" + outcome.tpu_type : request.nodepool, pools_request);
-    if (!pools) return core::Fail(pools.error());
-    if (!request.dry_run) {
-      if (auto created = env.create_pools(*pools); !created) return core::Fail(created.error());
-    }
-  } else {
-    no_nodes = serve_pods::WarnWithoutNodes(env.apply.client, env.reporter, outcome.tpu_type);
-  }
+  const serve_pods::SliceNodes slice_nodes{
+      request.create_nodepool, request.nodepool.empty() ? "jetstream-" + outcome.tpu_type : request.nodepool,
+      outcome.tpu_type,
+      request.disaggregated ? 2 : 1,  // prefill and decode on a slice each
+      request.dry_run};
+  auto no_nodes = serve_pods::EnsureSliceNodes(env.create_pools, env.apply.client, env.reporter, slice_nodes);
+  if (!no_nodes) return core::Fail(no_nodes.error());
 
   k8s::ApplyOptions options;
   options.ns = outcome.ns;
@@ -196,7 +186,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   poll.is_transient = [](const core::Error& error) { return error.kind != core::ErrorKind::kFailedPrecondition; };
   const auto start = env.poll.clock.Now();
   std::string last_state;
-  auto done = core::PollUntil([&] { return LookOnce(env, outcome, *engine, no_nodes, last_state); }, poll, env.poll);
+  auto done = core::PollUntil([&] { return LookOnce(env, outcome, *engine, *no_nodes, last_state); }, poll, env.poll);
   if (!done) return core::Fail(done.error());
   outcome.serving = true;
   outcome.waited = std::chrono::duration_cast<milliseconds>(env.poll.clock.Now() - start);
