@@ -215,7 +215,11 @@ core::Result<Received> TunnelSession::Receive(std::chrono::milliseconds wait) {
     if (got.type != http::WebSocketMessage::Type::kBinary) {
       return core::Fail(TunnelError(core::ErrorKind::kInternal, "IAP tunnel: the relay sent a text message"));
     }
+    const uint64_t unacked_before = unacked_.pending();
     if (auto handled = OnFrame(got.data, received); !handled) return core::Fail(handled.error());
+    // An ACK that frees sent data returns at once: a caller holding data back for the unacked
+    // limit sends it now, not when the next DATA or its wait's end comes (a minute's stall).
+    if (unacked_.pending() < unacked_before) break;
   }
   return received;
 }

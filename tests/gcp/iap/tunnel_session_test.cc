@@ -145,6 +145,22 @@ TEST_CASE("sends are cut into DATA frames of at most 16384 bytes") {
   CHECK(session->unacked_bytes() == 40'000);
 }
 
+TEST_CASE("an ACK that frees sent data returns Receive at once, so held-back data goes out without waiting") {
+  ScriptedConnector connector;
+  connector.scripts.push_back(
+      {{Binary(EncodeConnectSuccessSid("s")), Binary(EncodeAck(4)), Binary(EncodeData("late"))}, {}, 0});
+  auto session = OpenWith(connector);
+  REQUIRE(session->Send("0123456789"));
+  auto freed = session->Receive(std::chrono::minutes(1));
+  REQUIRE(freed);
+  CHECK(freed->bytes.empty());
+  CHECK_FALSE(freed->ended);
+  CHECK(session->unacked_bytes() == 6);
+  auto data = session->Receive(std::chrono::minutes(1));
+  REQUIRE(data);
+  CHECK(data->bytes == "late");
+}
+
 TEST_CASE("received DATA is acknowledged once more than 2 x 16384 bytes came in; the relay's ACKs free sent data") {
   ScriptedConnector connector;
   std::string chunk = Bytes(16384, 'k');
