@@ -18,9 +18,22 @@ namespace {
 using testing::EmulatorEnv;
 using tputrain::testing::ProcessOptions;
 
-std::string RayVenv() {
+std::string PeerVenv(const std::string& name) {
   auto env = core::Env::FromProcess();
-  return env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/ray";
+  return env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/" + name;
+}
+
+// tputrain with the emulator's environment and its IAP relay (as gcloud's
+// --iap-tunnel-url-override), the way a user's shell would have it after `eval`.
+tputrain::testing::ProcessResult ThroughIap(EmulatorEnv& env, const std::vector<std::string>& args) {
+  ProcessOptions options;
+  options.argv = {tputrain::testing::TputrainBinary()};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.env = env.Environment();
+  options.env["TPUTRAIN_IAP_TUNNEL_URL"] = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
+  options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
+  options.env["RAY_ADDRESS"] = std::nullopt;
+  return tputrain::testing::RunProcess(options, std::chrono::seconds(600));
 }
 
 // The head's Jobs API, plain http to the host's address (the test's own client; tputrain itself
@@ -52,7 +65,7 @@ TEST_CASE(
     "tpu-vm create --ray: a v5p-16's hosts start Ray at boot, head on worker 0, token auth; ray-status; "
     "delete ends them",
     "[integration]") {
-  const std::string venv = RayVenv();
+  const std::string venv = PeerVenv("ray");
   if (!std::filesystem::exists(venv + "/bin/ray")) FAIL("no Ray peer at " + venv + ": run scripts/peers/ray.sh");
   EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
   REQUIRE(env.ready());
@@ -105,19 +118,8 @@ TEST_CASE(
   // tputrain reaches the head through IAP (the emulator's relay, as gcloud's
   // --iap-tunnel-url-override would): a job sees both hosts' chips and the head resource Ray
   // gives worker 0 of a pod.
-  const std::string relay = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
-  const std::string relay_ca = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
-  REQUIRE_FALSE(relay.empty());
-  auto through_iap = [&](std::vector<std::string> args) {
-    ProcessOptions options;
-    options.argv = {tputrain::testing::TputrainBinary()};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.env = env.Environment();
-    options.env["TPUTRAIN_IAP_TUNNEL_URL"] = relay;
-    options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = relay_ca;
-    options.env["RAY_ADDRESS"] = std::nullopt;
-    return tputrain::testing::RunProcess(options, std::chrono::seconds(240));
-  };
+  REQUIRE_FALSE(env.Exported("TPUTRAIN_IAP_TUNNEL_URL").empty());
+  auto through_iap = [&](const std::vector<std::string>& args) { return ThroughIap(env, args); };
   auto job = through_iap({"job", "submit", "--tpu-vm", "ray-hosts", "--zone", "us-east5-a", "--", "python", "-c",
                           "import ray, json; ray.init(); print('RESOURCES', json.dumps(ray.cluster_resources()))"});
   INFO(job.err);
@@ -149,6 +151,36 @@ TEST_CASE(
   CHECK(hosts->dump().find("ray-hosts") == std::string::npos);
   auto netns = tputrain::testing::RunProcess(tputrain::testing::ProcessOptions{{"ip", "netns", "list"}});
   CHECK(netns.out.find("ray-hosts") == std::string::npos);
+}
+
+TEST_CASE("submit --model --tpu-vm: MaxText trains on a TPU VM's own Ray (seed 004 part D), reached through IAP",
+          "[integration]") {
+  // The hosts run Ray from the MaxText peer's venv (MaxText 0.2.5 and Ray 2.60), on CPU.
+  const std::string venv = PeerVenv("maxtext");
+  if (!std::filesystem::exists(venv + "/bin/ray"))
+    FAIL("no MaxText peer at " + venv + ": run scripts/peers/maxtext.sh");
+  EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
+  REQUIRE(env.ready());
+  auto created = env.Tputrain({"tpu-vm", "create", "maxtext-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8",
+                               "--ray", "--ray-start-args", "--num-cpus=2", "--ray-timeout", "4m"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+
+  auto trained =
+      ThroughIap(env, {"submit", "--model", "maxtext-cpu-smoke", "--tpu-vm", "maxtext-vm", "--zone", "us-east5-a",
+                       "--run", "tpu-vm-run", "--state-dir", env.state_dir(), "--format", "json"});
+  INFO(trained.out << trained.err.substr(trained.err.size() > 4000 ? trained.err.size() - 4000 : 0));
+  REQUIRE(trained.exit_code == 0);
+  const auto json = nlohmann::json::parse(trained.out);
+  CHECK(json["status"] == "SUCCEEDED");
+  CHECK(json["summary"]["steps_logged"] == 8);
+
+  auto refused = ThroughIap(
+      env, {"submit", "--model", "maxtext-cpu-smoke", "--tpu-vm", "maxtext-vm", "--address", "http://127.0.0.1:1"});
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.rfind("ERROR: --tpu-vm and --address are exclusive", 0) == 0);
+  auto deleted = env.Tputrain({"tpu-vm", "delete", "maxtext-vm", "--zone", "us-east5-a", "--yes"});
+  CHECK(deleted.exit_code == 0);
 }
 
 }  // namespace

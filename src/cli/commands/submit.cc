@@ -22,6 +22,7 @@ struct SubmitOptions {
   workflow::SubmitSpec spec;
   std::optional<std::string> steps;  // core::ParseCount's grammar, into spec.steps
   ray::ConnectionFlags connection;
+  std::string tpu_vm;
   bool no_wait = false;
   bool logs = false;
   ProvisionFlags ledger;  // --run, --state-dir
@@ -48,6 +49,11 @@ void PrintTail(Context& context, const workflow::SubmitOutcome& outcome) {
 
 core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Context& context) {
   const CLI::Option* cluster_flag = options.ClusterFlagGiven();
+  if (!options.tpu_vm.empty() && (cluster_flag != nullptr || options.address_option->count() > 0)) {
+    return core::Fail(core::Error::Usage(
+        "--tpu-vm and " + (cluster_flag != nullptr ? cluster_flag->get_name() : std::string("--address")) +
+        " are exclusive: the job runs on the TPU VM's own Ray"));
+  }
   if (cluster_flag != nullptr && options.address_option->count() > 0) {
     return core::Fail(core::Error::Usage("--address and " + cluster_flag->get_name() +
                                          " are exclusive: pass --address for a Ray you reach directly, or the "
@@ -76,7 +82,8 @@ core::Result<int> RunSubmit(const SubmitOptions& options, Context& context) {
   auto request = RequestOf(options, context);
   if (!request) return core::Fail(request.error());
   SubmitConnections kept;
-  workflow::SubmitEnv env = MakeSubmitEnv({options.connection, options.access, options.ledger}, context, kept);
+  workflow::SubmitEnv env =
+      MakeSubmitEnv({options.connection, options.access, options.ledger, options.tpu_vm}, context, kept);
   maxtext::ProgressPrinter printer(context.reporter(), context.stack().clock(), context.stderr_is_tty);
   env.callbacks.on_progress = [&](const maxtext::ProgressState& state) { printer.Update(state); };
   if (options.logs) env.callbacks.on_log = [&](std::string_view text) { context.err << text << std::flush; };
@@ -137,6 +144,7 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
   submit->add_flag("--no-wait", options->no_wait, "Print the job id and return once it is submitted");
   submit->add_flag("--logs", options->logs, "Also copy the job's output to stderr as it comes");
   AddRayConnectionFlags(submit, options->connection);
+  AddTpuVmRayFlag(*submit, options->tpu_vm);
   options->address_option = submit->get_option("--address");
   AddProvisionFlags(submit, options->ledger, /*waits=*/false);
 

@@ -14,13 +14,19 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
     };
   };
   env.connect_direct = [options, &context, &kept, follow]() -> core::Result<workflow::DirectRay> {
-    auto client_options = ResolveRayClient(options.connection, context);
-    if (!client_options) return core::Fail(client_options.error());
-    auto session = context.stack().Ray(std::move(*client_options));
+    core::Result<std::unique_ptr<RaySession>> session = core::Fail(core::Error::Internal("not connected"));
+    if (!options.tpu_vm.empty()) {
+      session = ConnectTpuVmRay(options.tpu_vm, options.connection, context);
+    } else {
+      auto client_options = ResolveRayClient(options.connection, context);
+      if (!client_options) return core::Fail(client_options.error());
+      session = context.stack().Ray(std::move(*client_options));
+    }
     if (!session) return core::Fail(session.error());
     kept.ray = std::move(*session);
     kept.websocket = std::move(kept.ray->websocket);
-    return workflow::DirectRay{kept.ray->client.get(), follow("")};
+    return workflow::DirectRay{kept.ray->client.get(),
+                               follow(options.tpu_vm.empty() ? "" : "--tpu-vm " + options.tpu_vm)};
   };
   env.connect_cluster = [options, &context, &kept,
                          follow](const std::string& raycluster) -> core::Result<workflow::ClusterRay> {

@@ -15,6 +15,7 @@ struct SubmitFlags {
   const ray::ConnectionFlags& connection;  // --address, --header
   const KubeAccessFlags& access;           // the cluster flags
   const ProvisionFlags& ledger;            // --run, --state-dir
+  const std::string& tpu_vm;               // --tpu-vm: the Ray of a tpu-vm create --ray node
 };
 
 // What the flow's connections keep alive until the command ends.
