@@ -19,22 +19,28 @@ core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp:
                                         "TPU VM " + node.node + " has no Ray of tputrain's (no " + kRayTokenKey +
                                             " in its metadata): create it with tputrain tpu-vm create --ray"));
   }
+  auto instance = TpuVmWorkerInstance(client, node, 0);
+  if (!instance) return core::Fail(instance.error());
+  head.instance = std::move(*instance);
+  return head;
+}
+
+core::Result<std::string> TpuVmWorkerInstance(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int worker) {
   auto values = client.GetGuestAttributes(node, "");
   if (!values) return core::Fail(values.error());
+  std::string instance;
   for (const auto& value : *values) {
-    if (value.worker_id == "0" && value.key == "hostname") head.instance = value.value;
+    if (value.worker_id == std::to_string(worker) && value.key == "hostname") instance = value.value;
   }
-  if (head.instance.empty()) {
+  if (instance.empty()) {
     return core::Fail(core::Error::Make(core::ErrorKind::kUnavailable,
-                                        "worker 0 of " + node.node +
-                                            " has not reported its hostname yet (guest attribute hostname): it "
-                                            "is still booting; tputrain tpu-vm ray-status " +
-                                            node.node));
+                                        "worker " + std::to_string(worker) + " of " + node.node +
+                                            " has not reported its hostname (guest attribute hostname): it is "
+                                            "still booting (tputrain tpu-vm ray-status), or there is no such worker"));
   }
   // The guest agent may report the full name (t1v-n-...-w-0.ZONE.c.PROJECT.internal); IAP wants
   // the instance's.
-  head.instance = head.instance.substr(0, head.instance.find('.'));
-  return head;
+  return instance.substr(0, instance.find('.'));
 }
 
 core::Result<std::unique_ptr<gcp::iap::LoopbackTunnel>> OpenTpuVmTunnel(const RayTunnelEnv& env,

@@ -132,6 +132,32 @@ TEST_CASE(
   CHECK(resources.value("ray-hosts", 0.0) == 2.0);
   CHECK(job.err.find(token) == std::string::npos);
 
+  // tpu-vm tunnel without --instance: worker 0 found by its hostname guest attribute; the
+  // dashboard's page answers on the printed loopback port.
+  {
+    ProcessOptions options;
+    options.argv = {
+        tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-hosts", "--zone", "us-east5-a", "--port", "8265"};
+    options.env = env.Environment();
+    options.env["TPUTRAIN_IAP_TUNNEL_URL"] = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
+    options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
+    tputrain::testing::ScopedProcess tunnel(options);
+    REQUIRE(tputrain::testing::WaitFor([&] { return tunnel.ReadOut().find('\n') != std::string::npos; },
+                                       std::chrono::seconds(30)));
+    const std::string listening = tunnel.ReadOut().substr(0, tunnel.ReadOut().find('\n'));
+    INFO(listening << tunnel.ReadErr());
+    REQUIRE(listening.rfind("127.0.0.1:", 0) == 0);
+    http::CurlTransport local;
+    http::Request page;
+    page.url = "http://" + listening + "/";
+    page.timeout = std::chrono::seconds(30);
+    auto answered = local.Send(page);
+    REQUIRE(answered);
+    CHECK(answered->status == 200);
+    CHECK(tunnel.ReadErr().find("Forwarding 127.0.0.1:") != std::string::npos);
+    CHECK(tunnel.Stop() == 0);  // SIGTERM ends it cleanly
+  }
+
   // tpu-vm exec: once per host, each line said by its worker.
   auto exec = through_iap({"tpu-vm", "exec", "ray-hosts", "--zone", "us-east5-a", "--worker", "all", "--", "hostname"});
   INFO(exec.err);

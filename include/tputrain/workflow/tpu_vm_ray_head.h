@@ -27,6 +27,10 @@ struct TpuVmRayHead {
 // agent writes once the host has booted (gcloud's tpu-vm ssh --tunnel-through-iap reads the same).
 core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node);
 
+// Worker `worker`'s Compute instance name (its `hostname` guest attribute, the domain cut off):
+// what IAP forwards to. Unavailable while the host has not reported it (still booting).
+core::Result<std::string> TpuVmWorkerInstance(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int worker);
+
 struct RayTunnelEnv {
   http::WebSocketConnector& websocket;  // to Google's relay, with the Google credential on each upgrade
   http::Credential* credential;

@@ -8,6 +8,8 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/gcp/iap/tunnel_url.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/tpu_vm_ray_head.h"
 #include "tputrain/workflow/tpu_vm_tunnel.h"
 
 namespace tputrain::cli {
@@ -37,17 +39,22 @@ core::Result<int> RunTunnel(const TunnelOptions& options, Context& context) {
   if (auto valid = CheckPort("--port", options.port, 1); !valid) return core::Fail(valid.error());
   if (auto valid = CheckPort("--local-port", options.local_port, 0); !valid) return core::Fail(valid.error());
   if (options.worker < 0) return core::Fail(core::Error::Usage("--worker: expected 0 or more"));
-  // A worker's Compute instance name is its `hostname` guest attribute; until that is read here,
-  // the caller names the instance.
-  if (options.instance.empty()) {
-    return core::Fail(core::Error::Usage("--instance: required for now (the Compute instance name of worker " +
-                                         std::to_string(options.worker) + " of " + options.name +
-                                         ", its `hostname` guest attribute)"));
+  if (!options.instance.empty()) {
+    if (auto valid = gcp::CheckResourceId("--instance", options.instance, 63); !valid) return core::Fail(valid.error());
   }
-  if (auto valid = gcp::CheckResourceId("--instance", options.instance, 63); !valid) return core::Fail(valid.error());
   auto relay_url = gcp::iap::TunnelBaseUrlFromEnv(context.env);
   if (!relay_url) return core::Fail(relay_url.error());
   auto& stack = context.stack();
+  // The worker's Compute instance name: --instance, else its `hostname` guest attribute.
+  std::string instance = options.instance;
+  if (instance.empty()) {
+    auto google = stack.Google();
+    if (!google) return core::Fail(google.error());
+    gcp::tpu::Client tpu(**google, stack.Provision(*google).endpoints.tpu);
+    auto found = workflow::TpuVmWorkerInstance(tpu, {*project, *zone, options.name}, options.worker);
+    if (!found) return core::Fail(found.error());
+    instance = *found;
+  }
   auto relay = stack.GoogleRelay();
   if (!relay) return core::Fail(relay.error());
 
@@ -61,15 +68,14 @@ core::Result<int> RunTunnel(const TunnelOptions& options, Context& context) {
                                  std::lock_guard lock(err_mutex);
                                  context.out << "127.0.0.1:" << local_port << std::endl;
                                  context.err << "Forwarding 127.0.0.1:" << local_port << " to port " << options.port
-                                             << " of " << options.instance << " through IAP; Ctrl-C to stop"
-                                             << std::endl;
+                                             << " of " << instance << " through IAP; Ctrl-C to stop" << std::endl;
                                },
                                [&](const core::Error& error) {
                                  std::lock_guard lock(err_mutex);
                                  context.err << context.redactor(error.message) << std::endl;
                                }};
   workflow::TpuVmTunnelRequest request{
-      {*project, *zone, options.instance, options.port, "nic0"}, options.local_port, *relay_url};
+      {*project, *zone, instance, options.port, "nic0"}, options.local_port, *relay_url};
   if (auto kept = workflow::KeepTpuVmTunnel(env, request); !kept) return core::Fail(kept.error());
   return core::kExitOk;
 }
@@ -84,11 +90,12 @@ void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context) {
   tunnel->add_option("--port", options->port, "The worker's port (8265: the Ray dashboard)")->required();
   tunnel->add_option("--local-port", options->local_port, "Port on 127.0.0.1 (default: a free one, printed)");
   tunnel->add_option("--worker", options->worker, "Worker index (default 0: the Ray head)");
-  tunnel->add_option("--instance", options->instance, "The worker's Compute instance name (required for now)");
+  tunnel->add_option("--instance", options->instance,
+                     "The worker's Compute instance name (default: its hostname guest attribute)");
   tunnel->footer(
       "The relay is wss://tunnel.cloudproxy.app, or TPUTRAIN_IAP_TUNNEL_URL (as gcloud's "
       "--iap-tunnel-url-override), trusted through CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE.\n"
-      "Example:\n  tputrain tpu-vm tunnel ray-v5p --zone us-east5-a --port 8265 --instance t1v-n-1a2b3c4d-w-0");
+      "Example:\n  tputrain tpu-vm tunnel ray-v5p --zone us-east5-a --port 8265");
   tunnel->callback([options, &context] { context.outcome = RunTunnel(*options, context); });
 }
 

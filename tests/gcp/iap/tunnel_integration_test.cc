@@ -448,11 +448,15 @@ TEST_CASE("tputrain tpu-vm tunnel keeps a port open through the relay until SIGT
   fs::remove_all(dir, ignored);
 }
 
-TEST_CASE("tputrain tpu-vm tunnel without --instance says what is missing (exit 2)") {
+TEST_CASE("tputrain tpu-vm tunnel: a bad --instance, --worker or --port is one line, exit 2, before any call") {
   auto result = RunProcess({{tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-v5p", "--project", "p",
-                             "--zone", "us-central2-b", "--port", "8265"}});
+                             "--zone", "us-central2-b", "--port", "8265", "--instance", "Bad_Name"}});
   CHECK(result.exit_code == 2);
-  CHECK(result.err.find("--instance: required for now") != std::string::npos);
+  CHECK(result.err.rfind("ERROR: --instance:", 0) == 0);
+  auto worker = RunProcess({{tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-v5p", "--project", "p",
+                             "--zone", "us-central2-b", "--port", "8265", "--worker", "-1"}});
+  CHECK(worker.exit_code == 2);
+  CHECK(worker.err.rfind("ERROR: --worker:", 0) == 0);
   auto bad_port = RunProcess({{tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-v5p", "--project", "p",
                                "--zone", "us-central2-b", "--port", "70000", "--instance", "i"}});
   CHECK(bad_port.exit_code == 2);
