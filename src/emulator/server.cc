@@ -9,6 +9,7 @@
 
 #include <httplib.h>
 
+#include "httplib_request.h"
 #include "tpu_host_serving.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/core/duration.h"
@@ -17,20 +18,6 @@
 
 namespace tputrain::emulator {
 namespace {
-
-ApiRequest FromHttplib(const httplib::Request& request) {
-  ApiRequest out;
-  out.method = request.method;
-  out.path = request.path;
-  for (const auto& [name, value] : request.params) out.query.emplace(name, value);
-  for (const auto& [name, value] : request.headers) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    out.headers[lower] = value;
-  }
-  out.body = request.body;
-  return out;
-}
 
 void ToHttplib(const ApiResponse& response, httplib::Response& out) {
   if (response.drop_connection) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "httplib_request.h"
 #include "iap_relay.h"
 #include "netns_tpu_host_fleet.h"
 #include "tputrain/emulator/tpu_host_network.h"
@@ -15,20 +16,6 @@ namespace {
 // Beside the fleet's lock and hosts (netns_tpu_host_fleet.cc): root's, one emulator at a time.
 const char kRelayCaPath[] = "/run/tputrain-emulator/iap-relay-ca.pem";
 
-ApiRequest MetadataRequest(const httplib::Request& request) {
-  ApiRequest out;
-  out.method = request.method;
-  out.path = request.path;
-  for (const auto& [name, value] : request.params) out.query.emplace(name, value);
-  for (const auto& [name, value] : request.headers) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    out.headers[lower] = value;
-  }
-  out.body = request.body;
-  return out;
-}
-
 }  // namespace
 
 core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& emulator, const EmulatorConfig& config) {
@@ -37,7 +24,7 @@ core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& em
   std::unique_ptr<TpuHostServing> serving(new TpuHostServing(emulator, std::move(*fleet)));
   auto& server = *serving->metadata_server_;
   auto handler = [&emulator](const httplib::Request& request, httplib::Response& response) {
-    ApiResponse reply = emulator.HandleMetadata(MetadataRequest(request), request.remote_addr);
+    ApiResponse reply = emulator.HandleMetadata(FromHttplib(request), request.remote_addr);
     response.status = reply.status;
     for (const auto& [name, value] : reply.headers) response.set_header(name, value);
     response.set_content(reply.body, reply.content_type.c_str());
