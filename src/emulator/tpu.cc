@@ -49,6 +49,28 @@ core::Result<catalog::TpuSliceType> SliceOf(const json& node) {
   return core::Fail(core::Error::Usage("one of acceleratorType or acceleratorConfig is required"));
 }
 
+// The node ids one nodeSpec of a queued resource asks for: its nodeId, or with multisliceParams
+// nodeCount ids "<nodeIdPrefix>-0".."<nodeIdPrefix>-<nodeCount-1>" (one slice each).
+core::Result<std::vector<std::string>> NodeIdsOf(const json& spec) {
+  const bool multislice = spec.contains("multisliceParams");
+  const std::string node_id = spec.value("nodeId", "");
+  if (multislice == !node_id.empty()) {
+    return core::Fail(
+        core::Error::Usage("exactly one of node_spec.node_id and node_spec.multislice_params is required"));
+  }
+  if (!multislice) return std::vector<std::string>{node_id};
+  const json& params = spec["multisliceParams"];
+  const std::string prefix = params.value("nodeIdPrefix", "");
+  const json count = params.value("nodeCount", json());
+  if (prefix.empty()) return core::Fail(core::Error::Usage("multislice_params.node_id_prefix is required"));
+  if (!count.is_number_integer() || count.get<int64_t>() < 2 || count.get<int64_t>() > 256) {
+    return core::Fail(core::Error::Usage("multislice_params.node_count must be between 2 and 256"));
+  }
+  std::vector<std::string> ids;
+  for (int64_t i = 0; i < count.get<int64_t>(); ++i) ids.push_back(prefix + "-" + std::to_string(i));
+  return ids;
+}
+
 // The node as Cloud TPU reports it while it is being created.
 json NewNode(const Call& call, json node, const std::string& name, const catalog::TpuSliceType& slice) {
   node["name"] = name;
@@ -162,9 +184,14 @@ ApiResponse CreateQueuedResource(Call& call) {
     if (!slice)
       return Aip193Error(ErrorKind::kInvalidArgument,
                          "Invalid accelerator in node_spec: " + slice.error().message + ".");
-    std::string node_name = spec.value("parent", TpuParent(call)) + "/nodes/" + spec.value("nodeId", "");
-    if (call.world["tpuNodes"].contains(node_name)) {
-      return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + node_name + "' already exists");
+    auto ids = NodeIdsOf(spec);
+    if (!ids) return Aip193Error(ErrorKind::kInvalidArgument, "Invalid node_spec: " + ids.error().message + ".");
+    for (const auto& node_id : *ids) {
+      if (auto bad = CheckId("node", node_id)) return *bad;
+      std::string node_name = spec.value("parent", TpuParent(call)) + "/nodes/" + node_id;
+      if (call.world["tpuNodes"].contains(node_name)) {
+        return Aip193Error(ErrorKind::kAlreadyExists, "Resource '" + node_name + "' already exists");
+      }
     }
   }
   json resource = *body;
@@ -207,6 +234,14 @@ ApiResponse DeleteQueuedResource(Call& call) {
                        "Queued resource " + name + " has nodes; delete them first or pass force=true.");
   }
   (*it)["state"]["state"] = "DELETING";
+  // force: its nodes go first, so their hosts stop now.
+  for (const auto& spec : (*it)["tpu"].value("nodeSpec", json::array())) {
+    auto ids = NodeIdsOf(spec);
+    for (const auto& id : ids ? *ids : std::vector<std::string>{}) {
+      auto node = call.world["tpuNodes"].find(spec.value("parent", "") + "/nodes/" + id);
+      if (node != call.world["tpuNodes"].end()) (*node)["state"] = "DELETING";
+    }
+  }
   return JsonReply(Public(StartTpuOperation(call, "delete", name, json())));
 }
 
@@ -250,7 +285,10 @@ void FinishQueuedOperation(json& world, json& op, const std::string& target) {
   if (op["metadata"].value("verb", "") == "delete") {
     if (resource != all.end()) {
       for (const auto& spec : (*resource)["tpu"].value("nodeSpec", json::array())) {
-        world["tpuNodes"].erase(spec.value("parent", "") + "/nodes/" + spec.value("nodeId", ""));
+        auto ids = NodeIdsOf(spec);
+        for (const auto& id : ids ? *ids : std::vector<std::string>{}) {
+          world["tpuNodes"].erase(spec.value("parent", "") + "/nodes/" + id);
+        }
       }
       all.erase(resource);
     }
@@ -285,16 +323,19 @@ bool AdvanceTpu(json& world, int64_t now_ms, const EmulatorConfig& config) {
     if (state != "WAITING_FOR_RESOURCES" || resource.value("_activeAt", int64_t{0}) > now_ms) continue;
     resource["state"]["state"] = "ACTIVE";
     for (const auto& spec : resource["tpu"].value("nodeSpec", json::array())) {
-      json node = spec.value("node", json::object());
-      std::string node_name = spec.value("parent", "") + "/nodes/" + spec.value("nodeId", "");
-      auto slice = SliceOf(node);
-      node["name"] = node_name;
-      node["queuedResource"] = name;
-      node["createTime"] = Rfc3339(now_ms);
-      node["apiVersion"] = "V2";
-      node["_hosts"] = slice ? slice->hosts : 1;
-      MakeReady(world, node, config);
-      world["tpuNodes"][node_name] = node;
+      auto ids = NodeIdsOf(spec);
+      for (const auto& id : ids ? *ids : std::vector<std::string>{}) {
+        json node = spec.value("node", json::object());
+        std::string node_name = spec.value("parent", "") + "/nodes/" + id;
+        auto slice = SliceOf(node);
+        node["name"] = node_name;
+        node["queuedResource"] = name;
+        node["createTime"] = Rfc3339(now_ms);
+        node["apiVersion"] = "V2";
+        node["_hosts"] = slice ? slice->hosts : 1;
+        MakeReady(world, node, config);
+        world["tpuNodes"][node_name] = node;
+      }
     }
     changed = true;
   }
