@@ -13,6 +13,12 @@ They are fetched by hand and never committed:
                       sha256 99ee6cdbf6bf826a855595e069e5480e216b5f9607bbb36279d2063d95f15482.
                       (google-api-go-client's stored cloudbuild/v1/cloudbuild-api.json is a
                       2018-era revision without locations, failureInfo or options.logging.)
+  compute.v1.json     compute:v1 revision 20261106, googleapiclient/discovery_cache/documents/
+                      compute.v1.json in google-api-python-client 2.202.0 (the PyPI wheel),
+                      sha256 6a776936c09fdec23f48bb54d6b746eec7d0085d592c1612887abc9881cda697.
+                      (The snapshot above lists discovery/googleapis/compute__v1.json, blob
+                      d1a3d7ed0721c2e3f4d9f9da6f7906b8a37c6149, but its 5 MB blob could not be had
+                      here; the only stored copy was a 2019-era revision.)
 Only the schemas reachable from the request bodies the emulator accepts are kept, and no
 descriptions. A property counts as required when the discovery document says so: storage
 marks it with annotations.required (per method), the other APIs start its description with
@@ -39,10 +45,12 @@ REQUESTS = {
     "serviceusage.v1.json": ["EnableServiceRequest", "BatchEnableServicesRequest"],
     "artifactregistry.v1.json": ["Repository"],
     "cloudbuild.v1.json": ["Build"],
+    # firewalls.insert's body (gcloud compute firewall-rules create, tputrain's IAP rule).
+    "compute.v1.json": ["Firewall"],
 }
 
 # Files read from the extra directory rather than DISCOVERY_DIR.
-EXTRA_FILES = {"cloudbuild.v1.json"}
+EXTRA_FILES = {"cloudbuild.v1.json", "compute.v1.json"}
 
 
 def reduce_property(prop, method_required):
