@@ -14,7 +14,7 @@ namespace {
 struct JobOptions {
   ray::ConnectionFlags connection;
   RayClusterFlags raycluster;
-  std::string tpu_vm;
+  TpuVmRayTarget tpu_vm;
   JobSubmitFlags submit;
   std::string id;
   bool no_wait = false;
@@ -25,7 +25,7 @@ struct JobOptions {
 // One session per process, so the version handshake happens once: through the RayCluster's
 // API server, or at the address.
 core::Result<std::unique_ptr<RaySession>> Connect(const JobOptions& options, Context& context) {
-  if (!options.tpu_vm.empty()) {
+  if (!options.tpu_vm.name.empty()) {
     if (!options.raycluster.name.empty()) {
       return core::Fail(core::Error::Usage("--tpu-vm and --raycluster are exclusive: pass one"));
     }
@@ -39,10 +39,11 @@ core::Result<std::unique_ptr<RaySession>> Connect(const JobOptions& options, Con
 
 // How to reach this Ray again: through the same RayCluster, or at the same address.
 std::string ReattachFlags(const JobOptions& options, Context& context) {
-  if (!options.tpu_vm.empty()) {
+  if (!options.tpu_vm.name.empty()) {
     auto settings = context.settings();
     const std::string zone = settings ? settings->Get("location").value_or("") : "";
-    return "--tpu-vm " + options.tpu_vm + (zone.empty() ? "" : " --zone " + zone);
+    return "--tpu-vm " + options.tpu_vm.name + (zone.empty() ? "" : " --zone " + zone) +
+           (options.tpu_vm.reach.via == "iap" ? "" : " --via " + options.tpu_vm.reach.via);
   }
   return options.raycluster.name.empty() ? "" : RayClusterFlagsText(options.raycluster, context);
 }

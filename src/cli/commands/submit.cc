@@ -22,7 +22,7 @@ struct SubmitOptions {
   workflow::SubmitSpec spec;
   std::optional<std::string> steps;  // core::ParseCount's grammar, into spec.steps
   ray::ConnectionFlags connection;
-  std::string tpu_vm;
+  TpuVmRayTarget tpu_vm;
   bool no_wait = false;
   bool logs = false;
   ProvisionFlags ledger;  // --run, --state-dir
@@ -49,7 +49,7 @@ void PrintTail(Context& context, const workflow::SubmitOutcome& outcome) {
 
 core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Context& context) {
   const CLI::Option* cluster_flag = options.ClusterFlagGiven();
-  if (!options.tpu_vm.empty() && (cluster_flag != nullptr || options.address_option->count() > 0)) {
+  if (!options.tpu_vm.name.empty() && (cluster_flag != nullptr || options.address_option->count() > 0)) {
     return core::Fail(core::Error::Usage(
         "--tpu-vm and " + (cluster_flag != nullptr ? cluster_flag->get_name() : std::string("--address")) +
         " are exclusive: the job runs on the TPU VM's own Ray"));

@@ -15,7 +15,7 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
   };
   env.connect_direct = [options, &context, &kept, follow]() -> core::Result<workflow::DirectRay> {
     core::Result<std::unique_ptr<RaySession>> session = core::Fail(core::Error::Internal("not connected"));
-    if (!options.tpu_vm.empty()) {
+    if (!options.tpu_vm.name.empty()) {
       session = ConnectTpuVmRay(options.tpu_vm, options.connection, context);
     } else {
       auto client_options = ResolveRayClient(options.connection, context);
@@ -26,7 +26,7 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
     kept.ray = std::move(*session);
     kept.websocket = std::move(kept.ray->websocket);
     return workflow::DirectRay{kept.ray->client.get(),
-                               follow(options.tpu_vm.empty() ? "" : "--tpu-vm " + options.tpu_vm)};
+                               follow(options.tpu_vm.name.empty() ? "" : "--tpu-vm " + options.tpu_vm.name)};
   };
   env.connect_cluster = [options, &context, &kept,
                          follow](const std::string& raycluster) -> core::Result<workflow::ClusterRay> {

@@ -4,6 +4,7 @@
 
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
+#include "commands/ray_common.h"
 #include "stack.h"
 #include "tputrain/cli/context.h"
 #include "tputrain/workflow/submit_flow.h"
@@ -15,7 +16,7 @@ struct SubmitFlags {
   const ray::ConnectionFlags& connection;  // --address, --header
   const KubeAccessFlags& access;           // the cluster flags
   const ProvisionFlags& ledger;            // --run, --state-dir
-  const std::string& tpu_vm;               // --tpu-vm: the Ray of a tpu-vm create --ray node
+  const TpuVmRayTarget& tpu_vm;            // --tpu-vm: the Ray of a tpu-vm create --ray node
 };
 
 // What the flow's connections keep alive until the command ends.

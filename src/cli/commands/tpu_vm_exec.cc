@@ -16,6 +16,7 @@ struct ExecOptions {
   std::string name;
   std::string workers = "all";
   std::vector<std::string> command;
+  TpuVmReach reach;
 };
 
 core::Result<int> RunExec(const ExecOptions& options, Context& context) {
@@ -45,7 +46,7 @@ core::Result<int> RunExec(const ExecOptions& options, Context& context) {
   if (!workers) return core::Fail(workers.error());
   auto request = workflow::TpuVmExecRequest(node->ip_addresses, *workers, options.command);
   if (!request) return core::Fail(request.error());
-  auto session = ConnectTpuVmRay(options.name, {}, context);
+  auto session = ConnectTpuVmRay({options.name, options.reach}, {}, context);
   if (!session) return core::Fail(session.error());
   auto& client = *(*session)->client;
   auto submitted = client.Submit(*request);
@@ -65,6 +66,7 @@ void SetupTpuVmExecCommand(CLI::App& tpu_vm, Context& context) {
       "exec", "Run a command on the hosts of a tpu-vm create --ray node, as a Ray job (no ssh); lines by worker");
   exec->add_option("name", options->name, "TPU VM name")->required();
   exec->add_option("--worker", options->workers, "all (default), or worker numbers: 0,2");
+  AddTpuVmReachFlags(*exec, options->reach);
   exec->add_option("command", options->command, "The command, after --")->required();
   exec->footer(
       "Exit codes: 0 when the command succeeded on every chosen host, 1 otherwise.\n"
