@@ -63,6 +63,66 @@ core::Result<std::vector<GuestAttribute>> Client::GetGuestAttributes(const NodeR
   return GuestAttributesFromJson(*answer);
 }
 
+core::Result<Operation> Client::PatchNodeMetadata(const NodeRef& ref,
+                                                  const std::map<std::string, std::string>& metadata) {
+  nlohmann::json body = {{"metadata", metadata}};
+  if (metadata.empty()) body["metadata"] = nlohmann::json::object();
+  http::Request request = JsonRequest("PATCH", JoinUrl(base_url_, "v2/" + ref.Name() + "?updateMask=metadata"), &body);
+  request.idempotent = true;  // the same whole map again changes nothing
+  auto answer = CallJson(transport_, request, "tpu.projects.locations.nodes.patch");
+  if (!answer) return core::Fail(answer.error());
+  return OperationFromJson(*answer);
+}
+
+http::Request Client::BuildCreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) const {
+  nlohmann::json body = MultisliceToJson(ref, spec, slices);
+  return JsonRequest(
+      "POST", JoinUrl(base_url_, "v2/" + ref.Parent() + "/queuedResources?queuedResourceId=" + http::UrlEncode(ref.id)),
+      &body);
+}
+
+http::Request Client::BuildDeleteQueuedResource(const QueuedResourceRef& ref, bool force) const {
+  return JsonRequest("DELETE", JoinUrl(base_url_, "v2/" + ref.Name() + (force ? "?force=true" : "")));
+}
+
+core::Result<Operation> Client::CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) {
+  auto body =
+      CallJson(transport_, BuildCreateMultislice(ref, spec, slices), "tpu.projects.locations.queuedResources.create");
+  if (!body) return core::Fail(body.error());
+  return OperationFromJson(*body);
+}
+
+core::Result<QueuedResource> Client::GetQueuedResource(const QueuedResourceRef& ref) {
+  auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v2/" + ref.Name())),
+                       "tpu.projects.locations.queuedResources.get");
+  if (!body) return core::Fail(body.error());
+  return QueuedResourceFromJson(*body);
+}
+
+core::Result<std::vector<QueuedResource>> Client::ListQueuedResources(const std::string& project,
+                                                                      const std::string& zone) {
+  std::vector<QueuedResource> resources;
+  std::string page_token;
+  do {
+    std::string url = JoinUrl(base_url_, "v2/" + QueuedResourceRef{project, zone, ""}.Parent() + "/queuedResources");
+    if (!page_token.empty()) url += "?pageToken=" + http::UrlEncode(page_token);
+    auto body = CallJson(transport_, JsonRequest("GET", url), "tpu.projects.locations.queuedResources.list");
+    if (!body) return core::Fail(body.error());
+    for (const auto& item : body->value("queuedResources", nlohmann::json::array())) {
+      resources.push_back(QueuedResourceFromJson(item));
+    }
+    page_token = body->value("nextPageToken", "");
+  } while (!page_token.empty());
+  return resources;
+}
+
+core::Result<Operation> Client::DeleteQueuedResource(const QueuedResourceRef& ref, bool force) {
+  auto body =
+      CallJson(transport_, BuildDeleteQueuedResource(ref, force), "tpu.projects.locations.queuedResources.delete");
+  if (!body) return core::Fail(body.error());
+  return OperationFromJson(*body);
+}
+
 core::Result<Operation> Client::GetOperation(const std::string& name) {
   auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v2/" + name)),
                        "tpu.projects.locations.operations.get");

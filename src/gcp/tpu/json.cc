@@ -25,6 +25,74 @@ json NodeToJson(const NodeSpec& spec) {
   return node;
 }
 
+json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) {
+  // The parent is unencoded here: a resource name inside a body, not a URL path.
+  json node_spec = {{"parent", "projects/" + ref.project + "/locations/" + ref.zone},
+                    {"node", NodeToJson(spec)},
+                    {"multisliceParams", {{"nodeCount", slices}, {"nodeIdPrefix", ref.id}}}};
+  json body = {{"tpu", {{"nodeSpec", json::array({node_spec})}}}};
+  if (spec.spot) body["spot"] = json::object();
+  return body;
+}
+
+namespace {
+constexpr std::pair<QueuedResourceState, std::string_view> kQueuedStates[] = {
+    {QueuedResourceState::kCreating, "CREATING"},
+    {QueuedResourceState::kAccepted, "ACCEPTED"},
+    {QueuedResourceState::kProvisioning, "PROVISIONING"},
+    {QueuedResourceState::kWaitingForResources, "WAITING_FOR_RESOURCES"},
+    {QueuedResourceState::kActive, "ACTIVE"},
+    {QueuedResourceState::kFailed, "FAILED"},
+    {QueuedResourceState::kSuspending, "SUSPENDING"},
+    {QueuedResourceState::kSuspended, "SUSPENDED"},
+    {QueuedResourceState::kDeleting, "DELETING"},
+};
+}  // namespace
+
+QueuedResourceState QueuedResourceStateFromName(std::string_view name) {
+  for (const auto& [state, spelled] : kQueuedStates) {
+    if (spelled == name) return state;
+  }
+  return QueuedResourceState::kUnspecified;
+}
+
+std::string_view QueuedResourceStateName(QueuedResourceState state) {
+  for (const auto& [known, spelled] : kQueuedStates) {
+    if (known == state) return spelled;
+  }
+  return "STATE_UNSPECIFIED";
+}
+
+QueuedResource QueuedResourceFromJson(const json& body) {
+  QueuedResource resource;
+  if (!body.is_object()) return resource;
+  resource.name = Str(body, "name");
+  const json state = body.value("state", json::object());
+  if (state.is_object()) {
+    resource.state = QueuedResourceStateFromName(Str(state, "state"));
+    const json failed = state.value("failedData", json::object()).value("error", json::object());
+    if (failed.is_object()) resource.failure = Str(failed, "message");
+  }
+  const json specs = body.value("tpu", json::object()).value("nodeSpec", json::array());
+  for (const auto& spec : specs) {
+    if (!spec.is_object()) continue;
+    const json labels = spec.value("node", json::object()).value("labels", json::object());
+    for (const auto& [key, value] : labels.items()) {
+      if (value.is_string()) resource.labels[key] = value.get<std::string>();
+    }
+    const json params = spec.value("multisliceParams", json::object());
+    if (params.is_object() && params.contains("nodeIdPrefix")) {
+      const int count = params.value("nodeCount", 0);
+      for (int i = 0; i < count; ++i)
+        resource.node_ids.push_back(Str(params, "nodeIdPrefix") + "-" + std::to_string(i));
+    } else if (!Str(spec, "nodeId").empty()) {
+      resource.node_ids.push_back(Str(spec, "nodeId"));
+    }
+  }
+  resource.raw = body;
+  return resource;
+}
+
 Operation OperationFromJson(const json& body) {
   Operation op;
   if (!body.is_object()) return op;

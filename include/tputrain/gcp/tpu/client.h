@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,7 @@
 
 namespace tputrain::gcp::tpu {
 
-// Cloud TPU tpu/v2: TPU VMs ("nodes") and their long-running operations.
+// Cloud TPU tpu/v2: TPU VMs ("nodes"), queued resources and their long-running operations.
 class Client {
  public:
   Client(http::Transport& transport, std::string base_url);
@@ -25,6 +26,18 @@ class Client {
   // The values the hosts wrote under `query_path` ("tputrain/" for one namespace; empty for all),
   // of every worker (tpu.projects.locations.nodes.getGuestAttributes).
   core::Result<std::vector<GuestAttribute>> GetGuestAttributes(const NodeRef& ref, const std::string& query_path);
+  // Replaces the node's metadata map with `metadata` (nodes.patch, updateMask=metadata).
+  core::Result<Operation> PatchNodeMetadata(const NodeRef& ref, const std::map<std::string, std::string>& metadata);
+
+  // Multislice: `slices` nodes ID-0..ID-N-1 of `spec`, made together by one queued resource.
+  http::Request BuildCreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) const;
+  // force: its nodes are deleted first (an ACTIVE one is refused without it).
+  http::Request BuildDeleteQueuedResource(const QueuedResourceRef& ref, bool force) const;
+  core::Result<Operation> CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices);
+  core::Result<QueuedResource> GetQueuedResource(const QueuedResourceRef& ref);
+  core::Result<std::vector<QueuedResource>> ListQueuedResources(const std::string& project, const std::string& zone);
+  core::Result<Operation> DeleteQueuedResource(const QueuedResourceRef& ref, bool force);
+
   // `name` is the operation's full resource name.
   core::Result<Operation> GetOperation(const std::string& name);
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,15 @@ struct NodeRef {
     return "projects/" + http::PathSegment(project) + "/locations/" + http::PathSegment(zone);
   }
   std::string Name() const { return Parent() + "/nodes/" + http::PathSegment(node); }
+};
+
+// A queued resource (tpu.projects.locations.queuedResources): how multislice TPU VMs are made.
+struct QueuedResourceRef {
+  std::string project;
+  std::string zone;
+  std::string id;
+  std::string Parent() const { return NodeRef{project, zone, ""}.Parent(); }
+  std::string Name() const { return Parent() + "/queuedResources/" + http::PathSegment(id); }
 };
 
 struct NodeSpec {
@@ -59,6 +69,31 @@ struct Node {
   nlohmann::json raw;
 };
 
+// QueuedResourceState.state.
+enum class QueuedResourceState {
+  kUnspecified,
+  kCreating,
+  kAccepted,
+  kProvisioning,
+  kWaitingForResources,
+  kActive,
+  kFailed,
+  kSuspending,
+  kSuspended,
+  kDeleting,
+};
+QueuedResourceState QueuedResourceStateFromName(std::string_view name);
+std::string_view QueuedResourceStateName(QueuedResourceState state);
+
+struct QueuedResource {
+  std::string name;  // full resource name
+  QueuedResourceState state = QueuedResourceState::kUnspecified;
+  std::string failure;                        // state.failedData.error.message, when FAILED
+  std::map<std::string, std::string> labels;  // the node template's
+  std::vector<std::string> node_ids;          // the nodes it makes, in slice order
+  nlohmann::json raw;
+};
+
 // One value a TPU VM host wrote (PUT .../instance/guest-attributes/NAMESPACE/KEY on its metadata
 // server), as nodes.getGuestAttributes reports it.
 struct GuestAttribute {
@@ -72,6 +107,10 @@ std::vector<GuestAttribute> GuestAttributesFromJson(const nlohmann::json& json);
 
 // The Node body `gcloud compute tpus tpu-vm create` sends, plus labels.
 nlohmann::json NodeToJson(const NodeSpec& spec);
+// The QueuedResource body `gcloud compute tpus queued-resources create ID --node-count N
+// --node-prefix ID` sends: one nodeSpec whose multisliceParams make nodes ID-0..ID-N-1.
+nlohmann::json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices);
+QueuedResource QueuedResourceFromJson(const nlohmann::json& json);
 Operation OperationFromJson(const nlohmann::json& json);
 Node NodeFromJson(const nlohmann::json& json);
 std::vector<std::string> DiffNode(const NodeSpec& want, const Node& have);
