@@ -120,10 +120,24 @@ std::string_view StorageReasonFor(core::ErrorKind kind) {
   }
 }
 
+// Compute Engine's reason words: "alreadyExists" where Cloud Storage says "conflict".
+std::string_view ComputeReasonFor(core::ErrorKind kind) {
+  using core::ErrorKind;
+  switch (kind) {
+    case ErrorKind::kAlreadyExists:
+      return "alreadyExists";
+    case ErrorKind::kFailedPrecondition:
+      return "resourceNotReady";
+    default:
+      return StorageReasonFor(kind);
+  }
+}
+
 }  // namespace
 
 ApiResponse ErrorFor(ErrorShape shape, core::ErrorKind kind, std::string_view message, nlohmann::json details) {
   if (shape == ErrorShape::kStorageLegacy) return StorageError(HttpStatusFor(kind), StorageReasonFor(kind), message);
+  if (shape == ErrorShape::kComputeLegacy) return StorageError(HttpStatusFor(kind), ComputeReasonFor(kind), message);
   return Aip193Error(kind, message, std::move(details));
 }
 

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "compute_batch.h"
+
 namespace tputrain::emulator {
 namespace {
 
@@ -11,9 +13,9 @@ std::vector<Route> AllRoutes() {
   std::vector<Route> routes;
   // Artifact Registry and Cloud Build first: their operations share GKE's path, told apart by
   // their ids ("ar-...", a UUID). The XML API's path-style download matches nearly any path: last.
-  for (auto&& group :
-       {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(), TpuNodeUpdateRoutes(),
-        StorageRoutes(), StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(), StorageXmlRoutes()}) {
+  for (auto&& group : {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(),
+                       TpuNodeUpdateRoutes(), StorageRoutes(), StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(),
+                       ComputeRoutes(), StorageXmlRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;
@@ -129,6 +131,7 @@ json Emulator::State() {
   bool changed = AdvanceContainer(world_, now, config_);
   changed = AdvanceTpu(world_, now, config_) || changed;
   changed = AdvanceCloudBuild(world_, now) || changed;
+  changed = AdvanceCompute(world_, now) || changed;
   if (changed) SaveLocked();
   json state = StripPrivate(world_);
   state.erase("nextId");
@@ -165,6 +168,9 @@ ApiResponse Emulator::HandleAdmin(const ApiRequest& request) {
 
 ApiResponse Emulator::Handle(const ApiRequest& request) {
   if (request.path.rfind("/_emulator/", 0) == 0) return HandleAdmin(request);
+  // Each part is handled (and logged) as a request of its own.
+  if (IsComputeBatch(request))
+    return HandleComputeBatch(request, [this](const ApiRequest& part) { return Handle(part); });
   int64_t start = NowMs();
   ApiResponse response;
   try {
@@ -189,7 +195,9 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
 }
 
 ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
-  ErrorShape shape = IsStoragePath(request.path) ? ErrorShape::kStorageLegacy : ErrorShape::kAip193;
+  ErrorShape shape = IsStoragePath(request.path)               ? ErrorShape::kStorageLegacy
+                     : request.path.rfind("/compute/", 0) == 0 ? ErrorShape::kComputeLegacy
+                                                               : ErrorShape::kAip193;
   auto token = BearerToken(request);
   if (!token || token->empty()) {
     return ErrorFor(shape, core::ErrorKind::kUnauthenticated,
@@ -206,6 +214,7 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
     bool advanced = AdvanceContainer(world_, now_ms, config_);
     advanced = AdvanceTpu(world_, now_ms, config_) || advanced;
     advanced = AdvanceCloudBuild(world_, now_ms) || advanced;
+    advanced = AdvanceCompute(world_, now_ms) || advanced;
     auto fault = faults_.Decide(compiled.route.method_id);
     if (fault && fault->action == FaultAction::kError) {
       if (advanced) SaveLocked();

@@ -102,6 +102,7 @@ std::vector<std::string> EndpointOverrideLines(const std::string& base_url) {
     lines.push_back(std::string("export CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api + "=" + base_url + "/");
   }
   lines.push_back("export CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE=" + base_url + "/storage/v1/");
+  lines.push_back("export CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE=" + base_url + "/compute/v1/");
   return lines;
 }
 

@@ -23,7 +23,7 @@ constexpr KnownService kServices[] = {
     {"artifactregistry.googleapis.com", "Artifact Registry API", "artifactregistry."},
     {"cloudbuild.googleapis.com", "Cloud Build API", "cloudbuild."},
     {"cloudresourcemanager.googleapis.com", "Cloud Resource Manager API", "cloudresourcemanager."},
-    {"compute.googleapis.com", "Compute Engine API", ""},
+    {"compute.googleapis.com", "Compute Engine API", "compute."},
     {"container.googleapis.com", "Kubernetes Engine API", "container."},
     {"iam.googleapis.com", "Identity and Access Management (IAM) API", "iam."},
     {"serviceusage.googleapis.com", "Service Usage API", ""},  // never gated: it is how one enables

@@ -13,9 +13,9 @@ namespace tputrain::emulator {
 
 nlohmann::json NewWorld() {
   nlohmann::json world = nlohmann::json::object();
-  for (const char* section :
-       {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources", "buckets", "objects",
-        "serviceAccounts", "policies", "builds", "buildOperations", "dockerImages", "uploads"}) {
+  for (const char* section : {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources",
+                              "buckets", "objects", "serviceAccounts", "policies", "builds", "buildOperations",
+                              "dockerImages", "uploads", "firewalls", "computeOperations"}) {
     world[section] = nlohmann::json::object();
   }
   world["nextId"] = 1;

@@ -39,8 +39,9 @@ struct ApiResponse {
   bool drop_connection = false;
 };
 
-// Which error JSON a path uses: Cloud Storage keeps its legacy shape.
-enum class ErrorShape { kAip193, kStorageLegacy };
+// Which error JSON a path uses: Cloud Storage and Compute Engine keep the legacy shape
+// ({"code", "message", "errors": [...]}), each with its own reason words.
+enum class ErrorShape { kAip193, kStorageLegacy, kComputeLegacy };
 
 int HttpStatusFor(core::ErrorKind kind);
 int RpcCodeFor(core::ErrorKind kind);

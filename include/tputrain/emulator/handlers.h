@@ -44,7 +44,8 @@ struct EmulatorConfig {
 // Sections: clusters, containerOperations, tpuNodes, tpuOperations, queuedResources, buckets,
 // objects (bucket -> name -> object), serviceAccounts (email -> account), policies
 // (resource -> IAM policy), builds (id -> Build), buildOperations (name -> build id),
-// dockerImages (repository -> "image@digest" -> DockerImage), uploads (resumable sessions), nextId.
+// dockerImages (repository -> "image@digest" -> DockerImage), uploads (resumable sessions),
+// firewalls ("projects/P/global/firewalls/N" -> Firewall), computeOperations, nextId.
 nlohmann::json NewWorld();
 core::Result<nlohmann::json> LoadWorld(const std::string& path);  // a missing file is a new world
 core::Status SaveWorld(const nlohmann::json& world, const std::string& path);
@@ -85,6 +86,7 @@ std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
 std::vector<Route> ServiceUsageRoutes();
 std::vector<Route> ArtifactRegistryRoutes();  // repositories and their docker images
 std::vector<Route> CloudBuildRoutes();
+std::vector<Route> ComputeRoutes();        // global firewalls and global operations
 std::vector<Route> StorageUploadRoutes();  // uploadType=media, multipart and resumable
 // GET /{bucket}/{object}, the XML API's path-style download (storage.googleapis.com), which
 // gcloud's build-log tailer reads. It matches nearly any path: register it after every other route.
@@ -99,6 +101,7 @@ std::optional<ApiResponse> ServiceDisabled(const Call& call, ErrorShape shape);
 bool AdvanceContainer(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
 bool AdvanceTpu(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
 bool AdvanceCloudBuild(nlohmann::json& world, int64_t now_ms);
+bool AdvanceCompute(nlohmann::json& world, int64_t now_ms);
 
 // Cloud Storage state that other APIs read and write (Cloud Build's sources and logs).
 // Stores a new bucket made from `request` (a Bucket resource with its name) for `project`.
