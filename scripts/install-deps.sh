@@ -12,6 +12,7 @@ packages=(
   iproute2       # network namespaces for the Kubernetes service-proxy tests
   clang-format clang-tidy  # scripts/check-format.sh and scripts/tidy.sh
   dpkg-dev       # dpkg-shlibdeps: the .deb's dependencies (CPack), tested by the package test
+  openssh-client openssh-server  # --via ssh, and sshd per emulated TPU host (never as a service)
 )
 
 missing=()
@@ -24,5 +25,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   echo "install-deps: installing ${missing[*]}" >&2
   $sudo_cmd apt-get update -qq
+  # No package may start a system-wide daemon (openssh-server would start sshd on port 22): the
+  # emulator runs its own sshd per host with its own config. policy-rc.d 101 = "not allowed".
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $sudo_cmd tee "$policy" >/dev/null
+    $sudo_cmd chmod 755 "$policy"
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ -z "$policy" ] || $sudo_cmd rm -f "$policy"
 fi

@@ -46,7 +46,20 @@ core::Result<std::unique_ptr<NetnsTpuHostFleet>> NetnsTpuHostFleet::Create(std::
   fs::remove_all(kHostsDir, error);
   fs::create_directories(kHostsDir, error);
   if (auto status = CreateHostBridge(*fleet->children_); !status) return core::Fail(status.error());
+  fleet->FindSshd();
   return fleet;
+}
+
+void NetnsTpuHostFleet::FindSshd() {
+  if (access("/usr/sbin/sshd", X_OK) != 0 || access("/usr/bin/ssh-keygen", X_OK) != 0) {
+    std::cerr << "emulator: no /usr/sbin/sshd (openssh-server): the TPU hosts run no ssh server, so --via ssh "
+                 "cannot reach them\n";
+    return;
+  }
+  // sshd's privilege-separation directory, which only its package's service would otherwise make.
+  std::error_code error;
+  fs::create_directories("/run/sshd", error);
+  with_sshd_ = !error;
 }
 
 NetnsTpuHostFleet::NetnsTpuHostFleet(std::string host_path, int lock_fd)
@@ -86,7 +99,7 @@ void NetnsTpuHostFleet::Boot(const TpuHostSpec& spec) {
   // A host that fails to boot stays listed with its error (and is not retried on every request).
   if (auto status = CreateHostNetwork(*children_, spec, host.names); !status) {
     host.error = status.error().message;
-  } else if (auto pid = StartHost(*children_, spec, host.names, host_path_); !pid) {
+  } else if (auto pid = StartHost(*children_, spec, host.names, host_path_, with_sshd_); !pid) {
     host.error = pid.error().message;
   } else {
     host.pid = *pid;

@@ -35,9 +35,12 @@ class NetnsTpuHostFleet final : public TpuHostFleet {
     std::string error;  // why it did not boot
   };
   NetnsTpuHostFleet(std::string host_path, int lock_fd);
+  // sshd per host when OpenSSH's server is installed (said once when it is not).
+  void FindSshd();
   void Boot(const TpuHostSpec& spec);
 
   std::string host_path_;
+  bool with_sshd_ = false;
   int lock_fd_;
   std::unique_ptr<ChildProcesses> children_;
   std::mutex mutex_;

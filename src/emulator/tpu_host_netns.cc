@@ -39,6 +39,23 @@ i=0
 while [ "$i" -lt "$2" ]; do : >"/dev/accel$i"; i=$((i + 1)); done
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp
 cd /
+if [ -n "$4" ]; then
+  # As the guest agent: a host key of its own, sshd on the host's address, and the key published
+  # as guest attribute hostkeys/ssh-ed25519 for gcloud and tputrain to pin.
+  ssh-keygen -q -t ed25519 -N '' -C "root@$1" -f "$4/ssh_host_ed25519_key" </dev/null
+  /usr/sbin/sshd -f "$4/sshd_config" -D -e >>"$4/sshd.log" 2>&1 &
+  key=$(cut -d' ' -f1,2 "$4/ssh_host_ed25519_key.pub")
+  url=http://metadata.google.internal/computeMetadata/v1/instance/guest-attributes/hostkeys/ssh-ed25519
+  published=no
+  for try in 1 2 3 4 5; do
+    if curl -sf --max-time 5 -X PUT -H 'Metadata-Flavor: Google' --data-binary "$key" "$url"; then
+      published=yes
+      break
+    fi
+    sleep "0.$try"
+  done
+  echo "tputrain emulator: sshd on $5:22, host key published: $published"
+fi
 echo "tputrain emulator: $1 booted ($2 chips); running its startup script"
 exec /bin/bash "$3"
 )";
@@ -81,6 +98,27 @@ void EndProcesses(ChildProcesses& children, const std::string& netns) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
+
+// sshd as a TPU VM image runs it, on the host's address only: keys from the instance's ssh-keys
+// metadata (read at each login by the command below, so a patched key works at once), no
+// passwords, local forwarding allowed (ssh -L is what tputrain uses it for).
+std::string SshdConfig(const std::string& dir, const std::string& address) {
+  return "ListenAddress " + address + ":22\nHostKey " + dir + "/ssh_host_ed25519_key\nPidFile " + dir +
+         "/sshd.pid\nAuthorizedKeysFile none\nAuthorizedKeysCommand " + dir +
+         "/authorized-keys %u\nAuthorizedKeysCommandUser root\nPasswordAuthentication no\n"
+         "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nUsePAM no\n"
+         "AllowTcpForwarding local\nX11Forwarding no\nPrintMotd no\n";
+}
+
+// The guest agent's part: `USER:KEY` lines of ssh-keys, the keys of the user sshd asks about.
+constexpr char kAuthorizedKeys[] = R"(#!/bin/bash
+curl -sf --max-time 5 -H 'Metadata-Flavor: Google' \
+  http://metadata.google.internal/computeMetadata/v1/instance/attributes/ssh-keys |
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in "$1":*) printf '%s\n' "${line#*:}" ;; esac
+  done
+exit 0
+)";
 
 bool HasPrefix(const std::string& name) { return name.rfind(kTpuHostNamePrefix, 0) == 0; }
 
@@ -163,9 +201,28 @@ core::Status CreateHostNetwork(ChildProcesses& children, const TpuHostSpec& spec
 }
 
 core::Result<pid_t> StartHost(ChildProcesses& children, const TpuHostSpec& spec, const TpuHostNames& names,
-                              const std::string& host_path) {
+                              const std::string& host_path, bool with_sshd) {
   std::string script = names.host_dir + "/startup-script";
   if (auto status = WriteFile(script, spec.startup_script); !status) return core::Fail(status.error());
+  std::string ssh_dir;
+  if (with_sshd) {
+    // sshd refuses an AuthorizedKeysCommand that anyone but root could change: root's, 0700/0755.
+    ssh_dir = names.host_dir + "/ssh";
+    std::error_code error;
+    fs::create_directories(ssh_dir, error);
+    fs::permissions(ssh_dir, fs::perms::owner_all, error);
+    if (auto status = WriteFile(ssh_dir + "/sshd_config", SshdConfig(ssh_dir, spec.address)); !status) {
+      return core::Fail(status.error());
+    }
+    if (auto status = WriteFile(ssh_dir + "/authorized-keys", kAuthorizedKeys); !status) {
+      return core::Fail(status.error());
+    }
+    fs::permissions(ssh_dir + "/authorized-keys",
+                    fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                        fs::perms::others_exec,
+                    error);
+    if (error) return core::Fail(core::Error::Internal("cannot prepare " + ssh_dir));
+  }
   std::string path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   if (!host_path.empty()) path = host_path + "/bin:" + path;
   std::vector<std::string> env = {"PATH=" + path, "HOME=/root", "USER=root", "LOGNAME=root", "SHELL=/bin/bash",
@@ -189,7 +246,9 @@ core::Result<pid_t> StartHost(ChildProcesses& children, const TpuHostSpec& spec,
                                    "tputrain-host-boot",
                                    spec.hostname,
                                    std::to_string(spec.chips),
-                                   script};
+                                   script,
+                                   ssh_dir,
+                                   spec.address};
   return children.Spawn(argv, env, names.host_dir + "/startup-script.log");
 }
 

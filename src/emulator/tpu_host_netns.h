@@ -31,8 +31,10 @@ void RemoveLeftoverHosts(ChildProcesses& children);
 // The namespace, its veth on the bridge, address, dead-end default route and /etc/netns files.
 core::Status CreateHostNetwork(ChildProcesses& children, const TpuHostSpec& spec, const TpuHostNames& names);
 // Runs the startup script in the namespace with its own hostname, /dev and /tmp; returns its PID.
+// `with_sshd`: first an sshd on the host's address port 22 with a host key of its own, published
+// as guest attribute hostkeys/ssh-ed25519 (files under host_dir/ssh).
 core::Result<pid_t> StartHost(ChildProcesses& children, const TpuHostSpec& spec, const TpuHostNames& names,
-                              const std::string& host_path);
+                              const std::string& host_path, bool with_sshd);
 // SIGKILL to every PID `ip netns pids` lists, polled until none is left (bounded), then the
 // veth, the namespace and the /etc/netns directory go (the log stays). Never by process name.
 void RemoveHost(ChildProcesses& children, const TpuHostNames& names);
