@@ -189,12 +189,12 @@ core::Result<std::unique_ptr<RaySession>> Stack::Ray(ray::ClientOptions options,
 workflow::ProvisionEnv Stack::Provision(http::Transport* google) {
   if (google == nullptr && !no_google_) no_google_ = std::make_unique<NoGoogleCalls>();
   const auto& e = endpoints_;
-  workflow::ProvisionEnv env{
-      google != nullptr ? *google : *no_google_,
-      {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage, e.artifactregistry, e.cloudbuild},
-      clock_,
-      sleeper_,
-      context_.reporter()};
+  workflow::ProvisionEnv env{google != nullptr ? *google : *no_google_,
+                             {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage,
+                              e.artifactregistry, e.cloudbuild, e.compute},
+                             clock_,
+                             sleeper_,
+                             context_.reporter()};
   env.cancel = context_.cancel;
   return env;
 }

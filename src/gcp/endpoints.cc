@@ -7,8 +7,9 @@
 namespace tputrain::gcp {
 namespace {
 
-constexpr std::array<const char*, 8> kApis = {
-    "CONTAINER", "TPU", "STORAGE", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"};
+constexpr std::array<const char*, 9> kApis = {
+    "CONTAINER",        "TPU",        "STORAGE", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE",
+    "ARTIFACTREGISTRY", "CLOUDBUILD", "COMPUTE"};
 
 void Override(const core::Env& env, const char* api, std::string& base) {
   auto value = env.Get(std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api);
@@ -30,6 +31,7 @@ Endpoints Endpoints::FromEnv(const core::Env& env) {
   Override(env, "SERVICEUSAGE", endpoints.serviceusage);
   Override(env, "ARTIFACTREGISTRY", endpoints.artifactregistry);
   Override(env, "CLOUDBUILD", endpoints.cloudbuild);
+  Override(env, "COMPUTE", endpoints.compute);
   return endpoints;
 }
 

@@ -21,6 +21,7 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kBuild, "build"},
     {ResourceKind::kServedModel, "served-model"},
 };
+    {ResourceKind::kFirewallRule, "firewall-rule"},
 
 }  // namespace
 

@@ -1,8 +1,10 @@
 // The Google Cloud side of cleanup: one ledger entry's delete, after its pending operation.
+#include "tputrain/gcp/compute/client.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/operations/poller.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/image_build.h"
 
 namespace tputrain::workflow {
@@ -44,6 +46,12 @@ core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry&
     if (done) return {};
     error = done.error();
   } else {
+  } else if (entry.kind == ResourceKind::kFirewallRule) {
+    gcp::compute::Client client(env.transport, env.endpoints.compute);
+    auto done =
+        gcp::compute::WaitForGlobalOperation(client, Detail(entry, "project"), entry.operation, env.poll, poll_env);
+    if (done) return {};
+    error = done.error();
     return {};
   }
   if (error.kind == core::ErrorKind::kCancelled ||
@@ -103,3 +111,8 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
 }
 
 }  // namespace tputrain::workflow
+  if (entry.kind == ResourceKind::kFirewallRule) {
+    if (Detail(entry, "project").empty() || Detail(entry, "firewall").empty())
+      return core::Fail(Malformed(entry, "project/firewall"));
+    return DeleteFirewallRule(env, Detail(entry, "project"), Detail(entry, "firewall"));
+  }

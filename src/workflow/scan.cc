@@ -211,6 +211,9 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
         outcomes.push_back({ResourceKind::kNodePool, item.name, item.resource, OutcomeAction::kGoesWithCluster, "",
                             nlohmann::json::object()});
         continue;
+  // Firewall rules (the IAP rule of tpu-vm create --ray --iap-firewall create) carry no labels,
+  // so no scan can tell a run's rule from anyone's: only the ledger knows it, and `cleanup` of
+  // that run deletes it. A leaked one is named tputrain-allow-iap-<network>.
       }
       tier.push_back(&item);
     }

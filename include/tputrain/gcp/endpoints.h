@@ -8,8 +8,8 @@
 namespace tputrain::gcp {
 
 // The base URL of each Google API tputrain calls. A client appends its own version path
-// ("v1/...", "v2/..."), except storage, whose base already ends in "storage/v1/" because that
-// is how gcloud's storage override is written. Every base ends in '/'.
+// ("v1/...", "v2/..."), except storage and compute, whose bases already end in "storage/v1/"
+// and "compute/v1/" because that is how gcloud's overrides are written. Every base ends in '/'.
 struct Endpoints {
   std::string container = "https://container.googleapis.com/";
   std::string tpu = "https://tpu.googleapis.com/";
@@ -19,6 +19,8 @@ struct Endpoints {
   std::string serviceusage = "https://serviceusage.googleapis.com/";
   std::string artifactregistry = "https://artifactregistry.googleapis.com/";
   std::string cloudbuild = "https://cloudbuild.googleapis.com/";
+  // Like storage, compute's base carries its version: gcloud's override is written that way.
+  std::string compute = "https://compute.googleapis.com/compute/v1/";
 
   // Google's hosts, each replaced by CLOUDSDK_API_ENDPOINT_OVERRIDES_<API> when set, exactly as
   // gcloud reads them, so one set of variables points gcloud and tputrain at the same emulator.

@@ -19,6 +19,7 @@ enum class ResourceKind {
   kBuild,           // "build": a Cloud Build build and the source tarball it was given
   kServedModel,     // "served-model": a model published to a Saxml cell through sax-http
   kUnknown,         // a kind this release does not know (a later release's); kept as written
+  kFirewallRule,    // "firewall-rule": a VPC firewall rule (the IAP range to a TPU VM's Ray)
 };
 
 // The ledger's name of `kind`; "unknown" for kUnknown (LedgerEntry keeps the name it read).

@@ -36,6 +36,7 @@ struct ApiEndpoints {
   std::string serviceusage;
   std::string artifactregistry;
   std::string cloudbuild;
+  std::string compute;  // ends in compute/v1/
 };
 
 // What every provisioning call needs from its caller.
