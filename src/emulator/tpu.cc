@@ -205,7 +205,9 @@ ApiResponse CreateQueuedResource(Call& call) {
 
 ApiResponse ListQueuedResources(Call& call) {
   json items = json::array();
-  std::string prefix = TpuParent(call) + "/queuedResources/";
+  // "-" lists every zone, as for nodes.
+  std::string prefix =
+      call.args[1] == "-" ? "projects/" + call.args[0] + "/locations/" : TpuParent(call) + "/queuedResources/";
   for (const auto& [name, resource] : call.world["queuedResources"].items()) {
     if (name.rfind(prefix, 0) == 0) items.push_back(Public(resource));
   }

@@ -12,6 +12,7 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kCluster, "cluster"},
     {ResourceKind::kNodePool, "nodepool"},
     {ResourceKind::kTpuVm, "tpu-vm"},
+    {ResourceKind::kQueuedResource, "queued-resource"},
     {ResourceKind::kBucket, "bucket"},
     {ResourceKind::kServiceAccount, "service-account"},
     {ResourceKind::kIamMember, "iam-member"},
@@ -20,8 +21,8 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kRepository, "repository"},
     {ResourceKind::kBuild, "build"},
     {ResourceKind::kServedModel, "served-model"},
-};
     {ResourceKind::kFirewallRule, "firewall-rule"},
+};
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/image_build.h"
+#include "tputrain/workflow/tpu_vm_multislice.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -40,18 +41,18 @@ core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry&
                                                            env.poll, poll_env);
     if (done) return {};
     error = done.error();
-  } else if (entry.kind == ResourceKind::kTpuVm) {
+  } else if (entry.kind == ResourceKind::kTpuVm || entry.kind == ResourceKind::kQueuedResource) {
     gcp::tpu::Client client(env.transport, env.endpoints.tpu);
     auto done = gcp::operations::WaitForTpuOperation(client, entry.operation, env.poll, poll_env);
     if (done) return {};
     error = done.error();
-  } else {
   } else if (entry.kind == ResourceKind::kFirewallRule) {
     gcp::compute::Client client(env.transport, env.endpoints.compute);
     auto done =
         gcp::compute::WaitForGlobalOperation(client, Detail(entry, "project"), entry.operation, env.poll, poll_env);
     if (done) return {};
     error = done.error();
+  } else {
     return {};
   }
   if (error.kind == core::ErrorKind::kCancelled ||
@@ -88,6 +89,11 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
     if (ref.node.empty() || ref.zone.empty()) return core::Fail(Malformed(entry, "project/zone/node"));
     return DeleteTpuVm(env, ref);
   }
+  if (entry.kind == ResourceKind::kQueuedResource) {
+    gcp::tpu::QueuedResourceRef ref{Detail(entry, "project"), Detail(entry, "zone"), Detail(entry, "queued_resource")};
+    if (ref.id.empty() || ref.zone.empty()) return core::Fail(Malformed(entry, "project/zone/queued_resource"));
+    return DeleteQueuedResource(env, ref);
+  }
   if (entry.kind == ResourceKind::kBucket) {
     // Only buckets the run created reach here (the plan keeps adopted ones): objects go too.
     return DeleteBucket(env, entry.name, /*force=*/true);
@@ -107,12 +113,12 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
     return DeleteRepository(env, ref);
   }
   if (entry.kind == ResourceKind::kBuild) return DeleteBuild(env, entry);
-  return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));
-}
-
-}  // namespace tputrain::workflow
   if (entry.kind == ResourceKind::kFirewallRule) {
     if (Detail(entry, "project").empty() || Detail(entry, "firewall").empty())
       return core::Fail(Malformed(entry, "project/firewall"));
     return DeleteFirewallRule(env, Detail(entry, "project"), Detail(entry, "firewall"));
   }
+  return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));
+}
+
+}  // namespace tputrain::workflow

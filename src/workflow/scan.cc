@@ -10,6 +10,7 @@
 #include "tputrain/gcp/storage/client.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/tpu_vm_multislice.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -67,8 +68,28 @@ core::Status ScanTpuVms(ProvisionEnv& env, const ScanRequest& request, const Key
     for (const auto& node : *nodes) {
       auto run = RunOf(node.labels, request.run_id);
       if (!run || ledgered.contains({ResourceKind::kTpuVm, node.name})) continue;
+      // A queued resource's node goes with it (ScanQueuedResources); deleted alone, the queued
+      // resource would stay, SUSPENDED.
+      if (!node.raw.value("queuedResource", "").empty()) continue;
       out.push_back({ResourceKind::kTpuVm, node.name.substr(node.name.rfind('/') + 1), node.name, *run,
                      Segment(node.name, "locations"), ""});
+    }
+  }
+  return {};
+}
+
+core::Status ScanQueuedResources(ProvisionEnv& env, const ScanRequest& request, const Keys& ledgered,
+                                 std::vector<LeakedResource>& out) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  std::vector<std::string> zones = request.tpu_zones.empty() ? std::vector<std::string>{"-"} : request.tpu_zones;
+  for (const auto& zone : zones) {
+    auto resources = client.ListQueuedResources(request.project, zone);
+    if (!resources) return core::Fail(resources.error());
+    for (const auto& resource : *resources) {
+      auto run = RunOf(resource.labels, request.run_id);
+      if (!run || ledgered.contains({ResourceKind::kQueuedResource, resource.name})) continue;
+      out.push_back({ResourceKind::kQueuedResource, resource.name.substr(resource.name.rfind('/') + 1), resource.name,
+                     *run, Segment(resource.name, "locations"), ""});
     }
   }
   return {};
@@ -130,6 +151,9 @@ void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, 
       if (item->kind == ResourceKind::kTpuVm) {
         return DeleteTpuVm(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
       }
+      if (item->kind == ResourceKind::kQueuedResource) {
+        return DeleteQueuedResource(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
+      }
       if (item->kind == ResourceKind::kRepository) {
         return DeleteRepository(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
       }
@@ -184,8 +208,12 @@ core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const Sc
   std::vector<LeakedResource> leaked;
   if (auto status = ScanClusters(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanTpuVms(env, request, keys, leaked); !status) return core::Fail(status.error());
+  if (auto status = ScanQueuedResources(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanBuckets(env, request, keys, leaked); !status) return core::Fail(status.error());
   if (auto status = ScanRepositories(env, request, keys, leaked); !status) return core::Fail(status.error());
+  // Firewall rules (the IAP rule of tpu-vm create --ray --iap-firewall create) carry no labels,
+  // so no scan can tell a run's rule from anyone's: only the ledger knows it, and `cleanup` of
+  // that run deletes it. A leaked one is named tputrain-allow-iap-<network>.
   const std::set<std::string> unknown(ledgered.unreadable_runs.begin(), ledgered.unreadable_runs.end());
   std::erase_if(leaked, [&](const LeakedResource& item) { return unknown.contains(item.run_id); });
   return leaked;
@@ -203,7 +231,7 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
   std::string failures;
   std::optional<core::Error> first_error;
   for (ResourceKind kind : {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm,
-                            ResourceKind::kBucket, ResourceKind::kRepository}) {
+                            ResourceKind::kQueuedResource, ResourceKind::kBucket, ResourceKind::kRepository}) {
     std::vector<const LeakedResource*> tier;
     for (const auto& item : leaked) {
       if (item.kind != kind) continue;
@@ -211,9 +239,6 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
         outcomes.push_back({ResourceKind::kNodePool, item.name, item.resource, OutcomeAction::kGoesWithCluster, "",
                             nlohmann::json::object()});
         continue;
-  // Firewall rules (the IAP rule of tpu-vm create --ray --iap-firewall create) carry no labels,
-  // so no scan can tell a run's rule from anyone's: only the ledger knows it, and `cleanup` of
-  // that run deletes it. A leaked one is named tputrain-allow-iap-<network>.
       }
       tier.push_back(&item);
     }

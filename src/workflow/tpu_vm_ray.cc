@@ -12,6 +12,7 @@ constexpr std::pair<RayHostState, std::string_view> kStateNames[] = {
     {RayHostState::kSetup, "setup"},
     {RayHostState::kInstalling, "installing"},
     {RayHostState::kStartingHead, "starting-head"},
+    {RayHostState::kWaitingForAddress, "waiting-for-address"},
     {RayHostState::kWaitingForHead, "waiting-for-head"},
     {RayHostState::kJoining, "joining"},
     {RayHostState::kReady, "ready"},
@@ -79,7 +80,10 @@ core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot
     if (auto added = add(key, value); !added) return core::Fail(added.error());
   }
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {kRayStartArgsKey, boot.start_args}, {kRaySetupKey, boot.setup}, {kRayPackagesKey, packages}}) {
+           {kRayStartArgsKey, boot.start_args},
+           {kRaySetupKey, boot.setup},
+           {kRayPackagesKey, packages},
+           {kRaySlicesKey, boot.slices > 1 ? std::to_string(boot.slices) : ""}}) {
     if (value.empty()) continue;
     if (auto added = add(key, value); !added) return core::Fail(added.error());
   }

@@ -4,14 +4,50 @@
 
 namespace tputrain::workflow {
 
-core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node) {
+namespace {
+
+// Slice 0 of a multislice queued resource (full name or id): where its Ray head runs.
+core::Result<gcp::tpu::NodeRef> FirstSlice(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node,
+                                           const std::string& queued) {
+  auto resource = client.GetQueuedResource({node.project, node.zone, queued.substr(queued.rfind('/') + 1)});
+  if (!resource) return core::Fail(resource.error());
+  if (resource->node_ids.empty()) {
+    return core::Fail(
+        core::Error::Make(core::ErrorKind::kFailedPrecondition, "queued resource " + queued + " has no nodes"));
+  }
+  return gcp::tpu::NodeRef{node.project, node.zone, resource->node_ids.front()};
+}
+
+}  // namespace
+
+core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp::tpu::NodeRef& asked) {
+  gcp::tpu::NodeRef node = asked;
   auto found = client.GetNode(node);
+  if (!found && found.error().kind == core::ErrorKind::kNotFound) {
+    // The name given to --num-slices: a queued resource, whose slice 0 holds the head.
+    auto first = FirstSlice(client, node, node.node);
+    if (!first) return core::Fail(first.error().kind == core::ErrorKind::kNotFound ? found.error() : first.error());
+    node = *first;
+    found = client.GetNode(node);
+  }
   if (!found) return core::Fail(found.error());
+  const std::string head_address = found->raw.value("metadata", nlohmann::json::object()).value(kRayHeadKey, "");
+  const std::string queued = found->raw.value("queuedResource", "");
+  if (!head_address.empty() && !queued.empty() &&
+      (found->ip_addresses.empty() || found->ip_addresses.front() != head_address)) {
+    // Another slice of a multislice: its worker 0 runs no head.
+    auto first = FirstSlice(client, node, queued);
+    if (!first) return core::Fail(first.error());
+    node = *first;
+    found = client.GetNode(node);
+    if (!found) return core::Fail(found.error());
+  }
   if (found->state != "READY") {
     return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
                                         "TPU VM " + node.node + " is " + found->state + ", not READY"));
   }
   TpuVmRayHead head;
+  head.node = node;
   const auto metadata = found->raw.value("metadata", nlohmann::json::object());
   head.token = metadata.value(kRayTokenKey, "");
   if (head.token.empty()) {

@@ -7,7 +7,9 @@ namespace tputrain::workflow {
 std::string RayStartupScript() {
   return R"SCRIPT(#!/bin/bash
 # Written by tputrain (tpu-vm create --ray): starts Ray on this TPU VM host. Worker 0 runs the
-# head; the others join it. Progress goes to guest attributes tputrain/ray-state, ray-message.
+# head; the others join it. Multislice: the host at tputrain-ray-head's address (slice 0's worker
+# 0) runs it and every other host of every slice joins. Progress goes to guest attributes
+# tputrain/ray-state, ray-message.
 set -uo pipefail
 md_url=http://metadata.google.internal/computeMetadata/v1/instance
 md() { curl -sf --max-time 10 -H 'Metadata-Flavor: Google' "$md_url/$1"; }
@@ -26,6 +28,21 @@ token=$(md attributes/tputrain-ray-token) || fail "no tputrain-ray-token in the 
 start_args=$(md attributes/tputrain-ray-start-args || true)
 packages=$(md attributes/tputrain-ray-packages || true)
 
+is_head=false
+[ "$worker" = 0 ] && is_head=true
+if slices=$(md attributes/tputrain-ray-slices); then
+  # tputrain hands out the head's address once every slice has its own (nodes.patch).
+  report ray-state waiting-for-address
+  delay=1
+  until head_ip=$(md attributes/tputrain-ray-head); do
+    sleep "$delay"
+    [ "$delay" -lt 8 ] && delay=$((delay * 2))
+    waited=$((${waited:-0} + delay))
+    [ "$waited" -gt 3600 ] && fail "no tputrain-ray-head in the metadata after an hour (one Ray across $slices slices)"
+  done
+  [ "$ip" = "$head_ip" ] || is_head=false
+fi
+
 if setup=$(md attributes/tputrain-setup); then
   report ray-state setup
   setup_file=$(mktemp /tmp/tputrain-setup.XXXXXX)
@@ -41,14 +58,14 @@ if ! command -v ray >/dev/null 2>&1 || [ -n "$packages" ]; then
 fi
 
 export RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$token" RAY_USAGE_STATS_ENABLED=0
-if [ "$worker" = 0 ]; then
+if [ "$is_head" = true ]; then
   report ray-state starting-head
   # shellcheck disable=SC2086
   ray start --head --node-ip-address="$ip" --port=6379 --dashboard-host=0.0.0.0 --disable-usage-stats \
     $start_args || fail "ray start --head failed"
 else
   report ray-state waiting-for-head
-  delay=1
+  delay=1 waited=0
   until (exec 3<>"/dev/tcp/$head_ip/6379") 2>/dev/null; do
     sleep "$delay"
     [ "$delay" -lt 8 ] && delay=$((delay * 2))

@@ -10,6 +10,7 @@ enum class ResourceKind {
   kCluster,         // "cluster": a GKE cluster
   kNodePool,        // "nodepool"
   kTpuVm,           // "tpu-vm": a Cloud TPU VM
+  kQueuedResource,  // "queued-resource": Cloud TPU VMs made together (multislice)
   kBucket,          // "bucket": a Cloud Storage bucket
   kServiceAccount,  // "service-account"
   kIamMember,       // "iam-member": one role binding
@@ -18,8 +19,8 @@ enum class ResourceKind {
   kRepository,      // "repository": an Artifact Registry repository
   kBuild,           // "build": a Cloud Build build and the source tarball it was given
   kServedModel,     // "served-model": a model published to a Saxml cell through sax-http
-  kUnknown,         // a kind this release does not know (a later release's); kept as written
   kFirewallRule,    // "firewall-rule": a VPC firewall rule (the IAP range to a TPU VM's Ray)
+  kUnknown,         // a kind this release does not know (a later release's); kept as written
 };
 
 // The ledger's name of `kind`; "unknown" for kUnknown (LedgerEntry keeps the name it read).

@@ -38,11 +38,12 @@ inline constexpr CleanupTierOf kCleanupTiers[] = {
     {ResourceKind::kNodePool, 4},
     {ResourceKind::kCluster, 5},
     {ResourceKind::kTpuVm, 5},
+    {ResourceKind::kQueuedResource, 5},
     {ResourceKind::kBucket, 6},
     {ResourceKind::kRepository, 6},
-    {ResourceKind::kIamMember, 7},
     // The IAP rule of a TPU VM's Ray: nothing depends on it once the VMs are gone.
     {ResourceKind::kFirewallRule, 6},
+    {ResourceKind::kIamMember, 7},
     {ResourceKind::kServiceAccount, 8}};
 // The tier of `kind`; kinds the table does not know (kUnknown) go last.
 int CleanupTier(ResourceKind kind);

@@ -24,6 +24,11 @@ inline constexpr char kRayStartArgsKey[] = "tputrain-ray-start-args";  // more `
 inline constexpr char kRaySetupKey[] = "tputrain-setup";               // a script run before Ray starts
 inline constexpr char kRayPackagesKey[] = "tputrain-ray-packages";     // pip installs, when given
 inline constexpr char kRayVersionKey[] = "tputrain-ray-version";       // pip's ray[default]==V, when missing
+// Multislice: one Ray cluster across slices. Every host of a node with kRaySlicesKey waits for
+// kRayHeadKey (slice 0's worker 0 address, set with nodes.patch once every slice has its
+// addresses); the host at that address runs the head, all others join it.
+inline constexpr char kRaySlicesKey[] = "tputrain-ray-slices";
+inline constexpr char kRayHeadKey[] = "tputrain-ray-head";
 // The guest-attribute namespace the hosts write into (ray-state, ray-message, ray-version).
 inline constexpr char kRayGuestNamespace[] = "tputrain";
 inline constexpr char kDefaultRayVersion[] = "2.60.0";
@@ -34,6 +39,7 @@ struct RayBoot {
   std::string setup;                             // --setup: a script's text, run first on every host
   std::string start_args;                        // --ray-start-args, e.g. "--num-cpus=4"
   std::string token;                             // NewRayToken()
+  int slices = 1;                                // --num-slices: >1 waits for kRayHeadKey
 };
 
 // A fresh Ray token: 32 random bytes, hex.
@@ -46,14 +52,15 @@ core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot
 
 // What a host reported.
 enum class RayHostState {
-  kBooting,         // nothing reported yet
-  kSetup,           // "setup": running --setup
-  kInstalling,      // "installing": pip
-  kStartingHead,    // "starting-head"
-  kWaitingForHead,  // "waiting-for-head": worker > 0, the head's GCS not up yet
-  kJoining,         // "joining"
-  kReady,           // "ready": its Ray node runs
-  kFailed,          // "failed": ray-message says why
+  kBooting,            // nothing reported yet
+  kSetup,              // "setup": running --setup
+  kInstalling,         // "installing": pip
+  kStartingHead,       // "starting-head"
+  kWaitingForAddress,  // "waiting-for-address": multislice, the head's address not handed out yet
+  kWaitingForHead,     // "waiting-for-head": worker > 0, the head's GCS not up yet
+  kJoining,            // "joining"
+  kReady,              // "ready": its Ray node runs
+  kFailed,             // "failed": ray-message says why
 };
 std::string_view RayHostStateName(RayHostState state);
 

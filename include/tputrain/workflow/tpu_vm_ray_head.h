@@ -18,13 +18,15 @@ namespace tputrain::workflow {
 inline constexpr int kRayDashboardPort = 8265;
 
 struct TpuVmRayHead {
-  std::string instance;  // worker 0's Compute instance name: what IAP forwards to
-  std::string token;     // the Ray token the hosts enforce
+  gcp::tpu::NodeRef node;  // whose worker 0 runs it: the node asked for, or slice 0 of a multislice
+  std::string instance;    // worker 0's Compute instance name: what IAP forwards to
+  std::string token;       // the Ray token the hosts enforce
 };
 
 // The node's Ray head: the token from its metadata (a node made without --ray has none: a
 // FailedPrecondition saying so) and worker 0's `hostname` guest attribute, which the guest
 // agent writes once the host has booted (gcloud's tpu-vm ssh --tunnel-through-iap reads the same).
+// Multislice: the queued resource's name, or any of its slices, finds the head on slice 0.
 core::Result<TpuVmRayHead> FindTpuVmRayHead(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node);
 
 // Worker `worker`'s Compute instance name (its `hostname` guest attribute, the domain cut off):

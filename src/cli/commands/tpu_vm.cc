@@ -8,6 +8,8 @@
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/iap_firewall.h"
+#include "tputrain/workflow/tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::cli {
@@ -21,6 +23,7 @@ struct TpuVmOptions {
   std::vector<std::string> metadata_from_file;
   std::vector<std::string> labels;
   bool spot = false;
+  int num_slices = 1;  // >1: one queued resource making NAME-0..NAME-N-1 (multislice)
   // --ray: Ray started on every host at boot (seed 004), awaited through the hosts' reports.
   bool ray = false;
   std::string ray_version = workflow::kDefaultRayVersion;
@@ -28,6 +31,7 @@ struct TpuVmOptions {
   std::vector<std::string> pip;
   std::string ray_start_args;
   std::string ray_timeout = "30m";
+  std::string iap_firewall;  // --iap-firewall check|create|skip; "" is check (with --ray)
   ProvisionFlags provision;
 };
 
@@ -73,6 +77,7 @@ core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
     boot.setup = std::move(*text);
   }
   boot.token = workflow::NewRayToken();
+  boot.slices = options.num_slices;
   auto with_ray = workflow::RayMetadata(boot, spec.metadata);
   if (!with_ray) return core::Fail(with_ray.error());
   spec.metadata = std::move(*with_ray);
@@ -84,25 +89,59 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
+  if (options.num_slices < 1 || options.num_slices > 256) {
+    return core::Fail(core::Error::Usage("--num-slices: expected 1 to 256, got " + std::to_string(options.num_slices)));
+  }
+  const bool multislice = options.num_slices > 1;
+  if (multislice && options.names.size() != 1) {
+    return core::Fail(core::Error::Usage("--num-slices: one NAME (the slices are NAME-0..NAME-N-1)"));
+  }
+  // Multislice node ids are NAME-<i>: the name leaves room for the suffix.
+  const size_t name_length =
+      gcp::kTpuNodeNameLength - (multislice ? std::to_string(options.num_slices - 1).size() + 1 : 0);
   for (const auto& name : options.names) {
-    if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
-      return core::Fail(valid.error());
+    if (auto valid = gcp::CheckResourceId("NAME", name, name_length); !valid) return core::Fail(valid.error());
   }
   auto ray_timeout = core::ParseDuration("--ray-timeout", options.ray_timeout);
   if (!ray_timeout) return core::Fail(ray_timeout.error());
+  if (!options.ray && !options.iap_firewall.empty()) {
+    return core::Fail(core::Error::Usage("--iap-firewall: only with --ray"));
+  }
+  auto iap_mode = workflow::ParseIapFirewallMode(
+      "--iap-firewall", options.iap_firewall.empty() ? std::string_view("check") : options.iap_firewall);
+  if (!iap_mode) return core::Fail(iap_mode.error());
   auto spec = SpecOf(options);
   if (!spec) return core::Fail(spec.error());
+  // The rule IAP needs to reach the Ray dashboard: checked, created or left alone, first.
+  const workflow::IapFirewallRequest iap{*project, spec->network, workflow::kRayDashboardPort, *iap_mode};
   // The token is a secret: never in a dry run's bodies, logs or messages.
   if (options.ray) context.redactor.Hold(spec->metadata.at(workflow::kRayTokenKey));
+  const int hosts = catalog::FindSliceType(options.accelerator_type)->hosts;
+  if (multislice) {
+    const workflow::MultisliceCreate request{{*project, *zone, options.names.front()}, *spec, options.num_slices};
+    return RunProvision(
+        context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
+          if (!options.ray) {
+            auto outcome = workflow::CreateMultislice(env, request);
+            if (!outcome) return core::Fail(outcome.error());
+            return std::vector<workflow::Outcome>{*outcome};
+          }
+          return workflow::WithIapFirewall(env, iap, [&]() -> core::Result<std::vector<workflow::Outcome>> {
+            auto outcome = workflow::CreateRayMultislice(env, request, hosts, *ray_timeout);
+            if (!outcome) return core::Fail(outcome.error());
+            return std::vector<workflow::Outcome>{*outcome};
+          });
+        });
+  }
   std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
   for (const auto& name : options.names) vms.push_back({{*project, *zone, name}, *spec});
   if (!options.ray) {
     return RunProvision(context, options.provision,
                         [&](workflow::ProvisionEnv& env) { return workflow::CreateTpuVms(env, vms); });
   }
-  const int hosts = catalog::FindSliceType(options.accelerator_type)->hosts;
   return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateRayTpuVms(env, vms, hosts, *ray_timeout);
+    return workflow::WithIapFirewall(env, iap,
+                                     [&] { return workflow::CreateRayTpuVms(env, vms, hosts, *ray_timeout); });
   });
 }
 
@@ -125,7 +164,7 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
                         std::vector<workflow::Outcome> outcomes;
                         for (const auto& name : options.names) {
-                          auto outcome = workflow::DeleteTpuVm(env, {*project, *zone, name});
+                          auto outcome = workflow::DeleteTpuVmOrSlices(env, {*project, *zone, name});
                           if (!outcome) return core::Fail(outcome.error());
                           outcomes.push_back(*outcome);
                         }
@@ -224,6 +263,9 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
       ->delimiter(',');
   create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
   create->add_flag("--spot", options->spot, "Spot capacity");
+  create->add_option("--num-slices", options->num_slices,
+                     "Multislice: N slices NAME-0..NAME-N-1 made together by one queued resource NAME; with --ray "
+                     "one Ray cluster spans them");
   create->add_flag("--ray", options->ray,
                    "Start Ray on every host at boot (head on worker 0, token auth) and wait until all joined");
   create->add_option(
@@ -234,14 +276,20 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   create->add_option("--ray-start-args", options->ray_start_args, "With --ray: more `ray start` arguments");
   create->add_option("--ray-timeout", options->ray_timeout,
                      "With --ray: how long to wait for every host (default 30m)");
+  create
+      ->add_option("--iap-firewall", options->iap_firewall,
+                   "With --ray: the firewall rule letting IAP (35.235.240.0/20) reach Ray's dashboard (tcp 8265): "
+                   "check (default: warn when none does), create (ledgered; cleanup deletes it) or skip")
+      ->type_name("check|create|skip");
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
   create->footer(
       "Examples:\n  tputrain tpu-vm create v5p-node --zone us-east5-a --accelerator-type v5p-8\n"
-      "  tputrain tpu-vm create ray-tpu --zone us-east5-a --accelerator-type v6e-16 --ray --pip jax[tpu]");
+      "  tputrain tpu-vm create ray-tpu --zone us-east5-a --accelerator-type v6e-16 --ray --pip jax[tpu]\n"
+      "  tputrain tpu-vm create ms --zone us-east5-a --accelerator-type v5p-16 --num-slices 2 --ray");
   create->callback([options, &context] { context.outcome = RunCreate(*options, context); });
 
-  auto* remove = tpu_vm->add_subcommand("delete", "Delete TPU VM(s)");
+  auto* remove = tpu_vm->add_subcommand("delete", "Delete TPU VM(s), or the slices made with --num-slices NAME");
   remove->add_option("names", options->names, "TPU VM name(s)")->required();
   AddProvisionFlags(remove, options->provision);
   AddYesFlag(remove, options->provision.yes);

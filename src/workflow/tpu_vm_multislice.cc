@@ -1,0 +1,213 @@
+// Multislice TPU VMs through a queued resource, and one Ray cluster across the slices.
+#include "tputrain/workflow/tpu_vm_multislice.h"
+
+#include "provision_steps.h"
+#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/workflow/tpu_vm_ray.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using gcp::tpu::QueuedResourceState;
+
+// true once ACTIVE with every node READY; states it does not leave by itself fail it.
+core::Result<bool> SlicesReady(gcp::tpu::Client& client, const MultisliceCreate& request, std::string& seen) {
+  auto resource = client.GetQueuedResource(request.ref);
+  if (!resource) return core::Fail(resource.error());
+  seen = std::string(gcp::tpu::QueuedResourceStateName(resource->state));
+  switch (resource->state) {
+    case QueuedResourceState::kFailed:
+      return core::Fail(
+          core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                            "FAILED" + (resource->failure.empty() ? std::string() : ": " + resource->failure)));
+    case QueuedResourceState::kSuspending:
+    case QueuedResourceState::kSuspended:
+    case QueuedResourceState::kDeleting:
+      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, "state " + seen));
+    case QueuedResourceState::kActive:
+      break;
+    default:
+      return false;
+  }
+  int ready = 0;
+  for (const auto& id : SliceNodeIds(request.ref.id, request.slices)) {
+    auto node = client.GetNode({request.ref.project, request.ref.zone, id});
+    if (!node) return core::Fail(node.error());
+    if (node->state == "READY") ++ready;
+  }
+  seen = "ACTIVE, " + std::to_string(ready) + "/" + std::to_string(request.slices) + " slices READY";
+  return ready == request.slices;
+}
+
+core::Status WaitForSlices(ProvisionEnv& env, gcp::tpu::Client& client, const MultisliceCreate& request) {
+  const std::string task = "queued-resource " + request.ref.id;
+  const auto start = env.clock.Now();
+  std::string said;
+  return gcp::operations::PollUntilDone(
+      [&]() -> core::Result<bool> {
+        std::string seen;
+        auto ready = SlicesReady(client, request, seen);
+        if (seen != said) {
+          auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
+          env.reporter.Progress(task, seen + " " + internal::Seconds(elapsed));
+          said = seen;
+        }
+        return ready;
+      },
+      env.poll, {env.clock, env.sleeper, env.cancel});
+}
+
+}  // namespace
+
+std::vector<std::string> SliceNodeIds(const std::string& id, int slices) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < slices; ++i) ids.push_back(id + "-" + std::to_string(i));
+  return ids;
+}
+
+core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate& request) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  gcp::tpu::NodeSpec spec = request.spec;
+  if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
+  internal::CreateSteps steps;
+  steps.kind = ResourceKind::kQueuedResource;
+  steps.name = request.ref.id;
+  steps.resource = request.ref.Name();
+  steps.details = {{"project", request.ref.project},    {"zone", request.ref.zone},
+                   {"queued_resource", request.ref.id}, {"acceleratorType", spec.accelerator_type},
+                   {"slices", request.slices},          {"nodes", SliceNodeIds(request.ref.id, request.slices)}};
+  steps.request = client.BuildCreateMultislice(request.ref, spec, request.slices);
+  steps.post = [&]() -> core::Result<std::string> {
+    auto op = client.CreateMultislice(request.ref, spec, request.slices);
+    if (!op) return core::Fail(op.error());
+    return op->name;
+  };
+  steps.wait = [&](const std::string& op) -> core::Status {
+    // The operation ends once the request is accepted; the slices come when capacity does.
+    auto accepted = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    if (!accepted) return core::Fail(accepted.error());
+    return WaitForSlices(env, client, request);
+  };
+  steps.inspect = [&]() -> core::Result<internal::Existing> {
+    auto resource = client.GetQueuedResource(request.ref);
+    if (!resource) return core::Fail(resource.error());
+    internal::Existing existing{{}, internal::RunLabelOf(resource->labels)};
+    const auto want = SliceNodeIds(request.ref.id, request.slices);
+    if (resource->node_ids != want) {
+      existing.differences.push_back("slices: want " + std::to_string(want.size()) + ", have " +
+                                     std::to_string(resource->node_ids.size()));
+    }
+    const auto specs = resource->raw.value("tpu", nlohmann::json::object()).value("nodeSpec", nlohmann::json::array());
+    const std::string type =
+        specs.empty() ? "" : specs[0].value("node", nlohmann::json::object()).value("acceleratorType", "");
+    if (type != spec.accelerator_type) {
+      existing.differences.push_back("acceleratorType: want " + spec.accelerator_type + ", have " +
+                                     (type.empty() ? "(unset)" : type));
+    }
+    return existing;
+  };
+  steps.ready = [&]() -> core::Result<bool> {
+    std::string seen;
+    return SlicesReady(client, request, seen);
+  };
+  steps.remove = [&env, &request]() { return DeleteQueuedResource(env, request.ref); };
+  steps.explain = [&](core::Error error) {
+    return internal::ExplainCapacity(std::move(error), "queued resource " + request.ref.id, request.ref.zone,
+                                     std::to_string(request.slices) + " x " + spec.accelerator_type);
+  };
+  return internal::RunCreate(env, steps);
+}
+
+core::Result<Outcome> DeleteQueuedResource(ProvisionEnv& env, const gcp::tpu::QueuedResourceRef& ref) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  internal::DeleteSteps steps{ResourceKind::kQueuedResource,
+                              ref.id,
+                              ref.Name(),
+                              client.BuildDeleteQueuedResource(ref, /*force=*/true),
+                              nullptr,
+                              nullptr};
+  steps.send = [&]() -> core::Result<std::string> {
+    auto op = client.DeleteQueuedResource(ref, /*force=*/true);
+    if (!op) return core::Fail(op.error());
+    return op->name;
+  };
+  steps.wait = [&](const std::string& op) -> core::Status {
+    auto done = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    if (!done) return core::Fail(done.error());
+    return {};
+  };
+  return internal::RunDelete(env, steps);
+}
+
+core::Result<Outcome> DeleteTpuVmOrSlices(ProvisionEnv& env, const gcp::tpu::NodeRef& ref) {
+  if (env.dry_run != nullptr) return DeleteTpuVm(env, ref);
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  const gcp::tpu::QueuedResourceRef queued{ref.project, ref.zone, ref.node};
+  auto resource = client.GetQueuedResource(queued);
+  if (resource) return DeleteQueuedResource(env, queued);
+  if (resource.error().kind != core::ErrorKind::kNotFound) return core::Fail(resource.error());
+  return DeleteTpuVm(env, ref);
+}
+
+core::Status HandOutRayHead(ProvisionEnv& env, const MultisliceCreate& request) {
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  const auto ids = SliceNodeIds(request.ref.id, request.slices);
+  auto first = client.GetNode({request.ref.project, request.ref.zone, ids.front()});
+  if (!first) return core::Fail(first.error());
+  if (first->ip_addresses.empty() || first->ip_addresses.front().empty()) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "TPU VM " + ids.front() + " has no network endpoints to run Ray's head on"));
+  }
+  const std::string head = first->ip_addresses.front();
+  std::vector<std::string> operations;
+  for (const auto& id : ids) {
+    const gcp::tpu::NodeRef node{request.ref.project, request.ref.zone, id};
+    auto found = id == ids.front() ? core::Result<gcp::tpu::Node>(*first) : client.GetNode(node);
+    if (!found) return core::Fail(found.error());
+    std::map<std::string, std::string> metadata;
+    const auto current = found->raw.value("metadata", nlohmann::json::object());
+    for (const auto& [key, value] : current.items()) {
+      if (value.is_string()) metadata[key] = value.get<std::string>();
+    }
+    if (metadata[kRayHeadKey] == head) continue;
+    metadata[kRayHeadKey] = head;
+    auto op = client.PatchNodeMetadata(node, metadata);
+    if (!op) return core::Fail(op.error());
+    operations.push_back(op->name);
+  }
+  for (const auto& op : operations) {
+    auto done = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    if (!done) return core::Fail(done.error());
+  }
+  env.reporter.Progress("ray " + request.ref.id, "head at " + head + " (" + ids.front() + " worker 0), handed to " +
+                                                     std::to_string(ids.size()) + " slices");
+  return {};
+}
+
+core::Result<Outcome> CreateRayMultislice(ProvisionEnv& env, const MultisliceCreate& request, int hosts,
+                                          std::chrono::milliseconds timeout) {
+  auto outcome = CreateMultislice(env, request);
+  if (!outcome || env.dry_run != nullptr || env.async) return outcome;
+  if (auto handed = HandOutRayHead(env, request); !handed) return core::Fail(handed.error());
+  gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  nlohmann::json ray = nlohmann::json::object();
+  for (const auto& id : SliceNodeIds(request.ref.id, request.slices)) {
+    // The slices boot together; one slice's wait covers most of the next one's.
+    auto rows = WaitForRay(client, {request.ref.project, request.ref.zone, id}, hosts, timeout,
+                           {env.clock, env.sleeper, env.cancel}, env.reporter);
+    if (!rows) return core::Fail(rows.error());
+    nlohmann::json hosts_json = nlohmann::json::array();
+    for (const auto& row : *rows) {
+      hosts_json.push_back({{"worker", row.worker},
+                            {"state", std::string(RayHostStateName(row.state))},
+                            {"ray_version", row.ray_version}});
+    }
+    ray[id] = hosts_json;
+  }
+  outcome->details["ray"] = ray;
+  env.reporter.Done("ray " + request.ref.id, "one Ray cluster on " + std::to_string(request.slices * hosts) +
+                                                 " host(s) of " + std::to_string(request.slices) + " slices");
+  return outcome;
+}
+
+}  // namespace tputrain::workflow
