@@ -34,8 +34,26 @@ struct Tally {
 bool Cancelled(const ProvisionEnv& env) { return env.cancel != nullptr && env.cancel->cancelled(); }
 
 // A ray-job whose RayCluster (same cluster, namespace and name) is deleted in this cleanup.
+// The TPU VM a job's head runs on is deleted in this cleanup: by itself, or with its queued
+// resource (multislice: the head is on slice 0, the job recorded under any slice or the name).
+bool TpuVmDoomed(const RayJobTarget& target, const CleanupPlan& plan) {
+  const auto& node = target.tpu_vm;
+  for (const auto& planned : plan.deletes) {
+    const auto& details = planned.entry.details;
+    if (details.value("project", "") != node.project || details.value("zone", "") != node.zone) continue;
+    if (planned.entry.kind == ResourceKind::kTpuVm && details.value("node", "") == node.node) return true;
+    if (planned.entry.kind != ResourceKind::kQueuedResource) continue;
+    if (details.value("queued_resource", "") == node.node) return true;
+    for (const auto& id : details.value("nodes", nlohmann::json::array())) {
+      if (id == node.node) return true;
+    }
+  }
+  return false;
+}
+
 bool HeadDoomed(const state::LedgerEntry& job, const CleanupPlan& plan) {
   auto target = RayJobTargetOf(job);
+  if (target && target->OnTpuVm()) return TpuVmDoomed(*target, plan);
   if (!target || !target->OnCluster()) return false;
   for (const auto& planned : plan.deletes) {
     const auto& object = planned.entry.details;

@@ -46,7 +46,10 @@ core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntr
                                       bool head_doomed) {
   const std::string& id = entry.name;
   auto why_not = [&](const core::Error& error) -> core::Result<Outcome> {
-    if (head_doomed) return Done(env, entry, id, OutcomeAction::kGoesWithRayCluster);
+    if (head_doomed) {
+      const bool on_tpu_vm = entry.details.is_object() && entry.details.contains("tpu_vm");
+      return Done(env, entry, id, on_tpu_vm ? OutcomeAction::kGoesWithTpuVm : OutcomeAction::kGoesWithRayCluster);
+    }
     if (Unreachable(error)) {
       // tputrain did not make this Ray cluster; with its head gone, no job of it runs.
       env.reporter.Warn("ray-job " + id + ": the Ray head is unreachable (" + error.message +

@@ -47,14 +47,27 @@ RayJobTarget RayJobTarget::OnRayCluster(std::string name, std::string ns, state:
   return target;
 }
 
+RayJobTarget RayJobTarget::OnTpuVmRay(gcp::tpu::NodeRef node, std::string via) {
+  RayJobTarget target;
+  target.tpu_vm = std::move(node);
+  target.via = std::move(via);
+  return target;
+}
+
 state::LedgerEntry RayJobEntry(const std::string& submission_id, const RayJobTarget& target) {
   state::LedgerEntry entry;
   entry.kind = state::ResourceKind::kRayJob;
   entry.name = submission_id;
-  entry.details = target.OnCluster() ? nlohmann::json{{"raycluster", target.raycluster},
-                                                      {"namespace", target.ns},
-                                                      {"access", state::ToJson(target.access)}}
-                                     : nlohmann::json{{"address", target.address}};
+  if (target.OnCluster()) {
+    entry.details = {
+        {"raycluster", target.raycluster}, {"namespace", target.ns}, {"access", state::ToJson(target.access)}};
+  } else if (target.OnTpuVm()) {
+    entry.details = {
+        {"tpu_vm", {{"project", target.tpu_vm.project}, {"zone", target.tpu_vm.zone}, {"node", target.tpu_vm.node}}},
+        {"via", target.via}};
+  } else {
+    entry.details = {{"address", target.address}};
+  }
   return entry;
 }
 
@@ -68,6 +81,24 @@ core::Result<RayJobTarget> RayJobTargetOf(const state::LedgerEntry& entry) {
     return it->get<std::string>();
   };
   if (!details.is_object()) return core::Fail(core::Error::Usage(field + ": expected an object"));
+  if (auto tpu_vm = details.find("tpu_vm"); tpu_vm != details.end()) {
+    const auto part = [&](const char* key) -> core::Result<std::string> {
+      auto it = tpu_vm->is_object() ? tpu_vm->find(key) : tpu_vm->end();
+      if (it == tpu_vm->end() || !it->is_string() || it->get<std::string>().empty()) {
+        return core::Fail(core::Error::Usage(field + ".tpu_vm." + key + ": expected a string"));
+      }
+      return it->get<std::string>();
+    };
+    auto project = part("project");
+    if (!project) return core::Fail(project.error());
+    auto zone = part("zone");
+    if (!zone) return core::Fail(zone.error());
+    auto node = part("node");
+    if (!node) return core::Fail(node.error());
+    auto via = text("via");
+    if (!via) return core::Fail(via.error());
+    return RayJobTarget::OnTpuVmRay({*project, *zone, *node}, via->empty() ? "iap" : *via);
+  }
   auto raycluster = text("raycluster");
   if (!raycluster) return core::Fail(raycluster.error());
   if (raycluster->empty()) {

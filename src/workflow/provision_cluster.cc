@@ -112,6 +112,8 @@ std::string_view OutcomeActionPhrase(OutcomeAction action) {
       return "already finished";
     case OutcomeAction::kGoesWithRayCluster:
       return "goes with its RayCluster";
+    case OutcomeAction::kGoesWithTpuVm:
+      return "goes with its TPU VM";
     case OutcomeAction::kHeadUnreachable:
       return "Ray head unreachable";
     case OutcomeAction::kUnpublished:

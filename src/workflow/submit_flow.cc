@@ -41,7 +41,8 @@ core::Status SubmitDirect(SubmitEnv& env, const SubmitRequest& request, SubmitRe
   if (!ray) return core::Fail(ray.error());
   auto ledger = env.open_ledger();
   if (!ledger) return core::Fail(ledger.error());
-  auto outcome = SubmitRecorded(*ray->client, result.job, RayJobTarget::Direct(ray->client->options().address), *ledger,
+  const RayJobTarget target = ray->record_as ? *ray->record_as : RayJobTarget::Direct(ray->client->options().address);
+  auto outcome = SubmitRecorded(*ray->client, result.job, target, *ledger,
                                 request.wait, ray->follow, Reporting(env, result.job));
   if (!outcome) return core::Fail(outcome.error());
   result.outcome = std::move(*outcome);

@@ -189,6 +189,24 @@ TEST_CASE("ledger entries name the cluster, the object and the job as cleanup ne
   CHECK(target->ns == "ml");
   CHECK(target->access == kubeconfig);
 
+  // A TPU VM's Ray: the node, not the tunnel's loopback port, and how it was reached.
+  auto on_tpu_vm =
+      workflow::RayJobEntry("raysubmit_tpu", workflow::RayJobTarget::OnTpuVmRay({"p", "us-east5-a", "ms-1"}, "ssh"));
+  CHECK(on_tpu_vm.details ==
+        nlohmann::json{{"tpu_vm", {{"project", "p"}, {"zone", "us-east5-a"}, {"node", "ms-1"}}}, {"via", "ssh"}});
+  auto tpu_vm = workflow::RayJobTargetOf(on_tpu_vm);
+  REQUIRE(tpu_vm);
+  CHECK(tpu_vm->OnTpuVm());
+  CHECK_FALSE(tpu_vm->OnCluster());
+  CHECK(tpu_vm->tpu_vm.node == "ms-1");
+  CHECK(tpu_vm->via == "ssh");
+  on_tpu_vm.details.erase("via");  // written before --via existed: IAP
+  CHECK(workflow::RayJobTargetOf(on_tpu_vm)->via == "iap");
+  on_tpu_vm.details["tpu_vm"].erase("zone");
+  auto no_zone = workflow::RayJobTargetOf(on_tpu_vm);
+  REQUIRE_FALSE(no_zone);
+  CHECK(no_zone.error().message == "ray-job raysubmit_tpu: details.tpu_vm.zone: expected a string");
+
   proxied.details["namespace"] = 7;
   auto bad = workflow::RayJobTargetOf(proxied);
   REQUIRE_FALSE(bad);

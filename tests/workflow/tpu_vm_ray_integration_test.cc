@@ -187,8 +187,9 @@ TEST_CASE("submit --model --tpu-vm: MaxText trains on a TPU VM's own Ray (seed 0
     FAIL("no MaxText peer at " + venv + ": run scripts/peers/maxtext.sh");
   EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
   REQUIRE(env.ready());
-  auto created = env.Tputrain({"tpu-vm", "create", "maxtext-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8",
-                               "--ray", "--ray-start-args", "--num-cpus=2", "--ray-timeout", "4m"});
+  auto created =
+      env.Tputrain({"tpu-vm", "create", "maxtext-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--ray",
+                    "--ray-start-args", "--num-cpus=2", "--ray-timeout", "4m", "--run", "tpu-vm-run"});
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
 
@@ -205,8 +206,21 @@ TEST_CASE("submit --model --tpu-vm: MaxText trains on a TPU VM's own Ray (seed 0
       env, {"submit", "--model", "maxtext-cpu-smoke", "--tpu-vm", "maxtext-vm", "--address", "http://127.0.0.1:1"});
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.rfind("ERROR: --tpu-vm and --address are exclusive", 0) == 0);
-  auto deleted = env.Tputrain({"tpu-vm", "delete", "maxtext-vm", "--zone", "us-east5-a", "--yes"});
-  CHECK(deleted.exit_code == 0);
+  // cleanup reaches the job through a tunnel of its own (the ledger names the TPU VM, not the
+  // submit's loopback port), then deletes the TPU VM.
+  auto cleaned =
+      ThroughIap(env, {"cleanup", "--run", "tpu-vm-run", "--state-dir", env.state_dir(), "--yes", "--format", "json"});
+  INFO(cleaned.out << cleaned.err);
+  REQUIRE(cleaned.exit_code == 0);
+  const auto outcomes = nlohmann::json::parse(cleaned.out);
+  std::map<std::string, std::string> actions;
+  REQUIRE(outcomes["runs"].size() == 1);
+  for (const auto& outcome : outcomes["runs"][0]["resources"]) {
+    actions[outcome.value("kind", "")] = outcome.value("action", "");
+  }
+  CHECK(actions["ray-job"] == "already finished");
+  CHECK(actions["tpu-vm"] == "deleted");
+  CHECK(env.State().value("tpuNodes", nlohmann::json::object()).empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/tpu/types.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/serving/saxml.h"
 #include "tputrain/state/access_record.h"
@@ -22,21 +23,28 @@ state::LedgerEntry K8sObjectEntry(const state::AccessRecord& access, const k8s::
 // "<kind> <name>: access" in errors.
 core::Result<state::AccessRecord> AccessOf(const state::LedgerEntry& entry);
 
-// Where a Ray job was submitted: a Ray reached directly at `address`, or RayCluster `raycluster`
-// in namespace `ns` behind the API server's service proxy of the cluster `access` names.
+// Where a Ray job was submitted: a Ray reached directly at `address`, RayCluster `raycluster`
+// in namespace `ns` behind the API server's service proxy of the cluster `access` names, or the
+// Ray of a `tpu-vm create --ray` node reached through a tunnel opened again (`via` iap or ssh).
 struct RayJobTarget {
   std::string address;
   std::string raycluster;
   std::string ns;
   state::AccessRecord access;
+  gcp::tpu::NodeRef tpu_vm;
+  std::string via;
 
   bool OnCluster() const { return !raycluster.empty(); }
+  bool OnTpuVm() const { return !tpu_vm.node.empty(); }
   static RayJobTarget Direct(std::string address);
   static RayJobTarget OnRayCluster(std::string name, std::string ns, state::AccessRecord access);
+  static RayJobTarget OnTpuVmRay(gcp::tpu::NodeRef node, std::string via);
 };
 
 // kind "ray-job", name = the submission id; details {"address": URL} for a Ray reached
-// directly, or {"raycluster", "namespace", "access"} for one behind the service proxy.
+// directly, {"raycluster", "namespace", "access"} for one behind the service proxy, or
+// {"tpu_vm": {"project", "zone", "node"}, "via"} for a TPU VM's (a tunnel's loopback address
+// would mean nothing to a later cleanup).
 state::LedgerEntry RayJobEntry(const std::string& submission_id, const RayJobTarget& target);
 // The target a ray-job entry records; a malformed record is one line naming the field.
 core::Result<RayJobTarget> RayJobTargetOf(const state::LedgerEntry& entry);

@@ -79,6 +79,7 @@ enum class OutcomeAction {
   kStopped,             // "stopped": a Ray job told to stop
   kAlreadyFinished,     // "already finished": a Ray job that had ended
   kGoesWithRayCluster,  // "goes with its RayCluster": its head is deleted in the same cleanup
+  kGoesWithTpuVm,       // "goes with its TPU VM": the TPU VM (or slices) running its head goes too
   kHeadUnreachable,     // "Ray head unreachable": nothing left to stop
   kGoesWithCluster,     // "goes with its cluster": a node pool of a cluster being deleted (--delete-leaked)
   kWentWithCluster,     // "went with its cluster": deleted by deleting its cluster

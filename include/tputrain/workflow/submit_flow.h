@@ -31,6 +31,8 @@ struct SubmitRequest {
 struct DirectRay {
   ray::JobsClient* client = nullptr;
   FollowFunction follow;
+  // What the ledger records; unset: the client's address (a Ray reached without a tunnel).
+  std::optional<RayJobTarget> record_as;
 };
 
 // A Kubernetes cluster to put the RayCluster on: its environment (the ledger is set by Submit)

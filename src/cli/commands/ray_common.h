@@ -38,6 +38,11 @@ void AddTpuVmRayFlag(CLI::App& command, TpuVmRayTarget& tpu_vm);
 // its token from the node's metadata (held by the redactor), kept open as long as the session.
 core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& tpu_vm,
                                                           const ray::ConnectionFlags& flags, Context& context);
+// The same for a node named in full (a ray-job ledger entry's, at cleanup).
+core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRayAt(const gcp::tpu::NodeRef& node, const TpuVmReach& reach,
+                                                            const ray::ConnectionFlags& flags, Context& context);
+// The node --tpu-vm NAME names (--project, --zone): what a submitted job's ledger entry records.
+core::Result<gcp::tpu::NodeRef> TpuVmRayNode(const TpuVmRayTarget& tpu_vm, Context& context);
 // --via ssh's inputs: the request from the flags (a usage error for ssh flags without --via ssh;
 // --dry-run carried) and the environment (steps on stderr, the Ray token held by the redactor).
 core::Result<workflow::TpuVmSshRequest> MakeTpuVmSshRequest(const TpuVmReach& reach, const gcp::tpu::NodeRef& node,

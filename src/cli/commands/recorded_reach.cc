@@ -39,6 +39,16 @@ workflow::CleanupReach RecordedReach(Context& context) {
     return ConnectCluster(*flags, context);
   };
   reach.ray_jobs = [&context](const workflow::RayJobTarget& target) -> core::Result<workflow::RayJobsAccess> {
+    if (target.OnTpuVm()) {
+      TpuVmReach way;
+      way.via = target.via;
+      if (way.via != "iap" && way.via != "ssh") {
+        return core::Fail(core::Error::Usage("ray-job: details.via: expected iap or ssh, got " + way.via));
+      }
+      auto session = ConnectTpuVmRayAt(target.tpu_vm, way, {}, context);
+      if (!session) return core::Fail(session.error());
+      return Keep(std::move(*session));
+    }
     if (target.OnCluster()) {
       auto access = FlagsOf(target.access);
       if (!access) return core::Fail(access.error());

@@ -15,8 +15,13 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
   };
   env.connect_direct = [options, &context, &kept, follow]() -> core::Result<workflow::DirectRay> {
     core::Result<std::unique_ptr<RaySession>> session = core::Fail(core::Error::Internal("not connected"));
+    std::optional<workflow::RayJobTarget> record_as;
     if (!options.tpu_vm.name.empty()) {
       session = ConnectTpuVmRay(options.tpu_vm, options.connection, context);
+      // The node, not the tunnel's loopback port: cleanup opens a tunnel of its own.
+      if (auto node = TpuVmRayNode(options.tpu_vm, context); session && node) {
+        record_as = workflow::RayJobTarget::OnTpuVmRay(*node, options.tpu_vm.reach.via);
+      }
     } else {
       auto client_options = ResolveRayClient(options.connection, context);
       if (!client_options) return core::Fail(client_options.error());
@@ -26,7 +31,7 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
     kept.ray = std::move(*session);
     kept.websocket = std::move(kept.ray->websocket);
     return workflow::DirectRay{kept.ray->client.get(),
-                               follow(options.tpu_vm.name.empty() ? "" : "--tpu-vm " + options.tpu_vm.name)};
+                               follow(options.tpu_vm.name.empty() ? "" : "--tpu-vm " + options.tpu_vm.name), record_as};
   };
   env.connect_cluster = [options, &context, &kept,
                          follow](const std::string& raycluster) -> core::Result<workflow::ClusterRay> {

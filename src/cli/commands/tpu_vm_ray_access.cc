@@ -88,9 +88,7 @@ core::Result<workflow::TpuVmSshRequest> MakeTpuVmSshRequest(const TpuVmReach& re
   return request;
 }
 
-core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& tpu_vm,
-                                                          const ray::ConnectionFlags& flags, Context& context) {
-  if (!flags.address.empty()) return core::Fail(core::Error::Usage("--tpu-vm and --address are exclusive: pass one"));
+core::Result<gcp::tpu::NodeRef> TpuVmRayNode(const TpuVmRayTarget& tpu_vm, Context& context) {
   if (auto valid = gcp::CheckResourceId("--tpu-vm", tpu_vm.name, gcp::kTpuNodeNameLength); !valid) {
     return core::Fail(valid.error());
   }
@@ -98,10 +96,22 @@ core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& 
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
-  const gcp::tpu::NodeRef node{*project, *zone, tpu_vm.name};
-  auto ssh_request = MakeTpuVmSshRequest(tpu_vm.reach, node, 0, workflow::kRayDashboardPort, 0, context);
+  return gcp::tpu::NodeRef{*project, *zone, tpu_vm.name};
+}
+
+core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& tpu_vm,
+                                                          const ray::ConnectionFlags& flags, Context& context) {
+  if (!flags.address.empty()) return core::Fail(core::Error::Usage("--tpu-vm and --address are exclusive: pass one"));
+  auto node = TpuVmRayNode(tpu_vm, context);
+  if (!node) return core::Fail(node.error());
+  return ConnectTpuVmRayAt(*node, tpu_vm.reach, flags, context);
+}
+
+core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRayAt(const gcp::tpu::NodeRef& node, const TpuVmReach& reach,
+                                                            const ray::ConnectionFlags& flags, Context& context) {
+  auto ssh_request = MakeTpuVmSshRequest(reach, node, 0, workflow::kRayDashboardPort, 0, context);
   if (!ssh_request) return core::Fail(ssh_request.error());
-  const bool via_ssh = tpu_vm.reach.via == "ssh";
+  const bool via_ssh = reach.via == "ssh";
   auto relay_url = gcp::iap::TunnelBaseUrlFromEnv(context.env);
   if (!via_ssh && !relay_url) return core::Fail(relay_url.error());
   Stack& stack = context.stack();
@@ -111,6 +121,7 @@ core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& 
   auto head = workflow::FindTpuVmRayHead(tpu, node);
   if (!head) return core::Fail(head.error());
   context.redactor.Hold(head->token);
+  ssh_request->node = head->node;  // a multislice's head is on slice 0, whichever name was given
 
   if (via_ssh) {
     auto env = MakeTpuVmSshEnv(context);
@@ -124,8 +135,8 @@ core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& 
     auto tunnel = workflow::StartTpuVmSshTunnel(*plan, env, 0);
     if (!tunnel) return core::Fail(tunnel.error());
     const int port = (*tunnel)->port();
-    context.reporter().Debug("Ray head of " + tpu_vm.name + " at 127.0.0.1:" + std::to_string(port) + " through ssh " +
-                             plan->forward.user + "@" + plan->forward.address);
+    context.reporter().Debug("Ray head of " + head->node.node + " at 127.0.0.1:" + std::to_string(port) +
+                             " through ssh " + plan->forward.user + "@" + plan->forward.address);
     auto kept = std::make_shared<TpuVmSshKept>();
     kept->tunnel = std::move(*tunnel);
     return SessionThrough(port, head->token, flags, context, std::move(kept));
@@ -140,10 +151,10 @@ core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(const TpuVmRayTarget& 
                                // From a connection's thread: one line, as the reporter says it.
                                context.reporter().Warn(context.redactor(error.message));
                              }};
-  auto tunnel = workflow::OpenTpuVmTunnel(env, node, head->instance, workflow::kRayDashboardPort);
+  auto tunnel = workflow::OpenTpuVmTunnel(env, head->node, head->instance, workflow::kRayDashboardPort);
   if (!tunnel) return core::Fail(tunnel.error());
   kept->tunnel = std::move(*tunnel);
-  context.reporter().Debug("Ray head of " + tpu_vm.name + " (" + head->instance +
+  context.reporter().Debug("Ray head of " + head->node.node + " (" + head->instance +
                            ") at 127.0.0.1:" + std::to_string(kept->tunnel->port()) + " through IAP");
   const int port = kept->tunnel->port();
   return SessionThrough(port, head->token, flags, context, std::move(kept));
