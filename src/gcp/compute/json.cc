@@ -97,13 +97,19 @@ core::Result<Operation> OperationFromJson(const json& body) {
                                     : OperationStatus::kPending;
   auto error = body.find("error");
   if (op.done() && error != body.end() && error->is_object()) {
-    std::string message;
+    std::string message, code;
     for (const auto& item : error->value("errors", json::array())) {
       if (!message.empty()) message += "; ";
       message += item.value("message", item.value("code", std::string("error")));
+      if (code.empty()) code = item.value("code", "");
     }
     const int http = body.value("httpErrorStatusCode", 400);
-    core::Error failure = core::Error::Make(core::KindFromHttpStatus(http), message);
+    // The code names the kind more exactly than the HTTP status (409 is also "aborted").
+    core::ErrorKind kind = code.ends_with("ALREADY_EXISTS") ? core::ErrorKind::kAlreadyExists
+                           : code.ends_with("NOT_FOUND")    ? core::ErrorKind::kNotFound
+                                                            : core::KindFromHttpStatus(http);
+    core::Error failure = core::Error::Make(kind, message);
+    failure.http_status = http;
     failure.where = "compute operation " + op.name;
     op.error = std::move(failure);
   }
