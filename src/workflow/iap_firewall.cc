@@ -99,6 +99,13 @@ core::Result<IapFirewallCheck> EnsureIapFirewall(ProvisionEnv& env, const IapFir
   }
   Client client(env.transport, env.endpoints.compute);
   auto rules = client.ListFirewalls(request.project);
+  if (!rules && request.mode == IapFirewallMode::kCheck && rules.error().kind != core::ErrorKind::kCancelled) {
+    // A check is advice: a caller who may create TPU VMs but not list firewalls (or whose
+    // Compute API is off) still gets them, with the command to run if the tunnel is refused.
+    env.reporter.Warn("could not check the firewall rules for IAP (" + rules.error().message +
+                      "); if the tunnel is refused (4003), allow IAP with: " + GcloudIapFirewallCommand(request));
+    return check;
+  }
   if (!rules) return core::Fail(rules.error());
   const std::string own = IapFirewallRuleName(request.network);
   const auto* admitting = RuleAdmittingIap(*rules, request.network, request.port);

@@ -181,6 +181,25 @@ TEST_CASE("EnsureIapFirewall: check warns once with the command when no rule adm
   CHECK(f.transport.Count("POST", "/firewalls") == 0);
 }
 
+TEST_CASE("EnsureIapFirewall: a check that cannot list the rules warns and goes on; a create fails") {
+  for (auto mode : {IapFirewallMode::kCheck, IapFirewallMode::kCreate}) {
+    Fixture f;
+    f.transport.On("GET", "/global/firewalls",
+                   {JsonReply(403, R"({"error":{"code":403,"message":"Required 'compute.firewalls.list' permission",
+                     "errors":[{"domain":"global","reason":"forbidden","message":"x"}]}})")});
+    auto check = EnsureIapFirewall(f.env, {"p", "default", 8265, mode});
+    if (mode == IapFirewallMode::kCheck) {
+      REQUIRE(check);
+      REQUIRE(f.reporter.lines.size() == 1);
+      CHECK(f.reporter.lines[0].find("compute.firewalls.list") != std::string::npos);
+      CHECK(f.reporter.lines[0].find("gcloud compute firewall-rules create") != std::string::npos);
+    } else {
+      REQUIRE_FALSE(check);
+      CHECK(check.error().kind == core::ErrorKind::kPermissionDenied);
+    }
+  }
+}
+
 TEST_CASE("EnsureIapFirewall: a user's rule that admits IAP is enough, for check and create alike") {
   for (auto mode : {IapFirewallMode::kCheck, IapFirewallMode::kCreate}) {
     Fixture f;

@@ -72,7 +72,8 @@ struct IapFirewallCheck {
 };
 
 // kSkip: nothing. kCheck: lists the project's firewall rules; when none admits IAP, one warning
-// line (env.reporter) with the gcloud command and the flag that would create it. kCreate: the
+// line (env.reporter) with the gcloud command and the flag that would create it; a list that
+// fails (no permission, Compute API off) is a warning too: a check never stops a create. kCreate: the
 // same look, then tputrain's rule created (or adopted when it exists), ledgered. --dry-run sends
 // nothing: a create's request is collected, a check is not made.
 core::Result<IapFirewallCheck> EnsureIapFirewall(ProvisionEnv& env, const IapFirewallRequest& request);
