@@ -8,7 +8,7 @@ DryRunTransport::DryRunTransport(Transport& inner, std::ostream& out, const core
     : inner_(inner), out_(out), redactor_(redactor) {}
 
 bool DryRunTransport::IsMutating(const Request& request) {
-  return request.method != "GET" && request.method != "HEAD" && !request.server_dry_run;
+  return request.method != "GET" && request.method != "HEAD" && !request.server_dry_run && !request.reads_only;
 }
 
 bool DryRunTransport::IsDryRunReply(const Response& response) {

@@ -29,6 +29,7 @@ TEST_CASE("getGuestAttributes: a POST on the node's :getGuestAttributes, every w
   CHECK(sent.url == "https://tpu.googleapis.com/v2/projects/p/locations/us-east5-a/nodes/ray%20tpu:getGuestAttributes");
   CHECK(nlohmann::json::parse(sent.body) == nlohmann::json{{"queryPath", "tputrain/"}});
   CHECK(sent.idempotent);
+  CHECK(sent.reads_only);  // a dry run sends it
 }
 
 TEST_CASE("guest attributes without workerId (tpu v2's shape): the worker is the answer's position") {

@@ -228,4 +228,19 @@ TEST_CASE("under --dry-run a read goes through the whole stack: authorized, retr
   CHECK(stack.log.str().find("dry-run-secret") == std::string::npos);
 }
 
+TEST_CASE("under --dry-run a POST that only reads (getGuestAttributes) is sent, not printed", "[dry-run]") {
+  ProductStack stack;
+  stack.network.script = {Response{200, {}, R"({"guestAttributes":[]})"}};
+  Request read;
+  read.method = "POST";
+  read.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n:getGuestAttributes";
+  read.body = "{}";
+  read.reads_only = true;
+  auto reply = stack.dry_run.Send(read);
+  REQUIRE(reply.has_value());
+  CHECK_FALSE(tputrain::http::DryRunTransport::IsDryRunReply(*reply));
+  CHECK(stack.network.requests.size() == 1);
+  CHECK(stack.out.str().empty());
+}
+
 }  // namespace

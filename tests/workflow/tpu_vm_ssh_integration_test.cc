@@ -41,7 +41,7 @@ std::vector<pid_t> SshProcessesWith(const std::string& key_file) {
 }
 
 TEST_CASE("--via ssh: tpu-vm tunnel and job list reach the head through ssh -L; a wrong host key is refused",
-          "[.][integration][ssh]") {
+          "[integration][ssh]") {
   auto process_env = core::Env::FromProcess();
   const std::string venv =
       process_env.GetOr("TPUTRAIN_TEST_CACHE", process_env.Home() + "/.cache/tputrain-test") + "/ray";

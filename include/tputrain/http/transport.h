@@ -29,6 +29,8 @@ struct Request {
   std::chrono::milliseconds timeout{0};
   // The server is asked not to persist anything (Kubernetes dryRun=All): --dry-run may send it.
   bool server_dry_run = false;
+  // A POST that only reads (tpu nodes.getGuestAttributes): --dry-run sends it as it sends a GET.
+  bool reads_only = false;
   // When set, a cancelled token ends the transfer within about a second, even while a streamed
   // reply is silent (a followed log), and the call fails with kCancelled.
   const core::CancelToken* cancel = nullptr;

@@ -57,7 +57,8 @@ core::Result<std::vector<GuestAttribute>> Client::GetGuestAttributes(const NodeR
   nlohmann::json body = nlohmann::json::object();
   if (!query_path.empty()) body["queryPath"] = query_path;
   http::Request request = JsonRequest("POST", JoinUrl(base_url_, "v2/" + ref.Name() + ":getGuestAttributes"), &body);
-  request.idempotent = true;  // a read, though a POST: safe to repeat
+  request.idempotent = true;  // a read, though a POST: safe to repeat, and sent by a dry run
+  request.reads_only = true;
   auto answer = CallJson(transport_, request, "tpu.projects.locations.nodes.getGuestAttributes");
   if (!answer) return core::Fail(answer.error());
   return GuestAttributesFromJson(*answer);
