@@ -152,4 +152,24 @@ core::Result<Outcome> DeleteFirewallRule(ProvisionEnv& env, const std::string& p
   return internal::RunDelete(env, steps);
 }
 
+core::Result<std::vector<Outcome>> DeleteUnusedIapFirewalls(ProvisionEnv& env) {
+  std::vector<Outcome> outcomes;
+  if (env.ledger == nullptr || env.run_id.empty()) return outcomes;
+  auto ledger = env.ledger->Load(env.run_id);
+  if (!ledger) return outcomes;  // no ledger for this run: nothing of its to delete
+  std::vector<state::LedgerEntry> rules;
+  for (const auto* entry : ledger->Live()) {
+    if (entry->kind == ResourceKind::kTpuVm || entry->kind == ResourceKind::kQueuedResource) return outcomes;
+    if (entry->kind == ResourceKind::kFirewallRule && entry->owned) rules.push_back(*entry);
+  }
+  for (const auto& entry : rules) {
+    const std::string project = entry.details.value("project", ""), name = entry.details.value("firewall", "");
+    if (project.empty() || name.empty()) continue;
+    auto outcome = DeleteFirewallRule(env, project, name);
+    if (!outcome) return core::Fail(outcome.error());
+    outcomes.push_back(*outcome);
+  }
+  return outcomes;
+}
+
 }  // namespace tputrain::workflow

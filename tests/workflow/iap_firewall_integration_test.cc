@@ -88,6 +88,32 @@ TEST_CASE("--iap-firewall: check warns with the command, create makes and ledger
   CHECK(env.State()["tpuNodes"].empty());
 }
 
+TEST_CASE("--iap-firewall: tpu-vm delete takes the run's rule with its last TPU VM, never an adopted one") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  Run(env, CreateRay("a", {"--iap-firewall", "create", "--run", "r1"}));
+  Run(env, CreateRay("b", {"--iap-firewall", "create", "--run", "r1"}));
+  REQUIRE(env.State()["firewalls"].contains(kRule));
+  const std::vector<std::string> zone = {"--project", "p", "--zone", "us-east5-a", "--yes", "--run", "r1"};
+  auto first = std::vector<std::string>{"tpu-vm", "delete", "a"};
+  first.insert(first.end(), zone.begin(), zone.end());
+  Run(env, first);
+  CHECK(env.State()["firewalls"].contains(kRule));  // b may still need it
+  auto last = std::vector<std::string>{"tpu-vm", "delete", "b"};
+  last.insert(last.end(), zone.begin(), zone.end());
+  auto deleted = Run(env, last);
+  CHECK(deleted.out.find("firewall-rule") != std::string::npos);
+  CHECK(env.State()["firewalls"].empty());
+
+  // Another run's rule, adopted by r2, stays when r2's TPU VM goes.
+  Run(env, CreateRay("c", {"--iap-firewall", "create", "--run", "r1"}));
+  Run(env, CreateRay("d", {"--iap-firewall", "create", "--run", "r2"}));
+  auto other = std::vector<std::string>{"tpu-vm", "delete",     "d",     "--project", "p",
+                                        "--zone", "us-east5-a", "--yes", "--run",     "r2"};
+  Run(env, other);
+  CHECK(env.State()["firewalls"].contains(kRule));
+}
+
 TEST_CASE("--iap-firewall: a user's rule made with gcloud is enough; bad values are exit 2 before any call") {
   EmulatorEnv env;
   REQUIRE(env.ready());

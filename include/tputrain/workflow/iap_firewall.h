@@ -85,4 +85,8 @@ core::Result<std::vector<Outcome>> WithIapFirewall(ProvisionEnv& env, const IapF
 // Deletes a firewall rule a run created (cleanup); 404 is already gone.
 core::Result<Outcome> DeleteFirewallRule(ProvisionEnv& env, const std::string& project, const std::string& name);
 
+// After `tpu-vm delete`: the IAP rules this run created (owned, not adopted), once its ledger holds
+// no live TPU VM or queued resource that could still need them. Nothing without a ledger.
+core::Result<std::vector<Outcome>> DeleteUnusedIapFirewalls(ProvisionEnv& env);
+
 }  // namespace tputrain::workflow

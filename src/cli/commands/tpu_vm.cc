@@ -168,6 +168,10 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
                           if (!outcome) return core::Fail(outcome.error());
                           outcomes.push_back(*outcome);
                         }
+                        // The run's IAP rule goes with its last TPU VM.
+                        auto rules = workflow::DeleteUnusedIapFirewalls(env);
+                        if (!rules) return core::Fail(rules.error());
+                        outcomes.insert(outcomes.end(), rules->begin(), rules->end());
                         return outcomes;
                       });
 }
