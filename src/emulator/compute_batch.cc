@@ -171,6 +171,8 @@ ApiResponse HandleComputeBatch(const ApiRequest& request, const std::function<Ap
     // The rest of the delimiter's line (transport padding) is not the part's.
     text = text.find('\n') == std::string_view::npos ? std::string_view() : text.substr(text.find('\n') + 1);
     auto part = ParsePart(text, request);
+    // A batch inside a batch is refused, as Google does: it would also recurse without bound.
+    if (part && IsComputeBatch(part->request)) part.reset();
     if (!part) {
       return ErrorFor(ErrorShape::kComputeLegacy, core::ErrorKind::kInvalidArgument,
                       "Failed to parse batch request, error: a part is not an HTTP request.");

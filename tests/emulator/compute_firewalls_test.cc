@@ -147,6 +147,10 @@ TEST_CASE("compute batch: each application/http part is answered in its own part
 
   request.headers["content-type"] = "application/json";
   CHECK(driver.emulator().Handle(request).status == 400);
+  // A batch inside a batch is refused.
+  request.headers["content-type"] = "multipart/mixed; boundary=b";
+  request.body = "--b\nContent-Type: application/http\n\nPOST /batch/compute/v1 HTTP/1.1\n\n\n--b--\n";
+  CHECK(driver.emulator().Handle(request).status == 400);
 }
 
 }  // namespace
