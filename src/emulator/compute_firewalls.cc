@@ -2,7 +2,7 @@
 
 #include "tputrain/emulator/handlers.h"
 
-// Compute Engine v1 VPC firewall rules (firewalls.insert/get/list/delete) and the global
+// Compute Engine v1 VPC firewall rules (firewalls.insert/get/list/patch/delete) and the global
 // operations they start, as gcloud compute firewall-rules and tputrain's IAP rule use them.
 // Compute keeps the legacy error shape and its own Operation (status PENDING/RUNNING/DONE,
 // targetLink, selfLink). Networks are not emulated: any network name is taken to exist.
@@ -179,6 +179,28 @@ ApiResponse DeleteFirewall(Call& call) {
   return JsonReply(Public(op));
 }
 
+// firewalls.patch (gcloud compute firewall-rules update): the body's fields replace the rule's.
+ApiResponse PatchFirewall(Call& call) {
+  ApiResponse error;
+  auto body = call.Body("compute", "Firewall", kShape, error);
+  if (!body) return error;
+  const std::string path = GlobalPath(call) + "firewalls/" + call.args[1];
+  auto& all = call.world["firewalls"];
+  auto it = all.find(path);
+  if (it == all.end()) return NotFound(path);
+  json rule = *it;
+  for (const auto& [key, value] : body->items()) {
+    if (key == "kind" || key == "id" || key == "creationTimestamp" || key == "selfLink") continue;
+    rule[key] = key == "network" ? json(NetworkLink(call, value.get<std::string>())) : value;
+  }
+  if (rule.value("name", "") != call.args[1]) {
+    return InvalidField("resource.name", rule.value("name", ""), "The name of a firewall rule cannot be changed.");
+  }
+  if (auto bad = CheckFirewall(rule)) return *bad;
+  *it = rule;
+  return JsonReply(Public(StartOperation(call, "patch", rule.value("selfLink", ""), rule.value("id", ""))));
+}
+
 ApiResponse GetOperation(Call& call) {
   const std::string path = GlobalPath(call) + "operations/" + call.args[1];
   auto& ops = call.world["computeOperations"];
@@ -219,6 +241,7 @@ std::vector<Route> ComputeRoutes() {
       {"GET", firewalls + "$", "compute.firewalls.list", ListFirewalls, kShape},
       {"GET", firewall + "$", "compute.firewalls.get", GetFirewall, kShape},
       {"DELETE", firewall + "$", "compute.firewalls.delete", DeleteFirewall, kShape, true},
+      {"PATCH", firewall + "$", "compute.firewalls.patch", PatchFirewall, kShape, true},
       {"GET", operation + "$", "compute.globalOperations.get", GetOperation, kShape},
       // wait answers at once with the operation as it stands: the API promises DONE or a
       // deadline, and gcloud polls again (with its own back-off) while it is not DONE.

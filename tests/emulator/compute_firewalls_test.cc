@@ -111,6 +111,25 @@ TEST_CASE("compute firewalls: defaults an ingress rule with no source to 0.0.0.0
   CHECK(driver.emulator().State()["firewalls"].empty());
 }
 
+TEST_CASE("compute firewalls: patch replaces the fields it is given, checked as an insert; the name stays") {
+  Driver driver;
+  json ssh = IapRule();
+  ssh["allowed"] = {{{"IPProtocol", "tcp"}, {"ports", {"22"}}}};
+  REQUIRE(driver.Send("POST", kGlobal + "firewalls", ssh).status == 200);
+  json patch = {{"name", "allow-iap-ray"}, {"allowed", {{{"IPProtocol", "tcp"}, {"ports", {"22", "8265"}}}}}};
+  auto op = driver.Send("PATCH", kGlobal + "firewalls/allow-iap-ray", patch);
+  REQUIRE(op.status == 200);
+  CHECK(op.body["operationType"] == "patch");
+  auto rule = driver.Send("GET", kGlobal + "firewalls/allow-iap-ray").body;
+  CHECK(rule["allowed"][0]["ports"] == json::array({"22", "8265"}));
+  CHECK(rule["sourceRanges"] == json::array({"35.235.240.0/20"}));
+  patch["name"] = "renamed";
+  CHECK(driver.Send("PATCH", kGlobal + "firewalls/allow-iap-ray", patch).status == 400);
+  patch = {{"name", "allow-iap-ray"}, {"sourceRanges", {"nowhere"}}};
+  CHECK(driver.Send("PATCH", kGlobal + "firewalls/allow-iap-ray", patch).status == 400);
+  CHECK(driver.Send("PATCH", kGlobal + "firewalls/nope", json{{"name", "nope"}}).status == 404);
+}
+
 TEST_CASE("compute batch: each application/http part is answered in its own part, named response-<id>") {
   Driver driver;
   REQUIRE(driver.Send("POST", kGlobal + "firewalls", IapRule()).status == 200);

@@ -524,6 +524,12 @@ TEST_CASE("Compute firewall rules: gcloud creates, describes, lists and deletes 
 
   ExpectSuccess({"create second"}, env.Gcloud({"compute", "firewall-rules", "create", "second", "--allow", "tcp:22",
                                                "--source-ranges", "35.235.240.0/20"}));
+  // update (firewalls.patch): gcloud reads the rule and sends it back changed.
+  ExpectSuccess({"update second"},
+                env.Gcloud({"compute", "firewall-rules", "update", "second", "--allow", "tcp:22,tcp:8265"}));
+  auto updated = env.Gcloud({"compute", "firewall-rules", "describe", "second", "--format", "json"});
+  CHECK(nlohmann::json::parse(updated.out)["allowed"] ==
+        nlohmann::json::parse(R"([{"IPProtocol":"tcp","ports":["22"]},{"IPProtocol":"tcp","ports":["8265"]}])"));
   auto listed = env.Gcloud({"compute", "firewall-rules", "list", "--format", "value(name)"});
   ExpectSuccess({"compute", "firewall-rules", "list"}, listed);
   CHECK(listed.out == "allow-iap-ray\nsecond\n");
