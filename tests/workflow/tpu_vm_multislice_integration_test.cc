@@ -1,6 +1,6 @@
 // Multislice TPU VMs with one Ray cluster across the slices (seed 004 part C), against `tputrain
-// emulator start --tpu-hosts netns` (root): the queued resource's two v5p-8 slices boot as network
-// namespaces running real Ray 2.60 from the Ray peer; slice 0's worker 0 runs the head once
+// emulator start --tpu-hosts netns` (root): the queued resource's two v5p-16 slices (four hosts)
+// boot as network namespaces running real Ray 2.60 from the Ray peer; slice 0's worker 0 runs the head once
 // tputrain has handed its address to both slices (nodes.patch), and `cleanup` takes it all away.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -47,7 +47,7 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   REQUIRE(env.ready());
 
   auto created =
-      env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--num-slices",
+      env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-16", "--num-slices",
                     "2", "--ray", "--ray-start-args", "--num-cpus=1 --object-store-memory=100000000", "--ray-timeout",
                     "4m", "--run", "ms-run", "--format", "json"});
   INFO(created.err);
@@ -57,8 +57,9 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   CHECK(outcome["name"] == "ms");
   for (const char* slice : {"ms-0", "ms-1"}) {
     INFO(slice);
-    REQUIRE(outcome["details"]["ray"][slice].size() == 1);  // v5p-8: one host per slice
+    REQUIRE(outcome["details"]["ray"][slice].size() == 2);  // v5p-16: two hosts per slice
     CHECK(outcome["details"]["ray"][slice][0]["state"] == "ready");
+    CHECK(outcome["details"]["ray"][slice][1]["state"] == "ready");
   }
   CHECK(created.err.find("handed to 2 slices") != std::string::npos);
 
@@ -81,11 +82,33 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   REQUIRE(job.exit_code == 0);
   const auto resources = Printed(job.out, "RESOURCES");
   REQUIRE(resources.is_object());
-  CHECK(resources.value("TPU", 0.0) == 8.0);
-  CHECK(resources.value("TPU-v5p-8-head", 0.0) == 2.0);
-  CHECK(resources.value("ms-0", 0.0) == 1.0);
-  CHECK(resources.value("ms-1", 0.0) == 1.0);
-  CHECK(Printed(job.out, "NODES") == 2);
+  CHECK(resources.value("TPU", 0.0) == 16.0);
+  CHECK(resources.value("TPU-v5p-16-head", 0.0) == 2.0);
+  CHECK(resources.value("ms-0", 0.0) == 2.0);
+  CHECK(resources.value("ms-1", 0.0) == 2.0);
+  CHECK(Printed(job.out, "NODES") == 4);
+
+  // Ray's own multislice helper reserves both slices (their head resources, then a bundle per
+  // host) and places one task on each of the four hosts.
+  const std::string slices =
+      "import ray, json\n"
+      "from ray.util.tpu import slice_placement_group\n"
+      "from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy\n"
+      "ray.init()\n"
+      "spg = slice_placement_group('2x2x2', 'v5p', num_slices=2)\n"
+      "ray.get(spg.placement_group.ready(), timeout=120)\n"
+      "@ray.remote(num_cpus=0)\n"
+      "def where():\n"
+      "    return ray.get_runtime_context().get_node_id()\n"
+      "nodes = ray.get([where.options(resources={'TPU': 4}, scheduling_strategy=PlacementGroupSchedulingStrategy("
+      "placement_group=spg.placement_group, placement_group_bundle_index=i)).remote() for i in "
+      "range(spg.num_bundles)])\n"
+      "print('SLICES', json.dumps({'bundles': spg.num_bundles, 'nodes': len(set(nodes))}))\n";
+  auto placed =
+      ThroughIap(env, {"job", "submit", "--tpu-vm", "ms", "--zone", "us-east5-a", "--", "python", "-c", slices});
+  INFO(placed.out << placed.err);
+  REQUIRE(placed.exit_code == 0);
+  CHECK(Printed(placed.out, "SLICES") == nlohmann::json{{"bundles", 4}, {"nodes", 4}});
 
   // Named by its second slice, the head is still found on slice 0.
   auto again = ThroughIap(env, {"job", "list", "--tpu-vm", "ms-1", "--zone", "us-east5-a", "--format", "json"});
@@ -98,7 +121,7 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   CHECK(nlohmann::json::parse(status.out)[0]["state"] == "ready");
 
   // A re-run adopts what is there and hands out nothing new.
-  auto rerun = env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-8",
+  auto rerun = env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-16",
                              "--num-slices", "2", "--ray", "--ray-timeout", "1m", "--run", "ms-run"});
   INFO(rerun.err);
   CHECK(rerun.exit_code == 0);
