@@ -1,7 +1,8 @@
 // Multislice TPU VMs with one Ray cluster across the slices (seed 004 part C), against `tputrain
 // emulator start --tpu-hosts netns` (root): the queued resource's two v5p-16 slices (four hosts)
-// boot as network namespaces running real Ray 2.60 from the Ray peer; slice 0's worker 0 runs the head once
-// tputrain has handed its address to both slices (nodes.patch), and `cleanup` takes it all away.
+// boot as network namespaces running real Ray 2.60 from the Ray peer; slice 0's worker 0 runs the
+// head once tputrain has handed its address to both slices (nodes.patch), and `cleanup` takes it
+// all away.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
