@@ -42,8 +42,8 @@ core::Status SubmitDirect(SubmitEnv& env, const SubmitRequest& request, SubmitRe
   auto ledger = env.open_ledger();
   if (!ledger) return core::Fail(ledger.error());
   const RayJobTarget target = ray->record_as ? *ray->record_as : RayJobTarget::Direct(ray->client->options().address);
-  auto outcome = SubmitRecorded(*ray->client, result.job, target, *ledger,
-                                request.wait, ray->follow, Reporting(env, result.job));
+  auto outcome =
+      SubmitRecorded(*ray->client, result.job, target, *ledger, request.wait, ray->follow, Reporting(env, result.job));
   if (!outcome) return core::Fail(outcome.error());
   result.outcome = std::move(*outcome);
   result.json = OutcomeToJson(result.job, result.outcome);
