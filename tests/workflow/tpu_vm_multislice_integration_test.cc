@@ -6,31 +6,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "testing/scoped_process.h"
-#include "tputrain/core/env.h"
-#include "workflow/emulator_env.h"
+#include "workflow/tpu_vm_hosts.h"
 
 namespace tputrain::workflow {
 namespace {
 
 using testing::EmulatorEnv;
+using testing::PeerVenv;
+using testing::ThroughIap;
 using tputrain::testing::ProcessOptions;
-
-std::string RayVenv() {
-  auto env = core::Env::FromProcess();
-  return env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/ray";
-}
-
-tputrain::testing::ProcessResult ThroughIap(EmulatorEnv& env, const std::vector<std::string>& args) {
-  ProcessOptions options;
-  options.argv = {tputrain::testing::TputrainBinary()};
-  options.argv.insert(options.argv.end(), args.begin(), args.end());
-  options.env = env.Environment();
-  options.env["TPUTRAIN_IAP_TUNNEL_URL"] = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
-  options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
-  options.env["RAY_ADDRESS"] = std::nullopt;
-  return tputrain::testing::RunProcess(options, std::chrono::seconds(300));
-}
 
 // The JSON a job printed after `marker `.
 nlohmann::json Printed(const std::string& out, const std::string& marker) {
@@ -42,7 +26,7 @@ nlohmann::json Printed(const std::string& out, const std::string& marker) {
 
 TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, two heads' resources; cleanup",
           "[integration]") {
-  const std::string venv = RayVenv();
+  const std::string venv = PeerVenv("ray");
   if (!std::filesystem::exists(venv + "/bin/ray")) FAIL("no Ray peer at " + venv + ": run scripts/peers/ray.sh");
   EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
   REQUIRE(env.ready());

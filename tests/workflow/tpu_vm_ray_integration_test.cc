@@ -7,34 +7,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "testing/scoped_process.h"
-#include "tputrain/core/env.h"
-#include "tputrain/http/curl_transport.h"
-#include "workflow/emulator_env.h"
+#include "workflow/tpu_vm_hosts.h"
 
 namespace tputrain::workflow {
 namespace {
 
 using testing::EmulatorEnv;
+using testing::PeerVenv;
+using testing::ThroughIap;
 using tputrain::testing::ProcessOptions;
-
-std::string PeerVenv(const std::string& name) {
-  auto env = core::Env::FromProcess();
-  return env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test") + "/" + name;
-}
-
-// tputrain with the emulator's environment and its IAP relay (as gcloud's
-// --iap-tunnel-url-override), the way a user's shell would have it after `eval`.
-tputrain::testing::ProcessResult ThroughIap(EmulatorEnv& env, const std::vector<std::string>& args) {
-  ProcessOptions options;
-  options.argv = {tputrain::testing::TputrainBinary()};
-  options.argv.insert(options.argv.end(), args.begin(), args.end());
-  options.env = env.Environment();
-  options.env["TPUTRAIN_IAP_TUNNEL_URL"] = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
-  options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
-  options.env["RAY_ADDRESS"] = std::nullopt;
-  return tputrain::testing::RunProcess(options, std::chrono::seconds(600));
-}
 
 // The head's Jobs API, plain http to the host's address (the test's own client; tputrain itself
 // refuses plain http off loopback and goes through a tunnel).
@@ -135,23 +116,14 @@ TEST_CASE(
   // tpu-vm tunnel without --instance: worker 0 found by its hostname guest attribute; the
   // dashboard's page answers on the printed loopback port.
   {
-    ProcessOptions options;
-    options.argv = {
-        tputrain::testing::TputrainBinary(), "tpu-vm", "tunnel", "ray-hosts", "--zone", "us-east5-a", "--port", "8265"};
-    options.env = env.Environment();
-    options.env["TPUTRAIN_IAP_TUNNEL_URL"] = env.Exported("TPUTRAIN_IAP_TUNNEL_URL");
-    options.env["CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE"] = env.Exported("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE");
-    tputrain::testing::ScopedProcess tunnel(options);
+    tputrain::testing::ScopedProcess tunnel(
+        testing::ThroughIapOptions(env, {"tpu-vm", "tunnel", "ray-hosts", "--zone", "us-east5-a", "--port", "8265"}));
     REQUIRE(tputrain::testing::WaitFor([&] { return tunnel.ReadOut().find('\n') != std::string::npos; },
                                        std::chrono::seconds(30)));
     const std::string listening = tunnel.ReadOut().substr(0, tunnel.ReadOut().find('\n'));
     INFO(listening << tunnel.ReadErr());
     REQUIRE(listening.rfind("127.0.0.1:", 0) == 0);
-    http::CurlTransport local;
-    http::Request page;
-    page.url = "http://" + listening + "/";
-    page.timeout = std::chrono::seconds(30);
-    auto answered = local.Send(page);
+    auto answered = testing::LoopbackPage(listening);
     REQUIRE(answered);
     CHECK(answered->status == 200);
     CHECK(tunnel.ReadErr().find("Forwarding 127.0.0.1:") != std::string::npos);

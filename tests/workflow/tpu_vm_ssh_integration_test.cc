@@ -12,10 +12,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "testing/scoped_process.h"
-#include "tputrain/core/env.h"
-#include "tputrain/http/curl_transport.h"
-#include "workflow/emulator_env.h"
+#include "workflow/tpu_vm_hosts.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -42,9 +39,7 @@ std::vector<pid_t> SshProcessesWith(const std::string& key_file) {
 
 TEST_CASE("--via ssh: tpu-vm tunnel and job list reach the head through ssh -L; a wrong host key is refused",
           "[integration][ssh]") {
-  auto process_env = core::Env::FromProcess();
-  const std::string venv =
-      process_env.GetOr("TPUTRAIN_TEST_CACHE", process_env.Home() + "/.cache/tputrain-test") + "/ray";
+  const std::string venv = testing::PeerVenv("ray");
   if (!std::filesystem::exists(venv + "/bin/ray")) FAIL("no Ray peer at " + venv + ": run scripts/peers/ray.sh");
   if (!std::filesystem::exists("/usr/sbin/sshd")) FAIL("no /usr/sbin/sshd: run scripts/install-deps.sh");
   EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
@@ -86,11 +81,7 @@ TEST_CASE("--via ssh: tpu-vm tunnel and job list reach the head through ssh -L; 
     REQUIRE(listening.rfind("127.0.0.1:", 0) == 0);
     CHECK(tunnel.ReadErr().find("to root's") == std::string::npos);
     CHECK(tunnel.ReadErr().find("ssh-keys metadata") != std::string::npos);  // the key was added
-    http::CurlTransport local;
-    http::Request page;
-    page.url = "http://" + listening + "/";
-    page.timeout = std::chrono::seconds(30);
-    auto answered = local.Send(page);
+    auto answered = testing::LoopbackPage(listening);
     REQUIRE(answered);
     CHECK(answered->status == 200);
     CHECK(SshProcessesWith(key).size() == 1);
