@@ -89,6 +89,7 @@ void MakeReady(json& world, json& node, const EmulatorConfig& config) {
   node["health"] = "HEALTHY";
   json endpoints = json::array();
   int hosts = node.value("_hosts", 1);
+  const bool external = node.value("networkConfig", json::object()).value("enableExternalIps", false);
   for (int i = 0; i < hosts; ++i) {
     std::string address;
     if (config.tpu_hosts == TpuHostMode::kNetns) {
@@ -100,7 +101,14 @@ void MakeReady(json& world, json& node, const EmulatorConfig& config) {
       // Documentation addresses (RFC 5737): nothing is reachable there, by design.
       address = "192.0.2." + std::to_string(10 + i);
     }
-    endpoints.push_back({{"ipAddress", address}, {"port", 8470}});
+    json endpoint = {{"ipAddress", address}, {"port", 8470}};
+    if (external) {
+      // netns hosts: the address this machine reaches them at is the only "external" one there
+      // is; on paper, a documentation address (RFC 5737) like the internal ones.
+      endpoint["accessConfig"] = {
+          {"externalIp", config.tpu_hosts == TpuHostMode::kNetns ? address : "203.0.113." + std::to_string(10 + i)}};
+    }
+    endpoints.push_back(std::move(endpoint));
   }
   node["networkEndpoints"] = endpoints;
 }

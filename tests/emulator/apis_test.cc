@@ -38,6 +38,8 @@ TEST_CASE("a TPU VM: the operation starts done:false, then the node is READY wit
   auto node = driver.Send("GET", kTpu + "/nodes/v5p-node");
   CHECK(node.body["state"] == "READY");
   CHECK(node.body["networkEndpoints"].size() == 2);  // v5p-16: 8 chips, 4 per host
+  // enableExternalIps (gcloud's default): each endpoint has an external address, as ssh needs.
+  CHECK(node.body["networkEndpoints"][1]["accessConfig"]["externalIp"] == "203.0.113.11");
   CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=v5p-node", TpuNode("v5p-16")).status == 409);
   CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=other", TpuNode("v5p-7")).status == 400);
   CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=other", json{{"acceleratorType", "v5p-8"}}).status == 400);

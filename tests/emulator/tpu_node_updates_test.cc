@@ -36,6 +36,7 @@ TEST_CASE("nodes.patch: updateMask=metadata replaces the map, answers an operati
   CHECK(node["labels"] == json{{"tputrain-run", "r1"}});
   CHECK(node["state"] == "READY");
   json endpoints = node["networkEndpoints"];
+  CHECK_FALSE(endpoints[0].contains("accessConfig"));
   driver.Advance(2s);
   auto done = driver.Send("GET", "/v2/" + op.body["name"].get<std::string>()).body;
   CHECK(done["done"] == true);

@@ -36,6 +36,7 @@ TEST_CASE("queuedResources: multisliceParams makes nodeCount nodes PREFIX-0.., e
   CHECK(first["queuedResource"] == kParent + "/queuedResources/ms");
   REQUIRE(first["networkEndpoints"].size() == 2);  // v5p-16: two hosts per slice
   REQUIRE(second["networkEndpoints"].size() == 2);
+  CHECK_FALSE(first["networkEndpoints"][0].contains("accessConfig"));  // no enableExternalIps asked
   CHECK(driver.Send("GET", kTpu + "/nodes/ms-2").status == 404);
 
   // Without force an ACTIVE one is refused; with it, its nodes go DELETING at once, then all of it.
