@@ -367,7 +367,10 @@ TEST_CASE(
   const std::string service_path = "/api/v1" + Paths(ns, "services/sax-http-lb");
   ScopedProcess up(run.Options({"serve", "up", "--model", "saxml-175b-test", "--replicas", "1", "--expose", "--timeout",
                                 "2m", "--format", "json"}));
-  REQUIRE(WaitFor([&] { return Exists(server.admin(), service_path); }, std::chrono::seconds(60)));
+  // The JobSet is applied last: with it, every object the controllers are played for exists (the
+  // Service alone raced the sax-http Deployment once).
+  const std::string jobset_path = "/apis/jobset.x-k8s.io/v1alpha2" + Paths(ns, "jobsets/") + kJobSet;
+  REQUIRE(WaitFor([&] { return Exists(server.admin(), jobset_path); }, std::chrono::seconds(60)));
   auto service = server.admin().GetJson(service_path, "");
   REQUIRE(service);
   CHECK((*service)["spec"]["type"] == "LoadBalancer");

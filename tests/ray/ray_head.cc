@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "testing/free_port.h"
+#include "testing/proc_cmdline.h"
 #include "testing/scoped_process.h"
 
 namespace tputrain::testing {
@@ -34,8 +35,7 @@ std::vector<pid_t> PidsUnder(const std::string& temp_dir) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = ProcCmdline(name);
     for (size_t at = cmdline.find(temp_dir); at != std::string::npos; at = cmdline.find(temp_dir, at + 1)) {
       const size_t end = at + temp_dir.size();
       if (end == cmdline.size() || cmdline[end] == '/' || cmdline[end] == '\0') {

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "testing/proc_cmdline.h"
 #include "workflow/tpu_vm_hosts.h"
 
 namespace tputrain::workflow {
@@ -27,8 +28,7 @@ std::vector<pid_t> SshProcessesWith(const std::string& key_file) {
   if (proc == nullptr) return found;
   while (dirent* entry = readdir(proc)) {
     if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
-    std::ifstream file(std::string("/proc/") + entry->d_name + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const std::string cmdline = tputrain::testing::ProcCmdline(entry->d_name);
     if (cmdline.find(key_file) != std::string::npos && cmdline.find("ExitOnForwardFailure") != std::string::npos) {
       found.push_back(std::stoi(entry->d_name));
     }
