@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <random>
 
+#include "tputrain/catalog/tpu_types.h"
+
 namespace tputrain::workflow {
 namespace {
 
@@ -108,6 +110,30 @@ std::vector<RayHostStatus> RayHostsFrom(const std::vector<gcp::tpu::GuestAttribu
     if (value.key == "ray-version") row.ray_version = value.value;
   }
   return rows;
+}
+
+core::Result<std::vector<RayNodeStatus>> TpuVmRayStatus(gcp::tpu::Client& client, const gcp::tpu::NodeRef& ref) {
+  std::vector<std::string> names{ref.node};
+  auto first = client.GetNode(ref);
+  if (!first && first.error().kind == core::ErrorKind::kNotFound) {
+    auto queued = client.GetQueuedResource({ref.project, ref.zone, ref.node});
+    if (!queued) return core::Fail(queued.error().kind == core::ErrorKind::kNotFound ? first.error() : queued.error());
+    names = queued->node_ids;
+  } else if (!first) {
+    return core::Fail(first.error());
+  }
+  std::vector<RayNodeStatus> nodes;
+  for (const auto& name : names) {
+    const gcp::tpu::NodeRef node{ref.project, ref.zone, name};
+    auto found = name == ref.node && first ? core::Result<gcp::tpu::Node>(*first) : client.GetNode(node);
+    if (!found) return core::Fail(found.error());
+    auto slice = catalog::FindSliceType(found->accelerator_type);
+    if (!slice) return core::Fail(slice.error());
+    auto values = client.GetGuestAttributes(node, std::string(kRayGuestNamespace) + "/");
+    if (!values) return core::Fail(values.error());
+    nodes.push_back({name, RayHostsFrom(*values, slice->hosts)});
+  }
+  return nodes;
 }
 
 core::Result<std::vector<RayHostStatus>> WaitForRay(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int hosts,

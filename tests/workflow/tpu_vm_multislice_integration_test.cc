@@ -100,10 +100,16 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   INFO(again.err);
   CHECK(again.exit_code == 0);
 
-  auto status = env.Tputrain({"tpu-vm", "ray-status", "ms-1", "--zone", "us-east5-a", "--format", "json"}, false);
+  // ray-status of the queued resource's name: every slice's hosts, in order.
+  auto status = env.Tputrain({"tpu-vm", "ray-status", "ms", "--zone", "us-east5-a", "--format", "json"}, false);
   INFO(status.err);
   REQUIRE(status.exit_code == 0);
-  CHECK(nlohmann::json::parse(status.out)[0]["state"] == "ready");
+  const auto rows = nlohmann::json::parse(status.out);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[1]["node"] == "ms-0");
+  CHECK(rows[2]["node"] == "ms-1");
+  CHECK(rows[3]["worker"] == "1");
+  for (const auto& row : rows) CHECK(row["state"] == "ready");
 
   // A re-run adopts what is there and hands out nothing new.
   auto rerun = env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-16",

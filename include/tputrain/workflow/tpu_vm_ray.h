@@ -74,6 +74,14 @@ struct RayHostStatus {
 // One row per host (0..hosts-1) from a node's guest attributes; hosts that said nothing are booting.
 std::vector<RayHostStatus> RayHostsFrom(const std::vector<gcp::tpu::GuestAttribute>& values, int hosts);
 
+// `tpu-vm ray-status NAME`: each host's report, per node; NAME may also be a multislice's queued
+// resource, whose slices are then listed in order.
+struct RayNodeStatus {
+  std::string node;
+  std::vector<RayHostStatus> hosts;
+};
+core::Result<std::vector<RayNodeStatus>> TpuVmRayStatus(gcp::tpu::Client& client, const gcp::tpu::NodeRef& ref);
+
 // Waits until every host's Ray node runs: polls the guest attributes with backoff, says each
 // change, fails at once (FailedPrecondition) when a host reports failed, with its reason.
 core::Result<std::vector<RayHostStatus>> WaitForRay(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node, int hosts,

@@ -224,27 +224,24 @@ core::Result<int> RunRayStatus(const TpuVmOptions& options, Context& context) {
   return RunRead(context,
                  [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
                    gcp::tpu::Client client(transport, endpoints.tpu);
-                   const gcp::tpu::NodeRef ref{*project, *zone, name};
-                   auto node = client.GetNode(ref);
-                   if (!node) return core::Fail(node.error());
-                   auto slice = catalog::FindSliceType(node->accelerator_type);
-                   if (!slice) return core::Fail(slice.error());
-                   auto values = client.GetGuestAttributes(ref, std::string(workflow::kRayGuestNamespace) + "/");
-                   if (!values) return core::Fail(values.error());
-                   const auto hosts = workflow::RayHostsFrom(*values, slice->hosts);
+                   auto nodes = workflow::TpuVmRayStatus(client, {*project, *zone, name});
+                   if (!nodes) return core::Fail(nodes.error());
                    nlohmann::json json = nlohmann::json::array();
                    std::vector<std::vector<std::string>> rows;
-                   for (const auto& host : hosts) {
-                     const std::string state(workflow::RayHostStateName(host.state));
-                     json.push_back({{"worker", host.worker},
-                                     {"state", state},
-                                     {"ray_version", host.ray_version},
-                                     {"message", host.message}});
-                     rows.push_back({host.worker, state, host.ray_version.empty() ? "-" : host.ray_version,
-                                     host.message.empty() ? "-" : host.message});
+                   for (const auto& node : *nodes) {
+                     for (const auto& host : node.hosts) {
+                       const std::string state(workflow::RayHostStateName(host.state));
+                       json.push_back({{"node", node.node},
+                                       {"worker", host.worker},
+                                       {"state", state},
+                                       {"ray_version", host.ray_version},
+                                       {"message", host.message}});
+                       rows.push_back({node.node, host.worker, state, host.ray_version.empty() ? "-" : host.ray_version,
+                                       host.message.empty() ? "-" : host.message});
+                     }
                    }
                    PrintResult(context, json, [&](std::ostream& out) {
-                     PrintTable(out, {"worker", "state", "ray", "message"}, rows);
+                     PrintTable(out, {"node", "worker", "state", "ray", "message"}, rows);
                    });
                    return core::kExitOk;
                  });
