@@ -33,7 +33,6 @@ struct Tally {
 
 bool Cancelled(const ProvisionEnv& env) { return env.cancel != nullptr && env.cancel->cancelled(); }
 
-// A ray-job whose RayCluster (same cluster, namespace and name) is deleted in this cleanup.
 // The TPU VM a job's head runs on is deleted in this cleanup: by itself, or with its queued
 // resource (multislice: the head is on slice 0, the job recorded under any slice or the name).
 bool TpuVmDoomed(const RayJobTarget& target, const CleanupPlan& plan) {
@@ -51,6 +50,8 @@ bool TpuVmDoomed(const RayJobTarget& target, const CleanupPlan& plan) {
   return false;
 }
 
+// A ray-job whose head goes in this cleanup: its RayCluster (same cluster, namespace and name)
+// or its TPU VM.
 bool HeadDoomed(const state::LedgerEntry& job, const CleanupPlan& plan) {
   auto target = RayJobTargetOf(job);
   if (target && target->OnTpuVm()) return TpuVmDoomed(*target, plan);
