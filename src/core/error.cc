@@ -6,26 +6,40 @@
 namespace tputrain::core {
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 12> kNames{{
-    {ErrorKind::kInvalidArgument, "INVALID_ARGUMENT"},
-    {ErrorKind::kNotFound, "NOT_FOUND"},
-    {ErrorKind::kAlreadyExists, "ALREADY_EXISTS"},
-    {ErrorKind::kPermissionDenied, "PERMISSION_DENIED"},
-    {ErrorKind::kUnauthenticated, "UNAUTHENTICATED"},
-    {ErrorKind::kResourceExhausted, "RESOURCE_EXHAUSTED"},
-    {ErrorKind::kFailedPrecondition, "FAILED_PRECONDITION"},
-    {ErrorKind::kAborted, "ABORTED"},
-    {ErrorKind::kUnavailable, "UNAVAILABLE"},
-    {ErrorKind::kDeadlineExceeded, "DEADLINE_EXCEEDED"},
-    {ErrorKind::kCancelled, "CANCELLED"},
-    {ErrorKind::kInternal, "INTERNAL"},
+struct RpcCodeRow {
+  ErrorKind kind;
+  std::string_view name;
+  int code;
+};
+
+constexpr std::array<RpcCodeRow, 12> kRpcCodes{{
+    {ErrorKind::kInvalidArgument, "INVALID_ARGUMENT", 3},
+    {ErrorKind::kNotFound, "NOT_FOUND", 5},
+    {ErrorKind::kAlreadyExists, "ALREADY_EXISTS", 6},
+    {ErrorKind::kPermissionDenied, "PERMISSION_DENIED", 7},
+    {ErrorKind::kUnauthenticated, "UNAUTHENTICATED", 16},
+    {ErrorKind::kResourceExhausted, "RESOURCE_EXHAUSTED", 8},
+    {ErrorKind::kFailedPrecondition, "FAILED_PRECONDITION", 9},
+    {ErrorKind::kAborted, "ABORTED", 10},
+    {ErrorKind::kUnavailable, "UNAVAILABLE", 14},
+    {ErrorKind::kDeadlineExceeded, "DEADLINE_EXCEEDED", 4},
+    {ErrorKind::kCancelled, "CANCELLED", 1},
+    {ErrorKind::kInternal, "INTERNAL", 13},
 }};
+
+const RpcCodeRow& RowOf(ErrorKind kind) {
+  for (const auto& row : kRpcCodes) {
+    if (row.kind == kind) return row;
+  }
+  return kRpcCodes.back();  // kInternal
+}
 
 }  // namespace
 
 Error Error::Usage(std::string message) { return Make(ErrorKind::kInvalidArgument, std::move(message)); }
 Error Error::NoCredentials(std::string message) { return Make(ErrorKind::kUnauthenticated, std::move(message)); }
 Error Error::Internal(std::string message) { return Make(ErrorKind::kInternal, std::move(message)); }
+Error Error::Cancelled(std::string message) { return Make(ErrorKind::kCancelled, std::move(message)); }
 Error Error::Make(ErrorKind kind, std::string message) {
   Error error;
   error.kind = kind;
@@ -33,20 +47,22 @@ Error Error::Make(ErrorKind kind, std::string message) {
   return error;
 }
 
-std::string_view KindName(ErrorKind kind) {
-  for (const auto& [k, name] : kNames) {
-    if (k == kind) return name;
-  }
-  return "INTERNAL";
-}
+std::string_view KindName(ErrorKind kind) { return RowOf(kind).name; }
 
 ErrorKind KindFromStatusName(std::string_view name) {
-  for (const auto& [kind, n] : kNames) {
-    if (n == name) return kind;
+  for (const auto& row : kRpcCodes) {
+    if (row.name == name) return row.kind;
   }
-  // google.rpc names that tputrain folds into its vocabulary.
   if (name == "OUT_OF_RANGE") return ErrorKind::kInvalidArgument;
-  if (name == "DEADLINE_EXCEEDED") return ErrorKind::kDeadlineExceeded;
+  return ErrorKind::kInternal;
+}
+
+int RpcCode(ErrorKind kind) { return RowOf(kind).code; }
+
+ErrorKind KindFromRpcCode(int code) {
+  for (const auto& row : kRpcCodes) {
+    if (row.code == code) return row.kind;
+  }
   return ErrorKind::kInternal;
 }
 

@@ -13,7 +13,7 @@ bool DefaultTransient(const Error& error) {
          error.kind == ErrorKind::kDeadlineExceeded;
 }
 
-Error Interrupted() { return Error::Make(ErrorKind::kCancelled, "interrupted while waiting"); }
+Error Interrupted() { return Error::Cancelled("interrupted while waiting"); }
 
 Error TimedOut(const PollOptions& options) {
   std::string message = "stopped waiting after " + FormatDuration(*options.timeout);

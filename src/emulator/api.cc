@@ -48,36 +48,7 @@ int HttpStatusFor(core::ErrorKind kind) {
   return 500;
 }
 
-int RpcCodeFor(core::ErrorKind kind) {
-  using core::ErrorKind;
-  switch (kind) {
-    case ErrorKind::kCancelled:
-      return 1;
-    case ErrorKind::kInvalidArgument:
-      return 3;
-    case ErrorKind::kDeadlineExceeded:
-      return 4;
-    case ErrorKind::kNotFound:
-      return 5;
-    case ErrorKind::kAlreadyExists:
-      return 6;
-    case ErrorKind::kPermissionDenied:
-      return 7;
-    case ErrorKind::kResourceExhausted:
-      return 8;
-    case ErrorKind::kFailedPrecondition:
-      return 9;
-    case ErrorKind::kAborted:
-      return 10;
-    case ErrorKind::kInternal:
-      return 13;
-    case ErrorKind::kUnavailable:
-      return 14;
-    case ErrorKind::kUnauthenticated:
-      return 16;
-  }
-  return 13;
-}
+int RpcCodeFor(core::ErrorKind kind) { return core::RpcCode(kind); }
 
 ApiResponse Aip193Error(core::ErrorKind kind, std::string_view message, nlohmann::json details) {
   nlohmann::json error = {

@@ -221,7 +221,7 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   Release(curl);
 
   if (code == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->cancelled()) {
-    auto error = core::Error::Make(core::ErrorKind::kCancelled, "interrupted");
+    auto error = core::Error::Cancelled();
     error.where = "http";
     return core::Fail(error);
   }

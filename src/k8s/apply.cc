@@ -196,8 +196,7 @@ core::Status WaitDiscovered(Discovery& discovery, const Object& crd, const Apply
       },
       poll, {deps.clock, deps.sleeper, nullptr});
   if (!served && served.error().kind == core::ErrorKind::kCancelled) {
-    return core::Fail(
-        core::Error::Make(core::ErrorKind::kCancelled, "interrupted waiting for " + kind + " to be served"));
+    return core::Fail(core::Error::Cancelled("interrupted waiting for " + kind + " to be served"));
   }
   return served;
 }

@@ -18,7 +18,7 @@ std::string ResourceVersionOf(const nlohmann::json& object) {
   return object["metadata"].value("resourceVersion", "");
 }
 
-core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted while waiting"); }
+core::Error Cancelled() { return core::Error::Cancelled("interrupted while waiting"); }
 
 }  // namespace
 

@@ -95,7 +95,7 @@ core::Result<http::Response> JobsClient::Call(http::Request request, std::string
       }
       return response;
     }
-    if (!sleeper_.Sleep(backoff)) return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
+    if (!sleeper_.Sleep(backoff)) return core::Fail(core::Error::Cancelled());
     backoff = std::min(backoff * 2, options_.max_backoff);
   }
 }
@@ -159,7 +159,7 @@ core::Result<SubmitResult> JobsClient::Submit(const SubmitRequest& submit) {
         return core::Fail(error);
       }
     }
-    if (!sleeper_.Sleep(backoff)) return core::Fail(core::Error::Make(core::ErrorKind::kCancelled, "interrupted"));
+    if (!sleeper_.Sleep(backoff)) return core::Fail(core::Error::Cancelled());
     backoff = std::min(backoff * 2, options_.max_backoff);
   }
 }

@@ -7,8 +7,6 @@ namespace {
 
 constexpr std::chrono::milliseconds kReceiveSlice{200};  // how often a quiet tail checks Ctrl-C
 
-core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted"); }
-
 // No answer, or a proxy's 502/503/504: the head or the API server in front of it is restarting
 // (a GKE control-plane upgrade, a head pod rescheduled), which a long follow should ride out.
 bool Unreachable(const core::Error& error) {
@@ -41,7 +39,7 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
   while (options_.use_websocket) {
     core::Error error;
     TailEnd end = Tail(id, on_text, error);
-    if (end == TailEnd::kCancelled) return core::Fail(Cancelled());
+    if (end == TailEnd::kCancelled) return core::Fail(core::Error::Cancelled());
     if (end == TailEnd::kUnusable) {
       // 404 (no such job) and 400 (a DRIVER job) are answers, not socket trouble.
       if (error.http_status == 404 || error.http_status == 400) {
@@ -96,7 +94,7 @@ core::Result<JobDetails> LogFollower::GetRidingOutRestarts(const std::string& id
     if (attempt == 1 && options_.on_notice) {
       options_.on_notice("Ray head unreachable (" + job.error().message + "); retrying");
     }
-    if (!sleeper_.Sleep(delay)) return core::Fail(Cancelled());
+    if (!sleeper_.Sleep(delay)) return core::Fail(core::Error::Cancelled());
     delay = std::min(delay * 2, options_.poll_max);
   }
 }
@@ -104,7 +102,7 @@ core::Result<JobDetails> LogFollower::GetRidingOutRestarts(const std::string& id
 core::Result<JobDetails> LogFollower::Poll(const std::string& id, const LogTextHandler& on_text) {
   auto delay = options_.poll_initial;
   while (true) {
-    if (cancelled()) return core::Fail(Cancelled());
+    if (cancelled()) return core::Fail(core::Error::Cancelled());
     // Status first: once it reads terminal, the log fetched after it is complete.
     auto job = GetRidingOutRestarts(id);
     if (!job) return core::Fail(job.error());
@@ -114,7 +112,7 @@ core::Result<JobDetails> LogFollower::Poll(const std::string& id, const LogTextH
     Deliver(*logs, 0, on_text);
     if (IsTerminal(job->status)) return job;
     delay = offset_ != before ? options_.poll_initial : std::min(delay * 2, options_.poll_max);
-    if (!sleeper_.Sleep(delay)) return core::Fail(Cancelled());
+    if (!sleeper_.Sleep(delay)) return core::Fail(core::Error::Cancelled());
   }
 }
 

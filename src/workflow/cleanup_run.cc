@@ -226,7 +226,7 @@ core::Result<std::vector<Outcome>> RunCleanup(ProvisionEnv& env, const CleanupPl
   if (Cancelled(env)) {
     // Whatever else failed, the user stopped it: exit 130, and a re-run resumes.
     if (!tally.first_error) tally.failures.push_back("interrupted");
-    tally.first_error = core::Error::Make(core::ErrorKind::kCancelled, "interrupted");
+    tally.first_error = core::Error::Cancelled();
   }
   if (!tally.first_error) return tally.outcomes;
   core::Error error = *tally.first_error;

@@ -74,8 +74,6 @@ struct Stream {
   std::string phase;
 };
 
-core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted"); }
-
 // One stream from start to end; the lines go to `sink`, prefixed when `prefixed`.
 core::Status RunStream(k8s::Client& client, const LogsRequest& request, const Stream& stream, LineSink& sink,
                        bool prefixed, const core::CancelToken* cancel) {
@@ -96,7 +94,7 @@ core::Status RunStream(k8s::Client& client, const LogsRequest& request, const St
     joiner.Add(chunk);
     return true;
   });
-  if (cancel != nullptr && cancel->cancelled()) return core::Fail(Cancelled());
+  if (cancel != nullptr && cancel->cancelled()) return core::Fail(core::Error::Cancelled());
   joiner.Finish();
   return status;
 }
@@ -150,14 +148,14 @@ core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const L
   } else {
     // As kubectl: without --follow, one pod after the other, each log whole.
     for (size_t i = 0; i < streams.size(); ++i) {
-      if (cancel != nullptr && cancel->cancelled()) return core::Fail(Cancelled());
+      if (cancel != nullptr && cancel->cancelled()) return core::Fail(core::Error::Cancelled());
       results[i] = RunStream(client, request, streams[i], sink, prefixed, cancel);
       if (!results[i] && results[i].error().kind != core::ErrorKind::kCancelled) {
         sink.Notice(results[i].error().message);
       }
     }
   }
-  if (cancel != nullptr && cancel->cancelled()) return core::Fail(Cancelled());
+  if (cancel != nullptr && cancel->cancelled()) return core::Fail(core::Error::Cancelled());
   int failed = 0;
   int waiting = 0;
   for (const auto& result : results) {

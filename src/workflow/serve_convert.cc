@@ -25,8 +25,6 @@ std::string Text(const json& object, const char* key) {
   return found != object.end() && found->is_string() ? found->get<std::string>() : "";
 }
 
-core::Error Cancelled() { return core::Error::Make(core::ErrorKind::kCancelled, "interrupted"); }
-
 std::string ArgValue(const json& args, const std::string& flag) {
   if (!args.is_array()) return "";
   for (const auto& arg : args) {
@@ -148,7 +146,7 @@ class Follower {
     int attempt = 0;
     int failures = 0;
     for (;;) {
-      if (Interrupted()) return core::Fail(Cancelled());
+      if (Interrupted()) return core::Fail(core::Error::Cancelled());
       auto pod = NewestPod(client, outcome_.ns, outcome_.job);
       if (!pod) {
         if (++failures > 5) return core::Fail(pod.error());
@@ -176,7 +174,7 @@ class Follower {
         if (state.phase == JobState::Phase::kFailed) return core::Fail(FailedError(state));
       }
       if (!env_.poll.sleeper.Sleep(core::PollDelay(pacing, attempt++)) || Interrupted()) {
-        return core::Fail(Cancelled());
+        return core::Fail(core::Error::Cancelled());
       }
     }
   }
@@ -256,7 +254,7 @@ class Follower {
     sinks.notice = [&](std::string_view line) { env_.reporter.Warn(line); };
     Say(task, "following pod " + name);
     auto status = StreamLogs(env_.apply.client, request, sinks, env_.poll.cancel);
-    if (Interrupted()) return core::Fail(Cancelled());
+    if (Interrupted()) return core::Fail(core::Error::Cancelled());
     if (!status) {
       const core::Error& error = status.error();
       const bool waiting = k8s::IsWaitingToStart(error) || error.kind == core::ErrorKind::kFailedPrecondition;

@@ -36,11 +36,18 @@ struct Error {
   static Error Usage(std::string message);
   static Error NoCredentials(std::string message);
   static Error Internal(std::string message);
+  // The user stopped it (Ctrl-C): exit 130.
+  static Error Cancelled(std::string message = "interrupted");
   static Error Make(ErrorKind kind, std::string message);
 };
 
+// google.rpc.Code (google/rpc/code.proto), by name and by number, in one table. Codes outside
+// tputrain's vocabulary (UNKNOWN, UNIMPLEMENTED, DATA_LOSS) are kInternal; the name OUT_OF_RANGE
+// is folded into kInvalidArgument.
 std::string_view KindName(ErrorKind kind);            // "INVALID_ARGUMENT", as google.rpc.Code names it.
 ErrorKind KindFromStatusName(std::string_view name);  // inverse of KindName; unknown → kInternal.
+int RpcCode(ErrorKind kind);                          // 3 for kInvalidArgument
+ErrorKind KindFromRpcCode(int code);                  // inverse of RpcCode; unknown → kInternal.
 ErrorKind KindFromHttpStatus(int http_status);
 
 bool IsUsageError(const Error& error);
