@@ -1,7 +1,6 @@
 // The Google Cloud side of cleanup: one ledger entry's delete, after its pending operation.
 #include "tputrain/gcp/compute/client.h"
 #include "tputrain/gcp/container/client.h"
-#include "tputrain/gcp/operations/poller.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/iap_firewall.h"
@@ -37,19 +36,19 @@ core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry&
   core::Error error;
   if (entry.kind == ResourceKind::kCluster || entry.kind == ResourceKind::kNodePool) {
     gcp::container::Client client(env.transport, env.endpoints.container);
-    auto done = gcp::operations::WaitForContainerOperation(client, ClusterOf(entry).Location(), entry.operation,
-                                                           env.poll, poll_env);
+    auto done = gcp::operations::Wait(
+        gcp::container::OperationWaiting(client, ClusterOf(entry).Location(), entry.operation), env.poll, poll_env);
     if (done) return {};
     error = done.error();
   } else if (entry.kind == ResourceKind::kTpuVm || entry.kind == ResourceKind::kQueuedResource) {
     gcp::tpu::Client client(env.transport, env.endpoints.tpu);
-    auto done = gcp::operations::WaitForTpuOperation(client, entry.operation, env.poll, poll_env);
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, entry.operation), env.poll, poll_env);
     if (done) return {};
     error = done.error();
   } else if (entry.kind == ResourceKind::kFirewallRule) {
     gcp::compute::Client client(env.transport, env.endpoints.compute);
-    auto done =
-        gcp::compute::WaitForGlobalOperation(client, Detail(entry, "project"), entry.operation, env.poll, poll_env);
+    auto done = gcp::operations::Wait(
+        gcp::compute::GlobalOperationWaiting(client, Detail(entry, "project"), entry.operation), env.poll, poll_env);
     if (done) return {};
     error = done.error();
   } else {

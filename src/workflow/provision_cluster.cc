@@ -13,10 +13,8 @@ using gcp::container::NodePoolRef;
 using gcp::container::NodePoolSpec;
 using internal::CreateSteps;
 
-gcp::operations::PollEnv PollEnvOf(ProvisionEnv& env) { return {env.clock, env.sleeper, env.cancel}; }
-
 // One live line per operation: its status and how long it has run.
-gcp::operations::ContainerProgress ProgressOf(ProvisionEnv& env, const std::string& task) {
+gcp::operations::Progress<gcp::container::Operation> ProgressOf(ProvisionEnv& env, const std::string& task) {
   auto start = env.clock.Now();
   return [&env, task, start](const gcp::container::Operation& op) {
     auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
@@ -26,8 +24,8 @@ gcp::operations::ContainerProgress ProgressOf(ProvisionEnv& env, const std::stri
 
 core::Status WaitContainer(ProvisionEnv& env, gcp::container::Client& client, const ClusterRef& ref,
                            const std::string& operation, const std::string& task) {
-  auto done = gcp::operations::WaitForContainerOperation(client, ref.Location(), operation, env.poll, PollEnvOf(env),
-                                                         ProgressOf(env, task));
+  auto done = gcp::operations::Wait(gcp::container::OperationWaiting(client, ref.Location(), operation), env.poll,
+                                    {env.clock, env.sleeper, env.cancel}, ProgressOf(env, task));
   if (!done) return core::Fail(done.error());
   return {};
 }

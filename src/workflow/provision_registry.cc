@@ -2,7 +2,6 @@
 // ledgered as `repository`. Deleting a repository deletes the images in it, as gcloud's does.
 #include "provision_steps.h"
 #include "tputrain/gcp/artifactregistry/client.h"
-#include "tputrain/gcp/operations/poller.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -12,30 +11,19 @@ using gcp::artifactregistry::RepositoryRef;
 
 // Waits for an Artifact Registry operation; an `error` in it becomes an Error.
 core::Status WaitRegistry(ProvisionEnv& env, Client& client, const std::string& name, const std::string& task) {
-  std::optional<gcp::artifactregistry::Operation> last;
-  auto done = gcp::operations::PollUntilDone(
-      [&]() -> core::Result<bool> {
-        auto op = client.GetOperation(name);
-        if (!op) return core::Fail(op.error());
-        last = *op;
-        env.reporter.Progress(task, op->done ? "done" : "running");
-        return op->done;
-      },
-      env.poll, {env.clock, env.sleeper, env.cancel});
+  auto done = gcp::operations::Wait(
+      gcp::artifactregistry::OperationWaiting(client, name), env.poll, {env.clock, env.sleeper, env.cancel},
+      [&](const gcp::artifactregistry::Operation& op) { env.reporter.Progress(task, op.done ? "done" : "running"); });
   if (!done) return core::Fail(done.error());
-  if (last->error_code != 0) {
-    return core::Fail(gcp::operations::ErrorFromRpcStatus(last->error_code, last->error_message,
-                                                          "artifactregistry.projects.locations.operations.get"));
-  }
   return {};
 }
 
 // The operation to wait for, or "" when it came back done (Artifact Registry's usually do).
 core::Result<std::string> Pending(const core::Result<gcp::artifactregistry::Operation>& op) {
   if (!op) return core::Fail(op.error());
-  if (op->done && op->error_code != 0) {
-    return core::Fail(gcp::operations::ErrorFromRpcStatus(op->error_code, op->error_message,
-                                                          "artifactregistry.projects.locations.repositories"));
+  if (op->done && op->error) {
+    return core::Fail(
+        gcp::operations::ErrorFromRpcStatus(*op->error, "artifactregistry.projects.locations.repositories"));
   }
   return op->done ? std::string() : op->name;
 }

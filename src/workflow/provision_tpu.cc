@@ -26,8 +26,9 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   };
   steps.wait = [&](const std::string& op) -> core::Status {
     auto start = env.clock.Now();
-    auto done = gcp::operations::WaitForTpuOperation(
-        client, op, env.poll, {env.clock, env.sleeper, env.cancel}, [&](const gcp::tpu::Operation& seen) {
+    auto done = gcp::operations::Wait(
+        gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel},
+        [&](const gcp::tpu::Operation& seen) {
           auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
           env.reporter.Progress(task, std::string(seen.done ? "done " : "creating ") + internal::Seconds(elapsed));
         });
@@ -89,7 +90,8 @@ core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
     return op->name;
   };
   steps.wait = [&](const std::string& op) -> core::Status {
-    auto done = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done =
+        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
     if (!done) return core::Fail(done.error());
     return {};
   };

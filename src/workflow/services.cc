@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "tputrain/gcp/operations/poller.h"
 #include "tputrain/gcp/serviceusage/client.h"
 
 namespace tputrain::workflow {
@@ -40,22 +39,9 @@ core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const
     env.reporter.Progress(task, "enabling");
     auto op = client.Enable(project, batch);
     if (!op) return core::Fail(op.error());
-    std::optional<gcp::serviceusage::Operation> last = *op;
-    auto done = gcp::operations::PollUntilDone(
-        [&]() -> core::Result<bool> {
-          if (!last->done) {
-            auto polled = client.GetOperation(last->name);
-            if (!polled) return core::Fail(polled.error());
-            last = *polled;
-          }
-          return last->done;
-        },
-        env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::WaitFrom(*op, gcp::serviceusage::OperationWaiting(client, op->name), env.poll,
+                                          {env.clock, env.sleeper, env.cancel});
     if (!done) return core::Fail(done.error());
-    if (last->error_code != 0) {
-      return core::Fail(
-          gcp::operations::ErrorFromRpcStatus(last->error_code, last->error_message, "serviceusage.services.enable"));
-    }
     env.reporter.Done(task, "enabled");
   }
   return changes;

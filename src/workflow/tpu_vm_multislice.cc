@@ -2,7 +2,7 @@
 #include "tputrain/workflow/tpu_vm_multislice.h"
 
 #include "provision_steps.h"
-#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
@@ -84,7 +84,8 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   };
   steps.wait = [&](const std::string& op) -> core::Status {
     // The operation ends once the request is accepted; the slices come when capacity does.
-    auto accepted = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    auto accepted =
+        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
     if (!accepted) return core::Fail(accepted.error());
     return WaitForSlices(env, client, request);
   };
@@ -132,7 +133,8 @@ core::Result<Outcome> DeleteQueuedResource(ProvisionEnv& env, const gcp::tpu::Qu
     return op->name;
   };
   steps.wait = [&](const std::string& op) -> core::Status {
-    auto done = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done =
+        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
     if (!done) return core::Fail(done.error());
     return {};
   };
@@ -176,7 +178,8 @@ core::Status HandOutRayHead(ProvisionEnv& env, const MultisliceCreate& request) 
     operations.push_back(op->name);
   }
   for (const auto& op : operations) {
-    auto done = gcp::operations::WaitForTpuOperation(client, op, env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done =
+        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
     if (!done) return core::Fail(done.error());
   }
   env.reporter.Progress("ray " + request.ref.id, "head at " + head + " (" + ids.front() + " worker 0), handed to " +

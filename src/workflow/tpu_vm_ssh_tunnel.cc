@@ -11,7 +11,7 @@
 
 #include "tputrain/core/file.h"
 #include "tputrain/core/poll.h"
-#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
@@ -124,8 +124,8 @@ core::Status EnsureAuthorized(gcp::tpu::Client& tpu, const TpuVmSshRequest& requ
     gcp::operations::PollOptions options;
     options.initial_delay = std::chrono::milliseconds(500);
     options.timeout = std::chrono::minutes(5);
-    auto done =
-        gcp::operations::WaitForTpuOperation(tpu, operation->name, options, {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(tpu, operation->name), options,
+                                      {env.clock, env.sleeper, env.cancel});
     if (!done) return core::Fail(done.error());
   }
   plan.key_added = true;

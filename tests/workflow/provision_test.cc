@@ -10,7 +10,7 @@
 #include "testing/fake_transport.h"
 #include "tputrain/emulator/schema.h"
 #include "tputrain/gcp/container/client.h"
-#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/provision.h"
 
 namespace tputrain::workflow {

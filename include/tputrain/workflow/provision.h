@@ -13,7 +13,7 @@
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/types.h"
-#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/gcp/storage/types.h"
 #include "tputrain/gcp/tpu/types.h"
 #include "tputrain/http/transport.h"

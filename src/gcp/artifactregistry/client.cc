@@ -51,20 +51,20 @@ http::Request Client::BuildDelete(const RepositoryRef& ref) const {
 core::Result<Operation> Client::Create(const RepositoryRef& ref, const RepositorySpec& spec) {
   auto body = CallJson(transport_, BuildCreate(ref, spec), "artifactregistry.projects.locations.repositories.create");
   if (!body) return core::Fail(body.error());
-  return operations::LongRunningOperationFromJson(*body);
+  return operations::OperationFromJson(*body);
 }
 
 core::Result<Operation> Client::Delete(const RepositoryRef& ref) {
   auto body = CallJson(transport_, BuildDelete(ref), "artifactregistry.projects.locations.repositories.delete");
   if (!body) return core::Fail(body.error());
-  return operations::LongRunningOperationFromJson(*body);
+  return operations::OperationFromJson(*body);
 }
 
 core::Result<Operation> Client::GetOperation(const std::string& name) {
   auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/" + name)),
                        "artifactregistry.projects.locations.operations.get");
   if (!body) return core::Fail(body.error());
-  return operations::LongRunningOperationFromJson(*body);
+  return operations::OperationFromJson(*body);
 }
 
 core::Result<Repository> Client::Get(const RepositoryRef& ref) {
@@ -95,6 +95,11 @@ std::vector<std::string> DiffRepository(const RepositorySpec& spec, const Reposi
   std::vector<std::string> differences;
   if (repository.format != spec.format) differences.push_back("format: " + repository.format + " != " + spec.format);
   return differences;
+}
+
+operations::Waiting<Operation> OperationWaiting(Client& client, const std::string& name) {
+  return operations::LongRunning([&client, name] { return client.GetOperation(name); },
+                                 "artifactregistry.projects.locations.operations.get");
 }
 
 }  // namespace tputrain::gcp::artifactregistry

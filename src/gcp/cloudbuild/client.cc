@@ -26,14 +26,17 @@ http::Request Client::BuildCreate(const std::string& project, const std::string&
 
 core::Result<Build> Client::Create(const std::string& project, const std::string& location,
                                    const DockerBuildSpec& spec) {
-  auto op = CallJson(transport_, BuildCreate(project, location, spec), "cloudbuild.projects.locations.builds.create");
-  if (!op) return core::Fail(op.error());
+  auto body = CallJson(transport_, BuildCreate(project, location, spec), "cloudbuild.projects.locations.builds.create");
+  if (!body) return core::Fail(body.error());
   // The operation's metadata (BuildOperationMetadata) carries the build as created.
-  const nlohmann::json metadata = op->value("metadata", nlohmann::json::object());
-  Build build = BuildFromJson(metadata.value("build", nlohmann::json::object()));
+  const operations::Operation op = operations::OperationFromJson(*body);
+  const nlohmann::json build_json =
+      op.metadata.is_object() ? op.metadata.value("build", nlohmann::json::object()) : nlohmann::json::object();
+  Build build = BuildFromJson(build_json);
   if (build.id.empty()) {
     return core::Fail(core::Error::Internal("cloudbuild.projects.locations.builds.create: the operation " +
-                                            op->value("name", std::string("?")) + " does not name its build"));
+                                            (op.name.empty() ? std::string("?") : op.name) +
+                                            " does not name its build"));
   }
   return build;
 }
@@ -56,6 +59,28 @@ core::Result<Build> Client::Cancel(const BuildRef& ref) {
   auto answer = CallJson(transport_, BuildCancel(ref), "cloudbuild.projects.locations.builds.cancel");
   if (!answer) return core::Fail(answer.error());
   return BuildFromJson(*answer);
+}
+
+operations::Waiting<Build> BuildWaiting(Client& client, const BuildRef& ref) {
+  return {[&client, ref] { return client.Get(ref); }, [](const Build& build) { return IsFinished(build.status); },
+          BuildFailure};
+}
+
+std::optional<core::Error> BuildFailure(const Build& build) {
+  if (!IsFinished(build.status) || build.status == BuildStatus::kSuccess) return std::nullopt;
+  std::string message = "build " + build.id + " ended " + std::string(StatusName(build.status));
+  if (!build.failure_detail.empty()) {
+    message += ": " + build.failure_detail;
+  } else if (!build.status_detail.empty()) {
+    message += ": " + build.status_detail;
+  }
+  if (!build.log_url.empty()) message += " (log: " + build.log_url + ")";
+  const auto kind = build.status == BuildStatus::kCancelled ? core::ErrorKind::kCancelled
+                    : build.status == BuildStatus::kTimeout ? core::ErrorKind::kDeadlineExceeded
+                                                            : core::ErrorKind::kFailedPrecondition;
+  core::Error error = core::Error::Make(kind, message);
+  error.where = "cloudbuild.projects.locations.builds.get";
+  return error;
 }
 
 }  // namespace tputrain::gcp::cloudbuild

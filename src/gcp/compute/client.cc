@@ -63,20 +63,10 @@ core::Result<Operation> Client::GetGlobalOperation(const std::string& project, c
   return OperationFromJson(*body);
 }
 
-core::Result<Operation> WaitForGlobalOperation(Client& client, const std::string& project, const std::string& name,
-                                               const operations::PollOptions& options, const operations::PollEnv& env) {
-  Operation last;
-  auto status = operations::PollUntilDone(
-      [&]() -> core::Result<bool> {
-        auto op = client.GetGlobalOperation(project, name);
-        if (!op) return core::Fail(op.error());
-        last = std::move(*op);
-        return last.done();
-      },
-      options, env);
-  if (!status) return core::Fail(status.error());
-  if (last.error) return core::Fail(*last.error);
-  return last;
+operations::Waiting<Operation> GlobalOperationWaiting(Client& client, const std::string& project,
+                                                      const std::string& name) {
+  return {[&client, project, name] { return client.GetGlobalOperation(project, name); },
+          [](const Operation& op) { return op.done(); }, [](const Operation& op) { return op.error; }};
 }
 
 }  // namespace tputrain::gcp::compute

@@ -88,4 +88,19 @@ core::Result<Operation> Client::GetOperation(const LocationRef& parent, const st
   return OperationFromJson(*body);
 }
 
+operations::Waiting<Operation> OperationWaiting(Client& client, const LocationRef& parent, const std::string& name) {
+  return {[&client, parent, name] { return client.GetOperation(parent, name); },
+          [](const Operation& op) { return op.done(); },
+          [](const Operation& op) -> std::optional<core::Error> {
+            const std::string where = "container operation " + op.name;
+            if (op.error && op.error->code != 0) {
+              const std::string& message = op.status_message.empty() ? op.error->message : op.status_message;
+              return operations::ErrorFromRpcStatus({op.error->code, message}, where);
+            }
+            // gcloud treats any statusMessage on a DONE operation as failure; so do we.
+            if (!op.status_message.empty()) return operations::ErrorFromRpcStatus({2, op.status_message}, where);
+            return std::nullopt;
+          }};
+}
+
 }  // namespace tputrain::gcp::container

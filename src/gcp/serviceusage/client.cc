@@ -50,13 +50,13 @@ core::Result<Operation> Client::Enable(const std::string& project, const std::ve
   auto body = CallJson(transport_, BuildEnable(project, services),
                        services.size() == 1 ? "serviceusage.services.enable" : "serviceusage.services.batchEnable");
   if (!body) return core::Fail(body.error());
-  return operations::LongRunningOperationFromJson(*body);
+  return operations::OperationFromJson(*body);
 }
 
 core::Result<Operation> Client::GetOperation(const std::string& name) {
   auto body = CallJson(transport_, JsonRequest("GET", JoinUrl(base_url_, "v1/" + name)), "serviceusage.operations.get");
   if (!body) return core::Fail(body.error());
-  return operations::LongRunningOperationFromJson(*body);
+  return operations::OperationFromJson(*body);
 }
 
 core::Result<Service> Client::GetService(const std::string& project, const std::string& service) {
@@ -81,6 +81,10 @@ core::Result<std::vector<Service>> Client::ListServices(const std::string& proje
     page_token = body->value("nextPageToken", "");
   } while (!page_token.empty());
   return services;
+}
+
+operations::Waiting<Operation> OperationWaiting(Client& client, const std::string& name) {
+  return operations::LongRunning([&client, name] { return client.GetOperation(name); }, "serviceusage.services.enable");
 }
 
 }  // namespace tputrain::gcp::serviceusage

@@ -131,4 +131,31 @@ core::Result<Operation> Client::GetOperation(const std::string& name) {
   return OperationFromJson(*body);
 }
 
+operations::Waiting<Operation> OperationWaiting(Client& client, const std::string& name) {
+  return operations::LongRunning([&client, name] { return client.GetOperation(name); }, "tpu operation " + name);
+}
+
+operations::Waiting<QueuedResource> QueuedResourceWaiting(Client& client, const QueuedResourceRef& ref) {
+  return {[&client, ref] { return client.GetQueuedResource(ref); },
+          [](const QueuedResource& resource) {
+            return resource.state == QueuedResourceState::kActive || QueuedResourceFailure(resource).has_value();
+          },
+          QueuedResourceFailure};
+}
+
+std::optional<core::Error> QueuedResourceFailure(const QueuedResource& resource) {
+  switch (resource.state) {
+    case QueuedResourceState::kFailed:
+      return core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                               "FAILED" + (resource.failure.empty() ? std::string() : ": " + resource.failure));
+    case QueuedResourceState::kSuspending:
+    case QueuedResourceState::kSuspended:
+    case QueuedResourceState::kDeleting:
+      return core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                               "state " + std::string(QueuedResourceStateName(resource.state)));
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace tputrain::gcp::tpu

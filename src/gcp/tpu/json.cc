@@ -93,20 +93,6 @@ QueuedResource QueuedResourceFromJson(const json& body) {
   return resource;
 }
 
-Operation OperationFromJson(const json& body) {
-  Operation op;
-  if (!body.is_object()) return op;
-  op.name = Str(body, "name");
-  op.done = body.value("done", false);
-  if (auto error = body.find("error"); error != body.end() && error->is_object()) {
-    op.error = RpcStatus{error->value("code", 0), Str(*error, "message")};
-  }
-  op.response = body.value("response", json());
-  op.metadata = body.value("metadata", json());
-  op.raw = body;
-  return op;
-}
-
 std::vector<GuestAttribute> GuestAttributesFromJson(const json& body) {
   std::vector<GuestAttribute> out;
   const auto answers = body.value("guestAttributes", json::array());

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
-#include "tputrain/gcp/operations/long_running.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::artifactregistry {
@@ -37,7 +37,7 @@ struct Repository {
   nlohmann::json raw;
 };
 
-using Operation = operations::LongRunningOperation;
+using operations::Operation;
 
 // Artifact Registry artifactregistry/v1 repositories, with gcloud artifacts' request bodies.
 class Client {
@@ -56,6 +56,9 @@ class Client {
   http::Transport& transport_;
   std::string base_url_;
 };
+
+// How to wait for one of its operations (operations::Wait); `client` must outlive the wait.
+operations::Waiting<Operation> OperationWaiting(Client& client, const std::string& name);
 
 // The fields of `repository` that differ from `spec`, as "format: DOCKER != MAVEN".
 std::vector<std::string> DiffRepository(const RepositorySpec& spec, const Repository& repository);

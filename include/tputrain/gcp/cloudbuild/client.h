@@ -4,6 +4,7 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/cloudbuild/types.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::cloudbuild {
@@ -24,5 +25,13 @@ class Client {
   http::Transport& transport_;
   std::string base_url_;
 };
+
+// How to wait for a build to end (operations::Wait): builds.get, not the create's operation,
+// says how it goes (its status, its log bucket), as gcloud builds submit follows it. `client`
+// must outlive the wait. Any end but SUCCESS is its failure (BuildFailure).
+operations::Waiting<Build> BuildWaiting(Client& client, const BuildRef& ref);
+// "build ID ended FAILURE: detail (log: URL)"; CANCELLED is kCancelled, TIMEOUT
+// kDeadlineExceeded, the others kFailedPrecondition. Nullopt for a build that succeeded or runs.
+std::optional<core::Error> BuildFailure(const Build& build);
 
 }  // namespace tputrain::gcp::cloudbuild

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
-#include "tputrain/gcp/operations/poller.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/http/transport.h"
 
 // Compute Engine compute/v1: VPC firewall rules and the global operations they start.
@@ -79,9 +79,9 @@ class Client {
   std::string base_url_;
 };
 
-// Polls globalOperations.get with core::Poll's back-off until DONE; a failed operation becomes
-// its Error (kind from its httpErrorStatusCode).
-core::Result<Operation> WaitForGlobalOperation(Client& client, const std::string& project, const std::string& name,
-                                               const operations::PollOptions& options, const operations::PollEnv& env);
+// How to wait for a global operation (operations::Wait); `client` must outlive the wait. It ends
+// DONE; its error (kind from its httpErrorStatusCode) is its failure.
+operations::Waiting<Operation> GlobalOperationWaiting(Client& client, const std::string& project,
+                                                      const std::string& name);
 
 }  // namespace tputrain::gcp::compute

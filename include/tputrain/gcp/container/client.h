@@ -5,6 +5,7 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/types.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::container {
@@ -40,5 +41,9 @@ class Client {
   http::Transport& transport_;
   std::string base_url_;
 };
+
+// How to wait for one of its operations (operations::Wait); `client` must outlive the wait. It
+// ends DONE; an error, or (as gcloud reads it) any statusMessage, is its failure.
+operations::Waiting<Operation> OperationWaiting(Client& client, const LocationRef& parent, const std::string& name);
 
 }  // namespace tputrain::gcp::container

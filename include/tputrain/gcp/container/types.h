@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/gcp/operations/operation.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::container {
@@ -72,12 +73,9 @@ struct ClusterSpec {
   std::map<std::string, std::string> resource_labels;
 };
 
-// google.rpc.Status as operations carry it.
-struct RpcStatus {
-  int code = 0;
-  std::string message;
-};
+using operations::RpcStatus;
 
+// GKE's own operation: a status rather than google.longrunning's `done`.
 struct Operation {
   std::string name;  // a bare id
   std::string operation_type;

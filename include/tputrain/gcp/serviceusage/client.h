@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "tputrain/core/result.h"
-#include "tputrain/gcp/operations/long_running.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::serviceusage {
@@ -16,7 +16,7 @@ struct Service {
   bool enabled = false;
 };
 
-using Operation = operations::LongRunningOperation;
+using operations::Operation;
 
 // Service Usage serviceusage/v1, as gcloud services calls it: one service is enabled with
 // services/S:enable, several with services:batchEnable (at most 20 a call).
@@ -35,6 +35,10 @@ class Client {
   http::Transport& transport_;
   std::string base_url_;
 };
+
+// How to wait for one of its operations (operations::Wait); `client` must outlive the wait. The
+// only operations tputrain starts here enable services: a failure is said to be the enable's.
+operations::Waiting<Operation> OperationWaiting(Client& client, const std::string& name);
 
 // "container" → "container.googleapis.com", as gcloud services enable reads its arguments.
 std::string ServiceName(const std::string& name);

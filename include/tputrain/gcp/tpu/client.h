@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/operations/wait.h"
 #include "tputrain/gcp/tpu/types.h"
 #include "tputrain/http/transport.h"
 
@@ -45,5 +46,14 @@ class Client {
   http::Transport& transport_;
   std::string base_url_;
 };
+
+// How to wait for one of its operations (operations::Wait); `client` must outlive the wait.
+operations::Waiting<Operation> OperationWaiting(Client& client, const std::string& name);
+
+// How to wait for a queued resource to leave the queue: it ends ACTIVE, or in a state it does not
+// leave by itself (QueuedResourceFailure).
+operations::Waiting<QueuedResource> QueuedResourceWaiting(Client& client, const QueuedResourceRef& ref);
+// FAILED (with its failure's message), SUSPENDING, SUSPENDED and DELETING: kFailedPrecondition.
+std::optional<core::Error> QueuedResourceFailure(const QueuedResource& resource);
 
 }  // namespace tputrain::gcp::tpu

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/gcp/operations/operation.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::gcp::tpu {
@@ -42,20 +43,10 @@ struct NodeSpec {
   std::string network = "default";
 };
 
-struct RpcStatus {
-  int code = 0;
-  std::string message;
-};
-
-// google.longrunning.Operation, as Cloud TPU returns it.
-struct Operation {
-  std::string name;  // "projects/P/locations/Z/operations/ID"
-  bool done = false;
-  std::optional<RpcStatus> error;
-  nlohmann::json response;
-  nlohmann::json metadata;
-  nlohmann::json raw;
-};
+// Cloud TPU's operations are google.longrunning.Operation ("projects/P/locations/Z/operations/ID").
+using operations::Operation;
+using operations::OperationFromJson;
+using operations::RpcStatus;
 
 struct Node {
   std::string name;  // full resource name
@@ -111,7 +102,6 @@ nlohmann::json NodeToJson(const NodeSpec& spec);
 // --node-prefix ID` sends: one nodeSpec whose multisliceParams make nodes ID-0..ID-N-1.
 nlohmann::json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices);
 QueuedResource QueuedResourceFromJson(const nlohmann::json& json);
-Operation OperationFromJson(const nlohmann::json& json);
 Node NodeFromJson(const nlohmann::json& json);
 std::vector<std::string> DiffNode(const NodeSpec& want, const Node& have);
 
