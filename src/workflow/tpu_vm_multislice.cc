@@ -10,51 +10,55 @@ namespace {
 
 using gcp::tpu::QueuedResourceState;
 
-// true once ACTIVE with every node READY; states it does not leave by itself fail it.
-core::Result<bool> SlicesReady(gcp::tpu::Client& client, const MultisliceCreate& request, std::string& seen) {
-  auto resource = client.GetQueuedResource(request.ref);
-  if (!resource) return core::Fail(resource.error());
-  seen = std::string(gcp::tpu::QueuedResourceStateName(resource->state));
-  switch (resource->state) {
-    case QueuedResourceState::kFailed:
-      return core::Fail(
-          core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                            "FAILED" + (resource->failure.empty() ? std::string() : ": " + resource->failure)));
-    case QueuedResourceState::kSuspending:
-    case QueuedResourceState::kSuspended:
-    case QueuedResourceState::kDeleting:
-      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition, "state " + seen));
-    case QueuedResourceState::kActive:
-      break;
-    default:
-      return false;
-  }
+// The queued resource as last read and, once it is ACTIVE, how many of its slices are READY.
+struct Slices {
+  gcp::tpu::QueuedResource resource;
   int ready = 0;
-  for (const auto& id : SliceNodeIds(request.ref.id, request.slices)) {
-    auto node = client.GetNode({request.ref.project, request.ref.zone, id});
-    if (!node) return core::Fail(node.error());
-    if (node->state == "READY") ++ready;
+};
+
+// The queued resource's own wait, and then every node READY.
+gcp::operations::Waiting<Slices> SlicesWaiting(gcp::tpu::Client& client, const MultisliceCreate& request) {
+  auto queued = gcp::tpu::QueuedResourceWaiting(client, request.ref);
+  return {[&client, &request, get = queued.get]() -> core::Result<Slices> {
+            auto resource = get();
+            if (!resource) return core::Fail(resource.error());
+            Slices slices{std::move(*resource), 0};
+            if (slices.resource.state != QueuedResourceState::kActive) return slices;
+            for (const auto& id : SliceNodeIds(request.ref.id, request.slices)) {
+              auto node = client.GetNode({request.ref.project, request.ref.zone, id});
+              if (!node) return core::Fail(node.error());
+              if (node->state == "READY") ++slices.ready;
+            }
+            return slices;
+          },
+          [&request, done = queued.done](const Slices& slices) {
+            return done(slices.resource) &&
+                   (slices.resource.state != QueuedResourceState::kActive || slices.ready == request.slices);
+          },
+          [failed = queued.failed](const Slices& slices) { return failed(slices.resource); }};
+}
+
+std::string Describe(const Slices& slices, int count) {
+  if (slices.resource.state != QueuedResourceState::kActive) {
+    return std::string(gcp::tpu::QueuedResourceStateName(slices.resource.state));
   }
-  seen = "ACTIVE, " + std::to_string(ready) + "/" + std::to_string(request.slices) + " slices READY";
-  return ready == request.slices;
+  return "ACTIVE, " + std::to_string(slices.ready) + "/" + std::to_string(count) + " slices READY";
 }
 
 core::Status WaitForSlices(ProvisionEnv& env, gcp::tpu::Client& client, const MultisliceCreate& request) {
   const std::string task = "queued-resource " + request.ref.id;
   const auto start = env.clock.Now();
   std::string said;
-  return gcp::operations::PollUntilDone(
-      [&]() -> core::Result<bool> {
-        std::string seen;
-        auto ready = SlicesReady(client, request, seen);
-        if (seen != said) {
-          auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
-          env.reporter.Progress(task, seen + " " + internal::Seconds(elapsed));
-          said = seen;
-        }
-        return ready;
-      },
-      env.poll, {env.clock, env.sleeper, env.cancel});
+  auto ready = gcp::operations::Wait(
+      SlicesWaiting(client, request), env.poll, {env.clock, env.sleeper, env.cancel}, [&](const Slices& slices) {
+        const std::string seen = Describe(slices, request.slices);
+        if (seen == said) return;
+        auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
+        env.reporter.Progress(task, seen + " " + internal::Seconds(elapsed));
+        said = seen;
+      });
+  if (!ready) return core::Fail(ready.error());
+  return {};
 }
 
 }  // namespace
@@ -107,10 +111,7 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
     }
     return existing;
   };
-  steps.ready = [&]() -> core::Result<bool> {
-    std::string seen;
-    return SlicesReady(client, request, seen);
-  };
+  steps.ready = [&]() { return gcp::operations::ReadOnce(SlicesWaiting(client, request)); };
   steps.remove = [&env, &request]() { return DeleteQueuedResource(env, request.ref); };
   steps.explain = [&](core::Error error) {
     return internal::ExplainCapacity(std::move(error), "queued resource " + request.ref.id, request.ref.zone,
