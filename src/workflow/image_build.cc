@@ -17,8 +17,6 @@
 namespace tputrain::workflow {
 namespace {
 
-using gcp::cloudbuild::BuildStatus;
-
 constexpr char kTarballType[] = "application/gzip";
 
 // Logs are read often enough to feel live (gcloud reads every second), builds are long: the
@@ -81,25 +79,10 @@ void RecordDetails(ProvisionEnv& env, const std::string& key, const nlohmann::js
   });
 }
 
-core::Error BuildFailed(const gcp::cloudbuild::Build& build) {
-  std::string message = "build " + build.id + " ended " + std::string(gcp::cloudbuild::StatusName(build.status));
-  if (!build.failure_detail.empty()) {
-    message += ": " + build.failure_detail;
-  } else if (!build.status_detail.empty()) {
-    message += ": " + build.status_detail;
-  }
-  if (!build.log_url.empty()) message += " (log: " + build.log_url + ")";
-  const auto kind = build.status == BuildStatus::kCancelled ? core::ErrorKind::kCancelled
-                    : build.status == BuildStatus::kTimeout ? core::ErrorKind::kDeadlineExceeded
-                                                            : core::ErrorKind::kFailedPrecondition;
-  core::Error error = core::Error::Make(kind, message);
-  error.where = "cloudbuild.projects.locations.builds.get";
-  return error;
-}
-
-// Follows the build until it ends, handing each new piece of its log to `on_log`.
-core::Result<gcp::cloudbuild::Build> Follow(ProvisionEnv& env, const gcp::cloudbuild::Build& created,
-                                            const gcp::cloudbuild::BuildRef& ref,
+// Follows the build until it ends, handing each new piece of its log to `on_log`. How it ended
+// is recorded under `key` before a failure (BuildFailure) is returned.
+core::Result<gcp::cloudbuild::Build> Follow(ProvisionEnv& env, const std::string& key,
+                                            const gcp::cloudbuild::Build& created, const gcp::cloudbuild::BuildRef& ref,
                                             const std::function<void(std::string_view)>& on_log) {
   gcp::cloudbuild::Client builds(env.transport, env.endpoints.cloudbuild);
   gcp::storage::Client storage(env.transport, env.endpoints.storage);
@@ -118,22 +101,19 @@ core::Result<gcp::cloudbuild::Build> Follow(ProvisionEnv& env, const gcp::cloudb
     return {};
   };
   const std::string task = "build " + ref.id;
-  auto done = gcp::operations::PollUntilDone(
-      [&]() -> core::Result<bool> {
-        auto build = builds.Get(ref);
-        if (!build) return core::Fail(build.error());
-        last = *build;
-        // A log that cannot be read (a 403 on a bucket outside a perimeter) is said once, and
-        // the build still followed: its status is what the exit code reports.
-        if (auto logged = read_log(); !logged && !log_warned) {
-          env.reporter.Warn("cannot read the build log: " + logged.error().message);
-          log_warned = true;
-        }
-        env.reporter.Progress(task, gcp::cloudbuild::StatusName(last.status));
-        return gcp::cloudbuild::IsFinished(last.status);
-      },
-      FollowOptions(env.poll), {env.clock, env.sleeper, env.cancel});
-  if (!done) {
+  auto done = gcp::operations::Wait(gcp::cloudbuild::BuildWaiting(builds, ref), FollowOptions(env.poll),
+                                    {env.clock, env.sleeper, env.cancel}, [&](const gcp::cloudbuild::Build& build) {
+                                      last = build;
+                                      // A log that cannot be read (a 403 on a bucket outside a
+                                      // perimeter) is said once, and the build still followed: its
+                                      // status is what the exit code reports.
+                                      if (auto logged = read_log(); !logged && !log_warned) {
+                                        env.reporter.Warn("cannot read the build log: " + logged.error().message);
+                                        log_warned = true;
+                                      }
+                                      env.reporter.Progress(task, gcp::cloudbuild::StatusName(last.status));
+                                    });
+  if (!done && !gcp::cloudbuild::IsFinished(last.status)) {
     if (done.error().kind == core::ErrorKind::kCancelled) {
       // Ctrl-C stops the build too: a build nobody waits for still bills its minutes.
       env.reporter.Progress(task, "cancelling");
@@ -148,7 +128,8 @@ core::Result<gcp::cloudbuild::Build> Follow(ProvisionEnv& env, const gcp::cloudb
   // Cloud Build finishes writing the log before it reports the end: one last read has it all.
   (void)read_log();
   env.reporter.Done(task, gcp::cloudbuild::StatusName(last.status));
-  return last;
+  RecordDetails(env, key, {{"status", gcp::cloudbuild::StatusName(last.status)}});
+  return done;
 }
 
 }  // namespace
@@ -255,11 +236,9 @@ core::Result<ImageBuildResult> BuildImage(ProvisionEnv& env, const ImageBuildReq
     return result;
   }
   gcp::cloudbuild::BuildRef ref{request.project, location, created->id};
-  auto finished = Follow(env, *created, ref, on_log);
+  auto finished = Follow(env, key, *created, ref, on_log);
   if (!finished) return core::Fail(finished.error());
   result.status = finished->status;
-  RecordDetails(env, key, {{"status", gcp::cloudbuild::StatusName(finished->status)}});
-  if (finished->status != BuildStatus::kSuccess) return core::Fail(BuildFailed(*finished));
   for (const auto& image : finished->images) {
     if (image.name == result.image || image.name == request.image.UriWithoutTag()) result.digest = image.digest;
   }
