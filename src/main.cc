@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "tputrain/cli/main.h"
+#include "tputrain/cli/output.h"
 #include "tputrain/core/cancel.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   context.stdin_is_tty = isatty(STDIN_FILENO) == 1;
   context.stdout_is_tty = isatty(STDOUT_FILENO) == 1;
   context.stderr_is_tty = isatty(STDERR_FILENO) == 1;
+  if (context.stdout_is_tty) context.stdout_columns = tputrain::cli::TerminalColumns(STDOUT_FILENO);
   context.cancel = &cancel;
   int code = tputrain::cli::Main(argc, argv, context);
   std::cout.flush();

@@ -27,8 +27,9 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
                  "CLOUDSDK_CORE_PROJECT, tputrain.yaml, gcloud config)");
   app.add_option("--location,--zone,--region", global.location,
                  "Zone or region of the resources (e.g. us-east5-b, us-central1)");
-  app.add_option("--format", global.format, "Output format: table, json or yaml")
-      ->check(CLI::IsMember({"table", "json", "yaml"}));
+  app.add_option("--format", global.format,
+                 "Output format: table, wide (a table with full resource names), json or yaml")
+      ->check(CLI::IsMember({"table", "wide", "json", "yaml"}));
   app.add_option("--config", global.config_file, "tputrain.yaml to read (default: ./tputrain.yaml)")
       ->check(CLI::ExistingFile);
   app.add_option("--billing-project", global.billing_project,

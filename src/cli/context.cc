@@ -8,6 +8,7 @@ namespace tputrain::cli {
 OutputFormat GlobalOptions::output_format() const {
   if (format == "json") return OutputFormat::kJson;
   if (format == "yaml") return OutputFormat::kYaml;
+  // "wide" is a table too
   return OutputFormat::kTable;
 }
 

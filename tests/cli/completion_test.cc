@@ -63,7 +63,7 @@ TEST_CASE("__complete says when the shell should complete file names") {
   auto dirs = RunProcess({.argv = {TputrainBinary(), "__complete", "", "runs", "--state-dir"}});
   CHECK(dirs.out == ":dirs\n");
   auto values = RunProcess({.argv = {TputrainBinary(), "__complete", "", "--format"}});
-  CHECK(values.out == "table\njson\nyaml\n:none\n");
+  CHECK(values.out == "table\nwide\njson\nyaml\n:none\n");
   for (const char* shell : {"zsh", "fish"}) {
     auto script = RunProcess({.argv = {TputrainBinary(), "completion", shell}});
     CHECK(script.exit_code == 0);

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,11 +18,16 @@
 namespace tputrain::testing {
 
 // A process on a pseudo-terminal, for what tputrain does only for a person at a terminal:
-// prompts, and ^C reaching it as SIGINT through the line discipline. Link `util` (forkpty).
+// prompts, ^C reaching it as SIGINT through the line discipline, output fitted to the terminal's
+// `columns` (0: the size a new terminal has, none). Link `util` (forkpty).
 class PtyProcess {
  public:
-  explicit PtyProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
-    pid_ = forkpty(&fd_, nullptr, nullptr, nullptr);
+  explicit PtyProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                      unsigned short columns = 0) {
+    winsize size{};
+    size.ws_col = columns;
+    size.ws_row = 50;
+    pid_ = forkpty(&fd_, nullptr, nullptr, columns > 0 ? &size : nullptr);
     if (pid_ == 0) {
       for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
       std::vector<char*> args;

@@ -22,7 +22,7 @@ enum class OutputFormat { kTable, kJson, kYaml };
 struct GlobalOptions {
   std::string project;
   std::string location;
-  std::string format = "table";
+  std::string format = "table";  // table, wide, json or yaml
   std::string config_file;
   std::string access_token_file;
   std::string billing_project;
@@ -31,7 +31,9 @@ struct GlobalOptions {
   bool log_http = false;
   bool dry_run = false;
 
+  // --format wide is a table (kTable) with full names: wide() says which.
   OutputFormat output_format() const;
+  bool wide() const { return format == "wide"; }
 };
 
 // What a command's Run function receives: the parsed global flags, the environment snapshot,
@@ -44,6 +46,7 @@ struct Context {
   bool stdin_is_tty = false;
   bool stdout_is_tty = false;
   bool stderr_is_tty = false;
+  int stdout_columns = 0;  // the terminal's width when stdout is one (0: unknown)
   core::CancelToken* cancel = nullptr;
   GlobalOptions global;
   std::optional<core::Result<int>> outcome;

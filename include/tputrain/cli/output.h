@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,8 +23,32 @@ std::string ToYaml(const nlohmann::json& json);
 // error naming --format and `what` is printed instead, when --format asks for `refused`.
 core::Status RefuseFormat(const Context& context, OutputFormat refused, std::string_view what);
 
-// Left-aligned columns separated by two spaces, headers in capitals, as kubectl and gcloud.
+// How PrintTable lays a table out: at most `width` columns wide (0: no limit) and, unless
+// `wide`, long cells shortened with an ellipsis in the middle; with `wide`, long cells wrap
+// within their own column instead, whole. PrintResult sets the context's on the stream it
+// prints the table to (TableLayoutFor), as std::setw travels with a stream.
+struct TableLayout {
+  std::size_t width = 0;
+  bool wide = false;
+};
+
+// On a terminal, its width (COLUMNS when set, as ls reads it, else the terminal's own size,
+// else 80); otherwise no limit, so that logs and pipes get whole, stable lines.
+TableLayout TableLayoutFor(const Context& context);
+void SetTableLayout(std::ostream& out, const TableLayout& layout);
+TableLayout TableLayoutOf(std::ostream& out);
+
+// Left-aligned columns separated by two spaces, headers in capitals, as kubectl and gcloud; fitted
+// to the stream's TableLayout. The columns `give_way` names (kResourceColumns: their full form is
+// a --format away) are shortened first, the others only when that is not enough.
 void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
-                const std::vector<std::vector<std::string>>& rows);
+                const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>& give_way = {});
+inline const std::vector<std::string> kResourceColumns = {"name", "location"};
+
+// The columns `text` takes on a terminal: its UTF-8 code points.
+std::size_t DisplayWidth(std::string_view text);
+
+// The width of the terminal on `fd` (TIOCGWINSZ), or 0 when it is not one or does not say.
+int TerminalColumns(int fd);
 
 }  // namespace tputrain::cli

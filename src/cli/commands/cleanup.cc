@@ -3,6 +3,7 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/recorded_reach.h"
+#include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
@@ -28,14 +29,17 @@ void PrintPlans(Context& context, const std::vector<workflow::CleanupPlan>& plan
     if (plans.empty()) out << "No run to clean up.\n";
     for (const auto& plan : plans) {
       out << "run " << plan.run_id << ": " << plan.deletes.size() << " to delete, in this order\n";
+      const bool wide = context.global.wide();
       std::vector<std::vector<std::string>> rows;
       for (const auto& list : {&plan.deletes, &plan.kept}) {
         for (const auto& item : *list) {
-          rows.push_back({item.entry.KindName(), item.entry.name, std::string(state::EntryStateName(item.entry.state)),
-                          item.Phrase()});
+          const auto& entry = item.entry;
+          auto cells = CellsOf(entry.kind, entry.name, entry.details, wide);
+          rows.push_back({entry.KindName(), cells.name, cells.location, std::string(state::EntryStateName(entry.state)),
+                          workflow::CleanupActionPhrase(item.step, OperationCell(entry.operation, wide))});
         }
       }
-      if (!rows.empty()) PrintTable(out, {"kind", "resource", "state", "action"}, rows);
+      if (!rows.empty()) PrintTable(out, {"kind", "name", "location", "state", "action"}, rows, kResourceColumns);
     }
   });
 }
@@ -43,15 +47,15 @@ void PrintPlans(Context& context, const std::vector<workflow::CleanupPlan>& plan
 void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done) {
   PrintResult(context, workflow::ToJson(done), [&](std::ostream& out) {
     if (done.empty()) out << "No run to clean up.\n";
+    const bool wide = context.global.wide();
     for (const auto& run : done) {
-      std::vector<std::vector<std::string>> rows;
-      for (const auto& outcome : run.outcomes) {
-        rows.push_back({std::string(state::KindName(outcome.kind)), outcome.name,
-                        std::string(workflow::OutcomeActionPhrase(outcome.action))});
+      std::vector<std::vector<std::string>> rows = OutcomeRows(run.outcomes, wide);
+      for (const auto& item : run.kept) {
+        auto cells = CellsOf(item.entry.kind, item.entry.name, item.entry.details, wide);
+        rows.push_back({item.entry.KindName(), cells.name, cells.location, item.Phrase()});
       }
-      for (const auto& item : run.kept) rows.push_back({item.entry.KindName(), item.entry.name, item.Phrase()});
       out << "run " << run.run_id << ": " << (rows.empty() ? "nothing to delete" : "cleaned up") << "\n";
-      if (!rows.empty()) PrintTable(out, {"kind", "name", "result"}, rows);
+      if (!rows.empty()) PrintTable(out, {"kind", "name", "location", "result"}, rows, kResourceColumns);
     }
   });
 }

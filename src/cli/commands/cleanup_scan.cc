@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands/provision_common.h"
+#include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/gcp_location.h"
@@ -23,17 +24,17 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
       out << "No leaked resources: every resource with the " << workflow::kRunLabel << " label is in a ledger.\n";
       return;
     }
+    const bool wide = context.global.wide();
     std::vector<std::vector<std::string>> rows;
-    for (const auto& item : leaked)
-      rows.push_back({std::string(state::KindName(item.kind)), item.name, item.run_id, item.location});
-    PrintTable(out, {"kind", "name", "run", "location"}, rows);
+    for (const auto& item : leaked) {
+      auto cells = CellsOf(item.kind, item.resource, nlohmann::json::object(), wide, item.name);
+      rows.push_back({std::string(state::KindName(item.kind)), cells.name,
+                      item.location.empty() ? cells.location : item.location, item.run_id});
+    }
+    PrintTable(out, {"kind", "name", "location", "run"}, rows, kResourceColumns);
     if (deleted != nullptr) {
       out << "\n";
-      std::vector<std::vector<std::string>> done;
-      for (const auto& outcome : *deleted)
-        done.push_back({std::string(state::KindName(outcome.kind)), outcome.name,
-                        std::string(workflow::OutcomeActionPhrase(outcome.action))});
-      PrintTable(out, {"kind", "name", "result"}, done);
+      PrintTable(out, {"kind", "name", "location", "result"}, OutcomeRows(*deleted, wide), kResourceColumns);
     } else {
       out << "\nDelete them with: tputrain cleanup --scan --delete-leaked --yes\n";
     }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
@@ -17,11 +18,10 @@ namespace {
 void PrintOutcomes(Context& context, const std::string& run_id, const std::vector<workflow::Outcome>& outcomes) {
   nlohmann::json json = {{"run", run_id}, {"resources", workflow::ToJson(outcomes)}};
   PrintResult(context, json, [&](std::ostream& out) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& outcome : outcomes)
-      rows.push_back({std::string(state::KindName(outcome.kind)), outcome.name,
-                      std::string(workflow::OutcomeActionPhrase(outcome.action)), outcome.operation});
-    PrintTable(out, {"kind", "name", "result", "operation"}, rows);
+    const bool wide = context.global.wide();
+    std::vector<std::vector<std::string>> rows = OutcomeRows(outcomes, wide);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i].push_back(OperationCell(outcomes[i].operation, wide));
+    PrintTable(out, {"kind", "name", "location", "result", "operation"}, rows, kResourceColumns);
     if (!run_id.empty()) out << "run: " << run_id << "\n";
   });
 }

@@ -1,4 +1,5 @@
 #include "commands/commands.h"
+#include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
@@ -49,12 +50,18 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
   if (!ledger) return core::Fail(ledger.error());
   PrintResult(context, state::ToJson(*ledger), [&](std::ostream& out) {
     out << "run " << ledger->run_id << " (created " << ledger->created_at << ")\n";
+    const bool wide = context.global.wide();
     std::vector<std::vector<std::string>> rows;
     for (const auto& entry : ledger->entries) {
-      rows.push_back({entry.KindName(), entry.name, std::string(state::EntryStateName(entry.state)),
-                      entry.owned ? "yes" : "no (adopted)", entry.operation});
+      auto cells = CellsOf(entry.kind, entry.name, entry.details, wide);
+      // A settled entry's operation is history (--format json and wide keep it); a pending one's
+      // is what cleanup will wait for.
+      const bool pending = entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting;
+      rows.push_back({entry.KindName(), cells.name, cells.location, std::string(state::EntryStateName(entry.state)),
+                      entry.owned ? "yes" : "no (adopted)",
+                      pending || wide ? OperationCell(entry.operation, wide) : ""});
     }
-    PrintTable(out, {"kind", "name", "state", "owned", "operation"}, rows);
+    PrintTable(out, {"kind", "name", "location", "state", "owned", "operation"}, rows, kResourceColumns);
   });
   return core::kExitOk;
 }

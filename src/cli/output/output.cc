@@ -1,6 +1,5 @@
 #include "tputrain/cli/output.h"
 
-#include <algorithm>
 #include <ostream>
 
 #include <yaml-cpp/yaml.h>
@@ -57,36 +56,14 @@ void PrintResult(Context& context, const nlohmann::json& json, const std::functi
     case OutputFormat::kYaml:
       context.out << ToYaml(json);
       break;
-    case OutputFormat::kTable:
+    case OutputFormat::kTable: {
+      const TableLayout before = TableLayoutOf(context.out);
+      SetTableLayout(context.out, TableLayoutFor(context));
       print_table(context.out);
+      SetTableLayout(context.out, before);
       break;
-  }
-}
-
-void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
-                const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths(headers.size(), 0);
-  for (size_t i = 0; i < headers.size(); ++i) widths[i] = headers[i].size();
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t i = 0; i < widths.size(); ++i) {
-      std::string cell = i < cells.size() ? cells[i] : "";
-      line += cell;
-      if (i + 1 < widths.size()) line += std::string(widths[i] - cell.size() + 2, ' ');
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-  };
-  std::vector<std::string> upper;
-  for (auto header : headers) {
-    std::transform(header.begin(), header.end(), header.begin(), [](unsigned char c) { return std::toupper(c); });
-    upper.push_back(header);
   }
-  print_row(upper);
-  for (const auto& row : rows) print_row(row);
 }
 
 }  // namespace tputrain::cli

@@ -1,0 +1,64 @@
+#include "output/iam_member_cells.h"
+
+#include "output/cell_parts.h"
+
+namespace tputrain::cli {
+
+std::string ShortEmail(const std::string& email) {
+  constexpr std::string_view kServiceAccountDomain = ".iam.gserviceaccount.com";
+  if (cell_parts::EndsWith(email, kServiceAccountDomain)) {
+    return email.substr(0, email.size() - kServiceAccountDomain.size());
+  }
+  return email;
+}
+
+namespace {
+
+using namespace cell_parts;
+
+// A Kubernetes service account ("ksa NS/NAME") in either of workload identity's spellings, a
+// Google service account by its short email; anything else as written.
+std::string ShortMember(const std::string& member) {
+  const std::string account = "serviceAccount:";
+  if (member.rfind(account, 0) == 0) {
+    const std::string rest = member.substr(account.size());
+    const auto open = rest.find(".svc.id.goog[");
+    if (open != std::string::npos && rest.back() == ']') {
+      const auto start = open + std::string_view(".svc.id.goog[").size();
+      return "ksa " + rest.substr(start, rest.size() - start - 1);
+    }
+    return ShortEmail(rest);
+  }
+  if (member.rfind("principal://", 0) == 0) {
+    const auto segments = Split(member, '/');
+    const std::string ns = SegmentAfter(segments, "ns");
+    const std::string name = SegmentAfter(segments, "sa");
+    if (!ns.empty() && !name.empty()) return "ksa " + ns + "/" + name;
+  }
+  return member;
+}
+
+}  // namespace
+
+ResourceCells IamMemberCells(const std::string& key, const nlohmann::json& details) {
+  std::string target = Detail(details, "target");
+  std::string resource = Detail(details, "resource");
+  std::string role = Detail(details, "role");
+  std::string member = Detail(details, "member");
+  if (role.empty()) {  // the key alone: TARGET/RESOURCE|ROLE|MEMBER
+    const auto fields = Split(key, '|');
+    if (fields.size() == 3) {
+      const auto slash = fields[0].find('/');
+      target = fields[0].substr(0, slash);
+      resource = slash == std::string::npos ? "" : fields[0].substr(slash + 1);
+      role = fields[1];
+      member = fields[2];
+    }
+  }
+  if (role.empty()) return {key, "-"};
+  const std::string short_role = role.rfind("roles/", 0) == 0 ? role.substr(6) : role;
+  const std::string on = target == "service-account" ? ShortEmail(resource) : resource;
+  return {short_role + " for " + ShortMember(member), target.empty() ? "-" : target + " " + on};
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,54 @@
+// Where a table's layout comes from (the terminal) and how it travels with the stream.
+#include <sys/ioctl.h>
+
+#include <ostream>
+
+#include "tputrain/cli/output.h"
+
+namespace tputrain::cli {
+namespace {
+
+// std::ios_base keeps these slots per stream; the indexes are allocated once per process.
+int WidthSlot() {
+  static const int slot = std::ios_base::xalloc();
+  return slot;
+}
+int WideSlot() {
+  static const int slot = std::ios_base::xalloc();
+  return slot;
+}
+
+}  // namespace
+
+int TerminalColumns(int fd) {
+  winsize size{};
+  if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
+}
+
+TableLayout TableLayoutFor(const Context& context) {
+  TableLayout layout;
+  layout.wide = context.global.wide();
+  if (!context.stdout_is_tty) return layout;
+  layout.width = context.stdout_columns > 0 ? static_cast<std::size_t>(context.stdout_columns) : 80;
+  if (auto columns = context.env.Get("COLUMNS")) {
+    try {
+      const long value = std::stol(*columns);
+      if (value > 0 && value < 100000) layout.width = static_cast<std::size_t>(value);
+    } catch (const std::exception&) {
+      // Not a number: the terminal's own width stands.
+    }
+  }
+  return layout;
+}
+
+void SetTableLayout(std::ostream& out, const TableLayout& layout) {
+  out.iword(WidthSlot()) = static_cast<long>(layout.width);
+  out.iword(WideSlot()) = layout.wide ? 1 : 0;
+}
+
+TableLayout TableLayoutOf(std::ostream& out) {
+  return {static_cast<std::size_t>(std::max(0L, out.iword(WidthSlot()))), out.iword(WideSlot()) != 0};
+}
+
+}  // namespace tputrain::cli
