@@ -50,10 +50,16 @@ void TerminalReporter::Progress(std::string_view task, std::string_view state) {
   }
 }
 
+// Without a terminal, a task's last state is already a line of its own: an outcome in the same
+// words (a build's SUCCESS, its last state too) is not said again. On a terminal the live line
+// gives way to the outcome's.
 void TerminalReporter::Done(std::string_view task, std::string_view outcome) {
   if (quiet_) return;
   std::lock_guard lock(mutex_);
-  last_state_.erase(std::string(task));
+  auto last = last_state_.find(task);
+  const bool said = !is_tty_ && last != last_state_.end() && last->second == outcome;
+  if (last != last_state_.end()) last_state_.erase(last);
+  if (said) return;
   Line(std::string(task) + ": " + std::string(outcome));
 }
 

@@ -1,0 +1,41 @@
+// What people read on stderr: a task's state once, its outcome once.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "output/terminal_reporter.h"
+
+namespace tputrain::cli {
+namespace {
+
+TEST_CASE("without a terminal an outcome in the words of the last state is not said twice") {
+  std::ostringstream err;
+  core::Redactor redactor;
+  TerminalReporter reporter(err, /*is_tty=*/false, false, false, redactor);
+  reporter.Progress("build 0f3c", "QUEUED");
+  reporter.Progress("build 0f3c", "WORKING");
+  reporter.Progress("build 0f3c", "WORKING");
+  reporter.Progress("build 0f3c", "SUCCESS");
+  reporter.Done("build 0f3c", "SUCCESS");
+  CHECK(err.str() == "build 0f3c: QUEUED\nbuild 0f3c: WORKING\nbuild 0f3c: SUCCESS\n");
+  // Another outcome is said; so is the same task's next run.
+  reporter.Progress("upload", "uploading 2 KiB");
+  reporter.Done("upload", "uploaded gs://b/source.tgz");
+  reporter.Done("build 0f3c", "SUCCESS");
+  CHECK(err.str() ==
+        "build 0f3c: QUEUED\nbuild 0f3c: WORKING\nbuild 0f3c: SUCCESS\nupload: uploading 2 KiB\n"
+        "upload: uploaded gs://b/source.tgz\nbuild 0f3c: SUCCESS\n");
+}
+
+TEST_CASE("on a terminal the live line gives way to the outcome, said once") {
+  std::ostringstream err;
+  core::Redactor redactor;
+  TerminalReporter reporter(err, /*is_tty=*/true, false, false, redactor);
+  reporter.Progress("build 0f3c", "WORKING");
+  reporter.Progress("build 0f3c", "SUCCESS");
+  reporter.Done("build 0f3c", "SUCCESS");
+  CHECK(err.str() == "build 0f3c: WORKING\r\033[Kbuild 0f3c: SUCCESS\r\033[Kbuild 0f3c: SUCCESS\n");
+}
+
+}  // namespace
+}  // namespace tputrain::cli
