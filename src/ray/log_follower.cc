@@ -52,7 +52,10 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
     }
     auto job = GetRidingOutRestarts(id);
     if (!job) return core::Fail(job.error());
-    if (IsTerminal(job->status)) return job;
+    if (IsTerminal(job->status)) {
+      if (auto caught_up = CatchUp(id, *job, on_text); !caught_up) return core::Fail(caught_up.error());
+      return job;
+    }
     // A close while the job runs: a proxy timed the idle connection out, or the head restarted.
     if (++drops > options_.max_reconnects) {
       if (options_.on_notice) options_.on_notice("log stream keeps dropping; polling the log instead");
@@ -86,17 +89,43 @@ LogFollower::TailEnd LogFollower::Tail(const std::string& id, const LogTextHandl
   }
 }
 
-core::Result<JobDetails> LogFollower::GetRidingOutRestarts(const std::string& id) {
+template <typename Call>
+auto LogFollower::RidingOutRestarts(const Call& call) -> decltype(call()) {
   auto delay = options_.poll_initial;
   for (int attempt = 1;; ++attempt) {
-    auto job = client_.Get(id);
-    if (job || !Unreachable(job.error()) || attempt >= options_.max_unreachable_polls) return job;
+    auto answer = call();
+    if (answer || !Unreachable(answer.error()) || attempt >= options_.max_unreachable_polls) return answer;
     if (attempt == 1 && options_.on_notice) {
-      options_.on_notice("Ray head unreachable (" + job.error().message + "); retrying");
+      options_.on_notice("Ray head unreachable (" + answer.error().message + "); retrying");
     }
     if (!sleeper_.Sleep(delay)) return core::Fail(core::Error::Cancelled());
     delay = std::min(delay * 2, options_.poll_max);
   }
+}
+
+core::Result<JobDetails> LogFollower::GetRidingOutRestarts(const std::string& id) {
+  return RidingOutRestarts([&] { return client_.Get(id); });
+}
+
+// Ray's head relays the agent's tail through aiohttp, whose default limit is 4 MiB a message, and
+// the agent sends each line whole: past a longer line the relay ends, and the head closes with
+// 1000 all the same. The tail cannot tell that from the end of the log, so a follow ends by
+// reading the log once (the status read terminal first: it is complete) and delivering what the
+// tail missed. When that read fails, the follow fails: lines are never dropped silently.
+core::Status LogFollower::CatchUp(const std::string& id, const JobDetails& job, const LogTextHandler& on_text) {
+  auto logs = RidingOutRestarts([&] { return client_.Logs(id); });
+  if (!logs) {
+    core::Error error = logs.error();
+    error.message = "job '" + id + "' " + job.status_text + ", but its log could not be read to check that the " +
+                    "stream missed nothing (" + error.message + "); tputrain job logs " + id + " shows it";
+    return core::Fail(error);
+  }
+  if (logs->size() > offset_ && options_.on_notice) {
+    options_.on_notice("the log stream ended " + std::to_string(logs->size() - offset_) +
+                       " bytes early (Ray's dashboard relays no line over 4 MiB); the rest read from the job's log");
+  }
+  Deliver(*logs, 0, on_text);
+  return {};
 }
 
 core::Result<JobDetails> LogFollower::Poll(const std::string& id, const LogTextHandler& on_text) {

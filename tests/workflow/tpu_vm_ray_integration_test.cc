@@ -136,6 +136,14 @@ TEST_CASE(
   REQUIRE(exec.exit_code == 0);
   CHECK(std::regex_search(exec.out, std::regex(R"(\[worker 0\] t1v-n-[0-9a-f]+-w-0\n)")));
   CHECK(std::regex_search(exec.out, std::regex(R"(\[worker 1\] t1v-n-[0-9a-f]+-w-1\n)")));
+  // A line longer than Ray's head relays on the log tail (4 MiB), and every line after it, arrive.
+  auto long_line = through_iap({"tpu-vm", "exec", "ray-hosts", "--zone", "us-east5-a", "--worker", "0", "--", "python3",
+                                "-c", "print('x' * 20000000); print('after')"});
+  INFO(long_line.err);
+  CHECK(long_line.exit_code == 0);
+  const bool whole = long_line.out.find("[worker 0] " + std::string(20000000, 'x') + "\n[worker 0] after\n") !=
+                     std::string::npos;  // not shown by Catch: 20 MB
+  CHECK(whole);
   auto failing = through_iap({"tpu-vm", "exec", "ray-hosts", "--zone", "us-east5-a", "--worker", "1", "--", "false"});
   CHECK(failing.exit_code == 1);
   CHECK(failing.out.find("failed on worker 1 (exit 1)") != std::string::npos);  // the driver's last words, in its log

@@ -35,7 +35,8 @@ struct FollowOptions {
 
 // Follows a job's log until the job is terminal: the log-tail WebSocket first; after a drop that
 // is not a normal close it reconnects and skips the replayed bytes by offset; when the socket
-// cannot be used at all it polls GET /api/jobs/{id}/logs with backoff.
+// cannot be used at all it polls GET /api/jobs/{id}/logs with backoff. A tail that ended with the
+// job is checked against GET .../logs once, which delivers whatever the stream missed.
 class LogFollower {
  public:
   LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Sleeper& sleeper,
@@ -52,6 +53,9 @@ class LogFollower {
   TailEnd Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error);
   core::Result<JobDetails> Poll(const std::string& id, const LogTextHandler& on_text);
   core::Result<JobDetails> GetRidingOutRestarts(const std::string& id);
+  template <typename Call>
+  auto RidingOutRestarts(const Call& call) -> decltype(call());
+  core::Status CatchUp(const std::string& id, const JobDetails& job, const LogTextHandler& on_text);
   void Deliver(std::string_view whole_stream_piece, uint64_t piece_start, const LogTextHandler& on_text);
   bool cancelled() const;
 
