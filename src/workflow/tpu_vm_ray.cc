@@ -65,33 +65,6 @@ std::string NewRayToken() {
   return token;
 }
 
-core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
-                                                             const std::map<std::string, std::string>& user) {
-  std::map<std::string, std::string> metadata = user;
-  auto add = [&](const std::string& key, const std::string& value) -> core::Status {
-    if (user.count(key) != 0) {
-      return core::Fail(core::Error::Usage("--metadata: " + key + " is what --ray sets; leave it out"));
-    }
-    metadata[key] = value;
-    return {};
-  };
-  std::string packages;
-  for (const auto& package : boot.packages) packages += (packages.empty() ? "" : " ") + package;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"startup-script", RayStartupScript()}, {kRayTokenKey, boot.token}, {kRayVersionKey, boot.ray_version}}) {
-    if (auto added = add(key, value); !added) return core::Fail(added.error());
-  }
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {kRayStartArgsKey, boot.start_args},
-           {kRaySetupKey, boot.setup},
-           {kRayPackagesKey, packages},
-           {kRaySlicesKey, boot.slices > 1 ? std::to_string(boot.slices) : ""}}) {
-    if (value.empty()) continue;
-    if (auto added = add(key, value); !added) return core::Fail(added.error());
-  }
-  return metadata;
-}
-
 std::vector<RayHostStatus> RayHostsFrom(const std::vector<gcp::tpu::GuestAttribute>& values, int hosts) {
   std::vector<RayHostStatus> rows;
   for (int worker = 0; worker < hosts; ++worker) rows.push_back({std::to_string(worker)});

@@ -25,8 +25,9 @@ endpoints=$(md attributes/worker-network-endpoints) || fail "no worker-network-e
 # unknown:unknown:10.0.0.2,unknown:unknown:10.0.0.3: worker 0's address is the head's.
 head_ip=$(echo "${endpoints%%,*}" | cut -d: -f3)
 token=$(md attributes/tputrain-ray-token) || fail "no tputrain-ray-token in the metadata"
-start_args=$(md attributes/tputrain-ray-start-args || true)
-packages=$(md attributes/tputrain-ray-packages || true)
+# One argument a line, each kept whole: arrays are never word-split or globbed again.
+mapfile -t start_args < <(md attributes/tputrain-ray-start-args || true)
+mapfile -t packages < <(md attributes/tputrain-ray-packages || true)
 
 is_head=false
 [ "$worker" = 0 ] && is_head=true
@@ -49,20 +50,18 @@ if setup=$(md attributes/tputrain-setup); then
   printf '%s\n' "$setup" >"$setup_file"
   bash "$setup_file" || fail "the --setup script failed (exit $?)"
 fi
-if ! command -v ray >/dev/null 2>&1 || [ -n "$packages" ]; then
+if ! command -v ray >/dev/null 2>&1 || [ "${#packages[@]}" -gt 0 ]; then
   report ray-state installing
   wanted=$(md attributes/tputrain-ray-version || echo 2.60.0)
-  command -v ray >/dev/null 2>&1 || packages="ray[default]==$wanted $packages"
-  # shellcheck disable=SC2086
-  python3 -m pip install --quiet $packages || fail "pip install $packages failed"
+  command -v ray >/dev/null 2>&1 || packages=("ray[default]==$wanted" "${packages[@]}")
+  python3 -m pip install --quiet "${packages[@]}" || fail "pip install ${packages[*]} failed"
 fi
 
 export RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$token" RAY_USAGE_STATS_ENABLED=0
 if [ "$is_head" = true ]; then
   report ray-state starting-head
-  # shellcheck disable=SC2086
   ray start --head --node-ip-address="$ip" --port=6379 --dashboard-host=0.0.0.0 --disable-usage-stats \
-    $start_args || fail "ray start --head failed"
+    "${start_args[@]}" || fail "ray start --head failed"
 else
   report ray-state waiting-for-head
   delay=1 waited=0
@@ -73,8 +72,7 @@ else
     [ "$waited" -gt 1800 ] && fail "the head at $head_ip:6379 did not come up in 30 minutes"
   done
   report ray-state joining
-  # shellcheck disable=SC2086
-  ray start --address="$head_ip:6379" --node-ip-address="$ip" --disable-usage-stats $start_args ||
+  ray start --address="$head_ip:6379" --node-ip-address="$ip" --disable-usage-stats "${start_args[@]}" ||
     fail "ray start --address=$head_ip:6379 failed"
 fi
 report ray-version "$(ray --version 2>/dev/null | awk '{print $NF}')"

@@ -51,9 +51,12 @@ TEST_CASE(
   EmulatorEnv env({"--tpu-hosts", "netns", "--host-path", venv});
   REQUIRE(env.ready());
 
-  // Small Ray nodes: two share this machine (notes/tpu-vm-ray.md §4.5).
+  // Small Ray nodes: two share this machine (notes/tpu-vm-ray.md §4.5). A --pip value and a
+  // quoted --ray-start-args word with a blank reach pip and `ray start` whole (pip finds it
+  // satisfied: the hosts have no network to install from).
   auto created = env.Tputrain({"tpu-vm", "create", "ray-hosts", "--zone", "us-east5-a", "--accelerator-type", "v5p-16",
-                               "--ray", "--ray-start-args", "--num-cpus=1 --object-store-memory=100000000",
+                               "--ray", "--pip", "ray >= 2.0", "--ray-start-args",
+                               "--num-cpus=1 --object-store-memory=100000000 --resources='{\"probe\": 1}'",
                                "--ray-timeout", "4m", "--format", "json"});
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
@@ -111,6 +114,7 @@ TEST_CASE(
   CHECK(resources.value("TPU", 0.0) == 8.0);  // 4 chips per v5p host, counted from /dev/accel*
   CHECK(resources.value("TPU-v5p-16-head", 0.0) == 1.0);
   CHECK(resources.value("ray-hosts", 0.0) == 2.0);
+  CHECK(resources.value("probe", 0.0) == 2.0);  // --resources='{"probe": 1}' on each host
   CHECK(job.err.find(token) == std::string::npos);
 
   // tpu-vm tunnel without --instance: worker 0 found by its hostname guest attribute; the

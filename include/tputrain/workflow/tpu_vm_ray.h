@@ -20,9 +20,9 @@ namespace tputrain::workflow {
 // Metadata keys the startup script reads, beside the TPU's own (agent-worker-number,
 // worker-network-endpoints, network-interfaces/0/ip).
 inline constexpr char kRayTokenKey[] = "tputrain-ray-token";           // Ray's token (RAY_AUTH_MODE=token)
-inline constexpr char kRayStartArgsKey[] = "tputrain-ray-start-args";  // more `ray start` arguments
+inline constexpr char kRayStartArgsKey[] = "tputrain-ray-start-args";  // more `ray start` arguments, one a line
 inline constexpr char kRaySetupKey[] = "tputrain-setup";               // a script run before Ray starts
-inline constexpr char kRayPackagesKey[] = "tputrain-ray-packages";     // pip installs, when given
+inline constexpr char kRayPackagesKey[] = "tputrain-ray-packages";     // pip installs, one a line, when given
 inline constexpr char kRayVersionKey[] = "tputrain-ray-version";       // pip's ray[default]==V, when missing
 // Multislice: one Ray cluster across slices. Every host of a node with kRaySlicesKey waits for
 // kRayHeadKey (slice 0's worker 0 address, set with nodes.patch once every slice has its
@@ -37,7 +37,7 @@ struct RayBoot {
   std::string ray_version = kDefaultRayVersion;  // installed with pip only when the image lacks `ray`
   std::vector<std::string> packages;             // --pip: more packages, installed on every host
   std::string setup;                             // --setup: a script's text, run first on every host
-  std::string start_args;                        // --ray-start-args, e.g. "--num-cpus=4"
+  std::string start_args;                        // --ray-start-args, split as a shell would: "--num-cpus=4"
   std::string token;                             // NewRayToken()
   int slices = 1;                                // --num-slices: >1 waits for kRayHeadKey
 };
@@ -45,8 +45,11 @@ struct RayBoot {
 // A fresh Ray token: 32 random bytes, hex.
 std::string NewRayToken();
 
-// The metadata that makes a node boot Ray: startup-script plus the keys above. A usage error when
-// a key is also given by the user's --metadata.
+// The metadata that makes a node boot Ray: startup-script plus the keys above. --pip's values and
+// --ray-start-args's words (split as a POSIX shell would, nothing expanded) go one a line, and
+// each reaches pip or `ray start` as exactly one argument. A usage error naming the flag for a key
+// also given by the user's --metadata, a --ray-version that is not a release, a value with a line
+// break, or an unclosed quote.
 core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
                                                              const std::map<std::string, std::string>& user);
 

@@ -269,12 +269,14 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
                      "one Ray cluster spans them");
   create->add_flag("--ray", options->ray,
                    "Start Ray on every host at boot (head on worker 0, token auth) and wait until all joined");
-  create->add_option(
-      "--ray-version", options->ray_version,
-      "Ray to pip-install where the image has none (default " + std::string(workflow::kDefaultRayVersion) + ")");
+  create->add_option("--ray-version", options->ray_version,
+                     "Ray release to pip-install where the image has none (default " +
+                         std::string(workflow::kDefaultRayVersion) + ")");
   create->add_option("--setup", options->setup, "With --ray: a script every host runs first")->type_name("FILE");
-  create->add_option("--pip", options->pip, "With --ray: packages every host installs")->delimiter(',');
-  create->add_option("--ray-start-args", options->ray_start_args, "With --ray: more `ray start` arguments");
+  create->add_option("--pip", options->pip, "With --ray: packages every host installs (each one pip argument)")
+      ->delimiter(',');
+  create->add_option("--ray-start-args", options->ray_start_args,
+                     "With --ray: more `ray start` arguments, split as a shell would (quotes kept, nothing expanded)");
   create->add_option("--ray-timeout", options->ray_timeout,
                      "With --ray: how long to wait for every host (default 30m)");
   create
