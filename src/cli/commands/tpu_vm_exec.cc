@@ -6,8 +6,11 @@
 #include "commands/provision_common.h"
 #include "commands/ray_common.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/cli/output.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/ray/entrypoint.h"
+#include "tputrain/workflow/iap_firewall.h"
 
 namespace tputrain::cli {
 namespace {
@@ -19,6 +22,29 @@ struct ExecOptions {
   TpuVmReach reach;
 };
 
+// --dry-run: what exec would do, said without a credential, a call or a tunnel. The hosts'
+// addresses (and how many "all" is) come from the node, so the job is described, not built.
+core::Result<int> PrintDryRun(const ExecOptions& options, const gcp::tpu::NodeRef& node,
+                              const std::vector<int>& workers, Context& context) {
+  const std::string via = options.reach.via == "ssh" ? "ssh -L" : "IAP";
+  const nlohmann::json plan = {
+      {"dry_run", true},
+      {"node", node.Name()},
+      {"workers", options.workers == "all" ? nlohmann::json("all") : nlohmann::json(workers)},
+      {"via", options.reach.via},
+      {"command", options.command},
+      {"steps",
+       {"GET " + node.Name() + ": its hosts' addresses and its Ray token",
+        "open a tunnel (" + via + ") to worker 0, port " + std::to_string(workflow::kRayDashboardPort),
+        "POST /api/jobs/: a Ray job running the command once on each chosen host", "follow the job's log to its end"}}};
+  PrintResult(context, plan, [&](std::ostream& out) {
+    out << "Would run on TPU VM " << node.node << " (" << node.zone << "), worker(s) " << options.workers
+        << ", as a Ray job reached through " << via << " (nothing sent):\n  " << ray::ShellJoin(options.command)
+        << "\n";
+  });
+  return core::kExitOk;
+}
+
 core::Result<int> RunExec(const ExecOptions& options, Context& context) {
   if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kTpuNodeNameLength); !valid) {
     return core::Fail(valid.error());
@@ -28,17 +54,20 @@ core::Result<int> RunExec(const ExecOptions& options, Context& context) {
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
-  if (options.workers != "all") {
-    // Checked against the largest slice first: a typo is said before any call.
-    if (auto workers = workflow::ParseWorkers("--worker", options.workers, 1 << 16); !workers) {
-      return core::Fail(workers.error());
-    }
+  // Checked against the largest slice first: a typo is said before any call.
+  auto named = options.workers == "all" ? core::Result<std::vector<int>>(std::vector<int>{})
+                                        : workflow::ParseWorkers("--worker", options.workers, 1 << 16);
+  if (!named) return core::Fail(named.error());
+  const gcp::tpu::NodeRef ref{*project, *zone, options.name};
+  if (auto reach = MakeTpuVmSshRequest(options.reach, ref, 0, workflow::kRayDashboardPort, 0, context); !reach) {
+    return core::Fail(reach.error());
   }
+  if (context.global.dry_run) return PrintDryRun(options, ref, *named, context);
   Stack& stack = context.stack();
   auto google = stack.Google();
   if (!google) return core::Fail(google.error());
   gcp::tpu::Client tpu(**google, stack.Provision(*google).endpoints.tpu);
-  auto node = tpu.GetNode({*project, *zone, options.name});
+  auto node = tpu.GetNode(ref);
   if (!node) return core::Fail(node.error());
   auto slice = catalog::FindSliceType(node->accelerator_type);
   if (!slice) return core::Fail(slice.error());
