@@ -9,7 +9,7 @@
 #     is the first byte of the response, headers included, and jetstream-http sends its
 #     headers before the first token: the body's first bytes are that token.
 # The peers are the tests' (tests/k8s/apiserver_fixture.cc, tests/k8s/netns_jetstream.cc): etcd and
-# kube-apiserver on free loopback ports (scripts/peers/kube-apiserver.sh), MaxText 0.2.5's
+# kube-apiserver on free loopback ports (scripts/peers/k8s.sh), MaxText 0.2.5's
 # JetStream engine with a tiny random-weight model plus the upstream jetstream-http, both in a
 # network namespace playing the pod (scripts/peers/jetstream.sh); a Service (ClusterIP, port 8000,
 # no selector), and the Pod and Endpoints the controllers would make, point at it. Needs root
@@ -32,7 +32,7 @@ for tool in ip curl openssl python3 setpriv base64; do
   command -v "$tool" >/dev/null || fail "$tool is not installed"
 done
 [ -x "$cache/k8s/etcd" ] && [ -x "$cache/k8s/kube-apiserver" ] ||
-  fail "no etcd/kube-apiserver in $cache/k8s (run scripts/peers/kube-apiserver.sh)"
+  fail "no etcd/kube-apiserver in $cache/k8s (run scripts/peers/k8s.sh)"
 [ -f "$engine_venv/.jetstream-stamp" ] && [ -x "$http_venv/bin/uvicorn" ] ||
   fail "no JetStream peer in $cache (run scripts/peers/jetstream.sh)"
 [ -f "$http_server_dir/http_server.py" ] || fail "no $http_server_dir/http_server.py (../shared beside the checkout)"

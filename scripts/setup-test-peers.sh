@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Prepares the real peers the integration tests talk to, once per machine, in a cache outside
 # the checkout (TPUTRAIN_TEST_CACHE, default ~/.cache/tputrain-test). Each step is idempotent.
+# The Kubernetes peers (Go builds, CPU-bound) are built while the other steps (Python package
+# installs, mostly downloads) run.
 set -euo pipefail
 cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
 mkdir -p "$cache"
 here=$(cd "$(dirname "$0")" && pwd)
+TPUTRAIN_TEST_CACHE=$cache bash "$here/peers/k8s.sh" &
+k8s=$!
 for step in "$here"/peers/*.sh; do
   [ -e "$step" ] || continue
-  TPUTRAIN_TEST_CACHE=$cache bash "$step"
+  [ "$(basename "$step")" = k8s.sh ] && continue
+  if ! TPUTRAIN_TEST_CACHE=$cache bash "$step"; then
+    wait "$k8s" || true  # let the builds finish or fail on their own: nothing is left running
+    exit 1
+  fi
 done
+wait "$k8s"

@@ -44,7 +44,7 @@ void Run(const std::vector<std::string>& argv, const std::string& cwd) {
 
 std::string Require(const std::string& path) {
   if (access(path.c_str(), X_OK) != 0) {
-    throw std::runtime_error(path + " is missing: run scripts/peers/kube-apiserver.sh (scripts/setup-test-peers.sh)");
+    throw std::runtime_error(path + " is missing: run scripts/peers/k8s.sh (scripts/setup-test-peers.sh)");
   }
   return path;
 }
@@ -166,7 +166,9 @@ void ApiServer::StartApiServer() {
       "--service-account-signing-key-file=" + dir_ + "/sa.key", "--service-cluster-ip-range=10.96.0.0/16",
       "--cert-dir=" + dir_ + "/certs", "--profiling=false",
       // GKE admits privileged pods; seed 003's Saxml admin and model servers are.
-      "--allow-privileged=true"};
+      "--allow-privileged=true",
+      // As GKE: a pod requesting google.com/tpu tolerates the TPU nodes' taint without saying so.
+      "--enable-admission-plugins=ExtendedResourceToleration"};
   apiserver_ = std::make_unique<ScopedProcess>(options);
 }
 
@@ -258,7 +260,10 @@ std::string ApiServer::NewNamespace(const std::string& prefix) {
   auto account = admin_->Send(
       "POST", "/api/v1/namespaces/" + name + "/serviceaccounts",
       nlohmann::json{{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "default"}}}}.dump());
-  if (!account || !account->ok()) throw std::runtime_error("cannot create the default ServiceAccount in " + name);
+  // With the real control plane running, its service-account controller may have made it first.
+  if (!account || (!account->ok() && account->status != 409)) {
+    throw std::runtime_error("cannot create the default ServiceAccount in " + name);
+  }
   return name;
 }
 

@@ -12,10 +12,10 @@
 
 namespace tputrain::testing {
 
-// A real etcd + kube-apiserver (built by scripts/peers/kube-apiserver.sh) on free loopback
+// A real etcd + kube-apiserver (built by scripts/peers/k8s.sh) on free loopback
 // ports, with a throwaway CA made by the openssl CLI, static bearer tokens (an admin in
-// system:masters and a user with no rights) and RBAC. Nothing else runs: tests play the
-// controllers. Both processes are stopped (and the directory removed) on destruction; they
+// system:masters and a user with no rights) and RBAC. Nothing else runs unless a test starts the
+// controllers beside it (control_plane.h). Both processes are stopped (and the directory removed) on destruction; they
 // also die with the test process (setpriv --pdeathsig).
 class ApiServer {
  public:

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "k8s/integration_plane.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "testing/scoped_process.h"
@@ -47,10 +48,11 @@ ProcessOptions Tputrain(std::vector<std::string> args) {
 }
 
 TEST_CASE("a log follow through the service proxy outlives the credential it started with", "[integration]") {
-  auto& server = ApiServer::Shared();
+  auto& plane = RayHeadPlane();
+  auto& server = plane.server();
   NetnsRayHead head;
   std::string ns = server.NewNamespace("refresh");
-  PlayRayHead(server.admin(), ns, "ray", head.ip());
+  RunRayClusterAt(plane, ns, "ray", head.ip());
   const std::string first = NewToken("first");
   const std::string second = NewToken("second");
   server.SetExtraAdminTokens({first});

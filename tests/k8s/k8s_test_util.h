@@ -5,6 +5,7 @@
 #include <string>
 
 #include "k8s/apiserver_fixture.h"
+#include "k8s/control_plane.h"
 #include "testing/bare_transport.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/k8s/apply.h"
@@ -98,6 +99,30 @@ inline void PlayEndpoints(k8s::Client& admin, const std::string& ns, const std::
                 {"subsets",
                  {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
                    {"ports", {{{"name", port.name}, {"port", port.port}}}}}}}});
+}
+
+// Waits until the endpoints controller lists `ip` behind Service `service`.
+inline void WaitEndpoint(k8s::Client& admin, const std::string& ns, const std::string& service, const std::string& ip) {
+  bool listed = WaitFor(
+      [&] {
+        auto endpoints = admin.GetJson("/api/v1/namespaces/" + ns + "/endpoints/" + service, "");
+        return endpoints && endpoints->dump().find("\"" + ip + "\"") != std::string::npos;
+      },
+      std::chrono::seconds(60));
+  if (!listed) throw std::runtime_error("Service " + ns + "/" + service + " never listed " + ip);
+}
+
+// RayCluster `name` (head only) made by the real KubeRay, its head pod served at `ip` (a real Ray
+// head in a network namespace): kwok reports the pod Running there, and the endpoints controller
+// lists it behind KubeRay's NAME-head-svc, so the API server's service proxy reaches the head.
+inline void RunRayClusterAt(ControlPlane& plane, const std::string& ns, const std::string& name,
+                            const std::string& ip) {
+  auto& admin = plane.server().admin();
+  auto connection = ConnectWith(plane.server().KubeconfigText(plane.server().admin_token(), ns));
+  auto applied = ApplyYaml(*connection, RayClusterYaml(name, ns));
+  if (!applied) throw std::runtime_error("applying RayCluster " + name + ": " + applied.error().message);
+  plane.ServePodAt(ns, plane.WaitScheduledPod(ns, "ray.io/cluster=" + name + ",ray.io/node-type=head"), ip);
+  WaitEndpoint(admin, ns, name + "-head-svc", ip);
 }
 
 inline void PlayRayHead(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {

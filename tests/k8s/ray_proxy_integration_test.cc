@@ -1,10 +1,12 @@
-// The whole Ray path through the API server: a real Ray head in a network namespace behind a
-// Service whose Endpoints point at a Pod (the test plays KubeRay), reached through the API
-// server's service proxy with the Ray Jobs client, the log followed over the proxied WebSocket.
+// The whole Ray path through the API server: a real Ray head in a network namespace serving the
+// head pod of a RayCluster made by the real KubeRay (its Service, and Endpoints from the endpoints
+// controller), reached through the API server's service proxy with the Ray Jobs client, the log
+// followed over the proxied WebSocket.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
 
+#include "k8s/integration_plane.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "testing/scoped_process.h"
@@ -18,10 +20,11 @@ namespace tputrain::testing {
 namespace {
 
 TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service proxy", "[integration]") {
-  auto& server = ApiServer::Shared();
+  auto& plane = RayHeadPlane();
+  auto& server = plane.server();
   NetnsRayHead head;
   std::string ns = server.NewNamespace("rayproxy");
-  PlayRayHead(server.admin(), ns, "ray", head.ip());
+  RunRayClusterAt(plane, ns, "ray", head.ip());
 
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   auto endpoint = k8s::RayHeadEndpoint(*connection->client, ns, "ray");

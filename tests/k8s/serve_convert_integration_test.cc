@@ -1,7 +1,9 @@
-// `tputrain serve convert` against the real kube-apiserver: the checkpoint-converter Job applied
-// (ledgered), its pod's log followed as the API server reads it from a FAKE kubelet
-// (converter_kubelet.py, in a network namespace, serving lines the test writes), and the Job's
-// conditions ending the command. The test plays the Job controller and the kubelet.
+// `tputrain serve convert` against the real kube-apiserver and control plane: the
+// checkpoint-converter Job applied (ledgered), its pod made by the real Job controller and bound by
+// the real scheduler to the m1-pool node, its log followed as the API server reads it from a FAKE
+// kubelet (converter_kubelet.py, in a network namespace, serving lines the test writes: the node's
+// address), and the Job's conditions, written by the Job controller, ending the command. The test
+// plays only the container: kwok starts and ends it when told.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,8 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/apiserver_fixture.h"
-#include "k8s/finalizer.h"
+#include "k8s/control_plane.h"
 #include "k8s/k8s_test_util.h"
+#include "k8s/kwok_nodes.h"
 #include "testing/netns_host.h"
 #include "testing/scoped_process.h"
 
@@ -72,19 +75,33 @@ class ConverterKubelet {
   std::unique_ptr<ScopedProcess> kubelet_;
 };
 
-// The API server, the kubelet, and a Node pointing at it, for the whole binary.
+ControlPlane& Plane() {
+  ControlPlaneOptions options;
+  options.pod_end = PodEnd::kRunForever;  // the container ends when the test says
+  // The converter's pod starts when the test says (until then its container is waiting).
+  options.answering_pods = {{"batch.kubernetes.io/job-name", "checkpoint-converter"}};
+  return ControlPlane::Shared(options);
+}
+
+// The control plane, the kubelet, and the converter's node pool (one m1 node whose address is
+// that kubelet's), for the whole binary.
 struct ConvertWorld {
-  ApiServer& server = ApiServer::Shared();
+  ControlPlane& plane = Plane();
+  ApiServer& server = plane.server();
   ConverterKubelet kubelet;
-  std::string node = "m1-node-" + std::to_string(getpid());
   std::string state_dir;
 
   ConvertWorld() {
-    CreateObject(server.admin(), "/api/v1/nodes",
-                 {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", node}}}});
-    WriteStatus(server.admin(), "/api/v1/nodes/" + node,
-                {{"addresses", {{{"type", "InternalIP"}, {"address", kubelet.ip()}}}},
-                 {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", kKubeletPort}}}}}});
+    NodePoolShape pool;
+    pool.cluster = "convert";
+    pool.pool = "m1-pool";  // the template's CONVERTER_NODE_POOL
+    pool.machine_type = "m1-ultramem-40";
+    pool.zone = "us-east5-b";
+    pool.cpus = 40;
+    pool.memory_gib = 961;
+    pool.kubelet_ip = kubelet.ip();
+    pool.kubelet_port = kKubeletPort;
+    AddNodePool(server.admin(), pool);
     state_dir = server.dir() + "/convert-state";
   }
   static ConvertWorld& Shared() {
@@ -92,58 +109,12 @@ struct ConvertWorld {
     return world;
   }
 
-  // What the Job controller makes: the Job's pod, bound to the node (as the scheduler would).
-  void CreatePod(const std::string& ns, const std::string& pod) {
-    CreateObject(
-        server.admin(), "/api/v1/namespaces/" + ns + "/pods",
-        {{"apiVersion", "v1"},
-         {"kind", "Pod"},
-         {"metadata",
-          {{"name", pod},
-           {"labels",
-            {{"batch.kubernetes.io/job-name", "checkpoint-converter"}, {"job-name", "checkpoint-converter"}}}}},
-         {"spec",
-          {{"nodeName", node},
-           {"restartPolicy", "Never"},
-           {"containers", {{{"name", "inference-checkpoint"}, {"image", "inference-checkpoint:v0.2.5"}}}}}}});
+  // The pod the Job controller made, once the scheduler has bound it.
+  std::string Pod(const std::string& ns) {
+    return plane.WaitScheduledPod(ns, "batch.kubernetes.io/job-name=checkpoint-converter");
   }
-  void PodPhase(const std::string& ns, const std::string& pod, const std::string& phase) {
-    json state = phase == "Running" ? json{{"running", {{"startedAt", "2026-11-24T00:00:00Z"}}}}
-                                    : json{{"terminated", {{"exitCode", phase == "Succeeded" ? 0 : 1}}}};
-    WriteStatus(server.admin(), "/api/v1/namespaces/" + ns + "/pods/" + pod,
-                {{"phase", phase},
-                 {"containerStatuses",
-                  {{{"name", "inference-checkpoint"},
-                    {"image", "inference-checkpoint:v0.2.5"},
-                    {"imageID", ""},
-                    {"ready", phase == "Running"},
-                    {"restartCount", 0},
-                    {"state", state}}}}});
-  }
-  // The conditions the Job controller writes when the Job ends.
-  void JobEnds(const std::string& ns, bool complete) {
-    const std::string now = "2026-11-24T09:41:08Z";
-    json status = {{"startTime", "2026-11-24T00:00:00Z"}};
-    if (complete) {
-      status["succeeded"] = 1;
-      status["completionTime"] = now;
-      status["conditions"] = {{{"type", "SuccessCriteriaMet"}, {"status", "True"}, {"lastTransitionTime", now}},
-                              {{"type", "Complete"}, {"status", "True"}, {"lastTransitionTime", now}}};
-    } else {
-      status["failed"] = 1;
-      status["conditions"] = {{{"type", "FailureTarget"},
-                               {"status", "True"},
-                               {"reason", "BackoffLimitExceeded"},
-                               {"message", "Job has reached the specified backoff limit"},
-                               {"lastTransitionTime", now}},
-                              {{"type", "Failed"},
-                               {"status", "True"},
-                               {"reason", "BackoffLimitExceeded"},
-                               {"message", "Job has reached the specified backoff limit"},
-                               {"lastTransitionTime", now}}};
-    }
-    WriteStatus(server.admin(), "/apis/batch/v1/namespaces/" + ns + "/jobs/checkpoint-converter", status);
-  }
+  // Its container starts: kwok reports it Running (at an address nothing dials).
+  void Start(const std::string& ns, const std::string& pod) { plane.StartPod(ns, pod); }
 
   ProcessOptions Convert(const std::string& ns, std::vector<std::string> extra = {}) {
     ProcessOptions options;
@@ -189,7 +160,6 @@ TEST_CASE(
     "[integration]") {
   auto& world = ConvertWorld::Shared();
   const std::string ns = world.server.NewNamespace("convert");
-  const std::string pod = "checkpoint-converter-x7k2p";
   auto& kubelet = world.kubelet;
 
   auto first = std::make_unique<ScopedProcess>(world.Convert(ns));
@@ -201,13 +171,13 @@ TEST_CASE(
   const auto args = spec["containers"][0]["args"];
   CHECK(std::find(args.begin(), args.end(), "--output_directory=gs://ckpt/maxtext/llama-3.1-405b") != args.end());
 
-  // The pod exists before its container starts: the kubelet says it is waiting, and the command waits.
-  world.CreatePod(ns, pod);
+  // The pod exists before its container starts: the API server says it is waiting, and the command waits.
+  const std::string pod = world.Pod(ns);
   kubelet.Log(pod, "2026-11-24 00:00:05: Downloading Llama3.1-405B-Instruct:bf16-mp16");
   REQUIRE(WaitFor([&] { return first->ReadErr().find("is waiting to start: ContainerCreating") != std::string::npos; },
                   std::chrono::seconds(30)));
   kubelet.Start(pod);
-  world.PodPhase(ns, pod, "Running");
+  world.Start(ns, pod);
   REQUIRE(WaitFor([&] { return first->ReadErr().find("Downloading Llama3.1") != std::string::npos; },
                   std::chrono::seconds(60)));
 
@@ -230,8 +200,7 @@ TEST_CASE(
                   std::chrono::seconds(60)));
   CHECK(again.running());  // the log says done; the Job's condition decides
   kubelet.Exit(pod);
-  world.PodPhase(ns, pod, "Succeeded");
-  world.JobEnds(ns, /*complete=*/true);
+  world.plane.EndPod(ns, pod, 0);  // the Job controller then marks the Job Complete
   CHECK(WaitExit(again) == 0);
   const std::string out = again.ReadOut();
   const std::string err = again.ReadErr();
@@ -261,21 +230,22 @@ TEST_CASE(
   // The ledger holds the Job, so cleanup deletes it.
   const std::string ledger = ReadTextFile(world.state_dir + "/convert-" + ns + ".json");
   CHECK(ledger.find("checkpoint-converter") != std::string::npos);
-  // Cleanup deletes in the foreground, as the garbage collector (played here) finishes it.
-  Finalizer collector(world.server.admin(), {"/apis/batch/v1/namespaces/" + ns + "/jobs/checkpoint-converter"});
+  // Cleanup deletes in the foreground; the garbage collector removes the pod, then the Job.
   auto cleanup =
       RunProcess({{TputrainBinary(), "cleanup", "--run", "convert-" + ns, "--state-dir", world.state_dir, "--yes"}},
                  std::chrono::seconds(120));
   INFO(cleanup.out << cleanup.err);
   CHECK(cleanup.exit_code == 0);
   CHECK_FALSE(world.JobExists(ns));
+  auto pods = world.server.admin().GetJson("/api/v1/namespaces/" + ns + "/pods", "");
+  REQUIRE(pods);
+  CHECK((*pods)["items"].empty());
 }
 
 TEST_CASE("serve convert: a failed Job is exit 1 with its last log lines; --no-follow returns after apply",
           "[integration]") {
   auto& world = ConvertWorld::Shared();
   const std::string ns = world.server.NewNamespace("convert-fail");
-  const std::string pod = "checkpoint-converter-f4il5";
   auto& kubelet = world.kubelet;
 
   // --dry-run: the server validates the apply; nothing is stored.
@@ -292,9 +262,9 @@ TEST_CASE("serve convert: a failed Job is exit 1 with its last log lines; --no-f
   CHECK(applied.out.find("The checkpoint will be gs://ckpt/maxtext/llama-3.1-405b/int8") != std::string::npos);
   CHECK(world.JobExists(ns));
 
-  world.CreatePod(ns, pod);
+  const std::string pod = world.Pod(ns);
   kubelet.Start(pod);
-  world.PodPhase(ns, pod, "Running");
+  world.Start(ns, pod);
   kubelet.Log(pod, "2026-11-24 00:00:05: Downloading Llama3.1-405B-Instruct:bf16-mp16");
   kubelet.Log(pod, "ERROR 403: Forbidden (the META_URL has expired)");
   ScopedProcess following(world.Convert(ns));
@@ -303,8 +273,7 @@ TEST_CASE("serve convert: a failed Job is exit 1 with its last log lines; --no-f
   INFO("following: " << following.ReadErr());
   REQUIRE(seen);
   kubelet.Exit(pod);
-  world.PodPhase(ns, pod, "Failed");
-  world.JobEnds(ns, /*complete=*/false);
+  world.plane.EndPod(ns, pod, 1);  // backoffLimit 0: the Job controller fails the Job
   CHECK(WaitExit(following) == 1);
   const std::string err = following.ReadErr();
   INFO(err);
