@@ -1,8 +1,11 @@
 #include "tputrain/emulator/emulator.h"
 
 #include <iostream>
+#include <limits>
 
 #include "compute_batch.h"
+#include "request_limits.h"
+#include "tputrain/core/json.h"
 
 namespace tputrain::emulator {
 namespace {
@@ -61,17 +64,21 @@ ApiResponse InjectedError(const FaultRule& rule, ErrorShape shape) {
   ApiResponse response = ErrorFor(shape, rule.error, message);
   if (rule.http_status != 0 && rule.http_status != response.status) {
     // An explicit HTTP status wins over the kind's usual one; keep the JSON code in step.
-    auto body = json::parse(response.body);
-    body["error"]["code"] = rule.http_status;
-    response = JsonReply(body, rule.http_status);
+    auto body = core::ParseJson(response.body, "the emulator's own error");
+    if (body) {
+      (*body)["error"]["code"] = rule.http_status;
+      response = JsonReply(*body, rule.http_status);
+    }
   }
   return response;
 }
 
+// A JSON body as the emulator would read it (so never deeper than a request may be); anything
+// else by its size.
 json LoggedBody(const std::string& body) {
   if (body.empty()) return nullptr;
-  auto parsed = json::parse(body, nullptr, false);
-  if (!parsed.is_discarded()) return parsed;
+  auto parsed = ParseRequestJson(body);
+  if (parsed) return std::move(*parsed);
   return "<" + std::to_string(body.size()) + " bytes>";
 }
 
@@ -240,7 +247,10 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
     if (fault && fault->action == FaultAction::kLoseReply) response.drop_connection = true;
     auto fields = request.Param("fields");
     if (fields && response.status / 100 == 2 && response.content_type == "application/json") {
-      response = JsonReply(ApplyFieldMask(json::parse(response.body), *fields), response.status);
+      // The emulator's own answer, from resources as deep as their schemas.
+      auto body = core::ParseJson(response.body, "the emulator's own answer",
+                                  {.max_bytes = std::numeric_limits<size_t>::max()});
+      if (body) response = JsonReply(ApplyFieldMask(*body, *fields), response.status);
     }
     return response;
   }

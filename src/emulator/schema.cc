@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "discovery_subset.h"
+#include "tputrain/core/json.h"
 
 namespace tputrain::emulator {
 namespace {
@@ -43,8 +44,18 @@ std::string ScalarTypeName(const json& spec) {
   return "TYPE_STRING";
 }
 
+// The value as the error quotes it: a whole list or object would make the answer as large as the
+// request, so the quote stops after 200 bytes (on a character boundary).
+std::string Quoted(const json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() <= 200) return text;
+  size_t end = 200;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "...";
+}
+
 std::optional<Violation> InvalidValue(const std::string& path, const std::string& type_name, const json& value) {
-  return Violation{path, "Invalid value" + At(path) + " (" + type_name + "), " + value.dump()};
+  return Violation{path, "Invalid value" + At(path) + " (" + type_name + "), " + Quoted(value)};
 }
 
 std::optional<Violation> CheckValue(const Walk& walk, const json& spec, const json& value, const std::string& path);
@@ -126,7 +137,7 @@ std::optional<Violation> CheckValue(const Walk& walk, const json& spec, const js
     for (const auto& allowed : *values) {
       if (allowed == value) return std::nullopt;
     }
-    return Violation{path, "Invalid value" + At(path) + " (enum), " + value.dump() + "; expected one of " + [&] {
+    return Violation{path, "Invalid value" + At(path) + " (enum), " + Quoted(value) + "; expected one of " + [&] {
                        std::string list;
                        for (const auto& allowed : *values) {
                          list += (list.empty() ? "" : ", ") + allowed.get<std::string>();
@@ -153,8 +164,10 @@ std::string SnakeCase(std::string_view camel) {
 }
 
 core::Result<SchemaSet> SchemaSet::FromJson(std::string_view text) {
-  json data = json::parse(text, nullptr, false);
-  if (data.is_discarded() || !data.contains("apis")) {
+  auto parsed = core::ParseJson(text, "the emulator's discovery subset");
+  if (!parsed) return core::Fail(core::Error::Internal(parsed.error().message));
+  json data = std::move(*parsed);
+  if (!data.contains("apis")) {
     return core::Fail(core::Error::Internal("the emulator's discovery subset is not valid JSON"));
   }
   return SchemaSet(std::move(data));

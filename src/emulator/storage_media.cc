@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "request_limits.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/file.h"
 #include "tputrain/emulator/handlers.h"
@@ -16,10 +17,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kApiRoot[] = "https://www.googleapis.com/storage/v1/";
-// Objects live in the world document (and its state file): a bound keeps one upload from
-// exhausting memory. Real Cloud Storage takes up to 5 TiB.
-constexpr size_t kMaxObjectBytes = 256 * core::kMiB;
-
 std::string Md5Base64(std::string_view bytes) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
@@ -70,11 +67,12 @@ ApiResponse Stored(Call& call, const std::string& name, std::string_view bytes, 
 }
 
 std::optional<json> Metadata(const Call& call, std::string_view text, ApiResponse& error) {
-  auto metadata = json::parse(text.empty() ? std::string_view("{}") : text, nullptr, false);
-  if (metadata.is_discarded() || !metadata.is_object()) {
+  auto parsed = ParseRequestJson(text.empty() ? std::string_view("{}") : text);
+  if (!parsed || !parsed->is_object()) {
     error = StorageError(400, "parseError", "Parse Error: the object metadata is not a JSON object.");
     return std::nullopt;
   }
+  json metadata = std::move(*parsed);
   if (auto violation = call.schemas.Validate("storage", "Object", metadata, call.method_id)) {
     error = StorageError(400, "invalid", violation->description);
     return std::nullopt;

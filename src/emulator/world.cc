@@ -6,7 +6,9 @@
 #include <regex>
 #include <sstream>
 
+#include "request_limits.h"
 #include "tputrain/core/file.h"
+#include "tputrain/core/json.h"
 #include "tputrain/emulator/handlers.h"
 
 namespace tputrain::emulator {
@@ -27,9 +29,13 @@ core::Result<nlohmann::json> LoadWorld(const std::string& path) {
   auto text = core::ReadFile(path, "--state-file", 512 * core::kMiB);
   if (!text && core::IsFileNotFound(text.error())) return NewWorld();
   if (!text) return core::Fail(text.error());
-  auto world = nlohmann::json::parse(*text, nullptr, false);
-  if (world.is_discarded() || !world.is_object()) {
-    return core::Fail(core::Error::Usage("--state-file " + path + ": not an emulator state file (invalid JSON)"));
+  // Objects' bytes are in it, base64: the bound is the file's. Resources are as deep as their
+  // schemas, which the request depth bounds; 256 levels is well past both.
+  auto parsed = core::ParseJson(*text, "--state-file " + path, {.max_bytes = 512 * core::kMiB});
+  if (!parsed) return core::Fail(parsed.error());
+  auto world = std::move(*parsed);
+  if (!world.is_object()) {
+    return core::Fail(core::Error::Usage("--state-file " + path + ": not an emulator state file (not a JSON object)"));
   }
   auto fresh = NewWorld();
   for (const auto& [key, value] : fresh.items()) {
@@ -79,18 +85,17 @@ std::string NewOperationId(nlohmann::json& world, int64_t now_ms) {
 std::optional<nlohmann::json> Call::Body(std::string_view api, std::string_view schema, ErrorShape shape,
                                          ApiResponse& error) const {
   std::string_view text = request.body;
-  auto body = nlohmann::json::parse(text.empty() ? std::string_view("{}") : text, nullptr, false);
-  if (body.is_discarded()) {
-    error = ErrorFor(shape, core::ErrorKind::kInvalidArgument,
-                     "Invalid JSON payload received. The request body is not valid JSON.");
+  auto body = ParseRequestJson(text.empty() ? std::string_view("{}") : text);
+  if (!body) {
+    error = ErrorFor(shape, core::ErrorKind::kInvalidArgument, body.error().message);
     return std::nullopt;
   }
-  if (auto violation = schemas.Validate(api, schema, body, method_id)) {
+  if (auto violation = schemas.Validate(api, schema, *body, method_id)) {
     error = ErrorFor(shape, core::ErrorKind::kInvalidArgument, violation->description,
                      nlohmann::json::array({BadRequestDetail(violation->field, violation->description)}));
     return std::nullopt;
   }
-  return body;
+  return std::move(*body);
 }
 
 }  // namespace tputrain::emulator

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "tputrain/core/file.h"
+#include "tputrain/core/result.h"
+#include "tputrain/emulator/api.h"
+
+// What the emulator accepts of one request, as Google's front ends bound it. Whatever it holds,
+// logs or answers comes from bodies that passed here, so no walk over them (dump, the schema
+// check, the request log) goes deeper than kMaxRequestJsonDepth, and no body costs more memory
+// than its path's bound.
+namespace tputrain::emulator {
+
+// Objects live in the world document (and its state file): a bound keeps one upload from
+// exhausting memory. Real Cloud Storage takes up to 5 TiB.
+inline constexpr size_t kMaxObjectBytes = 256 * core::kMiB;
+// The JSON APIs' bodies (a Cluster, a Node, a Build): Google refuses payloads over 10 MiB.
+inline constexpr size_t kMaxJsonRequestBytes = 10 * core::kMiB;
+// Google parses request JSON into protocol buffers, whose JSON parser stops at 100 levels.
+inline constexpr size_t kMaxRequestJsonDepth = 100;
+
+// The largest body accepted on `path`: an object and its multipart framing on the upload paths,
+// kMaxJsonRequestBytes everywhere else.
+size_t MaxRequestBytes(std::string_view path);
+
+// 413, as Google's front end answers a request too large for it: a short HTML page, not JSON.
+ApiResponse RequestTooLarge();
+
+// The value of a JSON request body, or Google's words for why not ("Invalid JSON payload
+// received. ..."): malformed, larger than kMaxJsonRequestBytes, or deeper than kMaxRequestJsonDepth.
+core::Result<nlohmann::json> ParseRequestJson(std::string_view text);
+
+}  // namespace tputrain::emulator
