@@ -14,6 +14,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
+#include "tputrain/core/json.h"
 #include "tputrain/emulator/emulator.h"
 
 namespace tputrain::emulator {
@@ -186,6 +187,7 @@ core::Result<nlohmann::json> FetchState(http::Transport& transport, const std::s
   while (!base.empty() && base.back() == '/') base.pop_back();
   http::Request request;
   request.url = base + "/_emulator/state";
+  request.max_response_bytes = 1024 * core::kMiB;
   auto response = transport.Send(request);
   if (!response) return core::Fail(response.error());
   if (!response->ok()) {
@@ -193,8 +195,9 @@ core::Result<nlohmann::json> FetchState(http::Transport& transport, const std::s
                                   "emulator answered HTTP " + std::to_string(response->status) + ": " + response->body,
                                   response->status, "", "emulator.state"});
   }
-  auto state = nlohmann::json::parse(response->body, nullptr, false);
-  if (state.is_discarded()) return core::Fail(core::Error::Internal(request.url + " did not return JSON"));
+  // The state holds the objects' bytes, as its file does (which the emulator reads up to 512 MiB).
+  auto state = core::ParseJson(response->body, request.url, {.max_bytes = 1024 * core::kMiB});
+  if (!state) return core::Fail(core::Error::Internal(state.error().message));
   return state;
 }
 

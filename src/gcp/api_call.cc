@@ -1,5 +1,6 @@
 #include "tputrain/gcp/api_call.h"
 
+#include "tputrain/core/json.h"
 #include "tputrain/gcp/error_from_http.h"
 
 namespace tputrain::gcp {
@@ -28,10 +29,10 @@ core::Result<nlohmann::json> CallJson(http::Transport& transport, const http::Re
   }
   if (!response->ok()) return core::Fail(ErrorFromHttp(*response, where));
   if (response->body.empty()) return nlohmann::json::object();
-  auto parsed = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    return core::Fail(core::Error{core::ErrorKind::kInternal, std::string(where) + ": the server's reply is not JSON",
-                                  response->status, "", std::string(where)});
+  auto parsed = core::ParseJson(response->body, std::string(where) + ": the server's reply");
+  if (!parsed) {
+    return core::Fail(
+        core::Error{core::ErrorKind::kInternal, parsed.error().message, response->status, "", std::string(where)});
   }
   return parsed;
 }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/core/json.h"
 #include "tputrain/http/retrying_transport.h"
 
 namespace tputrain::gcp {
@@ -34,7 +35,7 @@ const nlohmann::json* DetailOfType(const nlohmann::json& error, std::string_view
 }
 
 nlohmann::json ParseBody(const std::string& body) {
-  return nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  return core::ParseJson(body, "").value_or(nullptr);  // not JSON: the status alone speaks
 }
 
 }  // namespace

@@ -19,7 +19,18 @@ struct TransferState {
   bool stopped_by_handler = false;
   CURL* curl = nullptr;
   std::optional<bool> streaming;  // decided at the first body byte, once the status is known
+  size_t max_body = 0;            // of a body kept whole
+  bool body_too_large = false;
+  size_t header_bytes = 0;
 };
+
+// What a reply's headers may hold in all: curl bounds each line, not their number.
+constexpr size_t kMaxHeaderBytes = 1024 * 1024;
+
+std::string SizeText(size_t bytes) {
+  constexpr size_t kMiB = 1024 * 1024;
+  return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB" : std::to_string(bytes) + " bytes";
+}
 
 // Only a successful reply's body streams to the reader; an error reply's body (a Kubernetes
 // Status, a 401) is kept whole in Response.body, as Send returns it, so that a decorator may
@@ -42,6 +53,10 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
       return 0;  // aborts the transfer
     }
   } else {
+    if (state->body.size() + length > state->max_body) {
+      state->body_too_large = true;
+      return 0;  // aborts the transfer
+    }
     state->body.append(data, length);
   }
   return length;
@@ -64,6 +79,8 @@ std::string Trim(std::string_view text) {
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* state = static_cast<TransferState*>(user);
   std::string_view line(data, size * count);
+  state->header_bytes += line.size();
+  if (state->header_bytes > kMaxHeaderBytes) return 0;  // aborts the transfer
   if (line.starts_with("HTTP/")) {
     state->headers.clear();  // a new response (after a 100 Continue or a redirect)
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
@@ -150,6 +167,7 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   TransferState state;
   state.on_chunk = on_chunk;
   state.curl = curl;
+  state.max_body = request.max_response_bytes > 0 ? request.max_response_bytes : options_.max_response_bytes;
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_slist* header_list = nullptr;
   bool has_content_type = false;
@@ -222,6 +240,14 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
 
   if (code == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->cancelled()) {
     auto error = core::Error::Cancelled();
+    error.where = "http";
+    return core::Fail(error);
+  }
+  if (state.body_too_large || state.header_bytes > kMaxHeaderBytes) {
+    const std::string what = state.body_too_large ? "the reply is larger than " + SizeText(state.max_body)
+                                                  : "the reply's headers are larger than " + SizeText(kMaxHeaderBytes);
+    auto error =
+        core::Error::Make(core::ErrorKind::kResourceExhausted, request.method + " " + request.url + ": " + what);
     error.where = "http";
     return core::Fail(error);
   }

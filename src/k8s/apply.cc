@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "tputrain/core/json.h"
 #include "tputrain/core/poll.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/schema_validation.h"
@@ -116,7 +117,7 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
   std::string old_version;
   nlohmann::json old_object;
   if (before->ok()) {
-    old_object = nlohmann::json::parse(before->body, nullptr, false);
+    old_object = core::ParseJson(before->body, "").value_or(nullptr);
     if (old_object.is_object() && old_object.contains("metadata")) {
       old_version = old_object["metadata"].value("resourceVersion", "");
     }
@@ -134,7 +135,7 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
 
   ApplyResult result;
   result.object = object;
-  result.live = nlohmann::json::parse(response->body, nullptr, false);
+  result.live = core::ParseJson(response->body, "").value_or(nullptr);
   if (result.live.is_object() && result.live.contains("metadata")) {
     result.resource_version = result.live["metadata"].value("resourceVersion", "");
   }

@@ -2,8 +2,13 @@
 
 #include <regex>
 
+#include "tputrain/core/json.h"
+
 namespace tputrain::k8s {
 namespace {
+
+// One line of a watch: an event with its object, which etcd caps at about 1.5 MiB.
+constexpr size_t kMaxStreamedLineBytes = 64 * core::kMiB;
 
 core::ErrorKind KindFor(int status) {
   switch (status) {
@@ -41,7 +46,7 @@ std::string Prefix(const std::string& what) { return what.empty() ? "" : what + 
 }  // namespace
 
 core::Error ErrorFromStatus(int http_status, const std::string& body, const std::string& what) {
-  auto json = nlohmann::json::parse(body, nullptr, false);
+  auto json = core::ParseJson(body, "").value_or(nullptr);
   std::string message = json.is_object() ? json.value("message", "") : "";
   std::string reason = json.is_object() ? json.value("reason", "") : "";
   if (message.empty()) {
@@ -141,9 +146,8 @@ core::Result<nlohmann::json> Client::GetJson(const std::string& path, const std:
   auto response = Send("GET", path);
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromStatus(response->status, response->body, what));
-  auto json = nlohmann::json::parse(response->body, nullptr, false);
-  if (json.is_discarded())
-    return core::Fail(core::Error::Internal("GET " + path + ": the API server sent invalid JSON"));
+  auto json = core::ParseJson(response->body, "GET " + path + ": the API server's reply");
+  if (!json) return core::Fail(core::Error::Internal(json.error().message));
   return json;
 }
 
@@ -153,6 +157,7 @@ core::Result<http::Response> Client::StreamLines(const std::string& path, std::c
   if (!request) return core::Fail(request.error());
   request->timeout = timeout;
   std::string pending;
+  bool line_too_long = false;
   auto response = transport_.Stream(*request, [&](std::string_view chunk) {
     pending.append(chunk);
     size_t start = 0;
@@ -164,9 +169,18 @@ core::Result<http::Response> Client::StreamLines(const std::string& path, std::c
       }
     }
     pending.erase(0, start);
+    if (pending.size() > kMaxStreamedLineBytes) {
+      line_too_long = true;  // one event larger than any object the API server stores
+      return false;
+    }
     return true;
   });
   if (!response) return response;
+  if (line_too_long) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kResourceExhausted,
+                                        "GET " + path + ": a streamed line is longer than " +
+                                            std::to_string(kMaxStreamedLineBytes / core::kMiB) + " MiB"));
+  }
   // A non-2xx reply to a watch (410, 403) is a single JSON Status, returned in the body.
   if (!response->ok() && response->body.empty()) response->body = pending;
   return response;

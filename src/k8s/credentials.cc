@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/core/json.h"
+
 namespace tputrain::k8s {
 namespace {
 
@@ -98,11 +100,17 @@ core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const Cluster
     close(out_pipe[0]);
     return core::Fail(ExecError(exec, "cannot start it"));
   }
+  // Read to the end whatever it prints, so it never blocks on a full pipe, but keep at most an
+  // ExecCredential's worth: a token, a certificate and a key fit in far less.
+  constexpr size_t kMaxOutputBytes = core::kMiB;
   std::string output;
+  bool too_long = false;
   char buffer[4096];
   ssize_t n;
   while ((n = read(out_pipe[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) output.append(buffer, static_cast<size_t>(n));
+    if (n <= 0) continue;
+    if (output.size() + static_cast<size_t>(n) > kMaxOutputBytes) too_long = true;
+    if (!too_long) output.append(buffer, static_cast<size_t>(n));
   }
   close(out_pipe[0]);
   int status = 0;
@@ -112,7 +120,8 @@ core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const Cluster
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return core::Fail(ExecError(exec, "exited with status " + std::to_string(code)));
   }
-  nlohmann::json parsed = nlohmann::json::parse(output, nullptr, false);
+  if (too_long) return core::Fail(ExecError(exec, "printed more than 1 MiB, which no ExecCredential needs"));
+  nlohmann::json parsed = core::ParseJson(output, "").value_or(nullptr);
   // Never quote the output in an error: it may hold the token.
   if (!parsed.is_object() || !parsed.contains("status") || !parsed["status"].is_object()) {
     return core::Fail(ExecError(exec, "did not print an ExecCredential with a status"));

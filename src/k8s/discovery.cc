@@ -1,5 +1,7 @@
 #include "tputrain/k8s/discovery.h"
 
+#include "tputrain/core/json.h"
+
 namespace tputrain::k8s {
 namespace {
 
@@ -103,7 +105,7 @@ core::Result<std::shared_ptr<const nlohmann::json>> Discovery::InstalledCrd(cons
   if (!response) return core::Fail(response.error());
   std::shared_ptr<const nlohmann::json> crd;
   if (response->ok()) {
-    auto json = nlohmann::json::parse(response->body, nullptr, false);
+    auto json = core::ParseJson(response->body, "").value_or(nullptr);
     if (json.is_object()) crd = std::make_shared<const nlohmann::json>(std::move(json));
   } else if (response->status != 403 && response->status != 404) {
     // 404: a built-in or aggregated API in a dotted group (networking.k8s.io); 403: reading CRDs

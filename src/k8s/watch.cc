@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tputrain/core/json.h"
+
 namespace tputrain::k8s {
 namespace {
 
@@ -67,7 +69,7 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
       }
       ++outcome.stats.lists;
       last_failure.reset();
-      auto json = nlohmann::json::parse(list->body, nullptr, false);
+      auto json = core::ParseJson(list->body, "").value_or(nullptr);
       resource_version =
           json.is_object() && json.contains("metadata") ? json["metadata"].value("resourceVersion", "") : "";
       const nlohmann::json* object = nullptr;
@@ -89,7 +91,7 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
     std::optional<core::Error> stream_error;
     int events = 0;
     auto response = client.StreamLines(path, server_timeout + seconds(15), [&](std::string_view line) {
-      auto event = nlohmann::json::parse(line, nullptr, false);
+      auto event = core::ParseJson(line, "").value_or(nullptr);
       if (!event.is_object()) return true;
       if (!event.contains("type") && event.value("kind", "") == "Status") {
         gone = event.value("code", 0) == 410;

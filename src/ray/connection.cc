@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "tputrain/core/file.h"
+#include "tputrain/core/json.h"
 #include "tputrain/ray/jobs_client.h"
 
 namespace tputrain::ray {
@@ -28,8 +29,8 @@ core::Result<http::Headers> HeadersFromFlags(const std::vector<std::string>& fla
 
 // RAY_JOB_HEADERS holds a JSON object, as the Ray CLI's --headers takes it.
 core::Result<http::Headers> HeadersFromJson(const std::string& text) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
+  nlohmann::json json = core::ParseJson(text, "").value_or(nullptr);
+  if (!json.is_object()) {
     return core::Fail(core::Error::Usage("RAY_JOB_HEADERS: expected a JSON object of header names to values"));
   }
   http::Headers headers;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <random>
 
+#include "tputrain/core/json.h"
+
 namespace tputrain::ray {
 namespace {
 
@@ -21,9 +23,13 @@ core::Error Unparsable(std::string_view where, std::string_view what) {
   return error;
 }
 
-core::Result<nlohmann::json> ParseBody(const http::Response& response, std::string_view where) {
-  auto json = nlohmann::json::parse(response.body, nullptr, false);
-  if (json.is_discarded()) return core::Fail(Unparsable(where, "not JSON"));
+// A job's whole log, as the polling fallback reads it each time: the one answer that may be large.
+constexpr size_t kMaxLogReplyBytes = 256 * core::kMiB;
+
+core::Result<nlohmann::json> ParseBody(const http::Response& response, std::string_view where,
+                                       size_t max_bytes = core::JsonLimits{}.max_bytes) {
+  auto json = core::ParseJson(response.body, "", {.max_bytes = max_bytes});
+  if (!json) return core::Fail(Unparsable(where, json.error().message));
   return json;
 }
 
@@ -191,10 +197,12 @@ core::Result<std::vector<JobDetails>> JobsClient::List() {
 }
 
 core::Result<std::string> JobsClient::Logs(const std::string& id) {
-  auto response = Call(Make("GET", "/api/jobs/" + http::PathSegment(id) + "/logs"), "ray.jobs.logs");
+  auto request = Make("GET", "/api/jobs/" + http::PathSegment(id) + "/logs");
+  request.max_response_bytes = kMaxLogReplyBytes;
+  auto response = Call(std::move(request), "ray.jobs.logs");
   if (!response) return core::Fail(response.error());
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.logs"));
-  auto json = ParseBody(*response, "ray.jobs.logs");
+  auto json = ParseBody(*response, "ray.jobs.logs", kMaxLogReplyBytes);
   if (!json) return core::Fail(json.error());
   auto logs = json->find("logs");
   if (logs == json->end() || !logs->is_string()) return core::Fail(Unparsable("ray.jobs.logs", "no 'logs' text"));

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "tputrain/core/file.h"
+#include "tputrain/core/json.h"
 
 namespace tputrain::state {
 namespace {
@@ -218,9 +219,9 @@ core::Result<Ledger> LedgerStore::Load(const std::string& run_id) const {
     auto error = core::Error::Make(core::ErrorKind::kNotFound, "no ledger for run '" + run_id + "' in " + dir_);
     return core::Fail(error);
   }
-  auto json = nlohmann::json::parse(*text, nullptr, false);
-  if (json.is_discarded()) return core::Fail(StateError(PathOf(run_id), "not valid JSON"));
-  auto ledger = LedgerFromJson(json);
+  auto json = core::ParseJson(*text, "", {.max_bytes = kMaxLedgerBytes});
+  if (!json) return core::Fail(StateError(PathOf(run_id), json.error().message));
+  auto ledger = LedgerFromJson(*json);
   if (!ledger) {
     auto error = ledger.error();  // keeps its kind: a newer schema is kFailedPrecondition
     error.message = PathOf(run_id) + ": " + error.message;

@@ -22,6 +22,9 @@ TEST_CASE("Result carries a value or an error, with std::expected's member names
   auto bad = Half(3);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message == "odd: 3");
+  CHECK(good.value_or(-1) == 4);
+  CHECK(bad.value_or(-1) == -1);
+  CHECK(Half(5).value_or(7) == 7);
 }
 
 TEST_CASE("Result<void> is ok by default and can fail") {

@@ -96,3 +96,46 @@ TEST_CASE("CurlTransport sends the path as it is: dot segments are not resolved 
   REQUIRE(response);
   CHECK(seen == "/v1/projects/p/clusters/c/nodePools/x/../../../victim");
 }
+
+TEST_CASE("CurlTransport keeps at most max_response_bytes of a body and says so") {
+  httplib::Server server;
+  // 3 MiB sent chunked (no length announced), and a 404 as long: an error body is bounded too.
+  auto endless = [](int status) {
+    return [status](const httplib::Request&, httplib::Response& res) {
+      res.status = status;
+      res.set_chunked_content_provider("application/json", [](size_t offset, httplib::DataSink& sink) {
+        if (offset >= 3 * 1024 * 1024) {
+          sink.done();
+          return true;
+        }
+        const std::string piece(64 * 1024, '[');
+        sink.write(piece.data(), piece.size());
+        return true;
+      });
+    };
+  };
+  server.Get("/big", endless(200));
+  server.Get("/big-error", endless(404));
+  server.Get("/small", [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "text/plain"); });
+  LoopbackServer loopback(server);
+  tputrain::http::CurlTransport transport({.max_response_bytes = 1024 * 1024});
+  auto big = transport.Send({.url = loopback.url("/big")});
+  REQUIRE_FALSE(big);
+  CHECK(big.error().kind == tputrain::core::ErrorKind::kResourceExhausted);
+  CHECK(big.error().message == "GET " + loopback.url("/big") + ": the reply is larger than 1 MiB");
+  auto error_reply = transport.Stream({.url = loopback.url("/big-error")}, [](std::string_view) { return true; });
+  REQUIRE_FALSE(error_reply);
+  CHECK(error_reply.error().kind == tputrain::core::ErrorKind::kResourceExhausted);
+  // A request may allow more, and a 2xx stream is never kept whole: it streams.
+  auto allowed = transport.Send({.url = loopback.url("/big"), .max_response_bytes = 4 * 1024 * 1024});
+  REQUIRE(allowed);
+  CHECK(allowed->body.size() == 3 * 1024 * 1024);
+  size_t streamed = 0;
+  auto stream = transport.Stream({.url = loopback.url("/big")}, [&](std::string_view chunk) {
+    streamed += chunk.size();
+    return true;
+  });
+  REQUIRE(stream);
+  CHECK(streamed == 3 * 1024 * 1024);
+  CHECK(transport.Send({.url = loopback.url("/small")}));
+}

@@ -32,6 +32,14 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
+  template <class U>
+  T value_or(U&& fallback) const& {
+    return has_value() ? value() : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <class U>
+  T value_or(U&& fallback) && {
+    return has_value() ? std::move(value()) : static_cast<T>(std::forward<U>(fallback));
+  }
 
   const Error& error() const& { return std::get<1>(state_); }
   Error&& error() && { return std::get<1>(std::move(state_)); }

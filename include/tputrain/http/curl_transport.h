@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,6 +28,9 @@ struct CurlOptions {
   // The metadata server only: plain http to this one host (link-local, never routed), with no
   // proxy, as google-auth reaches it. Empty for every other transport.
   std::string plain_http_host;
+  // Request::max_response_bytes when a request leaves it 0: every JSON answer tputrain reads
+  // whole is far smaller (core::ParseJson refuses more than 64 MiB anyway).
+  size_t max_response_bytes = 64 * 1024 * 1024;
 };
 
 // The one real Transport. Keeps a pool of easy handles so that connections are reused across

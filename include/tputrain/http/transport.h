@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct Request {
   // When set, a cancelled token ends the transfer within about a second, even while a streamed
   // reply is silent (a followed log), and the call fails with kCancelled.
   const core::CancelToken* cancel = nullptr;
+  // The most of a reply's body kept whole (an error reply's, when streaming); 0 means the
+  // transport's default. A longer reply fails the call (kResourceExhausted) instead of filling
+  // memory: raise it only for what may really be that large (a whole object, a job's log).
+  size_t max_response_bytes = 0;
 };
 
 struct Response {

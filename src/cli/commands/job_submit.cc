@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "tputrain/core/file.h"
+#include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/yaml/bounded.h"
@@ -11,8 +12,8 @@ namespace tputrain::cli {
 namespace {
 
 core::Result<nlohmann::json> ParseJsonFlag(const std::string& flag, const std::string& text) {
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) {
+  auto json = core::ParseJson(text, "").value_or(nullptr);
+  if (!json.is_object()) {
     return core::Fail(core::Error::Usage(flag + ": expected a JSON object, e.g. '{\"key\": \"value\"}'"));
   }
   return json;
@@ -38,8 +39,8 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
       if (text == "true" || text == "True") return true;
       if (text == "false" || text == "False") return false;
       if (text == "null" || text == "~") return nullptr;
-      auto number = nlohmann::json::parse(text, nullptr, false);
-      if (!number.is_discarded() && number.is_number()) return number;
+      auto number = core::ParseJson(text, "").value_or(nullptr);
+      if (number.is_number()) return number;
       return text;
     }
     default:

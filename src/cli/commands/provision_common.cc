@@ -7,6 +7,7 @@
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/core/json.h"
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/state/ledger.h"
@@ -132,8 +133,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
       nlohmann::json entry = {{"method", request.method}, {"url", request.url}};
       if (!request.body.empty()) {
         std::string shown = context.redactor(request.body);
-        auto parsed = nlohmann::json::parse(shown, nullptr, /*allow_exceptions=*/false);
-        entry["body"] = parsed.is_discarded() ? nlohmann::json(shown) : parsed;
+        entry["body"] = core::ParseJson(shown, "").value_or(nlohmann::json(shown));
       }
       requests.push_back(std::move(entry));
     }

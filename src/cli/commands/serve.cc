@@ -9,6 +9,7 @@
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/k8s/names.h"
@@ -77,10 +78,11 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   const std::string base_url = k8s::ServiceProxyUrl(client.server(), ns, service, std::to_string(*port));
   if (context.global.dry_run) {
     const http::Request planned = engine->BuildGenerate(base_url, request);
-    nlohmann::json json = {
-        {"dry_run", true},
-        {"requests",
-         {{{"method", planned.method}, {"url", planned.url}, {"body", nlohmann::json::parse(planned.body)}}}}};
+    nlohmann::json json = {{"dry_run", true},
+                           {"requests",
+                            {{{"method", planned.method},
+                              {"url", planned.url},
+                              {"body", core::ParseJson(planned.body, "").value_or(planned.body)}}}}};
     PrintResult(context, json, [&](std::ostream& out) {
       out << planned.method << " " << planned.url << "\n" << planned.body << "\n";
     });

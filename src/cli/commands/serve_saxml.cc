@@ -6,6 +6,7 @@
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/operators.h"
@@ -112,7 +113,7 @@ void PrintUp(Context& context, const workflow::SaxmlUpOutcome& up, bool dry_run,
                          {"applied", applied},
                          {"dry_run", dry_run}};
   if (!up.ingress.empty()) json["ingress"] = up.ingress;
-  if (dry_run) json["would_publish"] = nlohmann::json::parse(planned_publish);
+  if (dry_run) json["would_publish"] = core::ParseJson(planned_publish, "").value_or(planned_publish);
   PrintResult(context, json, [&](std::ostream& out) {
     for (const auto& result : up.applied) {
       out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, dry_run) << "\n";

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/file.h"
+#include "tputrain/core/json.h"
 #include "tputrain/gcp/auth/metadata_server.h"
 #include "tputrain/gcp/auth/oauth.h"
 
@@ -60,7 +61,7 @@ core::Result<std::unique_ptr<TokenSource>> CredentialsFromFile(const std::string
                                                                core::Clock& clock, core::Redactor* secrets) {
   auto text = ReadCredentialsFile(path);
   if (!text) return core::Fail(text.error());
-  auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  auto json = core::ParseJson(*text, "").value_or(nullptr);
   if (!json.is_object()) {
     return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: not a JSON object"));
   }

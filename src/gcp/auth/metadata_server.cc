@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/core/json.h"
 #include "tputrain/gcp/auth/oauth.h"
 
 namespace tputrain::gcp::auth {
@@ -56,7 +57,7 @@ std::unique_ptr<TokenSource> MetadataServerSource(const core::Env& env, http::Tr
   auto fetch = [&transport, &clock, root]() -> core::Result<AccessToken> {
     auto response = MetadataGet(transport, root + "instance/service-accounts/default/token");
     if (!response) return core::Fail(response.error());
-    auto body = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    auto body = core::ParseJson(response->body, "").value_or(nullptr);
     if (!body.is_object() || !body.contains("access_token") || !body["access_token"].is_string()) {
       return core::Fail(
           core::Error::NoCredentials("the metadata server at " + root + " answered without an access_token"));

@@ -2,6 +2,7 @@
 
 #include <initializer_list>
 
+#include "tputrain/core/json.h"
 #include "tputrain/core/redact.h"
 #include "tputrain/gcp/auth/jwt.h"
 
@@ -45,7 +46,7 @@ core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock&
     error.message = what + ": cannot get an access token from " + token_uri + ": " + error.message;
     return core::Fail(std::move(error));
   }
-  auto body = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  auto body = core::ParseJson(response->body, "").value_or(nullptr);
   if (!response->ok()) {
     std::string detail = "HTTP " + std::to_string(response->status);
     if (body.is_object()) {

@@ -4,6 +4,12 @@
 #include "tputrain/gcp/error_from_http.h"
 
 namespace tputrain::gcp::storage {
+namespace {
+
+// What one read of an object may bring (a build log from where it was last read to its end).
+constexpr size_t kMaxObjectReadBytes = 256 * 1024 * 1024;
+
+}  // namespace
 
 Client::Client(http::Transport& transport, std::string base_url)
     : transport_(transport), base_url_(std::move(base_url)) {}
@@ -133,6 +139,7 @@ core::Result<std::optional<std::string>> Client::ReadObjectFrom(const std::strin
   http::Request request;
   request.url = JoinUrl(base_url_, "b/" + http::PathSegment(bucket) + "/o/" + http::PathSegment(name) + "?alt=media");
   request.headers.emplace_back("Range", "bytes=" + std::to_string(offset) + "-");
+  request.max_response_bytes = kMaxObjectReadBytes;
   auto response = transport_.Send(request);
   if (!response) return core::Fail(response.error());
   if (response->status == 404) return std::optional<std::string>();
