@@ -73,10 +73,14 @@ ApiResponse InjectedError(const FaultRule& rule, ErrorShape shape) {
   return response;
 }
 
+// Of a body, the log keeps at most this much as JSON; a larger one by its size alone.
+constexpr size_t kMaxLoggedBodyBytes = core::kMiB;
+
 // A JSON body as the emulator would read it (so never deeper than a request may be); anything
 // else by its size.
 json LoggedBody(const std::string& body) {
   if (body.empty()) return nullptr;
+  if (body.size() > kMaxLoggedBodyBytes) return "<" + std::to_string(body.size()) + " bytes>";
   auto parsed = ParseRequestJson(body);
   if (parsed) return std::move(*parsed);
   return "<" + std::to_string(body.size()) + " bytes>";
@@ -145,24 +149,41 @@ json Emulator::State() {
   return state;
 }
 
-json Emulator::Requests() {
+std::string Emulator::RequestsText() {
   std::lock_guard lock(mutex_);
-  json list = json::array();
-  for (const auto& entry : requests_) list.push_back(entry);
-  return {{"requests", list}};
+  std::string text = "{\"requests\":[";
+  text.reserve(requests_bytes_ + requests_.size() + 16);
+  for (const auto& entry : requests_) {
+    if (text.back() != '[') text += ',';
+    text += entry;
+  }
+  text += "]}\n";
+  return text;
+}
+
+json Emulator::Requests() {
+  // Its own text, of entries no deeper than a request body may be.
+  return core::ParseJson(RequestsText(), "the request log", {.max_bytes = std::numeric_limits<size_t>::max()})
+      .value_or(json{{"requests", json::array()}});
 }
 
 void Emulator::Reset() {
   std::lock_guard lock(mutex_);
   world_ = NewWorld();
   requests_.clear();
+  requests_bytes_ = 0;
   faults_ = FaultPlan(config_.faults, config_.seed);
   SaveLocked();
 }
 
 ApiResponse Emulator::HandleAdmin(const ApiRequest& request) {
   if (request.method == "GET" && request.path == "/_emulator/state") return JsonReply(State());
-  if (request.method == "GET" && request.path == "/_emulator/requests") return JsonReply(Requests());
+  if (request.method == "GET" && request.path == "/_emulator/requests") {
+    // Compact, never pretty-printed: indentation grows with depth, and so would the answer.
+    ApiResponse response;
+    response.body = RequestsText();
+    return response;
+  }
   if (request.path.rfind("/_emulator/tpu-hosts", 0) == 0) return HandleTpuHostsAdmin(request);
   if (request.method == "POST" && request.path == "/_emulator/reset") {
     Reset();
@@ -185,17 +206,24 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
   } catch (const std::exception& e) {  // nlohmann::json and std::sto* throw; answer as Google's INTERNAL
     response = Aip193Error(core::ErrorKind::kInternal, std::string("Internal error: ") + e.what());
   }
-  std::unique_lock lock(mutex_);
-  json entry = {{"seq", ++request_seq_},
-                {"method", request.method},
+  json entry = {{"method", request.method},
                 {"path", request.path},
                 {"query", request.query},
                 {"body", LoggedBody(request.body)},
                 {"status", response.drop_connection ? 0 : response.status},
                 {"start", start},
                 {"end", NowMs()}};
-  requests_.push_back(std::move(entry));
-  while (requests_.size() > config_.request_log_limit) requests_.pop_front();
+  std::unique_lock lock(mutex_);
+  entry["seq"] = ++request_seq_;
+  // Kept as its text: what the log costs is what it answers, counted against its bounds.
+  std::string text = entry.dump();
+  requests_bytes_ += text.size();
+  requests_.push_back(std::move(text));
+  while (!requests_.empty() &&
+         (requests_.size() > config_.request_log_limit || requests_bytes_ > config_.request_log_bytes)) {
+    requests_bytes_ -= requests_.front().size();
+    requests_.pop_front();
+  }
   lock.unlock();
   SyncTpuHosts();
   return response;

@@ -57,5 +57,45 @@ TEST_CASE("a body nesting 70,000 arrays is Google's 400 INVALID_ARGUMENT, and th
   CHECK(driver.Send("GET", "/_emulator/state", nullptr, false).body["buckets"].contains("kept"));
 }
 
+// GET /_emulator/requests as it goes over the wire.
+std::string LogAnswer(Driver& driver) {
+  ApiRequest request;
+  request.method = "GET";
+  request.path = "/_emulator/requests";
+  auto response = driver.emulator().Handle(request);
+  REQUIRE(response.status == 200);
+  return response.body;
+}
+
+TEST_CASE("the request log answers in proportion to what it keeps, within its bounds") {
+  EmulatorConfig config;
+  config.request_log_bytes = 4 * 1024 * 1024;
+  Driver driver(config);
+  // ~600 KB nested 100 deep, as deep as a body may be: pretty-printed, each level indents every
+  // line below it, and the log answered 60 MB for it (5 GB for the issue's 50,000 levels).
+  std::string labels;
+  while (labels.size() < 600'000) labels += (labels.empty() ? "" : ",") + NestedArrays(98);
+  const std::string body = "{\"labels\": [" + labels + "]}";
+  CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=n", body).status == 400);
+  const std::string answer = LogAnswer(driver);
+  CHECK(answer.size() < body.size() + 1024);
+  auto log = json::parse(answer);
+  REQUIRE(log["requests"].size() == 1);
+  CHECK(log["requests"][0]["body"]["labels"].size() == 600'000 / 197 + 1);
+
+  // A JSON body over 1 MiB is logged by its size.
+  const std::string large = "{\"labels\": {\"a\": \"" + std::string(1536 * 1024, 'x') + "\"}}";
+  CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=n", large).status == 400);
+  CHECK(driver.emulator().Requests()["requests"][1]["body"] == "<" + std::to_string(large.size()) + " bytes>");
+
+  // Past 4 MiB in all, the oldest entries go.
+  for (int i = 0; i < 10; ++i) CHECK(driver.Send("POST", kTpu + "/nodes?nodeId=n", body).status == 400);
+  const std::string kept = LogAnswer(driver);
+  CHECK(kept.size() <= config.request_log_bytes + 1024);
+  auto entries = json::parse(kept)["requests"];
+  CHECK(entries.size() == 6);  // 6 of ~620 KB fit in 4 MiB
+  CHECK(entries.back()["seq"] == 12);
+}
+
 }  // namespace
 }  // namespace tputrain::emulator

@@ -34,8 +34,10 @@ class Emulator {
 
   // Every resource and operation it holds (the admin endpoint's GET /_emulator/state).
   nlohmann::json State();
-  // The request log: method, path, query, body, status, start and end (unix ms).
+  // The request log, oldest first: method, path, query, body (JSON up to 1 MiB, else its size),
+  // status, start and end (unix ms). RequestsText is GET /_emulator/requests' compact answer.
   nlohmann::json Requests();
+  std::string RequestsText();
   void Reset();
 
   // --tpu-hosts netns: the hosts of READY TPU VM nodes boot in `fleet`, which the caller owns and
@@ -73,7 +75,8 @@ class Emulator {
   std::mutex mutex_;
   nlohmann::json world_;
   FaultPlan faults_;
-  std::deque<nlohmann::json> requests_;
+  std::deque<std::string> requests_;  // each entry's JSON text
+  size_t requests_bytes_ = 0;
   int64_t request_seq_ = 0;
   TpuHostFleet* tpu_hosts_ = nullptr;
   std::mutex tpu_hosts_mutex_;  // taken before mutex_: one host sync at a time, in world order

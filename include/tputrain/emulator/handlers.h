@@ -32,7 +32,9 @@ struct EmulatorConfig {
   uint64_t seed = 0;
   std::string cluster_endpoint;  // "host[:port]" clusters report as `endpoint`; default 127.0.0.1
   std::string cluster_ca_pem;    // PEM clusters report (base64) as masterAuth.clusterCaCertificate
+  // The request log keeps the latest entries within both bounds.
   size_t request_log_limit = 20000;
+  size_t request_log_bytes = 64 * 1024 * 1024;
   // Services that answer 403 SERVICE_DISABLED until enabled through Service Usage
   // ("container.googleapis.com", ...); every other service is enabled.
   std::vector<std::string> disabled_apis;
