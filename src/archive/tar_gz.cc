@@ -4,6 +4,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <locale.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,28 @@ struct EntryCloser {
   void operator()(archive_entry* entry) const { archive_entry_free(entry); }
 };
 using EntryPtr = std::unique_ptr<archive_entry, EntryCloser>;
+
+// Names are UTF-8 (as gcloud packs them: pax `path` records, which the format defines as UTF-8),
+// but libarchive converts them from and to the locale's charset, and a process that never calls
+// setlocale is in "C", where "résumé.txt" cannot be translated: writing fails and reading warns.
+// This thread works in C.UTF-8 while it packs or lists; the process's locale is left alone.
+class Utf8NamesInThisThread {
+ public:
+  Utf8NamesInThisThread() : utf8_(newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr))) {
+    if (utf8_ != static_cast<locale_t>(nullptr)) previous_ = uselocale(utf8_);
+  }
+  ~Utf8NamesInThisThread() {
+    if (utf8_ == static_cast<locale_t>(nullptr)) return;
+    uselocale(previous_);
+    freelocale(utf8_);
+  }
+  Utf8NamesInThisThread(const Utf8NamesInThisThread&) = delete;
+  Utf8NamesInThisThread& operator=(const Utf8NamesInThisThread&) = delete;
+
+ private:
+  locale_t utf8_;
+  locale_t previous_ = static_cast<locale_t>(nullptr);
+};
 
 core::Error ArchiveError(struct archive* handle, const std::string& what) {
   const char* detail = archive_error_string(handle);
@@ -58,7 +81,9 @@ core::Result<bool> AddFile(struct archive* writer, const ContextFile& file) {
   } else if (!S_ISREG(info.st_mode) && !S_ISDIR(info.st_mode)) {
     return core::Fail(core::Error::Usage(file.source.string() + ": not a regular file, directory or link"));
   }
-  if (archive_write_header(writer, entry.get()) != ARCHIVE_OK) {
+  // ARCHIVE_WARN: a name that is not UTF-8 goes as its bytes (pax hdrcharset=BINARY), as gcloud
+  // (Python's tarfile) packs it too; the entry is written either way.
+  if (archive_write_header(writer, entry.get()) < ARCHIVE_WARN) {
     return core::Fail(ArchiveError(writer, file.archive_path));
   }
   if (S_ISREG(info.st_mode)) {
@@ -77,6 +102,7 @@ core::Result<bool> AddFile(struct archive* writer, const ContextFile& file) {
 }  // namespace
 
 core::Result<std::string> WriteTarGz(const std::vector<ContextFile>& files) {
+  const Utf8NamesInThisThread utf8_names;  // before the writer: it reads the charset once
   std::string out;
   ArchivePtr writer(archive_write_new());
   archive_write_set_format_pax_restricted(writer.get());
@@ -96,6 +122,7 @@ core::Result<std::string> WriteTarGz(const std::vector<ContextFile>& files) {
 
 core::Result<std::vector<ArchiveEntry>> ListTarGz(const std::string& bytes, std::uint64_t max_expanded_bytes,
                                                   std::size_t max_entries) {
+  const Utf8NamesInThisThread utf8_names;
   ArchivePtr reader(archive_read_new());
   archive_read_support_filter_gzip(reader.get());
   archive_read_support_format_tar(reader.get());
@@ -108,7 +135,8 @@ core::Result<std::vector<ArchiveEntry>> ListTarGz(const std::string& bytes, std:
   while (true) {
     const int status = archive_read_next_header(reader.get(), &entry);
     if (status == ARCHIVE_EOF) break;
-    if (status != ARCHIVE_OK) return core::Fail(ArchiveError(reader.get(), "not a valid tar.gz archive"));
+    // ARCHIVE_WARN: a name that is not UTF-8 (hdrcharset=BINARY); its bytes are the path.
+    if (status < ARCHIVE_WARN) return core::Fail(ArchiveError(reader.get(), "not a valid tar.gz archive"));
     if (entries.size() >= max_entries) {
       return core::Fail(core::Error::Usage("the archive holds more than " + std::to_string(max_entries) + " entries"));
     }

@@ -71,5 +71,33 @@ TEST_CASE("a missing file is one error naming it") {
   CHECK(bytes.error().message == "/nonexistent/tputrain/Dockerfile: cannot be read");
 }
 
+TEST_CASE("names that are not ASCII are packed as UTF-8, as gcloud packs them, and list back") {
+  // The process never calls setlocale: libarchive runs in the C locale, where these names once
+  // could not be written ("Can't translate pathname") nor listed from gcloud's archives.
+  TempDir dir;
+  const std::string resume = "r\xc3\xa9sum\xc3\xa9.txt";  // résumé.txt
+  const std::string greek = "\xce\xb4\xce\xb5\xce\xb4\xce\xbf\xce\xbc\xce\xad\xce\xbd\xce\xb1/\xe6\x97\xa5.py";
+  const std::string not_utf8 = "bad\xff.txt";  // its bytes, as gcloud sends them (hdrcharset=BINARY)
+  std::ofstream(dir.path / resume) << "cv\n";
+  fs::create_directories(dir.path / fs::path(greek).parent_path());
+  std::ofstream(dir.path / greek) << "print()\n";
+  std::ofstream(dir.path / not_utf8) << "x";
+  fs::create_symlink(resume, dir.path / "link");
+
+  auto bytes = WriteTarGz({{resume, dir.path / resume},
+                           {greek, dir.path / greek},
+                           {not_utf8, dir.path / not_utf8},
+                           {"link", dir.path / "link"}});
+  REQUIRE(bytes);
+  auto entries = ListTarGz(*bytes, 1 << 20, 10);
+  REQUIRE(entries);
+  REQUIRE(entries->size() == 4);
+  CHECK((*entries)[0].path == resume);
+  CHECK((*entries)[0].size == 3);
+  CHECK((*entries)[1].path == greek);
+  CHECK((*entries)[2].path == not_utf8);
+  CHECK((*entries)[3].path == "link");
+}
+
 }  // namespace
 }  // namespace tputrain::archive

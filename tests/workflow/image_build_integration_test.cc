@@ -115,6 +115,23 @@ TEST_CASE("image build: a source bucket of the default name in another project i
   CHECK(Builds(env).empty());
 }
 
+TEST_CASE("image build: a context with names that are not ASCII is packed as UTF-8 and builds") {
+  // libarchive in the C locale could not translate "résumé.txt": the pack failed before any call.
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  const fs::path context = env.dir() / "context";
+  fs::create_directories(context / "données");
+  std::ofstream(context / "Dockerfile") << "FROM python:3.11-slim\nCOPY résumé.txt données /app/\n";
+  std::ofstream(context / "résumé.txt") << "cv\n";
+  std::ofstream(context / "données" / "日本.csv") << "a,b\n";
+  REQUIRE(env.Tputrain({"registry", "create", "repo", "--location", "us-east5"}).exit_code == 0);
+  auto result = env.Tputrain({"image", "build", context, "--tag", kTag});
+  INFO(result.err);
+  CHECK(result.exit_code == 0);
+  CHECK(result.err.find("Context: 3 files") != std::string::npos);
+  CHECK(result.out.rfind("us-east5-docker.pkg.dev/p/repo/trainer@sha256:", 0) == 0);
+}
+
 TEST_CASE("image build: Ctrl-C cancels the build; cleanup cancels an --async build and deletes the tarballs") {
   EmulatorEnv env({"--faults", "builds.create=stuck", "--stuck-for", "60s"}, "200ms");
   REQUIRE(env.ready());
