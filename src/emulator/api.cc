@@ -134,7 +134,8 @@ nlohmann::json ResourceInfoDetail(std::string_view type, std::string_view name) 
 ApiResponse JsonReply(const nlohmann::json& body, int status) {
   ApiResponse response;
   response.status = status;
-  response.body = body.dump(2);
+  // A header value the emulator stored (a content type) may hold any byte: never throw on it.
+  response.body = body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   response.body += "\n";
   return response;
 }

@@ -6,6 +6,7 @@
 #include "compute_batch.h"
 #include "request_limits.h"
 #include "tputrain/core/json.h"
+#include "tputrain/core/utf8.h"
 
 namespace tputrain::emulator {
 namespace {
@@ -42,6 +43,11 @@ json StripPrivate(const json& value) {
 bool IsStoragePath(std::string_view path) {
   return path.rfind("/storage/", 0) == 0 || path.rfind("/upload/storage/", 0) == 0 ||
          path.rfind("/resumable/upload/storage/", 0) == 0 || path.rfind("/download/storage/", 0) == 0;
+}
+
+ErrorShape ErrorShapeOf(std::string_view path) {
+  if (IsStoragePath(path)) return ErrorShape::kStorageLegacy;
+  return path.rfind("/compute/", 0) == 0 ? ErrorShape::kComputeLegacy : ErrorShape::kAip193;
 }
 
 std::optional<std::string> BearerToken(const ApiRequest& request) {
@@ -84,6 +90,21 @@ json LoggedBody(const std::string& body) {
   auto parsed = ParseRequestJson(body);
   if (parsed) return std::move(*parsed);
   return "<" + std::to_string(body.size()) + " bytes>";
+}
+
+// Google's front end refuses a URL whose decoded path or query is not UTF-8: no name, field or
+// parameter can hold such bytes, and none reaches a handler, the world or the log.
+bool UrlIsUtf8(const ApiRequest& request) {
+  if (!core::IsValidUtf8(request.path)) return false;
+  for (const auto& [name, value] : request.query) {
+    if (!core::IsValidUtf8(name) || !core::IsValidUtf8(value)) return false;
+  }
+  return true;
+}
+
+ApiResponse NotUtf8(const ApiRequest& request) {
+  return ErrorFor(ErrorShapeOf(request.path), core::ErrorKind::kInvalidArgument,
+                  "Invalid request: the URL's path or query is not valid UTF-8.");
 }
 
 }  // namespace
@@ -202,7 +223,7 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
   int64_t start = NowMs();
   ApiResponse response;
   try {
-    response = Dispatch(request, start);
+    response = UrlIsUtf8(request) ? Dispatch(request, start) : NotUtf8(request);
   } catch (const std::exception& e) {  // nlohmann::json and std::sto* throw; answer as Google's INTERNAL
     response = Aip193Error(core::ErrorKind::kInternal, std::string("Internal error: ") + e.what());
   }
@@ -215,8 +236,9 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
                 {"end", NowMs()}};
   std::unique_lock lock(mutex_);
   entry["seq"] = ++request_seq_;
-  // Kept as its text: what the log costs is what it answers, counted against its bounds.
-  std::string text = entry.dump();
+  // Kept as its text: what the log costs is what it answers, counted against its bounds. A byte
+  // that is not UTF-8 (a header, a method) becomes U+FFFD here rather than an error at each read.
+  std::string text = entry.dump(-1, ' ', false, json::error_handler_t::replace);
   requests_bytes_ += text.size();
   requests_.push_back(std::move(text));
   while (!requests_.empty() &&
@@ -230,9 +252,7 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
 }
 
 ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
-  ErrorShape shape = IsStoragePath(request.path)               ? ErrorShape::kStorageLegacy
-                     : request.path.rfind("/compute/", 0) == 0 ? ErrorShape::kComputeLegacy
-                                                               : ErrorShape::kAip193;
+  const ErrorShape shape = ErrorShapeOf(request.path);
   auto token = BearerToken(request);
   if (!token || token->empty()) {
     return ErrorFor(shape, core::ErrorKind::kUnauthenticated,

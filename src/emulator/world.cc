@@ -47,7 +47,7 @@ core::Result<nlohmann::json> LoadWorld(const std::string& path) {
 core::Status SaveWorld(const nlohmann::json& world, const std::string& path) {
   // Write a sibling file, flush it to disk, then rename: a reader or a crash never sees half a file.
   std::string temp = path + ".tmp." + std::to_string(getpid());
-  std::string text = world.dump(1);
+  std::string text = world.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
   int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   if (fd < 0) return core::Fail(core::Error::Internal("cannot write " + temp));
   size_t written = 0;

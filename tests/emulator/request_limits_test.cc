@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 
 #include "emulator/emulator_test_util.h"
@@ -95,6 +98,46 @@ TEST_CASE("the request log answers in proportion to what it keeps, within its bo
   auto entries = json::parse(kept)["requests"];
   CHECK(entries.size() == 6);  // 6 of ~620 KB fit in 4 MiB
   CHECK(entries.back()["seq"] == 12);
+}
+
+TEST_CASE("bytes that are not UTF-8 in a URL are refused, elsewhere shown as U+FFFD; the log keeps answering") {
+  char dir_template[] = "/tmp/tputrain-emulator-utf8-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  EmulatorConfig config;
+  config.state_file = std::string(dir_template) + "/state.json";
+  Driver driver(config);
+  REQUIRE(driver.Send("POST", "/storage/v1/b?project=p", json{{"name", "bkt"}}).status == 200);
+  // A path (%FF decoded), a query value, a form body's key (httplib reads it as a parameter).
+  auto path = driver.Send("GET", "/storage/v1/b/\xff");
+  CHECK(path.status == 400);
+  CHECK(path.body["error"]["errors"][0]["reason"] == "invalid");
+  CHECK(driver.Send("GET", kTpu + "/nodes?pageToken=\xc3(").body["error"]["status"] == "INVALID_ARGUMENT");
+  CHECK(driver.Send("POST", "/storage/v1/b?project=p", "{\"name\": \"\xff\"}").status == 400);
+  // A header goes where the API puts it: the object's contentType.
+  ApiRequest upload;
+  upload.method = "POST";
+  upload.path = "/upload/storage/v1/b/bkt/o";
+  upload.query = {{"uploadType", "media"}, {"name", "o"}};
+  upload.headers = {{"authorization", "Bearer t"}, {"content-type", "text/\xff"}};
+  upload.body = "bytes";
+  auto stored = driver.emulator().Handle(upload);
+  CHECK(stored.status == 200);
+  CHECK(json::parse(stored.body)["contentType"] == "text/\xef\xbf\xbd");
+  ApiRequest method;
+  method.method = "G\xffT";
+  method.path = "/storage/v1/b";
+  method.headers = {{"authorization", "Bearer t"}};
+  CHECK(driver.emulator().Handle(method).status == 404);
+
+  // Every one of them logged, and the log (and the state, and its file) still answer.
+  auto log = driver.Send("GET", "/_emulator/requests", nullptr, false);
+  REQUIRE(log.status == 200);
+  CHECK(log.body["requests"].size() == 6);
+  CHECK(log.body["requests"][5]["method"] == "G\xef\xbf\xbdT");
+  CHECK(driver.Send("GET", "/_emulator/state", nullptr, false).status == 200);
+  Driver restarted(config);
+  CHECK(restarted.Send("GET", "/storage/v1/b/bkt/o/o").body["contentType"] == "text/\xef\xbf\xbd");
+  std::filesystem::remove_all(dir_template);
 }
 
 }  // namespace

@@ -1,0 +1,22 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tputrain/core/utf8.h"
+
+using tputrain::core::IsValidUtf8;
+
+TEST_CASE("IsValidUtf8 takes well-formed UTF-8 only", "[unit]") {
+  using namespace std::string_literals;
+  for (const auto& good : {""s, "plain"s, "r\xc3\xa9sum\xc3\xa9"s, "\xe6\x97\xa5"s, "\xf0\x9f\x98\x80"s,
+                           "\xed\x9f\xbf"s, "\xf4\x8f\xbf\xbf"s, "nul \0 inside"s}) {
+    INFO(good);
+    CHECK(IsValidUtf8(good));
+  }
+  // Truncated, overlong, a surrogate, past U+10FFFF, a five-byte form, a lone continuation.
+  for (const auto& bad : {"\xff"s, "\xc3"s, "a\xc3("s, "\xc0\xaf"s, "\xe0\x80\xaf"s, "\xed\xa0\x80"s,
+                          "\xf4\x90\x80\x80"s, "\xf8\x88\x80\x80\x80"s, "\x80"s, "\xe6\x97"s}) {
+    INFO(bad);
+    CHECK_FALSE(IsValidUtf8(bad));
+  }
+}
