@@ -223,7 +223,11 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
   int64_t start = NowMs();
   ApiResponse response;
   try {
-    response = UrlIsUtf8(request) ? Dispatch(request, start) : NotUtf8(request);
+    if (request.body.size() > MaxRequestBytes(request.path)) {
+      response = RequestTooLarge();
+    } else {
+      response = UrlIsUtf8(request) ? Dispatch(request, start) : NotUtf8(request);
+    }
   } catch (const std::exception& e) {  // nlohmann::json and std::sto* throw; answer as Google's INTERNAL
     response = Aip193Error(core::ErrorKind::kInternal, std::string("Internal error: ") + e.what());
   }

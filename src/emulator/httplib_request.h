@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <httplib.h>
 
 #include "tputrain/emulator/emulator.h"
@@ -9,5 +11,17 @@
 namespace tputrain::emulator {
 
 ApiRequest FromHttplib(const httplib::Request& request);
+
+// A handler of whole requests, the body read and bounded; `raw` is httplib's, for what only it has
+// (the peer's address, the Range it would apply).
+using ApiHandler = std::function<void(ApiRequest request, const httplib::Request& raw, httplib::Response& response)>;
+
+// Routes GET, POST, PUT, PATCH and DELETE on every path of `server` to `handle`. Each body is read
+// as it arrives and kept up to MaxRequestBytes(path); a larger one is read to its end and dropped,
+// and answered 413 (httplib refuses a Content-Length past the largest bound itself, unread): no
+// request costs more memory than its bound, and the answer follows the whole request on the
+// connection. httplib would buffer a GET's, HEAD's or OPTIONS's body whole, with no bound: those
+// with a body are read the same way and refused (400), as Google's front end refuses them.
+void RouteBounded(httplib::Server& server, ApiHandler handle);
 
 }  // namespace tputrain::emulator

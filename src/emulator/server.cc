@@ -127,8 +127,14 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
   // Parallel gcloud processes each hold keep-alive connections; give them room.
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };
   server.set_tcp_nodelay(true);  // replies go out in two writes; Nagle would hold the second for 40 ms
-  auto handler = [&](const httplib::Request& request, httplib::Response& response) {
-    ApiResponse reply = (*emulator)->Handle(FromHttplib(request));
+  RouteBounded(server, [&](ApiRequest api, const httplib::Request& request, httplib::Response& response) {
+    if (tpu_hosts && api.method == "POST" && api.path == "/_emulator/iap-relay/reauthenticate") {
+      // The relay belongs to the hosts, not to the API world.
+      nlohmann::json reply = {{"sessions", tpu_hosts->RequestReauthentication()}};
+      response.set_content(reply.dump(), "application/json");
+      return;
+    }
+    ApiResponse reply = (*emulator)->Handle(api);
     // The emulator answers Range itself (206 with the part cut, 416); httplib would cut the part
     // again, and would gzip object bytes that Cloud Storage serves as stored. The request object
     // is httplib's own, per request, and not const: clearing what drives both is safe.
@@ -136,19 +142,7 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
     mutable_request.ranges.clear();
     if (reply.media) mutable_request.headers.erase("Accept-Encoding");
     ToHttplib(reply, response);
-  };
-  if (tpu_hosts) {
-    // Before the catch-all: the relay belongs to the hosts, not to the API world.
-    server.Post("/_emulator/iap-relay/reauthenticate", [&](const httplib::Request&, httplib::Response& response) {
-      nlohmann::json reply = {{"sessions", tpu_hosts->RequestReauthentication()}};
-      response.set_content(reply.dump(), "application/json");
-    });
-  }
-  server.Get(".*", handler);
-  server.Post(".*", handler);
-  server.Put(".*", handler);
-  server.Patch(".*", handler);
-  server.Delete(".*", handler);
+  });
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.host);

@@ -23,15 +23,12 @@ core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& em
   if (!fleet) return core::Fail(fleet.error());
   std::unique_ptr<TpuHostServing> serving(new TpuHostServing(emulator, std::move(*fleet)));
   auto& server = *serving->metadata_server_;
-  auto handler = [&emulator](const httplib::Request& request, httplib::Response& response) {
-    ApiResponse reply = emulator.HandleMetadata(FromHttplib(request), request.remote_addr);
+  RouteBounded(server, [&emulator](ApiRequest api, const httplib::Request& request, httplib::Response& response) {
+    ApiResponse reply = emulator.HandleMetadata(api, request.remote_addr);
     response.status = reply.status;
     for (const auto& [name, value] : reply.headers) response.set_header(name, value);
     response.set_content(reply.body, reply.content_type.c_str());
-  };
-  server.Get(".*", handler);
-  server.Put(".*", handler);
-  server.Post(".*", handler);
+  });
   if (!server.bind_to_port(kTpuHostBridgeAddress, kMetadataServerPort)) {
     return core::Fail(core::Error::Internal(std::string("--tpu-hosts netns: cannot serve metadata on ") +
                                             kTpuHostBridgeAddress + ":" + std::to_string(kMetadataServerPort)));
