@@ -223,7 +223,9 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
   int64_t start = NowMs();
   ApiResponse response;
   try {
-    if (request.body.size() > MaxRequestBytes(request.path)) {
+    if (request.path.size() > kMaxPathBytes) {
+      response = UriTooLong();
+    } else if (request.body.size() > MaxRequestBytes(request.path)) {
       response = RequestTooLarge();
     } else {
       response = UrlIsUtf8(request) ? Dispatch(request, start) : NotUtf8(request);

@@ -21,6 +21,16 @@ ApiResponse RequestTooLarge() {
   return response;
 }
 
+ApiResponse UriTooLong() {
+  ApiResponse response;
+  response.status = 414;
+  response.content_type = "text/html; charset=UTF-8";
+  response.body =
+      "<!DOCTYPE html>\n<html lang=en><title>Error 414 (Request-URI Too Large)</title>\n"
+      "<p><b>414.</b> That's an error.\n<p>The requested URL is too large to process.\n";
+  return response;
+}
+
 core::Result<nlohmann::json> ParseRequestJson(std::string_view text) {
   auto parsed = core::ParseJson(text, "", {.max_bytes = kMaxJsonRequestBytes, .max_depth = kMaxRequestJsonDepth});
   if (parsed) return parsed;

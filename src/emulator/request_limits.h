@@ -23,6 +23,14 @@ inline constexpr size_t kMaxJsonRequestBytes = 10 * core::kMiB;
 // Google parses request JSON into protocol buffers, whose JSON parser stops at 100 levels.
 inline constexpr size_t kMaxRequestJsonDepth = 100;
 
+// The longest decoded path the emulator routes. httplib refuses a longer request line itself
+// (414), but a batch part's request line reaches the emulator as it is, and std::regex recurses
+// once per character: a 32 KiB path overflowed the stack of the thread that matched it.
+inline constexpr size_t kMaxPathBytes = 8 * 1024;
+
+// 414, as Google's front end answers a URL too long for it: a short HTML page.
+ApiResponse UriTooLong();
+
 // The largest body accepted on `path`: an object and its multipart framing on the upload paths,
 // kMaxJsonRequestBytes everywhere else.
 size_t MaxRequestBytes(std::string_view path);
