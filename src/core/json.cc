@@ -19,9 +19,10 @@ std::string Size(size_t bytes) {
 
 }  // namespace
 
-size_t JsonDepth(std::string_view text, size_t stop_above) {
+JsonShape ScanJson(std::string_view text, const JsonLimits& limits) {
+  JsonShape shape;
+  shape.values = text.find_first_not_of(" \t\r\n") == std::string_view::npos ? 0 : 1;
   size_t depth = 0;
-  size_t deepest = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -36,24 +37,29 @@ size_t JsonDepth(std::string_view text, size_t stop_above) {
     if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > deepest) {
-        deepest = depth;
-        if (deepest > stop_above) return deepest;
-      }
+      ++shape.values;  // the first member, if any
+      if (++depth > shape.depth) shape.depth = depth;
+    } else if (c == ',') {
+      ++shape.values;
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
+    if (shape.depth > limits.max_depth || shape.values > limits.max_values) break;
   }
-  return deepest;
+  return shape;
 }
 
 Result<nlohmann::json> ParseJson(std::string_view text, std::string_view what, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) {
     return Fail(JsonError(what, "JSON larger than " + Size(limits.max_bytes), kJsonTooLarge));
   }
-  if (JsonDepth(text, limits.max_depth) > limits.max_depth) {
+  const JsonShape shape = ScanJson(text, limits);
+  if (shape.depth > limits.max_depth) {
     return Fail(
         JsonError(what, "JSON nested deeper than " + std::to_string(limits.max_depth) + " levels", kJsonTooDeep));
+  }
+  if (shape.values > limits.max_values) {
+    return Fail(JsonError(what, "JSON of more than " + std::to_string(limits.max_values) + " values", kJsonTooMany));
   }
   try {
     return nlohmann::json::parse(text);

@@ -184,7 +184,9 @@ std::string Emulator::RequestsText() {
 
 json Emulator::Requests() {
   // Its own text, of entries no deeper than a request body may be.
-  return core::ParseJson(RequestsText(), "the request log", {.max_bytes = std::numeric_limits<size_t>::max()})
+  return core::ParseJson(
+             RequestsText(), "the request log",
+             {.max_bytes = std::numeric_limits<size_t>::max(), .max_values = std::numeric_limits<size_t>::max()})
       .value_or(json{{"requests", json::array()}});
 }
 

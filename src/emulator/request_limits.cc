@@ -32,11 +32,15 @@ ApiResponse UriTooLong() {
 }
 
 core::Result<nlohmann::json> ParseRequestJson(std::string_view text) {
-  auto parsed = core::ParseJson(text, "", {.max_bytes = kMaxJsonRequestBytes, .max_depth = kMaxRequestJsonDepth});
+  auto parsed = core::ParseJson(
+      text, "",
+      {.max_bytes = kMaxJsonRequestBytes, .max_depth = kMaxRequestJsonDepth, .max_values = kMaxRequestJsonValues});
   if (parsed) return parsed;
   std::string why = "The request body is not valid JSON.";
   if (parsed.error().reason == core::kJsonTooDeep) {
     why = "The request body nests deeper than " + std::to_string(kMaxRequestJsonDepth) + " levels.";
+  } else if (parsed.error().reason == core::kJsonTooMany) {
+    why = "The request body holds more than " + std::to_string(kMaxRequestJsonValues) + " values.";
   } else if (parsed.error().reason == core::kJsonTooLarge) {
     why = "The request body is larger than " + std::to_string(kMaxJsonRequestBytes / core::kMiB) + " MiB.";
   }

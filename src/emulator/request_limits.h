@@ -22,6 +22,9 @@ inline constexpr size_t kMaxObjectBytes = 256 * core::kMiB;
 inline constexpr size_t kMaxJsonRequestBytes = 10 * core::kMiB;
 // Google parses request JSON into protocol buffers, whose JSON parser stops at 100 levels.
 inline constexpr size_t kMaxRequestJsonDepth = 100;
+// 10 MiB of "0," is 5 million values, 400 MB once parsed and copied: no request of the APIs the
+// emulator serves holds more than a few thousand.
+inline constexpr size_t kMaxRequestJsonValues = 1'000'000;
 
 // The longest decoded path the emulator routes. httplib refuses a longer request line itself
 // (414), but a batch part's request line reaches the emulator as it is, and std::regex recurses
@@ -39,7 +42,8 @@ size_t MaxRequestBytes(std::string_view path);
 ApiResponse RequestTooLarge();
 
 // The value of a JSON request body, or Google's words for why not ("Invalid JSON payload
-// received. ..."): malformed, larger than kMaxJsonRequestBytes, or deeper than kMaxRequestJsonDepth.
+// received. ..."): malformed, larger than kMaxJsonRequestBytes, deeper than kMaxRequestJsonDepth,
+// or of more than kMaxRequestJsonValues values.
 core::Result<nlohmann::json> ParseRequestJson(std::string_view text);
 
 }  // namespace tputrain::emulator

@@ -4,9 +4,9 @@
 
 #include "tputrain/core/json.h"
 
-using tputrain::core::JsonDepth;
 using tputrain::core::JsonLimits;
 using tputrain::core::ParseJson;
+using tputrain::core::ScanJson;
 
 namespace {
 
@@ -88,11 +88,30 @@ TEST_CASE("ParseJson says where malformed JSON fails and never quotes it", "[uni
   }
 }
 
-TEST_CASE("JsonDepth counts brackets outside strings only", "[unit]") {
-  CHECK(JsonDepth("1", 10) == 0);
-  CHECK(JsonDepth("[]", 10) == 1);
-  CHECK(JsonDepth(R"({"a": [{"b": []}], "c": {}})", 10) == 4);
-  CHECK(JsonDepth(R"(["[[[[", "\"[[[", "\\", [1]])", 10) == 2);
-  CHECK(JsonDepth(std::string(1000, '['), 10) == 11);  // stops once past the bound
-  CHECK(JsonDepth("]]]][", 10) == 1);
+TEST_CASE("ScanJson counts brackets and commas outside strings only", "[unit]") {
+  auto depth = [](std::string_view text) { return ScanJson(text, {.max_depth = 10}).depth; };
+  CHECK(depth("1") == 0);
+  CHECK(depth("[]") == 1);
+  CHECK(depth(R"({"a": [{"b": []}], "c": {}})") == 4);
+  CHECK(depth(R"(["[[[[", "\"[[[", "\\", [1]])") == 2);
+  CHECK(depth(std::string(1000, '[')) == 11);  // stops once past the bound
+  CHECK(depth("]]]][") == 1);
+  auto values = [](std::string_view text) { return ScanJson(text, {.max_values = 100}).values; };
+  CHECK(values("") == 0);
+  CHECK(values(" 1 ") == 1);
+  CHECK(values("[1, 2, 3]") == 4);  // at least the 4 a parser builds
+  CHECK(values(R"({"a": 1, "b": [2, "x,y"]})") == 5);
+  CHECK(values(std::string(1000, ',')) == 101);
+}
+
+TEST_CASE("ParseJson refuses more values than asked, before building any", "[unit]") {
+  std::string zeros = "[0";
+  for (int i = 0; i < 2000; ++i) zeros += ",0";
+  zeros += "]";
+  auto many = ParseJson(zeros, "body", {.max_values = 1000});
+  REQUIRE_FALSE(many);
+  CHECK(many.error().message == "body: JSON of more than 1000 values");
+  CHECK(many.error().reason == tputrain::core::kJsonTooMany);
+  CHECK(ParseJson(zeros, "body"));  // within the default
+  CHECK(ParseJson(zeros, "body", {.max_values = 2002}));
 }

@@ -60,6 +60,17 @@ TEST_CASE("a body nesting 70,000 arrays is Google's 400 INVALID_ARGUMENT, and th
   CHECK(driver.Send("GET", "/_emulator/state", nullptr, false).body["buckets"].contains("kept"));
 }
 
+TEST_CASE("a body of more than a million values is 400, before 16 bytes and more are spent on each") {
+  Driver driver;
+  std::string zeros = "{\"labels\": [0";
+  while (zeros.size() < 9 * 1024 * 1024) zeros += ",0";  // ~4.7 million values in 9 MiB
+  zeros += "]}";
+  auto reply = driver.Send("POST", kTpu + "/nodes?nodeId=n", zeros);
+  CHECK(reply.status == 400);
+  CHECK(reply.body["error"]["message"] ==
+        "Invalid JSON payload received. The request body holds more than 1000000 values.");
+}
+
 // GET /_emulator/requests as it goes over the wire.
 std::string LogAnswer(Driver& driver) {
   ApiRequest request;
