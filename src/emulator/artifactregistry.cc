@@ -4,6 +4,7 @@
 // emulated Cloud Builds push into them (dockerImages list and get).
 #include <regex>
 
+#include "request_limits.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
@@ -155,7 +156,7 @@ std::optional<DockerTag> ParseDockerTag(const std::string& text) {
       "^([a-z0-9-]+)-docker\\.pkg\\.dev/([a-z0-9:.-]+)/([a-z0-9-]+)/([a-z0-9._/"
       "-]+?)(:([A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?$");
   std::smatch match;
-  if (!std::regex_match(text, match, kTag)) return std::nullopt;
+  if (!MatchesBounded(text, kTag, &match)) return std::nullopt;
   return DockerTag{match[1], match[2], match[3], match[4], match[6].matched ? match[6].str() : "latest"};
 }
 

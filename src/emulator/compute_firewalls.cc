@@ -1,5 +1,6 @@
 #include <regex>
 
+#include "request_limits.h"
 #include "tputrain/emulator/handlers.h"
 
 // Compute Engine v1 VPC firewall rules (firewalls.insert/get/list/patch/delete) and the global
@@ -51,7 +52,7 @@ std::string NetworkLink(const Call& call, const std::string& network) {
 bool IsRange(const std::string& range) {
   static const std::regex kV4(R"(^(\d{1,3})(\.\d{1,3}){3}(/\d{1,2})?$)");
   static const std::regex kV6(R"(^[0-9a-fA-F:]+(/\d{1,3})?$)");
-  return std::regex_match(range, kV4) || (range.find(':') != std::string::npos && std::regex_match(range, kV6));
+  return MatchesBounded(range, kV4) || (range.find(':') != std::string::npos && MatchesBounded(range, kV6));
 }
 
 // The checks Compute makes beyond the schema, with its words.

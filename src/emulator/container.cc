@@ -1,6 +1,7 @@
 #include <regex>
 #include <set>
 
+#include "request_limits.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/field_rules.h"
@@ -202,7 +203,7 @@ ApiResponse CreateCluster(Call& call) {
   std::string version = cluster.value("initialClusterVersion", "");
   if (version.empty() || version == "latest" || version == "-") version = kDefaultVersion;
   static const std::regex kVersion("^[0-9]+\\.[0-9]+(\\.[0-9]+(-gke\\.[0-9]+)?)?$");
-  if (!std::regex_match(version, kVersion)) {
+  if (!MatchesBounded(version, kVersion)) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Master version \"" + version + "\" is unsupported.");
   }
   for (const auto& valid : kValidVersions) {

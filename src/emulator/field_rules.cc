@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "request_limits.h"
+
 namespace tputrain::emulator {
 
 using nlohmann::json;
@@ -52,7 +54,7 @@ std::optional<std::string> BindingsProblem(const json& bindings) {
   static const std::regex kRole("^(roles|(projects|organizations)/[^/]+/roles)/[A-Za-z0-9_.]{1,64}$");
   for (const auto& binding : bindings) {
     std::string role = binding.is_object() ? binding.value("role", "") : "";
-    if (!std::regex_match(role, kRole)) return "Role (" + role + ") does not exist in the resource's hierarchy";
+    if (!MatchesBounded(role, kRole)) return "Role (" + role + ") does not exist in the resource's hierarchy";
   }
   return std::nullopt;
 }

@@ -21,6 +21,11 @@ ApiResponse RequestTooLarge() {
   return response;
 }
 
+bool MatchesBounded(const std::string& text, const std::regex& pattern, std::smatch* match) {
+  if (text.size() > kMaxMatchedBytes) return false;
+  return match != nullptr ? std::regex_match(text, *match, pattern) : std::regex_match(text, pattern);
+}
+
 ApiResponse UriTooLong() {
   ApiResponse response;
   response.status = 414;

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <regex>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +32,13 @@ inline constexpr size_t kMaxRequestJsonValues = 1'000'000;
 // (414), but a batch part's request line reaches the emulator as it is, and std::regex recurses
 // once per character: a 32 KiB path overflowed the stack of the thread that matched it.
 inline constexpr size_t kMaxPathBytes = 8 * 1024;
+
+// libstdc++'s std::regex recurses once per character a repetition (+, *) takes, so a body value of
+// some 30,000 characters matched against such a pattern overflowed the stack (a bucket's
+// location, a cluster's version, a role, a source range). A value longer than this never matches
+// (no name, version, role, address or image tag of these APIs comes near it) and is not matched.
+inline constexpr size_t kMaxMatchedBytes = 1024;
+bool MatchesBounded(const std::string& text, const std::regex& pattern, std::smatch* match = nullptr);
 
 // 414, as Google's front end answers a URL too long for it: a short HTML page.
 ApiResponse UriTooLong();

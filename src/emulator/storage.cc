@@ -2,6 +2,7 @@
 #include <regex>
 #include <set>
 
+#include "request_limits.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
@@ -42,7 +43,7 @@ std::string PolicyEtag(int64_t counter) {
 std::string LocationType(const std::string& location) {
   static const std::regex kRegion("^[A-Z]+-[A-Z]+[0-9]+$");
   if (location == "US" || location == "EU" || location == "ASIA") return "multi-region";
-  if (std::regex_match(location, kRegion)) return "region";
+  if (MatchesBounded(location, kRegion)) return "region";
   return "dual-region";
 }
 

@@ -1,6 +1,6 @@
 #include "tputrain/k8s/client.h"
 
-#include <regex>
+#include <string_view>
 
 #include "tputrain/core/json.h"
 
@@ -34,11 +34,27 @@ core::ErrorKind KindFor(int status) {
   }
 }
 
-// The structured-merge-diff messages quote Go values ("&value.valueUnstructured{Value:1}").
+// The structured-merge-diff messages quote Go values ("&value.valueUnstructured{Value:1}"). Found
+// by hand: std::regex recurses once per character its `.*?` takes, and the message is the server's.
 std::string CleanTypedPatchMessage(std::string message) {
-  static const std::regex kGoValue(R"(&value\.valueUnstructured\{Value:(.*?)\})");
-  message = std::regex_replace(message, kGoValue, "$1");
+  static constexpr std::string_view kOpen = "&value.valueUnstructured{Value:";
+  for (size_t at = message.find(kOpen); at != std::string::npos; at = message.find(kOpen, at)) {
+    const size_t close = message.find('}', at + kOpen.size());
+    if (close == std::string::npos) break;
+    message.erase(close, 1);
+    message.erase(at, kOpen.size());
+  }
   return message;
+}
+
+// `manager` in `conflict with "manager" ...`, else the whole message.
+std::string ConflictingManager(const std::string& message) {
+  static constexpr std::string_view kOpen = "conflict with \"";
+  const size_t at = message.find(kOpen);
+  if (at == std::string::npos) return message;
+  const size_t close = message.find('"', at + kOpen.size());
+  if (close == std::string::npos) return message;
+  return message.substr(at + kOpen.size(), close - at - kOpen.size());
 }
 
 std::string Prefix(const std::string& what) { return what.empty() ? "" : what + ": "; }
@@ -80,10 +96,7 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
       if (cause.value("reason", "") != "FieldManagerConflict") continue;
       // cause.message is `conflict with "manager" using group/version` (or "with ... :" forms).
       std::string cause_message = cause.value("message", "");
-      std::smatch match;
-      std::string manager = std::regex_search(cause_message, match, std::regex("conflict with \"([^\"]*)\""))
-                                ? match[1].str()
-                                : cause_message;
+      std::string manager = ConflictingManager(cause_message);
       if (!lines.empty()) lines += "\n";
       lines += Prefix(what) + "field " + cause.value("field", "?") + " is managed by \"" + manager +
                "\"; pass --force-conflicts to take it over";

@@ -71,6 +71,33 @@ TEST_CASE("a body of more than a million values is 400, before 16 bytes and more
         "Invalid JSON payload received. The request body holds more than 1000000 values.");
 }
 
+TEST_CASE("values of 300,000 characters where a pattern checks them are refused, not a stack overflow") {
+  // libstdc++'s std::regex recursed once per character of a `+`: each of these killed the emulator.
+  Driver driver;
+  const std::string huge(300'000, 'A');
+  const int bucket =
+      driver.Send("POST", "/storage/v1/b?project=p", json{{"name", "abc-bucket"}, {"location", huge}}).status;
+  CHECK((bucket == 200 || bucket == 400));
+  auto version = driver.Send("POST", "/v1/projects/p/locations/us-east5-b/clusters",
+                             json{{"cluster", {{"name", "c"}, {"initialClusterVersion", std::string(300'000, '1')}}}});
+  CHECK(version.status == 400);
+  auto role = driver.Send("POST", "/v1/projects/p:setIamPolicy",
+                          json{{"policy", {{"bindings", {{{"role", "projects/" + huge + "/roles/x"}}}}}}});
+  CHECK(role.status == 400);
+  auto range = driver.Send("POST", "/compute/v1/projects/p/global/firewalls",
+                           json{{"name", "fw"},
+                                {"network", "global/networks/default"},
+                                {"sourceRanges", {std::string(300'000, 'a') + ":"}},
+                                {"allowed", {{{"IPProtocol", "tcp"}}}}});
+  CHECK(range.status == 400);
+  auto tag = driver.Send("POST", "/v1/projects/p/builds",
+                         json{{"steps", {{{"name", "gcr.io/cloud-builders/docker"}, {"args", {"build"}}}}},
+                              {"images", {"us-east5-docker.pkg.dev/p/repo/" + std::string(300'000, 'a')}}});
+  CHECK(tag.status == 200);  // the tag is read when the build pushes it
+  driver.Advance(std::chrono::minutes(10));
+  CHECK(driver.Send("GET", "/v1/projects/p/builds").status == 200);
+}
+
 // GET /_emulator/requests as it goes over the wire.
 std::string LogAnswer(Driver& driver) {
   ApiRequest request;

@@ -3,6 +3,7 @@
 // issue's request), a text past its size bound, and survives bytes that are not UTF-8.
 #include <catch2/catch.hpp>
 
+#include "tputrain/workflow/tpu_vm_ssh.h"
 #include "workflow/client_parsers.h"
 
 namespace tputrain::testing {
@@ -47,6 +48,48 @@ TEST_CASE("every client parser takes its text, and refuses it nested 70,000 deep
     parser.accepts("{\"name\": \"\xff\xfe\x1b[2J\", \"items\": [\"\xc3\"]}");
     parser.accepts(std::string("\0\0\0\x80", 4));
   }
+}
+
+TEST_CASE("a server's text matched by a pattern is never given to std::regex whole") {
+  // libstdc++'s std::regex recurses once per character of a `+` or `.*?`: a long enough text
+  // from a server overflowed the client's stack.
+  const std::string huge(1'000'000, '7');
+  auto status =
+      k8s::ErrorFromStatus(500,
+                           nlohmann::json{{"message",
+                                           "failed to create typed patch object (default/p; /v1, Kind=Pod): .spec: "
+                                           "&value.valueUnstructured{Value:" +
+                                               huge + "} is invalid"}}
+                               .dump(),
+                           "Pod p");
+  CHECK(status.message == "Pod p: invalid manifest: .spec: " + huge + " is invalid");
+  auto conflict = k8s::ErrorFromStatus(
+      409,
+      nlohmann::json{{"message", "Apply failed"},
+                     {"details",
+                      {{"causes",
+                        {{{"reason", "FieldManagerConflict"},
+                          {"field", ".spec"},
+                          {"message", "conflict with \"" + std::string(1'000'000, 'm') + "\""}}}}}}}
+          .dump(),
+      "Pod p");
+  CHECK(conflict.message.find("is managed by \"mmmm") != std::string::npos);
+  auto host_key =
+      workflow::KnownHostsLine("tpu.n-0-abcdef", "ssh-ed25519", "ssh-ed25519 " + std::string(1'000'000, 'A'));
+  CHECK(host_key);
+  CHECK_FALSE(workflow::KnownHostsLine("tpu.n-0-abcdef", "ssh-ed25519", "ssh-ed25519 AAAA!==="));
+  // YAML numbers past int64 and past a double, and a plain scalar of a million digits.
+  auto objects = k8s::ParseManifests(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: 99999999999999999999\n  b: 1e999\n"
+      "  c: 0x" +
+          std::string(40, 'f') + "\n  d: " + huge + "\n",
+      "-f");
+  REQUIRE(objects);
+  const auto& data = (*objects)[0].json["data"];
+  CHECK(data["a"].is_number_float());
+  CHECK(data["b"] == "1e999");
+  CHECK(data["c"].is_string());
+  CHECK(data["d"] == huge);
 }
 
 }  // namespace
