@@ -14,6 +14,21 @@ std::string PrefixFor(const std::string& group_version) {
   return group_version.find('/') == std::string::npos ? "/api/" + group_version : "/apis/" + group_version;
 }
 
+// The server's answer read field by field: a field of another type, or an answer that is no
+// object, names nothing (nlohmann's value() would throw on either).
+const nlohmann::json& ListAt(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json kNone = nlohmann::json::array();
+  if (!object.is_object()) return kNone;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : kNone;
+}
+
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 }  // namespace
 
 std::string ResourceInfo::CollectionPath(const std::string& ns) const {
@@ -45,14 +60,14 @@ core::Status Discovery::LoadGroups() {
   if (groups_loaded_) return {};
   auto core_versions = client_.GetJson("/api", "API discovery");
   if (!core_versions) return core::Fail(core_versions.error());
-  for (const auto& version : core_versions->value("versions", nlohmann::json::array())) {
+  for (const auto& version : ListAt(*core_versions, "versions")) {
     if (version.is_string()) served_.insert(version.get<std::string>());
   }
   auto groups = client_.GetJson("/apis", "API discovery");
   if (!groups) return core::Fail(groups.error());
-  for (const auto& group : groups->value("groups", nlohmann::json::array())) {
-    for (const auto& version : group.value("versions", nlohmann::json::array())) {
-      served_.insert(version.value("groupVersion", ""));
+  for (const auto& group : ListAt(*groups, "groups")) {
+    for (const auto& version : ListAt(group, "versions")) {
+      if (auto name = StringAt(version, "groupVersion"); !name.empty()) served_.insert(name);
     }
   }
   groups_loaded_ = true;
@@ -64,10 +79,12 @@ core::Status Discovery::LoadGroupVersion(const std::string& group_version) {
   auto list = client_.GetJson(PrefixFor(group_version), "API discovery for " + group_version);
   if (!list) return core::Fail(list.error());
   auto& kinds = by_group_version_[group_version];
-  for (const auto& resource : list->value("resources", nlohmann::json::array())) {
-    std::string name = resource.value("name", "");
+  for (const auto& resource : ListAt(*list, "resources")) {
+    std::string name = StringAt(resource, "name");
     if (name.empty() || name.find('/') != std::string::npos) continue;  // subresources
-    ResourceInfo info{group_version, name, resource.value("kind", ""), resource.value("namespaced", false)};
+    const auto namespaced = resource.find("namespaced");
+    ResourceInfo info{group_version, name, StringAt(resource, "kind"),
+                      namespaced != resource.end() && namespaced->is_boolean() && namespaced->get<bool>()};
     kinds.try_emplace(info.kind, info);
   }
   return {};

@@ -3,6 +3,8 @@
 // issue's request), a text past its size bound, and survives bytes that are not UTF-8.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "tputrain/workflow/tpu_vm_ssh.h"
 #include "workflow/client_parsers.h"
 
@@ -90,6 +92,26 @@ TEST_CASE("a server's text matched by a pattern is never given to std::regex who
   CHECK(data["b"] == "1e999");
   CHECK(data["c"].is_string());
   CHECK(data["d"] == huge);
+}
+
+TEST_CASE("discovery and manifests take answers of another shape as absent, without throwing") {
+  // nlohmann's value() throws type_error on these: the client ended with an internal error.
+  for (const std::string answer :
+       {"[1, 2]", R"({"versions": 5, "groups": [{"versions": [{"groupVersion": 5}, 7]}, "g"], "resources": {}})",
+        R"({"versions": ["v1"], "resources": [{"name": "pods", "kind": ["Pod"], "namespaced": "yes"}]})"}) {
+    INFO(answer);
+    auto transport = Answering(200, answer);
+    k8s::Client client(*transport, "https://k8s.test");
+    k8s::Discovery discovery(client);
+    std::optional<core::Result<k8s::ResourceInfo>> found;
+    CHECK_NOTHROW(found.emplace(discovery.Lookup("v1", "Pod")));
+    CHECK_FALSE(*found);
+  }
+  for (const std::string text : {"apiVersion: v1\nkind: ~\nmetadata: {name: c}\n", "apiVersion: v1\nkind:\n"}) {
+    std::optional<core::Result<std::vector<k8s::Object>>> objects;
+    CHECK_NOTHROW(objects.emplace(k8s::ParseManifests(text, "-f")));
+    CHECK_FALSE(*objects);
+  }
 }
 
 }  // namespace
