@@ -1,6 +1,9 @@
 #include "tputrain/yaml/bounded.h"
 
+#include <sstream>
 #include <string>
+
+#include <yaml-cpp/eventhandler.h>
 
 namespace tputrain::yaml {
 namespace {
@@ -47,6 +50,45 @@ core::Error NotYaml(std::string_view what, const YAML::Exception& e) {
   return core::Error::Usage(std::string(what) + ": not valid YAML" + where + ": " + e.msg);
 }
 
+// Counts documents and nothing else: the parser's events, without a node built.
+class DocumentCounter final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override { ++documents; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  size_t documents = 0;
+};
+
+// yaml-cpp 0.7's LoadAll never ends on a ',' outside a flow collection ("- a\n," or '"x",', even
+// "," alone): each pass yields one more empty document without consuming the token, and the
+// vector of documents grows until memory runs out (a 458-byte text took gigabytes). The stream is
+// read first event by event, no nodes built, and refused once it yields more documents than its
+// text could hold ("---" is the shortest separator).
+core::Status CheckDocumentsEnd(std::string_view text, std::string_view what) {
+  std::istringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentCounter counter;
+  const size_t most = text.size() / 3 + 1;
+  try {
+    while (parser.HandleNextDocument(counter)) {
+      if (counter.documents > most) {
+        return core::Fail(core::Error::Usage(
+            std::string(what) + ": not valid YAML: a document that never ends (a ',' outside [ ] or { }?)"));
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return core::Fail(NotYaml(what, e));
+  }
+  return {};
+}
+
 core::Status CheckSize(std::string_view text, std::string_view what, const Limits& limits) {
   if (text.size() > limits.max_bytes) {
     return core::Fail(TooMuch(what, "larger than " + std::to_string(limits.max_bytes) + " bytes"));
@@ -62,6 +104,7 @@ core::Status CheckExpansion(const YAML::Node& node, std::string_view what, const
 
 core::Result<std::vector<YAML::Node>> LoadAll(std::string_view text, std::string_view what, const Limits& limits) {
   if (auto size = CheckSize(text, what, limits); !size) return core::Fail(size.error());
+  if (auto ends = CheckDocumentsEnd(text, what); !ends) return core::Fail(ends.error());
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(text));

@@ -71,6 +71,20 @@ TEST_CASE("deep nesting, an oversized text and malformed YAML are one line namin
   CHECK(malformed.error().message.rfind("in.yaml: not valid YAML at line ", 0) == 0);
 }
 
+TEST_CASE("a ',' outside a flow collection is one line, not documents without end", "[unit]") {
+  // yaml-cpp 0.7's LoadAll yields empty documents for ever on these, and ran out of memory.
+  for (const std::string text : {",", "- a\n,", "\"x\",", "{a: 1},", "--- ,", " ,"}) {
+    INFO(text);
+    auto loaded = LoadAll(text, "kubeconfig");
+    REQUIRE_FALSE(loaded);
+    CHECK(loaded.error().message ==
+          "kubeconfig: not valid YAML: a document that never ends (a ',' outside [ ] or { }?)");
+  }
+  auto documents = LoadAll("a: 1\n---\n---\nb: [1, 2]\n---\n", "-f");
+  REQUIRE(documents);
+  CHECK(documents->size() == 4);  // the empty ones too, as yaml-cpp counts them
+}
+
 TEST_CASE("the node budget is shared by the documents of one text", "[unit]") {
   Limits limits;
   limits.max_nodes = 10;
