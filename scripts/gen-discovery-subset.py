@@ -19,10 +19,21 @@ They are fetched by hand and never committed:
                       (The snapshot above lists discovery/googleapis/compute__v1.json, blob
                       d1a3d7ed0721c2e3f4d9f9da6f7906b8a37c6149, but its 5 MB blob could not be had
                       here; the only stored copy was a 2019-era revision.)
+  tpu.v2alpha1.json   tpu:v2alpha1 revision 20261001, googleapiclient/discovery_cache/documents/
+                      tpu.v2alpha1.json in the same google-api-python-client 2.202.0 wheel,
+                      sha256 d46d915249ec5a2fc7d45d7031fb6a1048dacadddabc228a8e0a11c1f686ce51.
+                      gcloud's alpha track speaks it (`gcloud alpha compute tpus queued-resources
+                      create --reservation R`); kept under the key "tpu.v2alpha1".
+(The wheel is a test peer's dependency: MaxText's venv in ~/.cache/tputrain-test has it, so
+DISCOVERY_EXTRA_DIR may be its googleapiclient/discovery_cache/documents directory.)
 Only the schemas reachable from the request bodies the emulator accepts are kept, and no
 descriptions. A property counts as required when the discovery document says so: storage
 marks it with annotations.required (per method), the other APIs start its description with
 "Required.".
+
+A document found in neither directory keeps the entry the existing OUTPUT already has for it (its
+recorded sha256 says which copy it came from), so one API's part can be regenerated without the
+others' documents at hand; the script names each one it kept.
 
 Usage: scripts/gen-discovery-subset.py [DISCOVERY_DIR] [OUTPUT] [DISCOVERY_EXTRA_DIR]
 """
@@ -45,12 +56,19 @@ REQUESTS = {
     "serviceusage.v1.json": ["EnableServiceRequest", "BatchEnableServicesRequest"],
     "artifactregistry.v1.json": ["Repository"],
     "cloudbuild.v1.json": ["Build"],
-    # firewalls.insert's body (gcloud compute firewall-rules create, tputrain's IAP rule).
-    "compute.v1.json": ["Firewall"],
+    # firewalls.insert's body (gcloud compute firewall-rules create, tputrain's IAP rule) and
+    # reservations.insert's (gcloud compute reservations create).
+    "compute.v1.json": ["Firewall", "Reservation"],
+    # The alpha track's queued resources: reservationName from --reservation, provisioningModel,
+    # runDuration (tpu:v2alpha1 revision 20261001).
+    "tpu.v2alpha1.json": ["QueuedResource"],
 }
 
+# The subset's key for a document when it is not the API's name (a second version of one API).
+API_KEYS = {"tpu.v2alpha1.json": "tpu.v2alpha1"}
+
 # Files read from the extra directory rather than DISCOVERY_DIR.
-EXTRA_FILES = {"cloudbuild.v1.json", "compute.v1.json"}
+EXTRA_FILES = {"cloudbuild.v1.json", "compute.v1.json", "tpu.v2alpha1.json"}
 
 
 def reduce_property(prop, method_required):
@@ -125,12 +143,24 @@ def main():
                          "444fd6c828253578ee2e9a2e7fd2189453917973); names, types, formats, enums and "
                          "required flags only.",
               "apis": {}}
+    previous = {}
+    if os.path.exists(output):
+        with open(output) as handle:
+            previous = json.load(handle).get("apis", {})
     for file_name, roots in sorted(REQUESTS.items()):
         path = os.path.join(extra if file_name in EXTRA_FILES else source, file_name)
+        key = API_KEYS.get(file_name, file_name.split(".")[0])
+        if not os.path.exists(path) and key in previous:
+            print(f"gen-discovery-subset: {path} not found; kept the existing {key} part "
+                  f"(sha256 {previous[key].get('sha256', '?')})", file=sys.stderr)
+            result["apis"][key] = previous[key]
+            continue
         with open(path, "rb") as handle:
             raw = handle.read()
         doc = json.loads(raw)
-        result["apis"][doc["name"]] = {"version": doc["version"], "revision": doc.get("revision", ""),
+        result["apis"][key] = {
+                                       "name": doc["name"], "version": doc["version"],
+                                       "revision": doc.get("revision", ""),
                                        "sha256": hashlib.sha256(raw).hexdigest(),
                                        "schemas": subset(doc, roots)}
     with open(output + ".tmp", "w") as handle:
