@@ -1,8 +1,9 @@
-# Installation and the Debian package. `cmake --install` puts the binary in bin/, the templates
+# Installation and the Debian package. `cmake --install` puts the binaries in bin/ (tputrain and
+# tputrain-emulator, which `tputrain emulator start` finds beside it), the templates
 # in share/tputrain/templates (found relative to the binary), and the man page and completion
 # scripts, which the build generates by running the binary itself (`__man`, `completion SHELL`),
 # in the standard places. `cpack -G DEB` packages the same tree; its Depends come from
-# dpkg-shlibdeps, i.e. the Debian runtime libraries the binary links.
+# dpkg-shlibdeps, i.e. the Debian runtime libraries the binaries link.
 set(TPUTRAIN_DOC_DIR ${CMAKE_BINARY_DIR}/generated/doc)
 set(tputrain_generated
     ${TPUTRAIN_DOC_DIR}/tputrain.1 ${TPUTRAIN_DOC_DIR}/tputrain.bash ${TPUTRAIN_DOC_DIR}/_tputrain
@@ -20,7 +21,7 @@ add_custom_command(
   VERBATIM)
 add_custom_target(tputrain_docs ALL DEPENDS ${tputrain_generated})
 
-install(TARGETS tputrain RUNTIME DESTINATION bin)
+install(TARGETS tputrain tputrain-emulator RUNTIME DESTINATION bin)
 install(DIRECTORY templates/ DESTINATION share/tputrain/templates)
 install(FILES ${TPUTRAIN_DOC_DIR}/tputrain.1 DESTINATION share/man/man1)
 install(FILES ${TPUTRAIN_DOC_DIR}/tputrain.bash DESTINATION share/bash-completion/completions RENAME tputrain)

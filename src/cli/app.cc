@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
+#include "global_flags.h"
 #include "parse_error.h"
 #include "tputrain/cli/main.h"
 #include "tputrain/core/version.h"
@@ -20,6 +21,18 @@ class Formatter final : public CLI::Formatter {
     return footer.empty() ? footer : footer + "\n";
   }
 };
+
+void ReportError(Context& context, const core::Error& error) {
+  context.err << "ERROR: ";
+  if (!core::IsUsageError(error) && error.http_status == 0 && error.where.empty()) {
+    context.err << context.redactor(error.message) << "\n";
+    return;
+  }
+  if (!error.where.empty()) context.err << "(" << error.where << ") ";
+  context.err << context.redactor(error.message) << "\n";
+}
+
+}  // namespace
 
 void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
   app.add_option("--project", global.project,
@@ -43,18 +56,6 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
   app.add_flag("--log-http", global.log_http, "Also log request and response bodies (secrets redacted)");
   app.add_flag("--dry-run", global.dry_run, "Print the requests a command would send; send nothing");
 }
-
-void ReportError(Context& context, const core::Error& error) {
-  context.err << "ERROR: ";
-  if (!core::IsUsageError(error) && error.http_status == 0 && error.where.empty()) {
-    context.err << context.redactor(error.message) << "\n";
-    return;
-  }
-  if (!error.where.empty()) context.err << "(" << error.where << ") ";
-  context.err << context.redactor(error.message) << "\n";
-}
-
-}  // namespace
 
 int Main(int argc, const char* const* argv, Context& context) {
   // The one question answered before the command tree is built: start-up is measured with it.

@@ -4,10 +4,10 @@
 // emulated Cloud Builds push into them (dockerImages list and get).
 #include <regex>
 
-#include "request_limits.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/request_limits.h"
 
 namespace tputrain::emulator {
 namespace {

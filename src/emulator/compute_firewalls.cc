@@ -1,7 +1,7 @@
 #include <regex>
 
-#include "request_limits.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/request_limits.h"
 
 // Compute Engine v1 VPC firewall rules (firewalls.insert/get/list/patch/delete) and the global
 // operations they start, as gcloud compute firewall-rules and tputrain's IAP rule use them.

@@ -1,12 +1,12 @@
 #include <regex>
 #include <set>
 
-#include "request_limits.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/node_pool_rules.h"
+#include "tputrain/emulator/request_limits.h"
 
 // GKE container/v1: clusters, node pools, operations and the server config, with GKE's rules:
 // operations go RUNNING -> DONE over the configured latency, a node-pool call on a cluster that

@@ -4,9 +4,9 @@
 #include <limits>
 
 #include "compute_batch.h"
-#include "request_limits.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/utf8.h"
+#include "tputrain/emulator/request_limits.h"
 
 namespace tputrain::emulator {
 namespace {

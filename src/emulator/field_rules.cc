@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "request_limits.h"
+#include "tputrain/emulator/request_limits.h"
 
 namespace tputrain::emulator {
 

@@ -1,4 +1,4 @@
-#include "request_limits.h"
+#include "tputrain/emulator/request_limits.h"
 
 #include <string>
 

@@ -2,10 +2,10 @@
 #include <regex>
 #include <set>
 
-#include "request_limits.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/request_limits.h"
 
 // Cloud Storage storage/v1: buckets, bucket IAM, objects (list, get, delete) and the extra reads
 // `gcloud storage rm -r` makes. Errors use Cloud Storage's legacy JSON shape. Uploads and

@@ -6,10 +6,10 @@
 #include <array>
 #include <cstdint>
 
-#include "request_limits.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/file.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/request_limits.h"
 
 namespace tputrain::emulator {
 namespace {

@@ -6,10 +6,10 @@
 #include <regex>
 #include <sstream>
 
-#include "request_limits.h"
 #include "tputrain/core/file.h"
 #include "tputrain/core/json.h"
 #include "tputrain/emulator/handlers.h"
+#include "tputrain/emulator/request_limits.h"
 
 namespace tputrain::emulator {
 

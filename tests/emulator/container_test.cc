@@ -6,7 +6,7 @@
 
 #include "emulator/emulator_test_util.h"
 #include "tputrain/core/base64.h"
-#include "tputrain/emulator/server.h"
+#include "tputrain/emulator/config.h"
 
 namespace tputrain::emulator {
 namespace {

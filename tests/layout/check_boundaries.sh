@@ -4,8 +4,9 @@
 #   include/tputrain/<module>/ must name the module itself or one it reaches through the graph's
 #   edges, every module directory must be in the graph, and no CMakeLists.txt under src/ may link
 #   a module the graph does not give it (cmake/modules.cmake links the graph's edges);
-# - only src/cli/ may include CLI11 and only src/http/ libcurl (both are header-visible
-#   everywhere);
+# - only src/cli/ and src/emulator_main.cc (the two programs' flags) may include CLI11, and only
+#   src/http/ libcurl (both are header-visible everywhere); only src/emulator_server/ cpp-httplib,
+#   and no module tputrain links reaches the emulator's;
 # - no stub markers.
 # Prints one line per violation, naming the file and the edge; exits 1 on any.
 set -uo pipefail
@@ -90,8 +91,16 @@ for cmakelists in src/*/CMakeLists.txt; do
   done < <(grep -nE 'tputrain_[a-z0-9_]+' "$cmakelists" | grep -vE '^[0-9]+:[[:space:]]*#' || true)
 done
 
-cli=$(grep -rlE '#include\s*[<"]CLI/' src include | grep -v '^src/cli/' || true)
-if [ -n "$cli" ]; then fail "CLI11 included outside src/cli/: $cli"; fi
+cli=$(grep -rlE '#include\s*[<"]CLI/' src include | grep -vE '^src/cli/|^src/emulator_main\.cc$' || true)
+if [ -n "$cli" ]; then fail "CLI11 included outside src/cli/ and src/emulator_main.cc: $cli"; fi
+httplib=$(grep -rlE '#include\s*[<"]httplib\.h' src include | grep -v '^src/emulator_server/' || true)
+if [ -n "$httplib" ]; then fail "cpp-httplib included outside src/emulator_server/: $httplib"; fi
+# tputrain (cli and all it reaches) is one program, the emulator another.
+for emulator_module in emulator emulator_iap emulator_hosts emulator_server; do
+  if [[ ${reach[cli]:-} == *" $emulator_module "* ]]; then
+    fail "$graph_file: cli reaches $emulator_module: tputrain would link the emulator (it execs tputrain-emulator instead)"
+  fi
+done
 curl=$(grep -rlE '#include\s*[<"]curl/' src include | grep -v '^src/http/' || true)
 if [ -n "$curl" ]; then fail "libcurl included outside src/http/: $curl"; fi
 stubs=$(grep -rnE 'not (yet )?implemented|TODO: implement|FIXME: stub' src include || true)

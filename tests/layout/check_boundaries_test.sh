@@ -89,5 +89,17 @@ tree=$(fixture curl)
 echo '#include <curl/curl.h>' >>"$tree/src/gcp/gcp.cc"
 expect "libcurl outside src/http/ still fails" 1 "$tree" "libcurl included outside src/http/: src/gcp/gcp.cc"
 
+real_cli="$work/real_cli"
+mkdir -p "$real_cli"
+cp -r "$source_dir/src" "$source_dir/include" "$source_dir/cmake" "$real_cli/"
+sed -i 's/^cli: /cli: emulator_server /' "$real_cli/cmake/modules.graph"
+expect "tputrain (cli) reaching the emulator fails" 1 "$real_cli" \
+  "cli reaches emulator: tputrain would link the emulator" "cli reaches emulator_server"
+
+tree=$(fixture httplib)
+echo '#include <httplib.h>' >>"$tree/src/gcp/gcp.cc"
+expect "cpp-httplib outside the emulator's server fails" 1 "$tree" \
+  "cpp-httplib included outside src/emulator_server/: src/gcp/gcp.cc"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

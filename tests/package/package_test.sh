@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package, as a user would get it: CPack builds it from BUILD_DIR, dpkg-deb unpacks it
 # into a throwaway root, and the installed tree works on its own: --version, the templates found
-# beside the binary (render --list), the completion script, the man page. Its Depends must be
+# beside the binary (render --list), the completion script, the man page, and the emulator
+# (tputrain-emulator, beside tputrain, which `tputrain emulator start` runs). Its Depends must be
 # Debian's runtime libraries (libcurl, libyaml-cpp, ...), computed by dpkg-shlibdeps.
 # Usage: tests/package/package_test.sh BUILD_DIR
 set -euo pipefail
@@ -16,7 +17,7 @@ echo "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for library in libcurl libyaml-cpp libc6 libstdc++; do
+for library in libcurl libyaml-cpp libc6 libstdc++ libcpp-httplib; do
   [[ $depends == *"$library"* ]] || { echo "package_test: Depends lacks $library" >&2; exit 1; }
 done
 
@@ -39,5 +40,22 @@ if command -v man >/dev/null; then
   MANPAGER=cat man -l "$root/usr/share/man/man1/tputrain.1" 2>/dev/null | grep -q "tputrain cluster create" ||
     fail "the man page does not render"
 fi
-if command -v file >/dev/null && file "$bin" | grep -q "not stripped"; then fail "the packaged binary is not stripped"; fi
+emulator="$root/usr/bin/tputrain-emulator"
+[ -x "$emulator" ] || fail "no /usr/bin/tputrain-emulator in the package"
+# tputrain itself links neither the emulator nor cpp-httplib; the emulator does.
+if readelf -d "$bin" | grep -q 'libcpp-httplib'; then fail "tputrain links cpp-httplib"; fi
+readelf -d "$emulator" | grep -q 'libcpp-httplib' || fail "tputrain-emulator does not link cpp-httplib"
+# `tputrain emulator start` runs the installed emulator: it listens, answers, and stops on SIGTERM.
+env -u TPUTRAIN_TEMPLATE_DIR "$bin" emulator start --port 0 >"$work/emulator.out" 2>"$work/emulator.err" &
+emulator_pid=$!
+for _ in $(seq 100); do grep -q '^export TPUTRAIN_EMULATOR_URL=' "$work/emulator.out" && break; sleep 0.1; done
+url=$(sed -n 's/^export TPUTRAIN_EMULATOR_URL=//p' "$work/emulator.out")
+[ -n "$url" ] || { kill "$emulator_pid"; fail "emulator start printed no URL: $(cat "$work/emulator.err")"; }
+[ "$(readlink "/proc/$emulator_pid/exe")" = "$emulator" ] || { kill "$emulator_pid"; fail "emulator start did not run $emulator"; }
+env -u TPUTRAIN_TEMPLATE_DIR "$bin" emulator state --url "$url" | grep -q '"clusters"' || { kill "$emulator_pid"; fail "emulator state"; }
+kill -TERM "$emulator_pid"
+wait "$emulator_pid" || fail "the emulator did not stop cleanly on SIGTERM"
+for program in "$bin" "$emulator"; do
+  if command -v file >/dev/null && file "$program" | grep -q "not stripped"; then fail "$program is not stripped"; fi
+done
 echo "package_test: ok"

@@ -11,36 +11,13 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/emulator/api.h"
+#include "tputrain/emulator/config.h"
 #include "tputrain/emulator/faults.h"
 #include "tputrain/emulator/schema.h"
 
 // The per-API request handlers behind Emulator::Handle. Each works on the world document under
 // the emulator's lock and answers exactly as the Google API does for the calls gcloud sends.
 namespace tputrain::emulator {
-
-// Whether a READY TPU VM's hosts exist only on paper (documentation addresses) or boot as
-// network namespaces that run the node's startup script (`--tpu-hosts netns`).
-enum class TpuHostMode { kPaper, kNetns };
-
-struct EmulatorConfig {
-  std::chrono::milliseconds op_latency{2000};  // how long an operation runs
-  // How long a `stuck` operation runs; 0: for ever. Real stuck operations do end (GKE times a
-  // create out after hours), so a bounded stuck lets cleanup tests wait one out.
-  std::chrono::milliseconds stuck_for{0};
-  std::string state_file;  // persist the world here (atomic rewrite)
-  std::vector<FaultRule> faults;
-  uint64_t seed = 0;
-  std::string cluster_endpoint;  // "host[:port]" clusters report as `endpoint`; default 127.0.0.1
-  std::string cluster_ca_pem;    // PEM clusters report (base64) as masterAuth.clusterCaCertificate
-  // The request log keeps the latest entries within both bounds.
-  size_t request_log_limit = 20000;
-  size_t request_log_bytes = 64 * 1024 * 1024;
-  // Services that answer 403 SERVICE_DISABLED until enabled through Service Usage
-  // ("container.googleapis.com", ...); every other service is enabled.
-  std::vector<std::string> disabled_apis;
-  TpuHostMode tpu_hosts = TpuHostMode::kPaper;
-  std::string host_path;  // --host-path: its bin/ leads the hosts' PATH
-};
 
 // The world: one JSON document, so that --state-file and GET /_emulator/state are trivial.
 // Sections: clusters, containerOperations, tpuNodes, tpuOperations, queuedResources, buckets,

@@ -14,7 +14,6 @@ class Server;
 
 namespace tputrain::emulator {
 
-class NetnsTpuHostFleet;
 class IapRelay;
 
 // Everything --tpu-hosts netns adds to a running emulator: the hosts, their metadata server on
@@ -32,10 +31,10 @@ class TpuHostServing {
   size_t RequestReauthentication();
 
  private:
-  TpuHostServing(Emulator& emulator, std::unique_ptr<NetnsTpuHostFleet> fleet);
+  TpuHostServing(Emulator& emulator, std::unique_ptr<TpuHostFleet> fleet);
 
   Emulator& emulator_;
-  std::unique_ptr<NetnsTpuHostFleet> fleet_;
+  std::unique_ptr<TpuHostFleet> fleet_;
   std::unique_ptr<IapRelay> relay_;
   std::unique_ptr<httplib::Server> metadata_server_;
   std::thread metadata_listener_;

@@ -1,5 +1,7 @@
 #include "netns_tpu_host_fleet.h"
 
+#include "tputrain/emulator_hosts/netns_tpu_host_fleet.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -150,6 +152,12 @@ core::Result<std::string> NetnsTpuHostFleet::StartupLog(const std::string& node_
   if (!text) return core::Fail(text.error());
   constexpr size_t kTail = 1 << 20;
   return text->size() > kTail ? text->substr(text->size() - kTail) : *text;
+}
+
+core::Result<std::unique_ptr<TpuHostFleet>> CreateNetnsTpuHostFleet(std::string host_path) {
+  auto fleet = NetnsTpuHostFleet::Create(std::move(host_path));
+  if (!fleet) return core::Fail(fleet.error());
+  return std::unique_ptr<TpuHostFleet>(std::move(*fleet));
 }
 
 }  // namespace tputrain::emulator

@@ -1,16 +1,18 @@
 #pragma once
 
-#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "iap_relay_connection.h"
-#include "iap_relay_tls.h"
 #include "tputrain/core/result.h"
 
 namespace tputrain::emulator {
+
+// The instance an IAP tunnel asks for (/v4/connect's project, zone and instance).
+struct IapInstance {
+  std::string project, zone, instance;
+};
 
 // The emulator's IAP TCP-forwarding relay (--tpu-hosts netns): wss://127.0.0.1:PORT, with a
 // certificate from a CA made at start, serving /v4/connect and /v4/reconnect as
@@ -18,37 +20,24 @@ namespace tputrain::emulator {
 // the hosts' bridge). One thread per connection; destruction ends them all.
 class IapRelay {
  public:
-  using Resolver = std::function<std::optional<std::string>(const IapUpgrade&)>;
+  // The IPv4 address of the instance a tunnel names, or nothing when there is no such instance.
+  using Resolver = std::function<std::optional<std::string>(const IapInstance&)>;
 
   // Listens on a free loopback port and writes the CA's PEM to `ca_path` (0644).
   static core::Result<std::unique_ptr<IapRelay>> Start(Resolver resolve, std::string ca_path);
   ~IapRelay();
 
   std::string url() const;  // wss://127.0.0.1:PORT: what --iap-tunnel-url-override takes
-  const std::string& ca_path() const { return ca_path_; }
+  const std::string& ca_path() const;
   // Every WebSocket carrying a session now closes with 4004, as when a token expires; the
   // sessions wait for /v4/reconnect. Returns the number of sessions held.
   size_t RequestReauthentication();
 
+  struct Listener;  // the listening socket, its acceptor and its connections (iap_relay.cc)
+
  private:
-  IapRelay(RelayTls tls, Resolver resolve, std::string ca_path, int listen_fd, int port);
-  void AcceptLoop();
-
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-
-  RelayTls tls_;
-  IapRelaySessions sessions_;
-  std::atomic<bool> stopping_{false};
-  std::atomic<uint64_t> reauthentications_{0};
-  IapRelayContext context_;
-  std::string ca_path_;
-  int listen_fd_;
-  int port_;
-  std::thread acceptor_;
-  std::vector<Worker> workers_;  // the acceptor's own, until destruction joins them
+  explicit IapRelay(std::unique_ptr<Listener> listener);
+  std::unique_ptr<Listener> listener_;
 };
 
 }  // namespace tputrain::emulator

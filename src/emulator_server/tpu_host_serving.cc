@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "httplib_request.h"
-#include "iap_relay.h"
-#include "netns_tpu_host_fleet.h"
 #include "tputrain/emulator/tpu_host_network.h"
 #include "tputrain/emulator/tpu_metadata.h"
+#include "tputrain/emulator_hosts/netns_tpu_host_fleet.h"
+#include "tputrain/emulator_iap/iap_relay.h"
 
 namespace tputrain::emulator {
 namespace {
@@ -19,7 +19,7 @@ const char kRelayCaPath[] = "/run/tputrain-emulator/iap-relay-ca.pem";
 }  // namespace
 
 core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& emulator, const EmulatorConfig& config) {
-  auto fleet = NetnsTpuHostFleet::Create(config.host_path);
+  auto fleet = CreateNetnsTpuHostFleet(config.host_path);
   if (!fleet) return core::Fail(fleet.error());
   std::unique_ptr<TpuHostServing> serving(new TpuHostServing(emulator, std::move(*fleet)));
   auto& server = *serving->metadata_server_;
@@ -34,8 +34,8 @@ core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& em
                                             kTpuHostBridgeAddress + ":" + std::to_string(kMetadataServerPort)));
   }
   auto relay = IapRelay::Start(
-      [&emulator](const IapUpgrade& upgrade) {
-        return FindTpuHostByInstance(emulator.State(), upgrade.project, upgrade.zone, upgrade.instance);
+      [&emulator](const IapInstance& target) {
+        return FindTpuHostByInstance(emulator.State(), target.project, target.zone, target.instance);
       },
       kRelayCaPath);
   if (!relay) return core::Fail(relay.error());
@@ -53,7 +53,7 @@ core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& em
   return serving;
 }
 
-TpuHostServing::TpuHostServing(Emulator& emulator, std::unique_ptr<NetnsTpuHostFleet> fleet)
+TpuHostServing::TpuHostServing(Emulator& emulator, std::unique_ptr<TpuHostFleet> fleet)
     : emulator_(emulator), fleet_(std::move(fleet)), metadata_server_(std::make_unique<httplib::Server>()) {}
 
 TpuHostServing::~TpuHostServing() {

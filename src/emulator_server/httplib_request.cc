@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "request_limits.h"
+#include "tputrain/emulator/request_limits.h"
 
 namespace tputrain::emulator {
 namespace {

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tputrain/core/result.h"
+#include "tputrain/emulator/faults.h"
+
+// How an emulator behaves: from `tputrain emulator start`'s flags (StartOptions, as typed) to the
+// checked EmulatorConfig the API fake runs with.
+namespace tputrain::emulator {
+
+inline constexpr int kDefaultPort = 8780;
+
+// Whether a READY TPU VM's hosts exist only on paper (documentation addresses) or boot as
+// network namespaces that run the node's startup script (`--tpu-hosts netns`).
+enum class TpuHostMode { kPaper, kNetns };
+
+struct EmulatorConfig {
+  std::chrono::milliseconds op_latency{2000};  // how long an operation runs
+  // How long a `stuck` operation runs; 0: for ever. Real stuck operations do end (GKE times a
+  // create out after hours), so a bounded stuck lets cleanup tests wait one out.
+  std::chrono::milliseconds stuck_for{0};
+  std::string state_file;  // persist the world here (atomic rewrite)
+  std::vector<FaultRule> faults;
+  uint64_t seed = 0;
+  std::string cluster_endpoint;  // "host[:port]" clusters report as `endpoint`; default 127.0.0.1
+  std::string cluster_ca_pem;    // PEM clusters report (base64) as masterAuth.clusterCaCertificate
+  // The request log keeps the latest entries within both bounds.
+  size_t request_log_limit = 20000;
+  size_t request_log_bytes = 64 * 1024 * 1024;
+  // Services that answer 403 SERVICE_DISABLED until enabled through Service Usage
+  // ("container.googleapis.com", ...); every other service is enabled.
+  std::vector<std::string> disabled_apis;
+  TpuHostMode tpu_hosts = TpuHostMode::kPaper;
+  std::string host_path;  // --host-path: its bin/ leads the hosts' PATH
+};
+
+// `tputrain emulator start` flags, as typed; MakeConfig checks them (usage errors, exit 2).
+struct StartOptions {
+  std::string host = "127.0.0.1";
+  int port = kDefaultPort;  // 0: any free port
+  std::string op_latency = "2s";
+  std::string stuck_for;  // empty or "0": stuck operations never finish
+  std::string state_file;
+  std::string faults;
+  uint64_t seed = 0;
+  std::string cluster_endpoint;            // URL or host[:port] that created clusters report
+  std::string cluster_ca_file;             // PEM file that created clusters report as their CA
+  std::vector<std::string> disabled_apis;  // answer SERVICE_DISABLED until enabled
+  std::string tpu_hosts = "paper";         // "netns": READY TPU VMs' hosts boot as network namespaces
+  std::string host_path;                   // with netns: a directory whose bin/ leads the hosts' PATH
+};
+
+core::Result<EmulatorConfig> MakeConfig(const StartOptions& options);
+
+}  // namespace tputrain::emulator

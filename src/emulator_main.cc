@@ -1,0 +1,106 @@
+// tputrain-emulator: the local emulator of the Google Cloud APIs tputrain and gcloud use, a program
+// of its own so that tputrain links neither it nor cpp-httplib. `tputrain emulator start ARGS`
+// execs `tputrain-emulator start ARGS`; its flags, help and errors read as tputrain's do.
+#include <iostream>
+#include <regex>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tputrain/core/cancel.h"
+#include "tputrain/core/error.h"
+#include "tputrain/emulator_server/server.h"
+
+namespace {
+
+using tputrain::emulator::StartOptions;
+
+// CLI11 ends a footer without a newline, which leaves the shell prompt on the example's line.
+class Formatter final : public CLI::Formatter {
+ public:
+  std::string make_footer(const CLI::App* app) const override {
+    std::string footer = CLI::Formatter::make_footer(app);
+    return footer.empty() ? footer : footer + "\n";
+  }
+};
+
+// CLI11's words for a bad flag, in tputrain's form: "--port: expected a number, got 'abc'".
+std::string ParseErrorLine(const CLI::ParseError& error) {
+  static const std::regex kConvert(R"(^Could not convert: (\S+) = (.*)$)");
+  static const std::regex kMissing(R"(^(\S+): \d+ required \S+ missing$)");
+  const std::string message = error.what();
+  if (std::regex_match(message, kConvert))
+    return std::regex_replace(message, kConvert, "$1: expected a number, got '$2'");
+  if (std::regex_match(message, kMissing)) return std::regex_replace(message, kMissing, "$1: expected a value");
+  return message;
+}
+
+void AddStartFlags(CLI::App& start, StartOptions& options) {
+  start.add_option("--port", options.port, "TCP port (0: any free port)")->capture_default_str();
+  start.add_option("--host", options.host, "Address to listen on")->capture_default_str();
+  start.add_option("--op-latency", options.op_latency, "How long operations run before they are done (e.g. 250ms, 2s)")
+      ->capture_default_str();
+  start.add_option("--stuck-for", options.stuck_for,
+                   "How long operations a `stuck` fault hits run (e.g. 20s; default: for ever)");
+  start
+      .add_option("--state-file", options.state_file,
+                  "Keep every resource in this JSON file, rewritten atomically, so a restart keeps them")
+      ->type_name("FILE");
+  start.add_option("--faults", options.faults,
+                   "Fault rules TARGET=ACTION[@WHEN],...: ACTION is a status (RESOURCE_EXHAUSTED), an HTTP code "
+                   "(503), stockout, stuck, drop or lose-reply; WHEN is nth:N, first:N, every:N or p:P");
+  start
+      .add_option("--disabled-apis", options.disabled_apis,
+                  "APIs that answer SERVICE_DISABLED until enabled (container.googleapis.com, tpu, ...)")
+      ->delimiter(',');
+  start.add_option("--seed", options.seed, "Seed for random (@p:P) faults")->capture_default_str();
+  start.add_option("--cluster-endpoint", options.cluster_endpoint,
+                   "Endpoint (URL or host:port) that created GKE clusters report");
+  start.add_option("--cluster-ca-file", options.cluster_ca_file, "PEM CA certificate that created GKE clusters report")
+      ->type_name("FILE");
+  start
+      .add_option("--tpu-hosts", options.tpu_hosts,
+                  "paper: TPU VM hosts exist only in the API; netns (root): each host of a READY node boots as a "
+                  "network namespace with a metadata server and runs the node's startup-script")
+      ->capture_default_str();
+  start
+      .add_option("--host-path", options.host_path,
+                  "With --tpu-hosts netns: a directory (e.g. a Ray venv) whose bin/ leads the hosts' PATH")
+      ->type_name("DIR");
+  start.footer(
+      "Examples:\n"
+      "  tputrain emulator start --port 8780 --op-latency 1s --state-file /tmp/emulator.json\n"
+      "  tputrain emulator start --faults 'nodePools.create=stockout@first:1,*=503@every:10'\n"
+      "  sudo tputrain emulator start --tpu-hosts netns --host-path /opt/ray-venv");
+  // An unset shell variable is a mistake, not a value: every flag here takes a non-empty one.
+  static const CLI::Validator kNotEmpty(
+      [](std::string& value) { return value.empty() ? std::string("expected a value, got ''") : std::string(); }, "",
+      "NOT_EMPTY");
+  for (CLI::Option* option : start.get_options()) {
+    if (option->get_type_size() != 0) option->check(kNotEmpty);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tputrain::core::CancelToken cancel;
+  tputrain::core::InstallInterruptHandler(cancel);
+  CLI::App app("A local emulator of the Google Cloud APIs tputrain and gcloud use", "tputrain emulator");
+  app.formatter(std::make_shared<Formatter>());
+  app.require_subcommand(1);
+  StartOptions options;
+  auto* start = app.add_subcommand("start", "Serve the emulator in the foreground until Ctrl-C or SIGTERM");
+  AddStartFlags(*start, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);  // --help
+    std::cerr << "ERROR: " << ParseErrorLine(e) << "\n";
+    return tputrain::core::kExitUsage;
+  }
+  auto served = tputrain::emulator::RunEmulator(options, cancel, std::cout, std::cerr);
+  if (served) return *served;
+  std::cerr << "ERROR: " << served.error().message << "\n";
+  return tputrain::core::ExitCodeFor(served.error());
+}
