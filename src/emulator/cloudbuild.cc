@@ -308,6 +308,7 @@ ApiResponse CreateBuild(Call& call) {
   }
   build["_latency"] = latency;
   build["_phase"] = 0;
+  cloudbuild::ScheduleNextPhase(build);
   build["_checks"] = checks;
   build["_context"] = source.context;
   build["_sourceBytes"] = static_cast<int64_t>(source.bytes.size());

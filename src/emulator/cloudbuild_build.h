@@ -16,6 +16,10 @@ namespace tputrain::emulator::cloudbuild {
 
 bool IsTerminal(const nlohmann::json& build);
 
+// Schedules the build's next phase (operations.h), each a quarter of its latency after the last;
+// a stuck build gets past WORKING never, and a terminal one has nothing left.
+void ScheduleNextPhase(nlohmann::json& build);
+
 std::string Sha256Hex(std::string_view bytes);
 
 // Appends `text` to the build's log object (a new generation), when it has one.

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cloudbuild_build.h"
+#include "operations.h"
 #include "tputrain/emulator/handlers.h"
 
 namespace tputrain::emulator::cloudbuild {
@@ -159,6 +160,19 @@ std::string Sha256Hex(std::string_view bytes) {
   return hex;
 }
 
+void ScheduleNextPhase(json& build) {
+  const int next = build.value("_phase", 0) + 1;
+  const int64_t latency = build.value("_latency", int64_t{0});
+  if (IsTerminal(build)) {
+    EndSteps(build);
+  } else if (latency < 0 && next >= 2) {
+    HoldStep(build);  // stuck: it started and never ends
+  } else {
+    // Each phase at its own time, however late a request notices it.
+    ScheduleStep(build, build.value("_created", int64_t{0}) + std::max<int64_t>(latency, 0) * next / 4);
+  }
+}
+
 bool IsTerminal(const json& build) {
   const std::string status = build.value("status", "");
   return status != "QUEUED" && status != "WORKING" && status != "PENDING";
@@ -189,24 +203,9 @@ void Finish(json& build, const std::string& status, const std::string& failure_t
 
 namespace tputrain::emulator {
 
-bool AdvanceCloudBuild(nlohmann::json& world, int64_t now_ms) {
-  bool changed = false;
-  auto builds = world.find("builds");
-  if (builds == world.end()) return false;
-  for (auto& [id, build] : builds->items()) {
-    const int64_t created = build.value("_created", int64_t{0});
-    const int64_t latency = build.value("_latency", int64_t{0});
-    while (!cloudbuild::IsTerminal(build)) {
-      const int next = build.value("_phase", 0) + 1;
-      if (latency < 0 && next >= 2) break;  // stuck: it started and never ends
-      const int64_t due = created + latency * next / 4;
-      if (due > now_ms) break;
-      // Each phase happens at its own time, however late a request notices it.
-      cloudbuild::Advance(world, build, next, due);
-      changed = true;
-    }
-  }
-  return changed;
+void StepBuild(nlohmann::json& world, nlohmann::json& build, int64_t at_ms, const EmulatorConfig&) {
+  if (!cloudbuild::IsTerminal(build)) cloudbuild::Advance(world, build, build.value("_phase", 0) + 1, at_ms);
+  cloudbuild::ScheduleNextPhase(build);
 }
 
 }  // namespace tputrain::emulator

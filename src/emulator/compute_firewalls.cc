@@ -1,5 +1,6 @@
 #include <regex>
 
+#include "operations.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/request_limits.h"
 
@@ -108,9 +109,8 @@ json& StartOperation(Call& call, const std::string& type, const std::string& tar
              {"progress", 0},
              {"insertTime", Rfc3339(call.now_ms)},
              {"startTime", Rfc3339(call.now_ms)},
-             {"selfLink", link},
-             {"_due", call.now_ms + call.config.op_latency.count()}};
-  if (call.op_fault == FaultAction::kStuck) op["_stuck"] = true;
+             {"selfLink", link}};
+  StartOperationTimer(op, call);
   call.mutated = true;
   auto& ops = call.world["computeOperations"];
   ops[GlobalPath(call) + "operations/" + name] = std::move(op);
@@ -212,25 +212,17 @@ ApiResponse GetOperation(Call& call) {
 
 }  // namespace
 
-bool AdvanceCompute(json& world, int64_t now_ms) {
-  bool changed = false;
-  if (!world.contains("computeOperations")) return false;
-  for (auto& [key, op] : world["computeOperations"].items()) {
-    if (op.value("status", "") == "DONE" || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms) {
-      continue;
-    }
-    op["status"] = "DONE";
-    op["progress"] = 100;
-    op["endTime"] = Rfc3339(now_ms);
-    if (op.value("operationType", "") == "delete") {
-      // The target's key is its link's path after /compute/v1/.
-      const std::string link = op.value("targetLink", "");
-      const auto at = link.find("/compute/v1/");
-      if (at != std::string::npos && world.contains("firewalls")) world["firewalls"].erase(link.substr(at + 12));
-    }
-    changed = true;
+void StepComputeOperation(json& world, json& op, int64_t at_ms, const EmulatorConfig&) {
+  EndSteps(op);
+  op["status"] = "DONE";
+  op["progress"] = 100;
+  op["endTime"] = Rfc3339(at_ms);
+  if (op.value("operationType", "") == "delete") {
+    // The target's key is its link's path after /compute/v1/.
+    const std::string link = op.value("targetLink", "");
+    const auto at = link.find("/compute/v1/");
+    if (at != std::string::npos && world.contains("firewalls")) world["firewalls"].erase(link.substr(at + 12));
   }
-  return changed;
 }
 
 std::vector<Route> ComputeRoutes() {

@@ -1,6 +1,7 @@
 #include <regex>
 #include <set>
 
+#include "operations.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/field_rules.h"
@@ -145,16 +146,8 @@ json StartOperation(Call& call, const std::string& type, const std::string& clus
              {"startTime", Rfc3339(call.now_ms)},
              {"location", location},
              {"_cluster", cluster_key},
-             {"_pool", pool},
-             {"_due", call.now_ms + call.config.op_latency.count()}};
-  if (call.op_fault == FaultAction::kStuck) {
-    if (call.config.stuck_for.count() > 0) {
-      op["_due"] = call.now_ms + call.config.stuck_for.count();
-    } else {
-      op["_stuck"] = true;
-    }
-  }
-  if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
+             {"_pool", pool}};
+  StartOperationTimer(op, call);
   call.world["containerOperations"][Parent(call) + "/operations/" + id] = op;
   call.mutated = true;
   return op;

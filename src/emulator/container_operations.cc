@@ -1,3 +1,4 @@
+#include "operations.h"
 #include "tputrain/emulator/handlers.h"
 
 // How GKE operations end: the resource they act on changes state with them.
@@ -14,7 +15,7 @@ constexpr char kStockoutMessage[] =
 void Finish(json& world, json& op, int64_t now_ms, const EmulatorConfig& config) {
   op["status"] = "DONE";
   op["endTime"] = Rfc3339(now_ms);
-  bool stockout = op.value("_stockout", false);
+  bool stockout = IsStockoutFault(op);
   if (stockout) {
     op["statusMessage"] = kStockoutMessage;
     op["error"] = {{"code", RpcCodeFor(ErrorKind::kResourceExhausted)}, {"message", kStockoutMessage}};
@@ -60,15 +61,9 @@ void Finish(json& world, json& op, int64_t now_ms, const EmulatorConfig& config)
 
 }  // namespace
 
-bool AdvanceContainer(json& world, int64_t now_ms, const EmulatorConfig& config) {
-  bool changed = false;
-  for (auto& [key, op] : world["containerOperations"].items()) {
-    if (op.value("status", "") == "DONE" || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms)
-      continue;
-    Finish(world, op, now_ms, config);
-    changed = true;
-  }
-  return changed;
+void StepContainerOperation(json& world, json& op, int64_t at_ms, const EmulatorConfig& config) {
+  EndSteps(op);
+  Finish(world, op, at_ms, config);
 }
 
 }  // namespace tputrain::emulator

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "compute_batch.h"
+#include "operations.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/utf8.h"
 #include "tputrain/emulator/request_limits.h"
@@ -160,11 +161,7 @@ void Emulator::SaveLocked() {
 json Emulator::State() {
   std::lock_guard lock(mutex_);
   int64_t now = NowMs();
-  bool changed = AdvanceContainer(world_, now, config_);
-  changed = AdvanceTpu(world_, now, config_) || changed;
-  changed = AdvanceCloudBuild(world_, now) || changed;
-  changed = AdvanceCompute(world_, now) || changed;
-  if (changed) SaveLocked();
+  if (Advance(world_, now, config_)) SaveLocked();
   json state = StripPrivate(world_);
   state.erase("nextId");
   return state;
@@ -274,10 +271,7 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
       continue;
     }
     std::lock_guard lock(mutex_);
-    bool advanced = AdvanceContainer(world_, now_ms, config_);
-    advanced = AdvanceTpu(world_, now_ms, config_) || advanced;
-    advanced = AdvanceCloudBuild(world_, now_ms) || advanced;
-    advanced = AdvanceCompute(world_, now_ms) || advanced;
+    bool advanced = Advance(world_, now_ms, config_);
     auto fault = faults_.Decide(compiled.route.method_id);
     if (fault && fault->action == FaultAction::kError) {
       if (advanced) SaveLocked();

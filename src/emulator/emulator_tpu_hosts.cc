@@ -1,3 +1,4 @@
+#include "operations.h"
 #include "tputrain/core/number.h"
 #include "tputrain/emulator/emulator.h"
 #include "tputrain/emulator/tpu_metadata.h"
@@ -21,7 +22,7 @@ void Emulator::SyncTpuHosts() {
   std::vector<TpuHostSpec> wanted;
   {
     std::lock_guard lock(mutex_);
-    if (AdvanceTpu(world_, NowMs(), config_)) SaveLocked();
+    if (Advance(world_, NowMs(), config_)) SaveLocked();
     wanted = WantedTpuHosts(world_);
   }
   tpu_hosts_->Reconcile(wanted);
@@ -32,7 +33,7 @@ void Emulator::SyncTpuHosts() {
 
 ApiResponse Emulator::HandleMetadata(const ApiRequest& request, const std::string& source_address) {
   std::lock_guard lock(mutex_);
-  if (AdvanceTpu(world_, NowMs(), config_)) SaveLocked();
+  if (Advance(world_, NowMs(), config_)) SaveLocked();
   bool mutated = false;
   ApiResponse response = AnswerMetadata(world_, request, source_address, mutated);
   if (mutated) SaveLocked();

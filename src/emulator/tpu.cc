@@ -1,5 +1,6 @@
 #include <regex>
 
+#include "operations.h"
 #include "tpu_node_common.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/gcp_location.h"
@@ -206,7 +207,8 @@ ApiResponse CreateQueuedResource(Call& call) {
   resource["name"] = name;
   resource["createTime"] = Rfc3339(call.now_ms);
   resource["state"] = {{"state", "ACCEPTED"}, {"stateInitiator", "USER"}};
-  resource["_activeAt"] = call.now_ms + 2 * call.config.op_latency.count();
+  // Its nodes are READY one latency after the create operation ends.
+  ScheduleStep(resource, call.now_ms + 2 * call.config.op_latency.count());
   call.world["queuedResources"][name] = resource;
   return JsonReply(Public(StartTpuOperation(call, "create", name, json())));
 }
@@ -313,43 +315,48 @@ void FinishQueuedOperation(json& world, json& op, const std::string& target) {
 
 }  // namespace
 
-bool AdvanceTpu(json& world, int64_t now_ms, const EmulatorConfig& config) {
-  bool changed = false;
-  for (auto& [name, op] : world["tpuOperations"].items()) {
-    if (op.value("done", false) || op.value("_stuck", false) || op.value("_due", int64_t{0}) > now_ms) continue;
-    op["done"] = true;
-    op["metadata"]["endTime"] = Rfc3339(now_ms);
-    std::string target = op.value("_target", "");
-    if (target.find("/queuedResources/") != std::string::npos) {
-      FinishQueuedOperation(world, op, target);
+void StepTpuOperation(json& world, json& op, int64_t at_ms, const EmulatorConfig& config) {
+  EndSteps(op);
+  op["done"] = true;
+  op["metadata"]["endTime"] = Rfc3339(at_ms);
+  std::string target = op.value("_target", "");
+  if (target.find("/queuedResources/") != std::string::npos) {
+    FinishQueuedOperation(world, op, target);
+  } else {
+    FinishNodeOperation(world, op, target, IsStockoutFault(op), config);
+  }
+}
+
+// A queued resource becomes ACTIVE, with READY nodes, once it waits for resources.
+void StepQueuedResource(json& world, json& resource, int64_t at_ms, const EmulatorConfig& config) {
+  std::string state = resource["state"].value("state", "");
+  if (state != "WAITING_FOR_RESOURCES") {
+    // Still ACCEPTED: its create operation has not ended (a stuck one may never end).
+    if (state == "ACCEPTED") {
+      WaitStep(resource);
     } else {
-      FinishNodeOperation(world, op, target, op.value("_stockout", false), config);
+      EndSteps(resource);
     }
-    changed = true;
+    return;
   }
-  // Queued resources become ACTIVE, with READY nodes, one latency after they were accepted.
-  for (auto& [name, resource] : world["queuedResources"].items()) {
-    std::string state = resource["state"].value("state", "");
-    if (state != "WAITING_FOR_RESOURCES" || resource.value("_activeAt", int64_t{0}) > now_ms) continue;
-    resource["state"]["state"] = "ACTIVE";
-    for (const auto& spec : resource["tpu"].value("nodeSpec", json::array())) {
-      auto ids = NodeIdsOf(spec);
-      for (const auto& id : ids ? *ids : std::vector<std::string>{}) {
-        json node = spec.value("node", json::object());
-        std::string node_name = spec.value("parent", "") + "/nodes/" + id;
-        auto slice = SliceOf(node);
-        node["name"] = node_name;
-        node["queuedResource"] = name;
-        node["createTime"] = Rfc3339(now_ms);
-        node["apiVersion"] = "V2";
-        node["_hosts"] = slice ? slice->hosts : 1;
-        MakeReady(world, node, config);
-        world["tpuNodes"][node_name] = node;
-      }
+  EndSteps(resource);
+  resource["state"]["state"] = "ACTIVE";
+  const std::string name = resource.value("name", "");
+  for (const auto& spec : resource["tpu"].value("nodeSpec", json::array())) {
+    auto ids = NodeIdsOf(spec);
+    for (const auto& id : ids ? *ids : std::vector<std::string>{}) {
+      json node = spec.value("node", json::object());
+      std::string node_name = spec.value("parent", "") + "/nodes/" + id;
+      auto slice = SliceOf(node);
+      node["name"] = node_name;
+      node["queuedResource"] = name;
+      node["createTime"] = Rfc3339(at_ms);
+      node["apiVersion"] = "V2";
+      node["_hosts"] = slice ? slice->hosts : 1;
+      MakeReady(world, node, config);
+      world["tpuNodes"][node_name] = node;
     }
-    changed = true;
   }
-  return changed;
 }
 
 std::vector<Route> TpuRoutes() {

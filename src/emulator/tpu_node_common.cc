@@ -1,5 +1,7 @@
 #include "tpu_node_common.h"
 
+#include "operations.h"
+
 namespace tputrain::emulator {
 
 using core::ErrorKind;
@@ -23,17 +25,9 @@ json StartTpuOperation(Call& call, const std::string& verb, const std::string& t
                {"cancelRequested", false},
                {"apiVersion", "v2"}}},
              {"done", false},
-             {"_due", call.now_ms + call.config.op_latency.count()},
              {"_target", target},
              {"_response", response}};
-  if (call.op_fault == FaultAction::kStuck) {
-    if (call.config.stuck_for.count() > 0) {
-      op["_due"] = call.now_ms + call.config.stuck_for.count();
-    } else {
-      op["_stuck"] = true;
-    }
-  }
-  if (call.op_fault == FaultAction::kStockout) op["_stockout"] = true;
+  StartOperationTimer(op, call);
   call.world["tpuOperations"][name] = op;
   call.mutated = true;
   return op;

@@ -13,7 +13,7 @@ namespace tputrain::emulator {
 std::string TpuParent(const Call& call);
 ApiResponse TpuNotFound(const std::string& name);
 // Stores a done:false operation on `target` that finishes after the configured latency
-// (AdvanceTpu), honouring a stockout/stuck fault, and returns it.
+// (operations.h), honouring a stockout/stuck fault, and returns it.
 nlohmann::json StartTpuOperation(Call& call, const std::string& verb, const std::string& target,
                                  const nlohmann::json& response);
 

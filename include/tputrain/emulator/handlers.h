@@ -75,12 +75,14 @@ std::vector<Route> StorageXmlRoutes();
 // until enabled through Service Usage); nothing when it may proceed.
 std::optional<ApiResponse> ServiceDisabled(const Call& call, ErrorShape shape);
 
-// Finishes every operation whose time has come (resources change state with them).
-// Returns true when anything changed.
-bool AdvanceContainer(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
-bool AdvanceTpu(nlohmann::json& world, int64_t now_ms, const EmulatorConfig& config);
-bool AdvanceCloudBuild(nlohmann::json& world, int64_t now_ms);
-bool AdvanceCompute(nlohmann::json& world, int64_t now_ms);
+// The next step of each API's timed records (operations.h runs them): an operation ends as its API
+// ends it, and the resource it acts on changes with it; a build takes its next phase; a queued
+// resource its next state.
+void StepContainerOperation(nlohmann::json& world, nlohmann::json& op, int64_t at_ms, const EmulatorConfig& config);
+void StepTpuOperation(nlohmann::json& world, nlohmann::json& op, int64_t at_ms, const EmulatorConfig& config);
+void StepQueuedResource(nlohmann::json& world, nlohmann::json& resource, int64_t at_ms, const EmulatorConfig& config);
+void StepComputeOperation(nlohmann::json& world, nlohmann::json& op, int64_t at_ms, const EmulatorConfig& config);
+void StepBuild(nlohmann::json& world, nlohmann::json& build, int64_t at_ms, const EmulatorConfig& config);
 
 // Cloud Storage state that other APIs read and write (Cloud Build's sources and logs).
 // Stores a new bucket made from `request` (a Bucket resource with its name) for `project`.

@@ -1,0 +1,105 @@
+#include "operations.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tputrain::emulator {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kTimer[] = "_timer";
+// A step that schedules itself again at once would spin: no record takes more steps per Advance.
+constexpr int kMaxStepsPerAdvance = 1000;
+
+struct Due {
+  int64_t at;
+  size_t kind;
+  std::string key;
+  bool operator<(const Due& other) const { return std::tie(at, kind, key) < std::tie(other.at, other.kind, other.key); }
+};
+
+// What is due by `now_ms`: scheduled steps at their time, waiting ones now.
+std::vector<Due> Collect(const json& world, int64_t now_ms) {
+  std::vector<Due> due;
+  const auto& kinds = TimedKinds();
+  for (size_t kind = 0; kind < kinds.size(); ++kind) {
+    auto section = world.find(kinds[kind].section);
+    if (section == world.end() || !section->is_object()) continue;
+    for (const auto& [key, record] : section->items()) {
+      auto timer = record.find(kTimer);
+      if (timer == record.end() || !timer->is_object()) continue;
+      if (timer->value("waiting", false)) {
+        due.push_back({now_ms, kind, key});
+      } else if (auto at = timer->find("due"); at != timer->end() && at->is_number_integer() && *at <= now_ms) {
+        due.push_back({at->get<int64_t>(), kind, key});
+      }
+    }
+  }
+  std::sort(due.begin(), due.end());
+  return due;
+}
+
+}  // namespace
+
+const std::vector<TimedKind>& TimedKinds() {
+  static const std::vector<TimedKind> kinds = {
+      {"containerOperations", StepContainerOperation},
+      {"tpuOperations", StepTpuOperation},
+      {"queuedResources", StepQueuedResource},
+      {"computeOperations", StepComputeOperation},
+      {"builds", StepBuild},
+  };
+  return kinds;
+}
+
+void ScheduleStep(json& record, int64_t due_ms) { record[kTimer] = {{"due", due_ms}}; }
+void WaitStep(json& record) { record[kTimer] = {{"waiting", true}}; }
+void HoldStep(json& record) { record[kTimer] = {{"held", true}}; }
+void EndSteps(json& record) { record.erase(kTimer); }
+bool HasPendingStep(const json& record) { return record.contains(kTimer); }
+
+void StartOperationTimer(json& record, const Call& call) {
+  ScheduleStep(record, call.now_ms + call.config.op_latency.count());
+  if (call.op_fault == FaultAction::kStuck) {
+    if (call.config.stuck_for.count() > 0) {
+      ScheduleStep(record, call.now_ms + call.config.stuck_for.count());
+    } else {
+      HoldStep(record);
+    }
+  }
+  if (call.op_fault == FaultAction::kStockout) record["_fault"] = "stockout";
+}
+
+bool IsStockoutFault(const json& record) { return record.value("_fault", "") == "stockout"; }
+
+bool Advance(json& world, int64_t now_ms, const EmulatorConfig& config) {
+  bool changed = false;
+  // Each round takes what is due; a step may schedule another that is due already (a build's
+  // next phase), which the next round takes.
+  for (int round = 0; round < kMaxStepsPerAdvance; ++round) {
+    auto due = Collect(world, now_ms);
+    if (due.empty()) break;
+    bool stepped = false;
+    for (const auto& item : due) {
+      const TimedKind& kind = TimedKinds()[item.kind];
+      auto& section = world[kind.section];
+      auto record = section.find(item.key);
+      if (record == section.end()) continue;  // an earlier step removed it
+      json before = (*record)[kTimer];
+      kind.step(world, *record, item.at, config);
+      // A waiting record that is still waiting has not moved: it does not count as a change.
+      const bool still_waiting =
+          before.value("waiting", false) && record->contains(kTimer) && (*record)[kTimer] == before;
+      if (!still_waiting) stepped = true;
+    }
+    if (!stepped) break;
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace tputrain::emulator
