@@ -4,6 +4,7 @@
 #include "provision_steps.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
 
@@ -38,7 +39,11 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto node = client.GetNode(ref);
     if (!node) return core::Fail(node.error());
-    return internal::Existing{gcp::tpu::DiffNode(spec, *node), internal::RunLabelOf(node->labels)};
+    auto differences = gcp::tpu::DiffNode(spec, *node);
+    for (auto& ray : RayBootDifferences(spec.metadata, node->raw.value("metadata", nlohmann::json()))) {
+      differences.push_back(std::move(ray));
+    }
+    return internal::Existing{std::move(differences), internal::RunLabelOf(node->labels)};
   };
   steps.ready = [&]() -> core::Result<bool> {
     auto node = client.GetNode(ref);

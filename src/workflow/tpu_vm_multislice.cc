@@ -109,6 +109,13 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
       existing.differences.push_back("acceleratorType: want " + spec.accelerator_type + ", have " +
                                      (type.empty() ? "(unset)" : type));
     }
+    // The slices' metadata as requested; a resource that does not echo it cannot be compared.
+    const auto node = specs.empty() ? nlohmann::json::object() : specs[0].value("node", nlohmann::json::object());
+    if (node.contains("metadata")) {
+      for (auto& ray : RayBootDifferences(spec.metadata, node["metadata"])) {
+        existing.differences.push_back(std::move(ray));
+      }
+    }
     return existing;
   };
   steps.ready = [&]() { return gcp::operations::ReadOnce(SlicesWaiting(client, request)); };

@@ -1,8 +1,10 @@
 // The metadata `tpu-vm create --ray` gives a node: how each flag's values travel to the hosts'
-// startup script.
+// startup script, and what a re-run with other values finds different.
 #include <algorithm>
+#include <functional>
 #include <regex>
 
+#include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
@@ -82,6 +84,24 @@ std::string Lines(const std::vector<std::string>& values) {
   return joined;
 }
 
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string ValueOf(const nlohmann::json& metadata, const char* key) {
+  if (!metadata.is_object()) return "";
+  auto found = metadata.find(key);
+  return found != metadata.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
 }  // namespace
 
 core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
@@ -119,6 +139,42 @@ core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot
     if (auto added = add(key, value); !added) return core::Fail(added.error());
   }
   return metadata;
+}
+
+std::vector<std::string> RayBootDifferences(const std::map<std::string, std::string>& want,
+                                            const nlohmann::json& have) {
+  std::vector<std::string> differences;
+  if (want.count(kRayTokenKey) == 0) return differences;  // not a --ray create
+  if (ValueOf(have, kRayTokenKey).empty()) {
+    differences.push_back("--ray: want Ray started at boot, have a node made without --ray");
+    return differences;
+  }
+  auto wanted = [&](const char* key) {
+    auto found = want.find(key);
+    return found == want.end() ? std::string() : found->second;
+  };
+  auto shown = [](const std::string& text) { return text.empty() ? std::string("(unset)") : text; };
+  auto words = [&](const std::string& lines) { return shown(ray::ShellJoin(SplitLines(lines))); };
+  auto compare = [&](const char* flag, const char* key, const std::function<std::string(const std::string&)>& show) {
+    const std::string a = wanted(key);
+    const std::string b = ValueOf(have, key);
+    if (a == b) return;
+    differences.push_back(std::string(flag) + " (metadata " + key + "): want " + show(a) + ", have " + show(b));
+  };
+  compare("--ray-version", kRayVersionKey, shown);
+  compare("--pip", kRayPackagesKey, words);
+  compare("--ray-start-args", kRayStartArgsKey, words);
+  // A script is not shown: only that it differs, and its size.
+  const std::string script = wanted(kRaySetupKey);
+  const std::string had = ValueOf(have, kRaySetupKey);
+  if (script != had) {
+    auto size = [](const std::string& text, const char* article) {
+      return text.empty() ? std::string("(unset)") : article + (" script of " + std::to_string(text.size()) + " bytes");
+    };
+    differences.push_back(std::string("--setup (metadata ") + kRaySetupKey + "): want " +
+                          size(script, script.size() == had.size() ? "another" : "a") + ", have " + size(had, "a"));
+  }
+  return differences;
 }
 
 }  // namespace tputrain::workflow

@@ -111,12 +111,33 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   CHECK(rows[3]["worker"] == "1");
   for (const auto& row : rows) CHECK(row["state"] == "ready");
 
-  // A re-run adopts what is there and hands out nothing new.
-  auto rerun = env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-16",
-                             "--num-slices", "2", "--ray", "--ray-timeout", "1m", "--run", "ms-run"});
+  // A re-run with the same values adopts what is there and hands out nothing new; one without
+  // the --ray-start-args the hosts booted with is refused, naming it.
+  std::vector<std::string> again_args = {"tpu-vm",
+                                         "create",
+                                         "ms",
+                                         "--zone",
+                                         "us-east5-a",
+                                         "--accelerator-type",
+                                         "v5p-16",
+                                         "--num-slices",
+                                         "2",
+                                         "--ray",
+                                         "--ray-start-args",
+                                         "--num-cpus=1 --object-store-memory=100000000",
+                                         "--ray-timeout",
+                                         "1m",
+                                         "--run",
+                                         "ms-run"};
+  auto rerun = env.Tputrain(again_args);
   INFO(rerun.err);
   CHECK(rerun.exit_code == 0);
   CHECK(rerun.err.find("adopted") != std::string::npos);
+  again_args.erase(again_args.begin() + 10, again_args.begin() + 12);
+  auto without = env.Tputrain(again_args);
+  CHECK(without.exit_code == 1);
+  CHECK(without.err.find("--ray-start-args (metadata tputrain-ray-start-args): want (unset), have --num-cpus=1 "
+                         "--object-store-memory=100000000") != std::string::npos);
 
   // cleanup: the queued resource with its slices; no host, process or namespace stays.
   auto cleaned = env.Tputrain({"cleanup", "--run", "ms-run", "--yes", "--format", "json"});

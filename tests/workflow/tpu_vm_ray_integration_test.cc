@@ -54,10 +54,23 @@ TEST_CASE(
   // Small Ray nodes: two share this machine (notes/tpu-vm-ray.md §4.5). A --pip value and a
   // quoted --ray-start-args word with a blank reach pip and `ray start` whole (pip finds it
   // satisfied: the hosts have no network to install from).
-  auto created = env.Tputrain({"tpu-vm", "create", "ray-hosts", "--zone", "us-east5-a", "--accelerator-type", "v5p-16",
-                               "--ray", "--pip", "ray >= 2.0", "--ray-start-args",
-                               "--num-cpus=1 --object-store-memory=100000000 --resources='{\"probe\": 1}'",
-                               "--ray-timeout", "4m", "--format", "json"});
+  std::vector<std::string> create = {"tpu-vm",
+                                     "create",
+                                     "ray-hosts",
+                                     "--zone",
+                                     "us-east5-a",
+                                     "--accelerator-type",
+                                     "v5p-16",
+                                     "--ray",
+                                     "--pip",
+                                     "ray >= 2.0",
+                                     "--ray-start-args",
+                                     "--num-cpus=1 --object-store-memory=100000000 --resources='{\"probe\": 1}'",
+                                     "--ray-timeout",
+                                     "4m"};
+  std::vector<std::string> as_json = create;
+  as_json.insert(as_json.end(), {"--format", "json"});
+  auto created = env.Tputrain(as_json);
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
   const auto outcome = nlohmann::json::parse(created.out);
@@ -68,6 +81,18 @@ TEST_CASE(
     CHECK(host["ray_version"] == "2.60.0");
   }
   CHECK(created.err.find("2/2 hosts ready") != std::string::npos);
+
+  // A re-run with the same values adopts the node; with another --pip (which the hosts read only
+  // at boot) it is refused, naming the field, before anything waits on Ray.
+  auto again = env.Tputrain(create);
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("exists") != std::string::npos);
+  create[9] = "ray >= 2.1";
+  auto differing = env.Tputrain(create);
+  CHECK(differing.exit_code == 1);
+  CHECK(differing.err.find("--pip (metadata tputrain-ray-packages): want 'ray >= 2.1', have 'ray >= 2.0'") !=
+        std::string::npos);
 
   // The token is in the node's metadata and nowhere tputrain writes.
   const auto nodes = env.State()["tpuNodes"];

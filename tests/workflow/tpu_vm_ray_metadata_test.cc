@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "testing/fake_transport.h"
+#include "tputrain/workflow/tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
@@ -19,7 +21,107 @@ std::string UsageError(const RayBoot& boot) {
   return metadata.error().message;
 }
 
+const char kAlreadyExists[] = R"({"error":{"code":409,"status":"ALREADY_EXISTS","message":"Already exists"}})";
+
+struct Fixture {
+  testing::FakeTransport transport;
+  testing::FakeClock clock;
+  core::NullReporter reporter;
+  ProvisionEnv env{
+      transport, {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"}, clock, clock, reporter};
+  gcp::tpu::Client client{transport, "http://t/"};
+};
+
+// A v5p-8 node spec carrying --ray's metadata for `boot`.
+gcp::tpu::NodeSpec RaySpec(const RayBoot& boot) {
+  gcp::tpu::NodeSpec spec;
+  spec.accelerator_type = "v5p-8";
+  spec.runtime_version = "v2-alpha-tpuv5";
+  auto metadata = RayMetadata(boot, {});
+  REQUIRE(metadata);
+  spec.metadata = *metadata;
+  return spec;
+}
+
+RayBoot FirstRun() {
+  RayBoot boot = Boot();
+  boot.packages = {"jax[tpu]"};
+  boot.start_args = "--num-cpus=4";
+  boot.setup = "apt-get install -y htop\n";
+  return boot;
+}
+
 }  // namespace
+
+TEST_CASE("a re-run of create --ray with other boot values names each field, and adopts when they are the same") {
+  Fixture f;
+  const gcp::tpu::NodeRef ref{"p", "us-east5-a", "ray"};
+  // The node as the first run made it: its create body, READY.
+  auto node = nlohmann::json::parse(f.client.BuildCreateNode(ref, RaySpec(FirstRun())).body);
+  node["name"] = ref.Name();
+  node["state"] = "READY";
+  f.transport.On("POST", "/nodes?nodeId=ray", {testing::JsonReply(409, kAlreadyExists)});
+  f.transport.On("GET", "/nodes/ray", {testing::JsonReply(200, node.dump())});
+  f.transport.On("POST", ":getGuestAttributes",
+                 {testing::JsonReply(200, R"({"guestAttributes":[{"workerId":"0","queryPath":"tputrain/",
+                   "queryValue":{"items":[{"namespace":"tputrain","key":"ray-state","value":"ready"}]}}]})")});
+
+  RayBoot again = FirstRun();  // a new token each run: not a difference
+  auto adopted = CreateRayTpuVms(f.env, {{ref, RaySpec(again)}}, 1, std::chrono::minutes(1));
+  REQUIRE(adopted);
+  CHECK((*adopted)[0].action == OutcomeAction::kAdopted);
+
+  RayBoot other = FirstRun();
+  other.ray_version = "2.59.0";
+  other.packages = {"jax[tpu]", "optax"};
+  other.start_args = "--num-cpus=8 --resources='{\"a\": 1}'";
+  other.setup = "apt-get install -y htop\napt-get install -y tmux\n";
+  auto refused = CreateRayTpuVms(f.env, {{ref, RaySpec(other)}}, 1, std::chrono::minutes(1));
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().kind == core::ErrorKind::kAlreadyExists);
+  CHECK(refused.error().message ==
+        "tpu-vm ray exists with a different shape:\n"
+        "  --ray-version (metadata tputrain-ray-version): want 2.59.0, have 2.60.0\n"
+        "  --pip (metadata tputrain-ray-packages): want 'jax[tpu]' optax, have 'jax[tpu]'\n"
+        "  --ray-start-args (metadata tputrain-ray-start-args): want --num-cpus=8 '--resources={\"a\": 1}', have "
+        "--num-cpus=4\n"
+        "  --setup (metadata tputrain-setup): want a script of 48 bytes, have a script of 24 bytes");
+  CHECK(f.transport.Count("POST", ":getGuestAttributes") == 1);  // only the adopting run waited for Ray
+
+  RayBoot fewer = FirstRun();
+  fewer.packages.clear();
+  fewer.setup = "apt-get install -y tmux\n";  // the same size, another script
+  auto unset = CreateRayTpuVms(f.env, {{ref, RaySpec(fewer)}}, 1, std::chrono::minutes(1));
+  REQUIRE_FALSE(unset);
+  CHECK(unset.error().message.find("--pip (metadata tputrain-ray-packages): want (unset), have 'jax[tpu]'") !=
+        std::string::npos);
+  CHECK(unset.error().message.find("--setup (metadata tputrain-setup): want another script of 24 bytes") !=
+        std::string::npos);
+
+  gcp::tpu::NodeSpec plain = RaySpec(FirstRun());
+  plain.metadata.clear();
+  auto no_ray = nlohmann::json::parse(f.client.BuildCreateNode(ref, plain).body);
+  CHECK(RayBootDifferences(RaySpec(FirstRun()).metadata, no_ray["metadata"]) ==
+        std::vector<std::string>{"--ray: want Ray started at boot, have a node made without --ray"});
+  CHECK(RayBootDifferences(plain.metadata, node["metadata"]).empty());  // a create without --ray compares none
+}
+
+TEST_CASE("a re-run of a multislice create --ray with another --pip names it") {
+  Fixture f;
+  const gcp::tpu::QueuedResourceRef ref{"p", "us-east5-a", "ms"};
+  auto resource = nlohmann::json::parse(f.client.BuildCreateMultislice(ref, RaySpec(FirstRun()), 2).body);
+  resource["name"] = ref.Name();
+  resource["state"] = {{"state", "ACTIVE"}};
+  f.transport.On("POST", "/queuedResources?queuedResourceId=ms", {testing::JsonReply(409, kAlreadyExists)});
+  f.transport.On("GET", "/queuedResources/ms", {testing::JsonReply(200, resource.dump())});
+  RayBoot other = FirstRun();
+  other.packages = {"optax"};
+  auto refused = CreateMultislice(f.env, {ref, RaySpec(other), 2});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message ==
+        "queued-resource ms exists with a different shape:\n"
+        "  --pip (metadata tputrain-ray-packages): want optax, have 'jax[tpu]'");
+}
 
 TEST_CASE("pip packages and ray start words travel one a line in the metadata, each whole, nothing expanded") {
   RayBoot boot = Boot();

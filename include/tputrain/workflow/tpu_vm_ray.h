@@ -53,6 +53,13 @@ std::string NewRayToken();
 core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
                                                              const std::map<std::string, std::string>& user);
 
+// What a re-run of `tpu-vm create --ray` finds different on the node it meets (its metadata
+// `have`, from the node or a queued resource's node spec), as "FLAG (metadata KEY): want X, have
+// Y" lines: --ray-version, --pip, --ray-start-args and --setup (the hosts read them only at
+// boot, so an adopted node would never get them), or a node made without --ray. Nothing for a
+// `want` without --ray's keys.
+std::vector<std::string> RayBootDifferences(const std::map<std::string, std::string>& want, const nlohmann::json& have);
+
 // What a host reported.
 enum class RayHostState {
   kBooting,            // nothing reported yet
