@@ -119,7 +119,10 @@ class EmulatorEnv {
   }
 
   // tputrain ARGS --state-dir DIR (the ledger of this test).
-  ProcessResult Tputrain(std::vector<std::string> args, bool with_state_dir = true) {
+  // `deadline` only stops a hung process; a call with a longer timeout of its own (--ray-timeout)
+  // passes a deadline beyond it, so that a slow machine fails on tputrain's words, not a kill.
+  ProcessResult Tputrain(std::vector<std::string> args, bool with_state_dir = true,
+                         std::chrono::seconds deadline = std::chrono::seconds(180)) {
     ProcessOptions options;
     options.argv = {tputrain::testing::TputrainBinary()};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
@@ -128,7 +131,7 @@ class EmulatorEnv {
       options.argv.push_back(state_dir());
     }
     options.env = Environment();
-    return tputrain::testing::RunProcess(options, std::chrono::seconds(180));
+    return tputrain::testing::RunProcess(options, deadline);
   }
 
   ProcessResult Gcloud(std::vector<std::string> args) {
