@@ -12,6 +12,17 @@ Millis Since(core::Clock& clock, core::Clock::TimePoint start) {
 // What is kept of a failed answer's body for its message: error bodies are short.
 constexpr std::size_t kErrorBodyBytes = 64 * 1024;
 
+// The most text kept for a caller that takes the answer whole (a JSON document): as much as a
+// whole answer may be (CurlOptions::max_response_bytes). A caller that prints as it goes keeps
+// nothing, so a streamed answer of any length runs in constant memory.
+constexpr std::size_t kKeptTextBytes = 64 * 1024 * 1024;
+
+core::Error TooLong() {
+  return core::Error::Make(core::ErrorKind::kResourceExhausted,
+                           "serve generate: the answer is longer than 64 MiB, more than a JSON document holds: "
+                           "stream it with --stream and without --format json, or ask for fewer --max-tokens");
+}
+
 }  // namespace
 
 core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serving::Engine& engine,
@@ -28,8 +39,11 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
     auto text = engine.ParseGenerated(*response);
     if (!text) return core::Fail(text.error());
     outcome.total = Since(endpoint.clock, start);
-    outcome.text = std::move(*text);
-    if (on_text) on_text(outcome.text);
+    if (on_text) {
+      on_text(*text);
+    } else {
+      outcome.text = std::move(*text);
+    }
     return outcome;
   }
 
@@ -49,8 +63,15 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
       if (piece.empty()) continue;
       if (!first_at) first_at = endpoint.clock.Now();
       ++outcome.pieces;
+      if (on_text) {
+        on_text(piece);
+        continue;
+      }
+      if (outcome.text.size() + piece.size() > kKeptTextBytes) {
+        broken = TooLong();
+        return true;
+      }
       outcome.text += piece;
-      if (on_text) on_text(piece);
     }
     return true;
   });

@@ -33,7 +33,7 @@ struct ServeEndpoint {
 };
 
 struct GenerateOutcome {
-  std::string text;
+  std::string text;  // empty when the text went to `on_text`
   // Streamed pieces with text in them (JetStream sends one per token); 0 for a whole answer.
   std::size_t pieces = 0;
   std::optional<std::chrono::milliseconds> time_to_first_token;  // streamed only
@@ -43,8 +43,9 @@ struct GenerateOutcome {
 };
 
 // Sends one generate request. With `request.stream`, `on_text` receives each piece as it
-// arrives; otherwise it receives the whole text once. An answer that is not a success is the
-// engine's one-line error (the server's words, its HTTP status).
+// arrives; otherwise it receives the whole text once. Text given to `on_text` is not kept; with
+// no `on_text` the outcome keeps it, up to 64 MiB (longer is an error, not memory without end). An answer that is not a
+// success is the engine's one-line error (the server's words, its HTTP status).
 core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serving::Engine& engine,
                                        const serving::GenerateRequest& request,
                                        const std::function<void(std::string_view)>& on_text);

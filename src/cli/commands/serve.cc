@@ -91,10 +91,10 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
 
   const bool json_output = context.global.output_format() != OutputFormat::kTable;
   workflow::ServeEndpoint endpoint{*(*connection)->transport, base_url, context.stack().clock(), *timeout};
-  auto generated = workflow::Generate(endpoint, *engine, request, [&](std::string_view text) {
-    // Text goes out as it comes; a JSON document waits for the end.
-    if (!json_output) context.out << text << std::flush;
-  });
+  // Text goes out as it comes; a JSON document takes it whole at the end.
+  std::function<void(std::string_view)> print_text;
+  if (!json_output) print_text = [&](std::string_view text) { context.out << text << std::flush; };
+  auto generated = workflow::Generate(endpoint, *engine, request, print_text);
   if (!generated) return core::Fail(generated.error());
   nlohmann::json json = {{"engine", serving::EngineName(*kind)},
                          {"service", service},
