@@ -6,6 +6,9 @@
 namespace tputrain::workflow {
 namespace {
 
+// The detail of a k8s-object entry naming the model it serves (RecordedServeObjects).
+constexpr const char* kServeModelField = "serve_model";
+
 // The CRD in `objects` that defines `group`/`kind`, if any.
 const k8s::Object* DefiningCrd(const std::vector<k8s::Object>& objects, const std::string& api_version,
                                const std::string& kind) {
@@ -54,9 +57,40 @@ core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8
   return resolved;
 }
 
+core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerStore* store, const std::string& run_id,
+                                                            const state::AccessRecord& access,
+                                                            const std::string& serve_model, const std::string& ns) {
+  std::vector<k8s::Object> objects;
+  if (store == nullptr || run_id.empty()) return objects;
+  auto ledger = store->Load(run_id);
+  if (!ledger) return core::Fail(ledger.error());
+  const std::string on_cluster = access.Id() + "|";
+  for (const auto* entry : ledger->Live()) {
+    if (entry->kind != state::ResourceKind::kK8sObject || !entry->owned) continue;
+    if (!entry->name.starts_with(on_cluster)) continue;
+    const auto& details = entry->details;
+    if (details.value(kServeModelField, "") != serve_model) continue;
+    k8s::Object object;
+    object.api_version = details.value("api_version", "");
+    object.kind = details.value("kind", "");
+    object.ns = details.value("namespace", "");
+    object.name = details.value("name", "");
+    if (object.api_version.empty() || object.kind.empty() || object.name.empty()) {
+      return core::Fail(core::Error::Internal("run ledger " + run_id + ": k8s-object " + entry->name +
+                                              " lacks api_version, kind or name"));
+    }
+    if (!ns.empty() && !object.ns.empty() && object.ns != ns) continue;
+    object.json = {{"apiVersion", object.api_version}, {"kind", object.kind}, {"metadata", {{"name", object.name}}}};
+    if (!object.ns.empty()) object.json["metadata"]["namespace"] = object.ns;
+    object.source = "run " + run_id;
+    objects.push_back(std::move(object));
+  }
+  return objects;
+}
+
 core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
     RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
-    const std::function<void(const k8s::ApplyResult&)>& on_applied) {
+    const std::function<void(const k8s::ApplyResult&)>& on_applied, const std::string& serve_model) {
   auto resolved = ResolveObjects(env.client, env.discovery, objects, options.ns);
   if (!resolved) return core::Fail(resolved.error());
   std::vector<k8s::Object> to_apply;
@@ -74,6 +108,7 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
         existed = existing->ok();
       }
       auto entry = K8sObjectEntry(env.access, item.object, !existed);
+      if (!serve_model.empty()) entry.details[kServeModelField] = serve_model;
       if (auto recorded = env.ledger.Creating(entry); !recorded) return core::Fail(recorded.error());
       existed_before[entry.name] = existed;
     }

@@ -171,7 +171,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   options.ns = outcome.ns;
   options.dry_run = request.dry_run;
   env.reporter.Progress("serve " + outcome.leaderworkerset, "applying " + outcome.template_name);
-  auto applied = ApplyRecorded(env.apply, rendered->objects, options);
+  auto applied = ApplyRecorded(env.apply, rendered->objects, options, {}, request.model);
   if (!applied) return core::Fail(applied.error());
   outcome.applied = std::move(*applied);
   if (request.dry_run || !request.wait) return outcome;
@@ -195,6 +195,20 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
 }
 
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request) {
+  k8s::DeleteOptions options;
+  options.ns = request.ns;
+  options.dry_run = request.dry_run;
+  options.wait = true;
+  options.timeout = std::chrono::minutes(5);
+  auto recorded = RecordedServeObjects(env.store, env.run_id, env.access, request.model, request.ns);
+  if (!recorded) return core::Fail(recorded.error());
+  if (!recorded->empty()) {
+    env.reporter.Info("serve down " + request.model + ": the " + std::to_string(recorded->size()) + " objects run " +
+                      env.run_id + " applied for it, from its ledger");
+    return DeleteRecorded(env, std::move(*recorded), options);
+  }
+  // A run that recorded none (an older release's, or another run's objects): the template
+  // rendered again with the values given, as serve up rendered it.
   auto template_name = ServeTemplateFor(request.model, request.disaggregated);
   if (!template_name) return core::Fail(template_name.error());
   auto plan = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "", 0});
@@ -207,11 +221,6 @@ core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, c
   auto rendered =
       RenderServe(as_up, *template_name, request.tpu_type.empty() ? plan->slice.accelerator_type : request.tpu_type);
   if (!rendered) return core::Fail(rendered.error());
-  k8s::DeleteOptions options;
-  options.ns = request.ns;
-  options.dry_run = request.dry_run;
-  options.wait = true;
-  options.timeout = std::chrono::minutes(5);
   return DeleteRecorded(env, std::move(rendered->objects), options);
 }
 

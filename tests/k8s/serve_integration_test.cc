@@ -266,6 +266,46 @@ TEST_CASE(
   std::filesystem::remove_all(state_template);
 }
 
+TEST_CASE("serve down takes down what the run applied for the model, from its ledger, with no values again",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  const std::string ns = server.NewNamespace("servedown");
+  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
+  REQUIRE(mkdtemp(state_template) != nullptr);
+  ServeRun run{server.WriteKubeconfig("servedown-" + ns, server.admin_token(), ns), state_template};
+  const std::string lws_path = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/own-lws";
+  const std::string svc_path = "/api/v1/namespaces/" + ns + "/services/own-svc";
+  // Values that change the objects' names: rendering the template again without them would
+  // look for jetstream-pathways and jetstream-svc, and leave these running.
+  auto up = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--set", "LWS_NAME=own-lws", "--set",
+                                    "SERVICE_NAME=own-svc", "--no-wait"}));
+  INFO(up.err);
+  REQUIRE(up.exit_code == 0);
+  REQUIRE(Exists(server.admin(), lws_path));
+  REQUIRE(Exists(server.admin(), svc_path));
+
+  Finalizer collector(server.admin(), {lws_path, svc_path});
+  auto down = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes", "--format", "json"}));
+  INFO(down.err);
+  REQUIRE(down.exit_code == 0);
+  CHECK(down.err.find("from its ledger") != std::string::npos);
+  const auto deleted = nlohmann::json::parse(down.out);
+  REQUIRE(deleted.size() == 2);
+  for (const auto& row : deleted) CHECK(row["deleted"] == true);
+  CHECK_FALSE(Exists(server.admin(), lws_path));
+  CHECK_FALSE(Exists(server.admin(), svc_path));
+
+  // Nothing of the model is left in the ledger: a second down finds nothing there, renders the
+  // defaults, and finds none of those either.
+  auto again = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes", "--format", "json"}));
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(again.err.find("from its ledger") == std::string::npos);
+  for (const auto& row : nlohmann::json::parse(again.out)) CHECK(row["deleted"] == false);
+  std::filesystem::remove_all(state_template);
+}
+
 TEST_CASE("serve up stops at once when the leader cannot pull its image", "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();

@@ -41,9 +41,18 @@ struct RecordedApplyEnv {
 
 // Records each object (`creating`; not owned when it already exists), applies them all in
 // dependency order, and marks each `created` once the server has it. A dry run records nothing.
+// `serve_model`, when given, is recorded with each object, so that `serve down --model M` finds
+// what it applied in the ledger without rendering the template (and its values) again.
 core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
     RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
-    const std::function<void(const k8s::ApplyResult&)>& on_applied = {});
+    const std::function<void(const k8s::ApplyResult&)>& on_applied = {}, const std::string& serve_model = {});
+
+// The objects the run recorded as applied for `serve_model` on the cluster `access` names (in
+// `ns` when it is not empty), live and owned, in the order they were applied: what `serve down`
+// deletes. Empty when the run recorded none (nothing served, or a run of an older release).
+core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerStore* store, const std::string& run_id,
+                                                            const state::AccessRecord& access,
+                                                            const std::string& serve_model, const std::string& ns);
 
 struct RecordedDeleteEnv {
   k8s::Client& client;

@@ -108,8 +108,9 @@ std::chrono::milliseconds ServeTimeout(double parameters);
 // with its container's last log lines.
 core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request);
 
-// `tputrain serve down`: the objects `serve up` rendered for the same model and values, deleted
-// (and marked so in the run ledger); node pools stay.
+// `tputrain serve down`: the objects the run's `serve up` applied for the model, as its ledger
+// records them (no template values needed), deleted and marked so; node pools stay. A run whose
+// ledger names none renders the template again from the values given, as before.
 struct ServeDownRequest {
   std::string model;
   bool disaggregated = false;

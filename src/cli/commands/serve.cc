@@ -377,7 +377,8 @@ void SetupServeCommand(CLI::App& root, Context& context) {
                    "Saxml: the model id to unpublish first (default: the preset's)");
   down->add_flag("--disaggregated", down_flags->disaggregated, "As given to serve up");
   down->add_option("--tpu-type", down_flags->tpu_type, "As given to serve up");
-  down->add_option("--set", down_flags->sets, "As given to serve up (names change what is deleted)");
+  down->add_option("--set", down_flags->sets,
+                   "As given to serve up; needed only when the run's ledger does not hold what it applied");
   AddKubeAccessFlags(*down, down_flags->access);
   AddProvisionFlags(down, down_flags->ledger, /*waits=*/false);
   AddYesFlag(down, down_flags->yes);
