@@ -6,6 +6,7 @@
 
 #include "tputrain/core/json.h"
 #include "tputrain/core/poll.h"
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/schema_validation.h"
 
@@ -26,10 +27,10 @@ std::string VersionOf(const std::string& api_version) {
 std::map<std::string, std::set<std::string>> KindsDefinedBy(const std::vector<Object>& objects) {
   std::map<std::string, std::set<std::string>> defined;
   for (const auto& object : objects) {
-    if (object.kind != "CustomResourceDefinition" || !object.json.contains("spec")) continue;
-    const auto& spec = object.json["spec"];
-    std::string group = spec.value("group", "");
-    std::string kind = spec.contains("names") ? spec["names"].value("kind", "") : "";
+    if (object.kind != "CustomResourceDefinition") continue;
+    const auto& spec = ObjectAt(object.json, "spec");
+    std::string group = StringAt(spec, "group");
+    std::string kind = StringAt(ObjectAt(spec, "names"), "kind");
     if (!group.empty() && !kind.empty()) defined[group].insert(kind);
   }
   return defined;
@@ -118,9 +119,7 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
   nlohmann::json old_object;
   if (before->ok()) {
     old_object = core::ParseJson(before->body, "").value_or(nullptr);
-    if (old_object.is_object() && old_object.contains("metadata")) {
-      old_version = old_object["metadata"].value("resourceVersion", "");
-    }
+    old_version = StringAt(ObjectAt(old_object, "metadata"), "resourceVersion");
   } else if (before->status != 404) {
     return core::Fail(ErrorFromStatus(before->status, before->body, what));
   }
@@ -136,9 +135,7 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
   ApplyResult result;
   result.object = object;
   result.live = core::ParseJson(response->body, "").value_or(nullptr);
-  if (result.live.is_object() && result.live.contains("metadata")) {
-    result.resource_version = result.live["metadata"].value("resourceVersion", "");
-  }
+  result.resource_version = StringAt(ObjectAt(result.live, "metadata"), "resourceVersion");
   if (response->status == 201 || old_version.empty()) {
     result.action = ApplyAction::kCreated;
   } else {
@@ -169,13 +166,13 @@ core::Status WaitEstablished(Client& client, const ResourceInfo& info, const Obj
 // Established is not yet discovered: for a moment the API server may still answer 404 for the
 // new group version. Its kinds, and its schema, are forgotten and read again until served.
 core::Status WaitDiscovered(Discovery& discovery, const Object& crd, const ApplyOptions& options, WatchDeps deps) {
-  const nlohmann::json spec = crd.json.value("spec", nlohmann::json::object());
-  std::string group = spec.value("group", "");
-  std::string kind = spec.value("names", nlohmann::json::object()).value("kind", "");
+  const auto& spec = ObjectAt(crd.json, "spec");
+  std::string group = StringAt(spec, "group");
+  std::string kind = StringAt(ObjectAt(spec, "names"), "kind");
   std::string version;
-  for (const auto& entry : spec.value("versions", nlohmann::json::array())) {
-    if (entry.is_object() && entry.value("served", false)) {
-      version = entry.value("name", "");
+  for (const auto& entry : ArrayAt(spec, "versions")) {
+    if (BoolAt(entry, "served", false)) {
+      version = StringAt(entry, "name");
       break;
     }
   }

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "tputrain/core/json.h"
+#include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -63,16 +64,13 @@ std::string Prefix(const std::string& what) { return what.empty() ? "" : what + 
 
 core::Error ErrorFromStatus(int http_status, const std::string& body, const std::string& what) {
   auto json = core::ParseJson(body, "").value_or(nullptr);
-  std::string message = json.is_object() ? json.value("message", "") : "";
-  std::string reason = json.is_object() ? json.value("reason", "") : "";
+  std::string message = StringAt(json, "message");
+  std::string reason = StringAt(json, "reason");
   if (message.empty()) {
     message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + body.substr(0, 200));
   }
   std::vector<nlohmann::json> causes;
-  if (json.is_object() && json.contains("details") && json["details"].is_object() &&
-      json["details"].contains("causes") && json["details"]["causes"].is_array()) {
-    for (const auto& cause : json["details"]["causes"]) causes.push_back(cause);
-  }
+  for (const auto& cause : ArrayAt(ObjectAt(json, "details"), "causes")) causes.push_back(cause);
 
   core::Error error = core::Error::Make(KindFor(http_status), "");
   error.http_status = http_status;
@@ -93,12 +91,13 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
   if (http_status == 409 && !causes.empty()) {
     std::string lines;
     for (const auto& cause : causes) {
-      if (cause.value("reason", "") != "FieldManagerConflict") continue;
+      if (StringAt(cause, "reason") != "FieldManagerConflict") continue;
       // cause.message is `conflict with "manager" using group/version` (or "with ... :" forms).
-      std::string cause_message = cause.value("message", "");
+      std::string cause_message = StringAt(cause, "message");
       std::string manager = ConflictingManager(cause_message);
       if (!lines.empty()) lines += "\n";
-      lines += Prefix(what) + "field " + cause.value("field", "?") + " is managed by \"" + manager +
+      std::string field = StringAt(cause, "field");
+      lines += Prefix(what) + "field " + (field.empty() ? "?" : field) + " is managed by \"" + manager +
                "\"; pass --force-conflicts to take it over";
     }
     if (!lines.empty()) {
@@ -110,10 +109,12 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
     std::string lines;
     for (const auto& cause : causes) {
       // CEL rules are skipped once a schema error is found; the server says so as a cause.
-      if (cause.value("message", "").find("some validation rules were not checked") != std::string::npos) continue;
+      std::string cause_message = StringAt(cause, "message");
+      if (cause_message.find("some validation rules were not checked") != std::string::npos) continue;
       if (!lines.empty()) lines += "\n";
-      std::string field = cause.value("field", "");
-      lines += Prefix(what) + (field.empty() ? "" : field + ": ") + cause.value("message", cause.value("reason", ""));
+      std::string field = StringAt(cause, "field");
+      if (cause_message.empty()) cause_message = StringAt(cause, "reason");
+      lines += Prefix(what) + (field.empty() ? "" : field + ": ") + cause_message;
     }
     error.message = lines;
     return error;

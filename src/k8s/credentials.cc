@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/json.h"
+#include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -128,10 +129,10 @@ core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const Cluster
   }
   const auto& st = parsed["status"];
   ExecCredential credential;
-  credential.token = st.value("token", "");
-  credential.client_cert_pem = st.value("clientCertificateData", "");
-  credential.client_key_pem = st.value("clientKeyData", "");
-  if (auto expiry = st.value("expirationTimestamp", ""); !expiry.empty()) credential.expiry = ParseTimestamp(expiry);
+  credential.token = StringAt(st, "token");
+  credential.client_cert_pem = StringAt(st, "clientCertificateData");
+  credential.client_key_pem = StringAt(st, "clientKeyData");
+  if (auto expiry = StringAt(st, "expirationTimestamp"); !expiry.empty()) credential.expiry = ParseTimestamp(expiry);
   if (credential.token.empty() && credential.client_cert_pem.empty()) {
     return core::Fail(ExecError(exec, "returned neither a token nor a client certificate"));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tputrain/k8s/apply.h"
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 
 namespace tputrain::k8s {
@@ -54,9 +55,7 @@ core::Result<std::vector<DeleteResult>> Delete(Client& client, Discovery& discov
             core::ErrorKind::kDeadlineExceeded,
             "timed out waiting for " + object.Describe() + " to be deleted: " + gone->verdict.detail));
       }
-      if (object.kind == "CustomResourceDefinition" && object.json.contains("spec")) {
-        discovery.Forget(object.json["spec"].value("group", ""));
-      }
+      if (object.kind == "CustomResourceDefinition") discovery.Forget(StringAt(ObjectAt(object.json, "spec"), "group"));
     }
     if (on_deleted) on_deleted(result);
     results.push_back(std::move(result));

@@ -1,6 +1,7 @@
 #include "tputrain/k8s/discovery.h"
 
 #include "tputrain/core/json.h"
+#include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -12,21 +13,6 @@ std::string GroupOf(const std::string& api_version) {
 
 std::string PrefixFor(const std::string& group_version) {
   return group_version.find('/') == std::string::npos ? "/api/" + group_version : "/apis/" + group_version;
-}
-
-// The server's answer read field by field: a field of another type, or an answer that is no
-// object, names nothing (nlohmann's value() would throw on either).
-const nlohmann::json& ListAt(const nlohmann::json& object, const char* key) {
-  static const nlohmann::json kNone = nlohmann::json::array();
-  if (!object.is_object()) return kNone;
-  auto it = object.find(key);
-  return it != object.end() && it->is_array() ? *it : kNone;
-}
-
-std::string StringAt(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 }  // namespace
@@ -60,13 +46,13 @@ core::Status Discovery::LoadGroups() {
   if (groups_loaded_) return {};
   auto core_versions = client_.GetJson("/api", "API discovery");
   if (!core_versions) return core::Fail(core_versions.error());
-  for (const auto& version : ListAt(*core_versions, "versions")) {
+  for (const auto& version : ArrayAt(*core_versions, "versions")) {
     if (version.is_string()) served_.insert(version.get<std::string>());
   }
   auto groups = client_.GetJson("/apis", "API discovery");
   if (!groups) return core::Fail(groups.error());
-  for (const auto& group : ListAt(*groups, "groups")) {
-    for (const auto& version : ListAt(group, "versions")) {
+  for (const auto& group : ArrayAt(*groups, "groups")) {
+    for (const auto& version : ArrayAt(group, "versions")) {
       if (auto name = StringAt(version, "groupVersion"); !name.empty()) served_.insert(name);
     }
   }
@@ -79,12 +65,10 @@ core::Status Discovery::LoadGroupVersion(const std::string& group_version) {
   auto list = client_.GetJson(PrefixFor(group_version), "API discovery for " + group_version);
   if (!list) return core::Fail(list.error());
   auto& kinds = by_group_version_[group_version];
-  for (const auto& resource : ListAt(*list, "resources")) {
+  for (const auto& resource : ArrayAt(*list, "resources")) {
     std::string name = StringAt(resource, "name");
     if (name.empty() || name.find('/') != std::string::npos) continue;  // subresources
-    const auto namespaced = resource.find("namespaced");
-    ResourceInfo info{group_version, name, StringAt(resource, "kind"),
-                      namespaced != resource.end() && namespaced->is_boolean() && namespaced->get<bool>()};
+    ResourceInfo info{group_version, name, StringAt(resource, "kind"), BoolAt(resource, "namespaced", false)};
     kinds.try_emplace(info.kind, info);
   }
   return {};

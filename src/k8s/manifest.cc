@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/yaml/bounded.h"
 
 namespace tputrain::k8s {
@@ -125,8 +126,7 @@ core::Result<std::vector<Object>> ParseManifests(std::string_view text, const st
     if (!documents[i] || documents[i].IsNull()) continue;
     std::string where = source + " (document " + std::to_string(i + 1) + ")";
     nlohmann::json json = ToJson(documents[i]);
-    if (json.is_object() && json.contains("kind") && json["kind"] == "List" && json.contains("items") &&
-        json["items"].is_array()) {
+    if (StringAt(json, "kind") == "List" && json.contains("items") && json["items"].is_array()) {
       for (size_t j = 0; j < json["items"].size(); ++j) {
         auto object = MakeObject(json["items"][j], where + " items[" + std::to_string(j) + "]");
         if (!object) return core::Fail(object.error());

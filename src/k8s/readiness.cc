@@ -1,34 +1,31 @@
 #include "tputrain/k8s/readiness.h"
 
+#include "tputrain/k8s/json_fields.h"
+
 namespace tputrain::k8s {
 namespace {
 
-const nlohmann::json& Status(const nlohmann::json& object) {
-  static const nlohmann::json kEmpty = nlohmann::json::object();
-  return object.contains("status") && object["status"].is_object() ? object["status"] : kEmpty;
-}
+const nlohmann::json& Status(const nlohmann::json& object) { return ObjectAt(object, "status"); }
 
 const nlohmann::json* Condition(const nlohmann::json& object, std::string_view type) {
-  const auto& status = Status(object);
-  if (!status.contains("conditions") || !status["conditions"].is_array()) return nullptr;
-  for (const auto& condition : status["conditions"]) {
-    if (condition.is_object() && condition.value("type", "") == type) return &condition;
+  for (const auto& condition : ArrayAt(Status(object), "conditions")) {
+    if (StringAt(condition, "type") == type) return &condition;
   }
   return nullptr;
 }
 
 std::string ConditionText(const nlohmann::json* condition) {
   if (condition == nullptr) return "";
-  std::string text = condition->value("reason", "");
-  std::string message = condition->value("message", "");
+  std::string text = StringAt(*condition, "reason");
+  std::string message = StringAt(*condition, "message");
   if (!message.empty()) text += (text.empty() ? "" : ": ") + message;
   return text;
 }
 
 bool GenerationCaughtUp(const nlohmann::json& object) {
-  const auto& status = Status(object);
-  if (!status.contains("observedGeneration") || !object.contains("metadata")) return true;
-  return status["observedGeneration"].get<int64_t>() >= object["metadata"].value("generation", int64_t{0});
+  int64_t observed = IntAt(Status(object), "observedGeneration", -1);
+  if (observed < 0) return true;
+  return observed >= IntAt(ObjectAt(object, "metadata"), "generation", 0);
 }
 
 Verdict ByCondition(const nlohmann::json& object, std::string_view ready, std::string_view failed,
@@ -42,15 +39,11 @@ Verdict ByCondition(const nlohmann::json& object, std::string_view ready, std::s
                           (text.empty() ? "" : " (" + text + ")"));
 }
 
-int64_t IntAt(const nlohmann::json& object, const char* key, int64_t fallback) {
-  return object.contains(key) && object[key].is_number_integer() ? object[key].get<int64_t>() : fallback;
-}
-
 }  // namespace
 
 std::string ConditionStatus(const nlohmann::json& object, std::string_view type) {
   const auto* condition = Condition(object, type);
-  return condition == nullptr ? "" : condition->value("status", "");
+  return condition == nullptr ? "" : StringAt(*condition, "status");
 }
 
 Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
@@ -58,10 +51,10 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
   const auto& obj = *object;
   const auto& status = Status(obj);
   if (kind == "RayCluster") {
-    std::string state = status.value("state", "");
+    std::string state = StringAt(status, "state");
     if (state == "ready" && GenerationCaughtUp(obj)) return Verdict::Done();
     std::string detail = "state is " + (state.empty() ? std::string("not set") : "\"" + state + "\"");
-    if (auto reason = status.value("reason", ""); !reason.empty()) detail += " (" + reason + ")";
+    if (auto reason = StringAt(status, "reason"); !reason.empty()) detail += " (" + reason + ")";
     return Verdict::Waiting(detail);
   }
   if (kind == "LeaderWorkerSet") return ByCondition(obj, "Available", "", "LeaderWorkerSet");
@@ -71,38 +64,35 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
     auto verdict = ByCondition(obj, "Completed", "Failed", "JobSet");
     if (verdict.state != Verdict::State::kWaiting) return verdict;
     int64_t want = 0;
-    const auto spec = obj.value("spec", nlohmann::json::object());
-    for (const auto& job : spec.value("replicatedJobs", nlohmann::json::array())) want += IntAt(job, "replicas", 1);
+    for (const auto& job : ArrayAt(ObjectAt(obj, "spec"), "replicatedJobs")) want += IntAt(job, "replicas", 1);
     int64_t ready = 0;
-    for (const auto& job : status.value("replicatedJobsStatus", nlohmann::json::array()))
-      ready += IntAt(job, "ready", 0);
+    for (const auto& job : ArrayAt(status, "replicatedJobsStatus")) ready += IntAt(job, "ready", 0);
     if (want > 0 && ready >= want) return Verdict::Done();
     return Verdict::Waiting(std::to_string(ready) + "/" + std::to_string(want) + " jobs with every pod ready");
   }
   if (kind == "Service") {
     // A LoadBalancer is usable once the cloud gave it an address; other Services at once.
-    if (obj.value("spec", nlohmann::json::object()).value("type", "") != "LoadBalancer") return Verdict::Done();
-    const auto ingress =
-        status.value("loadBalancer", nlohmann::json::object()).value("ingress", nlohmann::json::array());
-    if (!ingress.empty()) return Verdict::Done();
+    if (StringAt(ObjectAt(obj, "spec"), "type") != "LoadBalancer") return Verdict::Done();
+    if (!ArrayAt(ObjectAt(status, "loadBalancer"), "ingress").empty()) return Verdict::Done();
     return Verdict::Waiting("LoadBalancer has no ingress address yet");
   }
   if (kind == "Job") return ByCondition(obj, "Complete", "Failed", "Job");
   if (kind == "CustomResourceDefinition") return ByCondition(obj, "Established", "", "CRD");
   if (kind == "Deployment") {
-    int64_t want = obj.contains("spec") ? IntAt(obj["spec"], "replicas", 1) : 1;
+    int64_t want = IntAt(ObjectAt(obj, "spec"), "replicas", 1);
     int64_t have = IntAt(status, "availableReplicas", 0);
     if (have >= want && GenerationCaughtUp(obj)) return Verdict::Done();
     return Verdict::Waiting(std::to_string(have) + "/" + std::to_string(want) + " replicas available");
   }
   if (kind == "Pod") {
-    std::string phase = status.value("phase", "Pending");
+    std::string phase = StringAt(status, "phase");
+    if (phase.empty()) phase = "Pending";
     if (phase == "Failed" || phase == "Succeeded") return Verdict::Failed("pod " + phase + " (it will never be Ready)");
     if (ConditionStatus(obj, "Ready") == "True") return Verdict::Done();
     return Verdict::Waiting("pod " + phase + ", not Ready");
   }
   if (kind == "Namespace") {
-    std::string phase = status.value("phase", "");
+    std::string phase = StringAt(status, "phase");
     return phase == "Active" ? Verdict::Done() : Verdict::Waiting("phase " + phase);
   }
   return Verdict::Done();
@@ -111,25 +101,21 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
 Verdict GoneVerdict(const nlohmann::json* object) {
   if (object == nullptr) return Verdict::Done();
   std::string detail = "still present";
-  const auto& metadata = object->contains("metadata") ? (*object)["metadata"] : nlohmann::json();
-  if (metadata.is_object() && metadata.contains("finalizers") && metadata["finalizers"].is_array() &&
-      !metadata["finalizers"].empty()) {
-    detail += ", waiting for finalizers " + metadata["finalizers"].dump();
-  }
+  const auto& finalizers = ArrayAt(ObjectAt(*object, "metadata"), "finalizers");
+  if (!finalizers.empty()) detail += ", waiting for finalizers " + finalizers.dump();
   return Verdict::Waiting(detail);
 }
 
 std::string PodSelectorFor(std::string_view kind, const nlohmann::json& object) {
-  std::string name = object.contains("metadata") ? object["metadata"].value("name", "") : "";
+  std::string name = StringAt(ObjectAt(object, "metadata"), "name");
   if (kind == "RayCluster") return "ray.io/cluster=" + name;
   if (kind == "LeaderWorkerSet") return "leaderworkerset.sigs.k8s.io/name=" + name;
   if (kind == "JobSet") return "jobset.sigs.k8s.io/jobset-name=" + name;
   if (kind == "Job") return "batch.kubernetes.io/job-name=" + name;
-  if (kind == "Deployment" && object.contains("spec") && object["spec"].contains("selector")) {
-    const auto& labels = object["spec"]["selector"].value("matchLabels", nlohmann::json::object());
+  if (kind == "Deployment") {
     std::string selector;
-    for (const auto& [key, value] : labels.items()) {
-      selector += (selector.empty() ? "" : ",") + key + "=" + value.get<std::string>();
+    for (const auto& [key, value] : ObjectAt(ObjectAt(ObjectAt(object, "spec"), "selector"), "matchLabels").items()) {
+      if (value.is_string()) selector += (selector.empty() ? "" : ",") + key + "=" + value.get<std::string>();
     }
     return selector;
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "tputrain/core/duration.h"
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 
 namespace tputrain::k8s {
@@ -14,25 +15,50 @@ std::string Lower(std::string text) {
   return text;
 }
 
-// The newest event about pod `name`: "Reason: message".
+// An event time as a key that sorts in time order: the API server writes RFC 3339 in UTC, with
+// (eventTime, MicroTime) or without (lastTimestamp) a fraction, which plain strings misorder.
+std::string SortableTime(const std::string& time) {
+  if (time.size() < 19) return time;
+  std::string fraction;
+  if (time.size() > 20 && time[19] == '.') {
+    for (size_t i = 20; i < time.size() && std::isdigit(static_cast<unsigned char>(time[i])) != 0; ++i) {
+      fraction += time[i];
+    }
+  }
+  fraction.resize(9, '0');
+  return time.substr(0, 19) + "." + fraction;
+}
+
+// When an event last happened, in either form the API serves. core/v1 writers (kubelet,
+// controllers) set lastTimestamp; events.k8s.io/v1 writers (the scheduler) set only eventTime,
+// and series.lastObservedTime once it repeats, leaving lastTimestamp null.
+std::string EventTime(const nlohmann::json& event) {
+  std::string latest;
+  for (const auto& time : {StringAt(event, "lastTimestamp"), StringAt(event, "eventTime"),
+                           StringAt(ObjectAt(event, "series"), "lastObservedTime")}) {
+    if (!time.empty() && SortableTime(time) > latest) latest = SortableTime(time);
+  }
+  if (latest.empty()) latest = SortableTime(StringAt(ObjectAt(event, "metadata"), "creationTimestamp"));
+  return latest;
+}
+
+// The newest event about object `name` of `kind`: "Reason: message".
 std::string LatestEvent(Client& client, const std::string& ns, const std::string& kind, const std::string& name) {
   std::string selector = http::UrlEncode("involvedObject.kind=" + kind + ",involvedObject.name=" + name);
   auto events = client.GetJson("/api/v1/namespaces/" + http::PathSegment(ns) + "/events?fieldSelector=" + selector, "");
-  if (!events || !events->contains("items")) return "";
+  if (!events) return "";
   const nlohmann::json* latest = nullptr;
   std::string latest_time;
-  for (const auto& event : (*events)["items"]) {
-    // RFC 3339 strings sort in time order.
-    std::string time = event.value("lastTimestamp", "");
-    if (time.empty() && event.contains("eventTime") && event["eventTime"].is_string()) time = event["eventTime"];
-    if (time.empty()) time = event["metadata"].value("creationTimestamp", "");
+  for (const auto& event : ArrayAt(*events, "items")) {
+    std::string time = EventTime(event);
     if (latest == nullptr || time >= latest_time) {
       latest = &event;
       latest_time = time;
     }
   }
   if (latest == nullptr) return "";
-  return latest->value("reason", "") + ": " + latest->value("message", "");
+  // An events.k8s.io event's `note` is served as core/v1 `message`.
+  return StringAt(*latest, "reason") + ": " + StringAt(*latest, "message");
 }
 
 }  // namespace
@@ -53,8 +79,10 @@ core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client) 
   auto groups = client.GetJson("/apis", "API discovery");
   if (!groups) return core::Fail(groups.error());
   std::vector<std::string> preferred{"v1"};
-  for (const auto& group : groups->value("groups", nlohmann::json::array())) {
-    if (group.contains("preferredVersion")) preferred.push_back(group["preferredVersion"].value("groupVersion", ""));
+  for (const auto& group : ArrayAt(*groups, "groups")) {
+    if (auto version = StringAt(ObjectAt(group, "preferredVersion"), "groupVersion"); !version.empty()) {
+      preferred.push_back(version);
+    }
   }
   for (const auto& group_version : preferred) {
     std::string group =
@@ -63,15 +91,15 @@ core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client) 
     std::string path = group.empty() ? "/api/v1" : "/apis/" + group_version;
     auto list = client.GetJson(path, "API discovery");
     if (!list) continue;
-    for (const auto& resource : list->value("resources", nlohmann::json::array())) {
-      std::string plural = resource.value("name", "");
+    for (const auto& resource : ArrayAt(*list, "resources")) {
+      std::string plural = StringAt(resource, "name");
       if (plural.find('/') != std::string::npos) continue;
-      bool match = plural == kind_text || Lower(resource.value("kind", "")) == kind_text ||
-                   resource.value("singularName", "") == kind_text;
-      for (const auto& short_name : resource.value("shortNames", nlohmann::json::array())) {
+      bool match = plural == kind_text || Lower(StringAt(resource, "kind")) == kind_text ||
+                   StringAt(resource, "singularName") == kind_text;
+      for (const auto& short_name : ArrayAt(resource, "shortNames")) {
         if (short_name == kind_text) match = true;
       }
-      if (match) return ObjectRef{group_version, resource.value("kind", ""), name};
+      if (match) return ObjectRef{group_version, StringAt(resource, "kind"), name};
     }
   }
   return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
@@ -86,8 +114,8 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
   } else if (!selector.empty()) {
     auto list = client.GetJson(
         "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "");
-    if (list && list->contains("items")) {
-      for (const auto& pod : (*list)["items"]) pods.push_back(pod);
+    if (list) {
+      for (const auto& pod : ArrayAt(*list, "items")) pods.push_back(pod);
     }
   }
   std::string lines;
@@ -98,15 +126,16 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
     ++not_ready;
     if (shown == 5) continue;
     ++shown;
-    std::string name = pod["metadata"].value("name", "");
-    std::string phase = pod.contains("status") ? pod["status"].value("phase", "Pending") : "Pending";
+    std::string name = StringAt(ObjectAt(pod, "metadata"), "name");
+    std::string phase = StringAt(ObjectAt(pod, "status"), "phase");
+    if (phase.empty()) phase = "Pending";
     std::string line = "pod " + name + " " + phase;
     if (auto event = LatestEvent(client, ns, "Pod", name); !event.empty()) line += ": " + event;
     lines += "\n  " + line;
   }
   if (not_ready > shown) lines += "\n  ... and " + std::to_string(not_ready - shown) + " more pods not ready";
   if (pods.empty() && kind != "Pod" && object.is_object()) {
-    std::string name = object["metadata"].value("name", "");
+    std::string name = StringAt(ObjectAt(object, "metadata"), "name");
     if (auto event = LatestEvent(client, ns, std::string(kind), name); !event.empty()) {
       lines += "\n  latest event: " + event;
     } else if (!selector.empty()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tputrain/core/json.h"
+#include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -16,8 +17,7 @@ std::string NameSelector(const std::string& name) {
 }
 
 std::string ResourceVersionOf(const nlohmann::json& object) {
-  if (!object.is_object() || !object.contains("metadata")) return "";
-  return object["metadata"].value("resourceVersion", "");
+  return StringAt(ObjectAt(object, "metadata"), "resourceVersion");
 }
 
 core::Error Cancelled() { return core::Error::Cancelled("interrupted while waiting"); }
@@ -70,8 +70,7 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
       ++outcome.stats.lists;
       last_failure.reset();
       auto json = core::ParseJson(list->body, "").value_or(nullptr);
-      resource_version =
-          json.is_object() && json.contains("metadata") ? json["metadata"].value("resourceVersion", "") : "";
+      resource_version = ResourceVersionOf(json);
       const nlohmann::json* object = nullptr;
       if (json.is_object() && json.contains("items") && json["items"].is_array() && !json["items"].empty()) {
         object = &json["items"][0];
@@ -93,18 +92,18 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
     auto response = client.StreamLines(path, server_timeout + seconds(15), [&](std::string_view line) {
       auto event = core::ParseJson(line, "").value_or(nullptr);
       if (!event.is_object()) return true;
-      if (!event.contains("type") && event.value("kind", "") == "Status") {
-        gone = event.value("code", 0) == 410;
-        if (!gone) stream_error = ErrorFromStatus(event.value("code", 500), std::string(line), name);
+      if (!event.contains("type") && StringAt(event, "kind") == "Status") {
+        gone = IntAt(event, "code", 0) == 410;
+        if (!gone) stream_error = ErrorFromStatus(static_cast<int>(IntAt(event, "code", 500)), std::string(line), name);
         return false;
       }
-      std::string type = event.value("type", "");
-      const auto& object = event.contains("object") ? event["object"] : nlohmann::json();
+      std::string type = StringAt(event, "type");
+      const auto& object = ObjectAt(event, "object");
       if (type == "ERROR") {
-        if (object.value("code", 0) == 410) {
+        if (IntAt(object, "code", 0) == 410) {
           gone = true;
         } else {
-          stream_error = ErrorFromStatus(object.value("code", 500), object.dump(), name);
+          stream_error = ErrorFromStatus(static_cast<int>(IntAt(object, "code", 500)), object.dump(), name);
         }
         return false;
       }
@@ -113,7 +112,7 @@ core::Result<WatchOutcome> WatchObject(Client& client, const std::string& collec
       if (type == "BOOKMARK") return true;
       if (type == "DELETED") {
         finished = evaluate(nullptr);
-      } else if (object.is_object() && object.contains("metadata") && object["metadata"].value("name", "") == name) {
+      } else if (StringAt(ObjectAt(object, "metadata"), "name") == name) {
         finished = evaluate(&object);
       }
       if (deps.cancel != nullptr && deps.cancel->cancelled()) return false;

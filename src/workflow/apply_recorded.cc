@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "tputrain/k8s/json_fields.h"
+
 namespace tputrain::workflow {
 namespace {
 
@@ -16,7 +18,7 @@ const k8s::Object* DefiningCrd(const std::vector<k8s::Object>& objects, const st
   for (const auto& object : objects) {
     if (object.kind != "CustomResourceDefinition" || !object.json.contains("spec")) continue;
     const auto& spec = object.json["spec"];
-    if (spec.value("group", "") == group && spec.value("names", nlohmann::json::object()).value("kind", "") == kind) {
+    if (k8s::StringAt(spec, "group") == group && k8s::StringAt(k8s::ObjectAt(spec, "names"), "kind") == kind) {
       return &object;
     }
   }
@@ -36,7 +38,7 @@ core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8
     if (info) {
       namespaced = info->namespaced;
     } else if (const auto* crd = DefiningCrd(objects, object.api_version, object.kind)) {
-      namespaced = crd->json["spec"].value("scope", "Namespaced") == "Namespaced";
+      namespaced = k8s::StringAt(k8s::ObjectAt(crd->json, "spec"), "scope") != "Cluster";
     } else {
       auto error = info.error();
       error.message = object.source + ": " + error.message;

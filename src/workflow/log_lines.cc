@@ -3,6 +3,7 @@
 #include <cctype>
 #include <map>
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/logs.h"
 
@@ -115,23 +116,23 @@ std::vector<std::string> PodSelectors(const LogTarget& target) {
 }
 
 core::Result<std::string> ChooseContainer(const nlohmann::json& pod, const std::string& requested) {
-  const auto& metadata = pod.contains("metadata") ? pod["metadata"] : nlohmann::json::object();
-  std::string pod_name = metadata.value("name", "");
-  const auto& spec = pod.contains("spec") ? pod["spec"] : nlohmann::json::object();
-  auto containers = Names(spec.value("containers", nlohmann::json::array()));
+  const auto& metadata = k8s::ObjectAt(pod, "metadata");
+  std::string pod_name = k8s::StringAt(metadata, "name");
+  const auto& spec = k8s::ObjectAt(pod, "spec");
+  auto containers = Names(k8s::ArrayAt(spec, "containers"));
   if (!requested.empty()) {
     auto all = containers;
     for (const char* field : {"initContainers", "ephemeralContainers"}) {
-      for (auto& name : Names(spec.value(field, nlohmann::json::array()))) all.push_back(std::move(name));
+      for (auto& name : Names(k8s::ArrayAt(spec, field))) all.push_back(std::move(name));
     }
     if (std::find(all.begin(), all.end(), requested) != all.end()) return requested;
     return core::Fail(core::Error::Usage("-c/--container: pod/" + pod_name + " has no container '" + requested +
                                          "'; its containers: " + Join(containers)));
   }
   if (containers.size() == 1) return containers.front();
-  auto annotations = metadata.value("annotations", nlohmann::json::object());
+  auto annotations = k8s::ObjectAt(metadata, "annotations");
   if (annotations.is_object()) {
-    std::string preferred = annotations.value("kubectl.kubernetes.io/default-container", "");
+    std::string preferred = k8s::StringAt(annotations, "kubectl.kubernetes.io/default-container");
     if (std::find(containers.begin(), containers.end(), preferred) != containers.end()) return preferred;
   }
   if (containers.empty()) return core::Fail(core::Error::Usage("pod/" + pod_name + " has no containers"));

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/workflow/logs.h"
 
@@ -56,7 +57,7 @@ core::Result<std::vector<nlohmann::json>> SelectPods(k8s::Client& client, const 
     if (!pods) return core::Fail(pods.error());
     if (pods->empty()) continue;
     std::sort(pods->begin(), pods->end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-      return a["metadata"].value("name", "") < b["metadata"].value("name", "");
+      return k8s::StringAt(k8s::ObjectAt(a, "metadata"), "name") < k8s::StringAt(k8s::ObjectAt(b, "metadata"), "name");
     });
     return pods;
   }
@@ -121,10 +122,10 @@ core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const L
     auto container = ChooseContainer(pod, request.container);
     if (!container) return core::Fail(container.error());
     Stream stream;
-    stream.pod = pod["metadata"].value("name", "");
+    stream.pod = k8s::StringAt(k8s::ObjectAt(pod, "metadata"), "name");
     stream.container = *container;
-    if (pod.contains("spec")) stream.node = pod["spec"].value("nodeName", "");
-    if (pod.contains("status")) stream.phase = pod["status"].value("phase", "");
+    stream.node = k8s::StringAt(k8s::ObjectAt(pod, "spec"), "nodeName");
+    stream.phase = k8s::StringAt(k8s::ObjectAt(pod, "status"), "phase");
     streams.push_back(std::move(stream));
   }
   bool prefixed = request.prefix.value_or(streams.size() > 1);

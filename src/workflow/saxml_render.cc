@@ -1,5 +1,6 @@
 #include "saxml_render.h"
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/template_values.h"
 
@@ -25,16 +26,16 @@ core::Result<SaxmlObjects> RenderSaxml(const SaxmlRender& request) {
     for (auto& object : *objects) {
       if (object.kind == "JobSet" && rendered.jobset.empty()) {
         rendered.jobset = object.name;
-        const auto spec = object.json.value("spec", nlohmann::json::object());
-        for (const auto& job : spec.value("replicatedJobs", nlohmann::json::array())) {
-          const int64_t replicas = job.value("replicas", int64_t{1});
-          const auto job_spec = job.value("template", nlohmann::json::object()).value("spec", nlohmann::json::object());
-          rendered.model_server_pods += replicas * job_spec.value("parallelism", int64_t{1});
+        const auto spec = k8s::ObjectAt(object.json, "spec");
+        for (const auto& job : k8s::ArrayAt(spec, "replicatedJobs")) {
+          const int64_t replicas = k8s::IntAt(job, "replicas", 1);
+          const auto job_spec = k8s::ObjectAt(k8s::ObjectAt(job, "template"), "spec");
+          rendered.model_server_pods += replicas * k8s::IntAt(job_spec, "parallelism", 1);
         }
       }
       if (object.kind == "Service" && rendered.service.empty()) {
         rendered.service = object.name;
-        selector = object.json.value("spec", nlohmann::json::object()).value("selector", nlohmann::json::object());
+        selector = k8s::ObjectAt(k8s::ObjectAt(object.json, "spec"), "selector");
       }
       rendered.objects.push_back(std::move(object));
     }
@@ -42,10 +43,8 @@ core::Result<SaxmlObjects> RenderSaxml(const SaxmlRender& request) {
   // sax-http is the Deployment behind the Service; the other one is the admin server.
   for (const auto& object : rendered.objects) {
     if (object.kind != "Deployment") continue;
-    const auto labels = object.json.value("spec", nlohmann::json::object())
-                            .value("template", nlohmann::json::object())
-                            .value("metadata", nlohmann::json::object())
-                            .value("labels", nlohmann::json::object());
+    const auto labels = k8s::ObjectAt(
+        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(object.json, "spec"), "template"), "metadata"), "labels");
     bool behind_service = !selector.empty();
     for (const auto& [key, value] : selector.items())
       behind_service = behind_service && labels.value(key, nlohmann::json()) == value;

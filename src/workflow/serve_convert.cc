@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/render/render.h"
@@ -81,11 +82,11 @@ core::Result<json> NewestPod(k8s::Client& client, const std::string& ns, const s
     auto list = client.GetJson(
         "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
     if (!list) return core::Fail(list.error());
-    const auto items = list->value("items", json::array());
+    const auto items = k8s::ArrayAt(*list, "items");
     if (items.empty()) continue;
     return *std::max_element(items.begin(), items.end(), [](const json& a, const json& b) {
-      const auto am = a.value("metadata", json::object());
-      const auto bm = b.value("metadata", json::object());
+      const auto am = k8s::ObjectAt(a, "metadata");
+      const auto bm = k8s::ObjectAt(b, "metadata");
       return std::make_pair(Text(am, "creationTimestamp"), Text(am, "name")) <
              std::make_pair(Text(bm, "creationTimestamp"), Text(bm, "name"));
     });
@@ -106,24 +107,23 @@ std::string SortableStamp(std::string_view stamp) {
 }
 
 bool Finished(const json& pod) {
-  const std::string phase = Text(pod.value("status", json::object()), "phase");
+  const std::string phase = Text(k8s::ObjectAt(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
 // How a pod that has no log yet stands, for the progress line: its phase and, while it is not
 // scheduled, the scheduler's reason (no m1-ultramem-160 node yet is the usual one).
 std::string PodState(const json& pod) {
-  const auto status = pod.value("status", json::object());
+  const auto status = k8s::ObjectAt(pod, "status");
   std::string state = Text(status, "phase").empty() ? "Pending" : Text(status, "phase");
-  for (const auto& condition : status.value("conditions", json::array())) {
+  for (const auto& condition : k8s::ArrayAt(status, "conditions")) {
     if (Text(condition, "type") == "PodScheduled" && Text(condition, "status") == "False") {
       state += ": " + Text(condition, "reason");
       if (!Text(condition, "message").empty()) state += ": " + Text(condition, "message");
     }
   }
-  for (const auto& container : status.value("containerStatuses", json::array())) {
-    const std::string reason =
-        Text(container.value("state", json::object()).value("waiting", json::object()), "reason");
+  for (const auto& container : k8s::ArrayAt(status, "containerStatuses")) {
+    const std::string reason = Text(k8s::ObjectAt(k8s::ObjectAt(container, "state"), "waiting"), "reason");
     if (!reason.empty()) state += ", " + reason;
   }
   return state;
@@ -192,7 +192,7 @@ class Follower {
   // Follows `pod`'s log once if there is one to follow: true when lines came. A pod that cannot
   // start is an error; one not started yet, or a dropped stream, is reported and tried again.
   core::Result<bool> Follow(const json& pod, const std::string& task) {
-    const std::string name = Text(pod.value("metadata", json::object()), "name");
+    const std::string name = Text(k8s::ObjectAt(pod, "metadata"), "name");
     if (name == done_pod_) return false;
     if (auto problem = PodProblem(pod)) {
       return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
@@ -334,7 +334,7 @@ std::string CheckpointOf(const k8s::Object& job) {
 
 JobState JobStateOf(const json& job) {
   JobState state;
-  for (const auto& condition : job.value("status", json::object()).value("conditions", json::array())) {
+  for (const auto& condition : k8s::ArrayAt(k8s::ObjectAt(job, "status"), "conditions")) {
     if (Text(condition, "status") != "True") continue;
     const std::string type = Text(condition, "type");
     if (type == "Complete") state.phase = JobState::Phase::kComplete;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/serve.h"
@@ -28,13 +29,13 @@ std::string LastLines(const std::string& text, std::size_t count) {
 // pool being made), a refusal is the usual wait for a node to free up or join.
 std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const std::string& tpu_type) {
   using serve_pods::Text;
-  const auto conditions = pod.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+  const auto conditions = k8s::ArrayAt(k8s::ObjectAt(pod, "status"), "conditions");
   for (const auto& condition : conditions) {
-    if (condition.value("type", "") != "PodScheduled" || condition.value("status", "") != "False" ||
-        condition.value("reason", "") != "Unschedulable") {
+    if (k8s::StringAt(condition, "type") != "PodScheduled" || k8s::StringAt(condition, "status") != "False" ||
+        k8s::StringAt(condition, "reason") != "Unschedulable") {
       continue;
     }
-    return "pod " + Text(pod.value("metadata", nlohmann::json::object()), "name") +
+    return "pod " + Text(k8s::ObjectAt(pod, "metadata"), "name") +
            " cannot be scheduled: " + Text(condition, "message") + "; the cluster has no node of a " + tpu_type +
            " slice: add one (serve up --create-nodepool --cluster NAME, or tputrain nodepool create --tpu-type " +
            tpu_type + ")";
@@ -45,15 +46,14 @@ std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const
 // One container of pod `pod` that cannot get better: its line, or nothing.
 std::optional<std::string> ContainerProblem(const std::string& pod, const nlohmann::json& container) {
   using serve_pods::Text;
-  const auto waiting = container.value("state", nlohmann::json::object()).value("waiting", nlohmann::json::object());
+  const auto waiting = k8s::ObjectAt(k8s::ObjectAt(container, "state"), "waiting");
   const std::string reason = Text(waiting, "reason");
   if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
     std::string line = "pod " + pod + " container " + Text(container, "name") + ": " + reason;
     if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
     return line;
   }
-  const auto last =
-      container.value("lastState", nlohmann::json::object()).value("terminated", nlohmann::json::object());
+  const auto last = k8s::ObjectAt(k8s::ObjectAt(container, "lastState"), "terminated");
   if (Text(last, "reason") == "OOMKilled") {
     return "pod " + pod + " container " + Text(container, "name") +
            ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
@@ -64,9 +64,8 @@ std::optional<std::string> ContainerProblem(const std::string& pod, const nlohma
 }  // namespace
 
 std::optional<std::string> PodProblem(const nlohmann::json& pod) {
-  const std::string name = serve_pods::Text(pod.value("metadata", nlohmann::json::object()), "name");
-  for (const auto& container :
-       pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
+  const std::string name = serve_pods::Text(k8s::ObjectAt(pod, "metadata"), "name");
+  for (const auto& container : k8s::ArrayAt(k8s::ObjectAt(pod, "status"), "containerStatuses")) {
     if (auto problem = ContainerProblem(name, container)) return problem;
   }
   return std::nullopt;
@@ -80,14 +79,14 @@ std::string Text(const nlohmann::json& json, const char* key) {
 }
 
 bool ConditionTrue(const nlohmann::json& object, const std::string& type) {
-  const auto conditions = object.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+  const auto conditions = k8s::ArrayAt(k8s::ObjectAt(object, "status"), "conditions");
   return std::any_of(conditions.begin(), conditions.end(), [&](const nlohmann::json& condition) {
-    return condition.value("type", "") == type && condition.value("status", "") == "True";
+    return k8s::StringAt(condition, "type") == type && k8s::StringAt(condition, "status") == "True";
   });
 }
 
 int CountReady(const nlohmann::json& pods) {
-  const auto items = pods.value("items", nlohmann::json::array());
+  const auto items = k8s::ArrayAt(pods, "items");
   return static_cast<int>(
       std::count_if(items.begin(), items.end(), [](const nlohmann::json& pod) { return ConditionTrue(pod, "Ready"); }));
 }
@@ -120,7 +119,7 @@ bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::
       "cloud.google.com/gke-tpu-accelerator=" + accelerator + ",cloud.google.com/gke-tpu-topology=" + topology;
   auto nodes = client.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode(selector), "nodes");
   if (!nodes) return false;  // a user who may not list nodes still deploys
-  if (!nodes->value("items", nlohmann::json::array()).empty()) return false;
+  if (!k8s::ArrayAt(*nodes, "items").empty()) return false;
   reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
                 ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " + tpu_type +
                 ")");
@@ -147,7 +146,7 @@ core::Result<bool> EnsureSliceNodes(const PoolCreator& create_pools, k8s::Client
 std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& ns, const nlohmann::json& pods,
                                        const std::string& tpu_type, bool no_nodes,
                                        const std::string& default_container) {
-  const auto items = pods.value("items", nlohmann::json::array());
+  const auto items = k8s::ArrayAt(pods, "items");
   for (const auto& pod : items) {
     if (no_nodes) {
       if (auto unschedulable = UnschedulableProblem(pod, tpu_type)) {
@@ -156,14 +155,13 @@ std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& n
     }
     // The lines shown are the named container's: a sibling that is not ready either (jax-tpu
     // while the pathways-rm it needs crash-loops too) must not lend its log to the message.
-    const std::string name = Text(pod.value("metadata", nlohmann::json::object()), "name");
-    for (const auto& status :
-         pod.value("status", nlohmann::json::object()).value("containerStatuses", nlohmann::json::array())) {
+    const std::string name = Text(k8s::ObjectAt(pod, "metadata"), "name");
+    for (const auto& status : k8s::ArrayAt(k8s::ObjectAt(pod, "status"), "containerStatuses")) {
       auto problem = ContainerProblem(name, status);
       if (!problem) continue;
       const std::string container = Text(status, "name").empty() ? default_container : Text(status, "name");
       // A container running again after its OOM kill: the lines that matter are the killed one's.
-      const bool restarted = status.value("state", nlohmann::json::object()).contains("running");
+      const bool restarted = k8s::ObjectAt(status, "state").contains("running");
       std::string tail = LastLines(LogTail(client, ns, name, container, 20, restarted), 10);
       while (!tail.empty() && tail.back() == '\n') tail.pop_back();  // the message's own end ends it
       if (!tail.empty()) *problem += "; its last log lines:\n" + tail;

@@ -5,6 +5,7 @@
 
 #include "saxml_render.h"
 #include "serve_pods.h"
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/workflow/node_pools.h"
@@ -136,14 +137,13 @@ struct Look {
     auto service = client().GetJson("/api/v1" + NsPath() + "/services/" + http::PathSegment(rendered.service),
                                     "service/" + rendered.service);
     if (!service) return core::Fail(service.error());
-    const auto ingress = service->value("status", nlohmann::json::object())
-                             .value("loadBalancer", nlohmann::json::object())
-                             .value("ingress", nlohmann::json::array());
+    const auto ingress = k8s::ArrayAt(k8s::ObjectAt(k8s::ObjectAt(*service, "status"), "loadBalancer"), "ingress");
     if (ingress.empty()) {
       Say("waiting for the LoadBalancer's address");
       return false;
     }
-    outcome.ingress = ingress[0].value("ip", ingress[0].value("hostname", ""));
+    outcome.ingress = k8s::StringAt(ingress[0], "ip");
+    if (outcome.ingress.empty()) outcome.ingress = k8s::StringAt(ingress[0], "hostname");
     return true;
   }
 
@@ -172,11 +172,10 @@ std::string ModelServerTails(k8s::Client& client, const std::string& ns, const s
   if (!pods) return "";
   std::string out;
   std::set<std::string> jobs_seen;
-  const auto items = pods->value("items", nlohmann::json::array());
+  const auto items = k8s::ArrayAt(*pods, "items");
   for (const auto& pod : items) {
-    const auto metadata = pod.value("metadata", nlohmann::json::object());
-    const std::string job =
-        metadata.value("labels", nlohmann::json::object()).value("jobset.sigs.k8s.io/job-index", std::string());
+    const auto metadata = k8s::ObjectAt(pod, "metadata");
+    const std::string job = k8s::StringAt(k8s::ObjectAt(metadata, "labels"), "jobset.sigs.k8s.io/job-index");
     if (!jobs_seen.insert(job).second) continue;
     const std::string name = serve_pods::Text(metadata, "name");
     const std::string tail = serve_pods::LogTail(client, ns, name, kModelServerContainer, 10);

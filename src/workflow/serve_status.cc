@@ -1,6 +1,7 @@
 // tputrain serve status: what serves in a namespace, whichever engine, found by the operators'
 // kinds and labels.
 #include "serve_pods.h"
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/serving/engine.h"
@@ -18,22 +19,22 @@ core::Result<nlohmann::json> ItemsOrNone(k8s::Client& client, const std::string&
     if (list.error().kind == core::ErrorKind::kNotFound) return nlohmann::json::array();
     return core::Fail(list.error());
   }
-  return list->value("items", nlohmann::json::array());
+  return k8s::ArrayAt(*list, "items");
 }
 
 core::Status CountPods(k8s::Client& client, const std::string& ns, const std::string& selector, ServeStatusRow& row) {
   auto pods = client.GetJson(
       "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
   if (!pods) return core::Fail(pods.error());
-  row.pods = static_cast<int>(pods->value("items", nlohmann::json::array()).size());
+  row.pods = static_cast<int>(k8s::ArrayAt(*pods, "items").size());
   row.pods_ready = serve_pods::CountReady(*pods);
   return {};
 }
 
 void SetEndpoint(k8s::Client& client, const std::string& ns, const nlohmann::json& service, ServeStatusRow& row) {
-  const auto ports = service.value("spec", nlohmann::json::object()).value("ports", nlohmann::json::array());
+  const auto ports = k8s::ArrayAt(k8s::ObjectAt(service, "spec"), "ports");
   if (ports.empty()) return;
-  row.service = Text(service.value("metadata", nlohmann::json::object()), "name");
+  row.service = Text(k8s::ObjectAt(service, "metadata"), "name");
   row.endpoint =
       k8s::ServiceProxyUrl(client.server(), ns, row.service, ports[0].value("port", nlohmann::json(0)).dump());
 }
@@ -41,7 +42,7 @@ void SetEndpoint(k8s::Client& client, const std::string& ns, const nlohmann::jso
 // The Service whose selector the pods' `labels` satisfy, if any.
 const nlohmann::json* ServiceSelecting(const nlohmann::json& services, const nlohmann::json& labels) {
   for (const auto& service : services) {
-    const auto selector = service.value("spec", nlohmann::json::object()).value("selector", nlohmann::json::object());
+    const auto selector = k8s::ObjectAt(k8s::ObjectAt(service, "spec"), "selector");
     if (selector.empty()) continue;
     bool matches = true;
     for (const auto& [key, value] : selector.items()) matches = matches && labels.value(key, nlohmann::json()) == value;
@@ -52,20 +53,17 @@ const nlohmann::json* ServiceSelecting(const nlohmann::json& services, const nlo
 
 const nlohmann::json* ServiceNamed(const nlohmann::json& services, const std::string& name) {
   for (const auto& service : services) {
-    if (Text(service.value("metadata", nlohmann::json::object()), "name") == name) return &service;
+    if (Text(k8s::ObjectAt(service, "metadata"), "name") == name) return &service;
   }
   return nullptr;
 }
 
 // Whether a JobSet runs Saxml's model servers (seed 003): its pods' container is sax-model-server.
 bool RunsSaxml(const nlohmann::json& jobset) {
-  for (const auto& job :
-       jobset.value("spec", nlohmann::json::object()).value("replicatedJobs", nlohmann::json::array())) {
-    const auto containers = job.value("template", nlohmann::json::object())
-                                .value("spec", nlohmann::json::object())
-                                .value("template", nlohmann::json::object())
-                                .value("spec", nlohmann::json::object())
-                                .value("containers", nlohmann::json::array());
+  for (const auto& job : k8s::ArrayAt(k8s::ObjectAt(jobset, "spec"), "replicatedJobs")) {
+    const auto containers = k8s::ArrayAt(
+        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(job, "template"), "spec"), "template"), "spec"),
+        "containers");
     for (const auto& container : containers) {
       if (Text(container, "name") == "sax-model-server") return true;
     }
@@ -85,18 +83,18 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
                           "leaderworkersets");
   if (!sets) return core::Fail(sets.error());
   for (const auto& lws : *sets) {
-    const auto metadata = lws.value("metadata", nlohmann::json::object());
+    const auto metadata = k8s::ObjectAt(lws, "metadata");
     ServeStatusRow row{"lws", Text(metadata, "name")};
     row.created = Text(metadata, "creationTimestamp");
     row.available = serve_pods::ConditionTrue(lws, "Available");
     if (auto counted = CountPods(client, ns, "leaderworkerset.sigs.k8s.io/name=" + row.name, row); !counted) {
       return core::Fail(counted.error());
     }
-    const auto leader_labels = lws.value("spec", nlohmann::json::object())
-                                   .value("leaderWorkerTemplate", nlohmann::json::object())
-                                   .value("leaderTemplate", nlohmann::json::object())
-                                   .value("metadata", nlohmann::json::object())
-                                   .value("labels", nlohmann::json::object());
+    const auto leader_labels = k8s::ObjectAt(
+        k8s::ObjectAt(
+            k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(lws, "spec"), "leaderWorkerTemplate"), "leaderTemplate"),
+            "metadata"),
+        "labels");
     if (const auto* service = ServiceSelecting(*services, leader_labels)) SetEndpoint(client, ns, *service, row);
     rows.push_back(std::move(row));
   }
@@ -106,7 +104,7 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
   const std::string sax_http = serving::MakeEngine(serving::EngineKind::kSaxml)->DefaultService();
   for (const auto& jobset : *jobsets) {
     if (!RunsSaxml(jobset)) continue;  // a training JobSet serves nothing
-    const auto metadata = jobset.value("metadata", nlohmann::json::object());
+    const auto metadata = k8s::ObjectAt(jobset, "metadata");
     ServeStatusRow row{"jobset", Text(metadata, "name")};
     row.created = Text(metadata, "creationTimestamp");
     row.available = k8s::ReadyVerdict("JobSet", &jobset).state == k8s::Verdict::State::kDone;

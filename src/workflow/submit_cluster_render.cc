@@ -1,6 +1,7 @@
 #include <cctype>
 #include <functional>
 
+#include "tputrain/k8s/json_fields.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/submit_cluster.h"
 #include "tputrain/workflow/template_values.h"
@@ -63,12 +64,10 @@ core::Status CheckRayCluster(const MaxTextJob& job, const RenderedRayCluster& re
                                          ": names its RayCluster '" + cluster->name + "', not RAY_CLUSTER_NAME ('" +
                                          rendered.name + "')"));
   }
-  const auto& spec = cluster->json.value("spec", nlohmann::json::object());
-  const auto head = spec.value("headGroupSpec", nlohmann::json::object());
-  const auto containers = head.value("template", nlohmann::json::object())
-                              .value("spec", nlohmann::json::object())
-                              .value("containers", nlohmann::json());
-  if (!containers.is_array() || containers.empty()) {
+  const auto& spec = k8s::ObjectAt(cluster->json, "spec");
+  const auto head = k8s::ObjectAt(spec, "headGroupSpec");
+  const auto containers = k8s::ArrayAt(k8s::ObjectAt(k8s::ObjectAt(head, "template"), "spec"), "containers");
+  if (containers.empty()) {
     return core::Fail(core::Error::Usage(cluster->source + ": RayCluster " + rendered.name +
                                          " has no head container (KubeRay runs Ray in containers[0])"));
   }

@@ -127,6 +127,87 @@ TEST_CASE("a wait that times out says why: pending pods and their latest event",
         std::string::npos);
 }
 
+TEST_CASE("the scheduler's events (events.k8s.io/v1: eventTime and series, lastTimestamp null) explain a timeout",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("sched-events");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns) +
+                                     "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ray-tpu-group-worker-4fzkq\n"
+                                     "  labels:\n    ray.io/cluster: ray\nspec:\n  containers:\n  - name: ray-worker\n"
+                                     "    image: rayproject/ray:2.60.0\n"));
+  auto pod = server.admin().GetJson("/api/v1/namespaces/" + ns + "/pods/ray-tpu-group-worker-4fzkq", "");
+  REQUIRE(pod);
+  const nlohmann::json regarding = {{"kind", "Pod"},
+                                    {"namespace", ns},
+                                    {"name", "ray-tpu-group-worker-4fzkq"},
+                                    {"uid", (*pod)["metadata"]["uid"]},
+                                    {"apiVersion", "v1"},
+                                    {"resourceVersion", (*pod)["metadata"]["resourceVersion"]}};
+  // As kube-scheduler records it (events.k8s.io/v1, EventRecorder): eventTime with microseconds,
+  // reporting controller and instance, action, note; a repeat is the same event with a series.
+  auto scheduler_event = [&](const std::string& name, const std::string& event_time, const std::string& note) {
+    return nlohmann::json{{"apiVersion", "events.k8s.io/v1"},
+                          {"kind", "Event"},
+                          {"metadata", {{"name", name}, {"namespace", ns}}},
+                          {"eventTime", event_time},
+                          {"reportingController", "default-scheduler"},
+                          {"reportingInstance", "default-scheduler-tpu-test"},
+                          {"action", "Scheduling"},
+                          {"reason", "FailedScheduling"},
+                          {"type", "Warning"},
+                          {"regarding", regarding},
+                          {"note", note}};
+  };
+  auto post = [&](const std::string& path, const nlohmann::json& event) {
+    auto posted = server.admin().Send("POST", path, event.dump());
+    REQUIRE(posted);
+    INFO(posted->body);
+    REQUIRE(posted->ok());
+  };
+  const std::string events_v1 = "/apis/events.k8s.io/v1/namespaces/" + ns + "/events";
+  auto repeated = scheduler_event("ray-tpu-group-worker-4fzkq.18a7c3e5d1a2b3c4", "2026-11-22T09:58:00.000001Z",
+                                  "0/31 nodes are available: 8 Insufficient google.com/tpu, 23 node(s) didn't match "
+                                  "Pod's node affinity/selector. preemption: 0/31 nodes are available: 31 Preemption "
+                                  "is not helpful for scheduling.");
+  repeated["series"] = {{"count", 3}, {"lastObservedTime", "2026-11-22T10:00:02.250000Z"}};
+  post(events_v1, repeated);
+  post(events_v1, scheduler_event("ray-tpu-group-worker-4fzkq.18a7c3e5d1a2b3c5", "2026-11-22T09:59:30.500000Z",
+                                  "0/31 nodes are available: an older reason."));
+  // And one in the core/v1 form, whole seconds: later than the first eventTime, earlier than
+  // the series' last observation.
+  post("/api/v1/namespaces/" + ns + "/events",
+       {{"apiVersion", "v1"},
+        {"kind", "Event"},
+        {"metadata", {{"name", "ray-tpu-group-worker-4fzkq.core"}, {"namespace", ns}}},
+        {"involvedObject", regarding},
+        {"reason", "FailedScheduling"},
+        {"message", "0/31 nodes are available: a core/v1 reason."},
+        {"type", "Warning"},
+        {"lastTimestamp", "2026-11-22T10:00:02Z"},
+        {"firstTimestamp", "2026-11-22T10:00:02Z"},
+        {"count", 1}});
+  // Read as core/v1, as tputrain reads them: the scheduler's have no lastTimestamp.
+  auto listed = server.admin().GetJson("/api/v1/namespaces/" + ns + "/events", "");
+  REQUIRE(listed);
+  int without_last_timestamp = 0;
+  for (const auto& item : (*listed)["items"]) {
+    if (item.contains("lastTimestamp") && item["lastTimestamp"].is_null()) ++without_last_timestamp;
+  }
+  CHECK(without_last_timestamp == 2);
+
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::seconds(2);
+  auto result = WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options);
+  REQUIRE_FALSE(result);
+  INFO(result.error().message);
+  CHECK(result.error().kind == core::ErrorKind::kDeadlineExceeded);
+  CHECK(result.error().message.find("pod ray-tpu-group-worker-4fzkq Pending: FailedScheduling: 0/31 nodes are "
+                                    "available: 8 Insufficient google.com/tpu, 23 node(s) didn't match Pod's node "
+                                    "affinity/selector.") != std::string::npos);
+}
+
 TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from their status", "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();
