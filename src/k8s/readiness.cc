@@ -22,6 +22,19 @@ std::string ConditionText(const nlohmann::json* condition) {
   return text;
 }
 
+// KubeRay's message is errors.Join(reason marker, the API error): "FailedCreateWorkerPod\nPod ...".
+// The reason is said once, and the message kept on one line.
+std::string ReplicaFailureText(const nlohmann::json& condition) {
+  std::string reason = StringAt(condition, "reason");
+  std::string message = StringAt(condition, "message");
+  if (!reason.empty() && message.rfind(reason + "\n", 0) == 0) message.erase(0, reason.size() + 1);
+  for (auto& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  if (reason.empty()) return message;
+  return message.empty() ? reason : reason + ": " + message;
+}
+
 bool GenerationCaughtUp(const nlohmann::json& object) {
   int64_t observed = IntAt(Status(object), "observedGeneration", -1);
   if (observed < 0) return true;
@@ -51,6 +64,12 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
   const auto& obj = *object;
   const auto& status = Status(obj);
   if (kind == "RayCluster") {
+    // KubeRay cannot create (or delete) the cluster's pods: the API server refused them. It
+    // retries the same spec forever, so waiting longer cannot help.
+    if (const auto* failure = Condition(obj, "ReplicaFailure");
+        failure != nullptr && StringAt(*failure, "status") == "True") {
+      return Verdict::Failed("ReplicaFailure: " + ReplicaFailureText(*failure));
+    }
     std::string state = StringAt(status, "state");
     if (state == "ready" && GenerationCaughtUp(obj)) return Verdict::Done();
     std::string detail = "state is " + (state.empty() ? std::string("not set") : "\"" + state + "\"");

@@ -28,6 +28,21 @@ TEST_CASE("a serving JobSet is ready when every child Job has its pods ready; Co
   CHECK(ReadyVerdict("JobSet", &training).state == State::kDone);
 }
 
+TEST_CASE("a RayCluster whose pods KubeRay cannot create (ReplicaFailure=True) has failed, whatever its state") {
+  nlohmann::json cluster = nlohmann::json::parse(R"({
+    "metadata": {"generation": 1},
+    "status": {"conditions": [{"type": "ReplicaFailure", "status": "True", "reason": "FailedCreateWorkerPod",
+                               "message": "FailedCreateWorkerPod\nPod \"w\" is invalid: spec.affinity: bad"}]}
+  })");
+  auto failed = ReadyVerdict("RayCluster", &cluster);
+  CHECK(failed.state == State::kFailed);
+  CHECK(failed.detail == "ReplicaFailure: FailedCreateWorkerPod: Pod \"w\" is invalid: spec.affinity: bad");
+  // Cleared (KubeRay removes it once a reconcile succeeds) or False: the state decides.
+  cluster["status"]["conditions"][0]["status"] = "False";
+  cluster["status"]["state"] = "ready";
+  CHECK(ReadyVerdict("RayCluster", &cluster).state == State::kDone);
+}
+
 TEST_CASE("a LoadBalancer Service is ready once it has an ingress address; other Services at once") {
   nlohmann::json service = {{"spec", {{"type", "LoadBalancer"}}},
                             {"status", {{"loadBalancer", nlohmann::json::object()}}}};

@@ -208,6 +208,63 @@ TEST_CASE("the scheduler's events (events.k8s.io/v1: eventTime and series, lastT
                                     "affinity/selector.") != std::string::npos);
 }
 
+TEST_CASE("KubeRay's ReplicaFailure ends the wait at once, with the API server's refusal", "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("replica-failure");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns)));
+  WatchGate gate;
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::minutes(20);  // submit's default: the failure must not wait for it
+  options.on_watch_started = gate.callback();
+  auto waiter = std::async(std::launch::async,
+                           [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
+  REQUIRE(gate.WaitOpened(1));
+
+  // A worker pod the API server refuses: the replica key in labelSelector and matchLabelKeys.
+  nlohmann::json term = {
+      {"labelSelector",
+       {{"matchLabels", {{"ray.io/node-type", "worker"}}},
+        {"matchExpressions", {{{"key", "ray.io/worker-group-replica-name"}, {"operator", "Exists"}}}}}},
+      {"matchLabelKeys", {"ray.io/worker-group-replica-name"}},
+      {"topologyKey", "cloud.google.com/gke-nodepool"}};
+  nlohmann::json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", "ray-tpu-group-worker-x7k2p"},
+        {"labels",
+         {{"ray.io/cluster", "ray"},
+          {"ray.io/node-type", "worker"},
+          {"ray.io/worker-group-replica-name", "ray-tpu-group-0-abcde"}}}}},
+      {"spec",
+       {{"containers", {{{"name", "ray-worker"}, {"image", "rayproject/ray:2.60.0"}}}},
+        {"affinity", {{"podAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {term}}}}}}}}};
+  auto refused = server.admin().Send("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump());
+  REQUIRE(refused);
+  REQUIRE(refused->status == 422);
+  const std::string api_message = nlohmann::json::parse(refused->body)["message"];
+  INFO(api_message);
+  CHECK(api_message.find("exists in both matchLabelKeys and labelSelector") != std::string::npos);
+
+  // KubeRay's condition: reason FailedCreateWorkerPod, message errors.Join(marker, API error).
+  WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray",
+              {{"conditions",
+                {{{"type", "ReplicaFailure"},
+                  {"status", "True"},
+                  {"reason", "FailedCreateWorkerPod"},
+                  {"message", "FailedCreateWorkerPod\n" + api_message},
+                  {"lastTransitionTime", "2026-11-22T10:00:00Z"}}}}});
+  auto result = waiter.get();
+  REQUIRE_FALSE(result);
+  INFO(result.error().message);
+  CHECK(result.error().kind == core::ErrorKind::kFailedPrecondition);
+  CHECK(result.error().message ==
+        "RayCluster " + ns + "/ray failed: ReplicaFailure: FailedCreateWorkerPod: " + api_message);
+  CHECK(result.error().message.find('\n') == std::string::npos);
+}
+
 TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from their status", "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();

@@ -10,7 +10,8 @@
 namespace tputrain::k8s {
 
 // When an object of `kind` is ready, from its status alone:
-//   RayCluster            status.state == "ready" (and observedGeneration caught up)
+//   RayCluster            status.state == "ready" (and observedGeneration caught up); condition
+//                         ReplicaFailure=True (KubeRay could not create its pods) fails the wait
 //   LeaderWorkerSet       condition Available=True
 //   JobSet                condition Completed=True, or every child Job's pods ready (a serving
 //                         JobSet never completes); Failed=True fails the wait
