@@ -65,6 +65,32 @@ k8s::ApplyOptions ServerChecksOnly() {
   return options;
 }
 
+TEST_CASE("the test API server admits as GKE does: a pod requesting google.com/tpu tolerates the TPU taint",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  std::string ns = server.NewNamespace("admission");
+  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  REQUIRE(ApplyYaml(*connection,
+                    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: tpu\nspec:\n  containers:\n  - name: main\n"
+                    "    image: busybox\n    resources:\n      limits:\n        google.com/tpu: \"4\"\n"
+                    "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: cpu\nspec:\n  containers:\n"
+                    "  - name: main\n    image: busybox\n"));
+  auto tolerates_tpu = [&](const std::string& pod) {
+    auto stored = server.admin().GetJson("/api/v1/namespaces/" + ns + "/pods/" + pod, "");
+    REQUIRE(stored);
+    for (const auto& toleration : (*stored)["spec"].value("tolerations", nlohmann::json::array())) {
+      if (toleration.value("key", "") == "google.com/tpu" && toleration.value("operator", "") == "Exists" &&
+          toleration.value("effect", "") == "NoSchedule") {
+        return true;
+      }
+    }
+    return false;
+  };
+  // ExtendedResourceToleration: added for the extended resource, and only for it.
+  CHECK(tolerates_tpu("tpu"));
+  CHECK_FALSE(tolerates_tpu("cpu"));
+}
+
 TEST_CASE("a missing required field (422) is one line naming the field", "[integration]") {
   auto& server = ApiServer::Shared();
   server.EnsureCrds();

@@ -254,6 +254,9 @@ TEST_CASE("saxml: admin, two model-server Jobs of 8 pods on v5e 4x8, HTTP LoadBa
   CHECK(pod["hostNetwork"].as<bool>());
   CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"].Scalar() == "tpu-v5-lite-podslice");
   CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "4x8");
+  // Not left to GKE's admission: the pods schedule on TPU nodes' taint anywhere.
+  CHECK(HasTpuToleration(pod));
+  CHECK(pod["tolerations"][0]["effect"].Scalar() == "NoSchedule");
   const auto server = Container(pod, "sax-model-server");
   CHECK(server["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
   const auto args = Args(server);
