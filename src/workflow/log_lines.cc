@@ -129,15 +129,17 @@ core::Result<std::string> ChooseContainer(const nlohmann::json& pod, const std::
     return core::Fail(core::Error::Usage("-c/--container: pod/" + pod_name + " has no container '" + requested +
                                          "'; its containers: " + Join(containers)));
   }
+  // As kubectl: the pod's own choice first (a JetStream leader names jax-tpu of its four).
+  const std::string preferred =
+      k8s::StringAt(k8s::ObjectAt(metadata, "annotations"), "kubectl.kubernetes.io/default-container");
+  if (std::find(containers.begin(), containers.end(), preferred) != containers.end()) return preferred;
   if (containers.size() == 1) return containers.front();
-  auto annotations = k8s::ObjectAt(metadata, "annotations");
-  if (annotations.is_object()) {
-    std::string preferred = k8s::StringAt(annotations, "kubectl.kubernetes.io/default-container");
-    if (std::find(containers.begin(), containers.end(), preferred) != containers.end()) return preferred;
-  }
   if (containers.empty()) return core::Fail(core::Error::Usage("pod/" + pod_name + " has no containers"));
-  return core::Fail(core::Error::Usage("-c/--container: pod/" + pod_name + " has " + std::to_string(containers.size()) +
-                                       " containers, choose one of: " + Join(containers)));
+  std::string line = "-c/--container: pod/" + pod_name + " has " + std::to_string(containers.size()) +
+                     " containers, choose one of: " + Join(containers);
+  if (!preferred.empty())
+    line += " (its kubectl.kubernetes.io/default-container, '" + preferred + "', is none of them)";
+  return core::Fail(core::Error::Usage(line));
 }
 
 std::string LinePrefix(const std::string& pod, const std::string& container) {

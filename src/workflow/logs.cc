@@ -1,6 +1,7 @@
 // tputrain logs: which pods, which container, and the streams read or followed together.
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "tputrain/k8s/json_fields.h"
@@ -75,6 +76,31 @@ struct Stream {
   std::string phase;
 };
 
+// "pod/a-0: proxy, jax-tpu; pod/a-0-1: worker; ...": the containers of the first three pods.
+std::string ContainersOf(const std::vector<nlohmann::json>& pods) {
+  constexpr size_t kShown = 3;
+  std::string text;
+  for (size_t i = 0; i < pods.size() && i < kShown; ++i) {
+    text += (i == 0 ? "pod/" : "; pod/") + k8s::StringAt(k8s::ObjectAt(pods[i], "metadata"), "name") + ":";
+    const char* separator = " ";
+    for (const auto& container : k8s::ArrayAt(k8s::ObjectAt(pods[i], "spec"), "containers")) {
+      text += separator + k8s::StringAt(container, "name");
+      separator = ", ";
+    }
+  }
+  if (pods.size() > kShown) text += "; ...";
+  return text;
+}
+
+// "skipped pod/a-0-1, pod/a-0-2: no container \"jax-tpu\"", naming at most five.
+std::string SkippedLine(const std::vector<std::string>& pods, const std::string& container) {
+  constexpr size_t kNamed = 5;
+  std::string names;
+  for (size_t i = 0; i < pods.size() && i < kNamed; ++i) names += (i == 0 ? "" : ", ") + pods[i];
+  if (pods.size() > kNamed) names += " and " + std::to_string(pods.size() - kNamed) + " more";
+  return "skipped " + names + ": no container \"" + container + "\"";
+}
+
 // One stream from start to end; the lines go to `sink`, prefixed when `prefixed`.
 core::Status RunStream(k8s::Client& client, const LogsRequest& request, const Stream& stream, LineSink& sink,
                        bool prefixed, const core::CancelToken* cancel) {
@@ -110,26 +136,41 @@ core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const L
                         const core::CancelToken* cancel) {
   auto pods = SelectPods(client, request.target, request.ns);
   if (!pods) return core::Fail(pods.error());
-  if (request.log.follow && static_cast<int>(pods->size()) > request.max_log_requests) {
-    return core::Fail(core::Error::Usage("--max-log-requests: " + request.target.Text() + " has " +
-                                         std::to_string(pods->size()) + " pods to follow, more than the limit of " +
-                                         std::to_string(request.max_log_requests) +
-                                         "; raise --max-log-requests or follow one pod"));
-  }
-  // Every container is chosen before any log is read, so a wrong -c reads nothing.
+  LineSink sink(sinks.out, sinks.notice);
+  // Every container is chosen before any log is read, so a wrong -c reads nothing. A -c that
+  // only some pods have applies to those: an LWS leader and its workers run different ones.
   std::vector<Stream> streams;
+  std::vector<std::string> skipped;
+  std::optional<core::Error> missing;
   for (const auto& pod : *pods) {
     auto container = ChooseContainer(pod, request.container);
-    if (!container) return core::Fail(container.error());
+    const std::string name = k8s::StringAt(k8s::ObjectAt(pod, "metadata"), "name");
+    if (!container) {
+      if (request.container.empty()) return core::Fail(container.error());
+      skipped.push_back("pod/" + name);
+      if (!missing) missing = container.error();
+      continue;
+    }
     Stream stream;
-    stream.pod = k8s::StringAt(k8s::ObjectAt(pod, "metadata"), "name");
+    stream.pod = name;
     stream.container = *container;
     stream.node = k8s::StringAt(k8s::ObjectAt(pod, "spec"), "nodeName");
     stream.phase = k8s::StringAt(k8s::ObjectAt(pod, "status"), "phase");
     streams.push_back(std::move(stream));
   }
+  if (streams.empty()) {
+    if (pods->size() == 1) return core::Fail(*missing);
+    return core::Fail(core::Error::Usage("-c/--container: no pod of " + request.target.Text() + " has a container '" +
+                                         request.container + "' (" + ContainersOf(*pods) + ")"));
+  }
+  if (!skipped.empty()) sink.Notice(SkippedLine(skipped, request.container));
+  if (request.log.follow && static_cast<int>(streams.size()) > request.max_log_requests) {
+    return core::Fail(core::Error::Usage("--max-log-requests: " + request.target.Text() + " has " +
+                                         std::to_string(streams.size()) + " pods to follow, more than the limit of " +
+                                         std::to_string(request.max_log_requests) +
+                                         "; raise --max-log-requests or follow one pod"));
+  }
   bool prefixed = request.prefix.value_or(streams.size() > 1);
-  LineSink sink(sinks.out, sinks.notice);
 
   if (streams.size() == 1) return RunStream(client, request, streams.front(), sink, prefixed, cancel);
 

@@ -59,6 +59,43 @@ struct LogsWorld {
   }
 };
 
+// The pods LeaderWorkerSet makes for one group of the rendered jetstream-pathways-405b template
+// (seed 002): the leader from its leader template (four containers and the template's
+// annotations), the workers from the worker template (one container), all on the fake node.
+std::vector<std::string> RenderedJetStreamGroup(LogsWorld& world, const std::string& ns) {
+  const std::string out = world.server.dir() + "/render-" + ns;
+  auto rendered = RunProcess(
+      {.argv = {TputrainBinary(), "render", "jetstream-pathways-405b", "--values",
+                std::string(TPUTRAIN_SOURCE_DIR) + "/tests/render/seed-values/jetstream-pathways-405b.yaml", "-o", out},
+       .env = {{"TPUTRAIN_BUCKET", std::nullopt}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}}});
+  INFO(rendered.err);
+  REQUIRE(rendered.exit_code == 0);
+  nlohmann::json lws;
+  for (const auto& object : Parse(ReadTextFile(out + "/jetstream-pathways.yaml"))) {
+    if (object.kind == "LeaderWorkerSet") lws = object.json;
+  }
+  REQUIRE(lws.is_object());
+  const std::string name = lws["metadata"]["name"];
+  const auto& group = lws["spec"]["leaderWorkerTemplate"];
+  const int size = group["size"].get<int>();
+  std::vector<std::string> pods;
+  for (int worker = 0; worker < size; ++worker) {
+    const auto& pod_template = worker == 0 ? group["leaderTemplate"] : group["workerTemplate"];
+    nlohmann::json metadata = pod_template.value("metadata", nlohmann::json::object());
+    std::string pod = name + "-0" + (worker == 0 ? "" : "-" + std::to_string(worker));
+    metadata["name"] = pod;
+    metadata["labels"]["leaderworkerset.sigs.k8s.io/name"] = name;
+    metadata["labels"]["leaderworkerset.sigs.k8s.io/group-index"] = "0";
+    metadata["labels"]["leaderworkerset.sigs.k8s.io/worker-index"] = std::to_string(worker);
+    nlohmann::json spec = pod_template["spec"];
+    spec["nodeName"] = world.node;
+    CreateObject(world.server.admin(), "/api/v1/namespaces/" + ns + "/pods",
+                 {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}});
+    pods.push_back(pod);
+  }
+  return pods;
+}
+
 ProcessOptions LogsCommand(const std::string& kubeconfig, std::vector<std::string> args) {
   ProcessOptions options;
   options.argv = {TputrainBinary(), "logs"};
@@ -220,6 +257,68 @@ TEST_CASE("logs picks the container as kubectl does, and says which to choose", 
   auto annotated = Logs(kubeconfig, {"annotated"});
   CHECK(annotated.exit_code == 0);
   CHECK(annotated.out == Expected("", "annotated", "sidecar", 1, 10));
+
+  // An annotation naming a container the pod does not have is said.
+  world.Pod(ns, "stale", {{"app", "stale"}}, {"main", "sidecar"},
+            {{"kubectl.kubernetes.io/default-container", "gone"}});
+  auto stale = Logs(kubeconfig, {"pod/stale"});
+  CHECK(stale.exit_code == 2);
+  CHECK(stale.err ==
+        "ERROR: -c/--container: pod/stale has 2 containers, choose one of: main, sidecar (its "
+        "kubectl.kubernetes.io/default-container, 'gone', is none of them)\n");
+}
+
+TEST_CASE("logs lws/NAME on JetStream's real pod shapes: the leader's default container, -c for the pods that have it",
+          "[integration]") {
+  auto& world = LogsWorld::Shared();
+  std::string ns = world.server.NewNamespace("logs");
+  std::string kubeconfig = world.server.WriteKubeconfig("logs-" + ns, world.server.admin_token(), ns);
+  auto pods = RenderedJetStreamGroup(world, ns);
+  REQUIRE(pods == std::vector<std::string>{"jetstream-pathways-0", "jetstream-pathways-0-1", "jetstream-pathways-0-2",
+                                           "jetstream-pathways-0-3", "jetstream-pathways-0-4"});
+
+  // The README's example: the leader's jax-tpu (its annotation), each worker's only container.
+  auto all = Logs(kubeconfig, {"lws/jetstream-pathways", "--tail", "1"});
+  INFO(all.err);
+  CHECK(all.exit_code == 0);
+  std::string expected = Expected("[pod/jetstream-pathways-0/jax-tpu] ", "jetstream-pathways-0", "jax-tpu", 10, 10);
+  for (int worker = 1; worker <= 4; ++worker) {
+    std::string pod = "jetstream-pathways-0-" + std::to_string(worker);
+    expected += Expected("[pod/" + pod + "/worker] ", pod, "worker", 10, 10);
+  }
+  CHECK(all.out == expected);
+  CHECK(all.err.empty());
+
+  // -c names the leader's container: read there, the workers skipped in one line.
+  auto leader = Logs(kubeconfig, {"lws/jetstream-pathways", "-c", "jetstream-http", "--tail", "2"});
+  INFO(leader.err);
+  CHECK(leader.exit_code == 0);
+  CHECK(leader.out == Expected("", "jetstream-pathways-0", "jetstream-http", 9, 10));
+  CHECK(leader.err ==
+        "WARNING: skipped pod/jetstream-pathways-0-1, pod/jetstream-pathways-0-2, pod/jetstream-pathways-0-3, "
+        "pod/jetstream-pathways-0-4: no container \"jetstream-http\"\n");
+
+  // -c names the workers' container: the four workers, prefixed; the leader skipped.
+  auto workers = Logs(kubeconfig, {"lws/jetstream-pathways", "-c", "worker", "--tail", "1"});
+  CHECK(workers.exit_code == 0);
+  CHECK(workers.out == expected.substr(expected.find("[pod/jetstream-pathways-0-1/")));
+  CHECK(workers.err == "WARNING: skipped pod/jetstream-pathways-0: no container \"worker\"\n");
+
+  // Followed, only the streams read count against --max-log-requests.
+  for (const auto& pod : pods) world.kubelet.OpenGate(pod);
+  auto followed = Logs(kubeconfig, {"lws/jetstream-pathways", "-f", "-c", "jax-tpu", "--max-log-requests", "1"});
+  INFO(followed.err);
+  CHECK(followed.exit_code == 0);
+  CHECK(followed.out.ends_with("jetstream-pathways-0/jax-tpu follow 3\n"));
+
+  // No pod has it: one usage line, nothing read.
+  auto none = Logs(kubeconfig, {"lws/jetstream-pathways", "-c", "nope"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.empty());
+  CHECK(none.err ==
+        "ERROR: -c/--container: no pod of lws/jetstream-pathways has a container 'nope' (pod/jetstream-pathways-0: "
+        "pathways-proxy, pathways-rm, jax-tpu, jetstream-http; pod/jetstream-pathways-0-1: worker; "
+        "pod/jetstream-pathways-0-2: worker; ...)\n");
 }
 
 TEST_CASE("a pod whose container is waiting to start is one line, and the other pods' logs still come",

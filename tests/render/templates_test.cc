@@ -189,6 +189,10 @@ TEST_CASE("jetstream-pathways-405b: one v6e 4x4 slice, upstream defects fixed") 
   CHECK(std::count(jax.begin(), jax.end(), "load_parameters_path=gs://my-project-llama/maxtext/llama-3.1-405b/int8") ==
         1);
   CHECK(Container(leader, "jax-tpu")["startupProbe"]["httpGet"]["port"].as<int>() == 8000);
+  // Four containers: logs and kubectl read JetStream's unless told otherwise.
+  CHECK(lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["metadata"]["annotations"]
+           ["kubectl.kubernetes.io/default-container"]
+               .Scalar() == "jax-tpu");
   CHECK(Container(worker, "worker")["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
   const auto service = Find(objects, "Service");
   CHECK(service["spec"]["selector"]["app"].Scalar() == "jetstream-pathways");
@@ -236,6 +240,8 @@ TEST_CASE("jetstream-pathways-disagg-70b: two v6e 2x4 subgroups, upstream defect
   const auto jax = Args(Container(leader, "jax-tpu"));
   CHECK(std::count(jax.begin(), jax.end(), "load_parameters_path=gs://my-project-llama/maxtext/llama-2-70b/int8") == 1);
   CHECK(std::count(jax.begin(), jax.end(), "model_name=llama2-70b") == 1);
+  CHECK(group["leaderTemplate"]["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"].Scalar() ==
+        "jax-tpu");
   // No scratch bucket belonging to someone else, in any template.
   for (const auto& file : rendered.files) CHECK(file.text.find("cloud-pathways-staging") == std::string::npos);
 }

@@ -39,9 +39,9 @@ core::Result<LogTarget> ParseLogTarget(std::string_view text);
 std::vector<std::string> PodSelectors(const LogTarget& target);
 
 // The container of `pod` to read as kubectl picks it: `requested` if the pod has it (an init or
-// ephemeral container too), else its only container, else the one its
-// kubectl.kubernetes.io/default-container annotation names. Otherwise one usage line naming
-// -c/--container and listing the pod's containers.
+// ephemeral container too), else the one its kubectl.kubernetes.io/default-container annotation
+// names, else its only container. Otherwise one usage line naming -c/--container and listing
+// the pod's containers.
 core::Result<std::string> ChooseContainer(const nlohmann::json& pod, const std::string& requested);
 
 // "[pod/NAME/CONTAINER] ", as kubectl logs --prefix writes it.
@@ -84,7 +84,7 @@ class LineJoiner {
 struct LogsRequest {
   LogTarget target;
   std::string ns;
-  std::string container;       // -c; empty: chosen per pod (ChooseContainer)
+  std::string container;       // -c; empty: chosen per pod (ChooseContainer); else read from the pods that have it
   k8s::PodLogOptions log;      // follow, since, tail, timestamps; the container is set per pod
   std::optional<bool> prefix;  // unset: on when there are several pods
   int max_log_requests = 5;    // concurrent follows, as kubectl's --max-log-requests
@@ -95,12 +95,15 @@ struct LogsSinks {
   std::function<void(std::string_view)> notice;  // one line about one stream (a waiting pod)
 };
 
-// Reads the logs of the target's pods (sorted by name). Several pods are followed concurrently
-// (at most max_log_requests, else a usage error naming the flag, before any log is read) and
-// read one after the other without --follow, as kubectl does. A pod that is not scheduled or
-// whose container is waiting to start is one notice, and the other streams go on; any other
-// failure of one stream is a notice too, and the command fails at the end. With one pod, its
-// failure is the error. Cancellation (Ctrl-C) ends every stream and returns kCancelled.
+// Reads the logs of the target's pods (sorted by name). A -c container is read from the pods
+// that have it; the others are named in one notice (a JetStream leader and its workers run
+// different containers), and only when no pod has it is it an error. Several streams are
+// followed concurrently (at most max_log_requests, else a usage error naming the flag, before
+// any log is read) and read one after the other without --follow, as kubectl does. A pod that
+// is not scheduled or whose container is waiting to start is one notice, and the other streams
+// go on; any other failure of one stream is a notice too, and the command fails at the end.
+// With one stream, its failure is the error. Cancellation (Ctrl-C) ends every stream and
+// returns kCancelled.
 core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const LogsSinks& sinks,
                         const core::CancelToken* cancel);
 
