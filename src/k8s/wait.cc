@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "slice_placement.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
@@ -168,7 +169,24 @@ core::Result<WaitResult> WaitReady(Client& client, Discovery& discovery, const O
     error.where = "kubernetes";
     return core::Fail(error);
   }
-  return WaitResult{outcome->object, outcome->stats};
+  WaitResult result{outcome->object, outcome->stats, {}};
+  if (kind == "RayCluster") {
+    // Ready by KubeRay's account says nothing of where the slices landed.
+    auto placement = CheckRaySlicePlacement(client, ns, outcome->object);
+    if (!placement && placement.error().kind == core::ErrorKind::kFailedPrecondition) {
+      auto error = placement.error();
+      error.message = what + " is ready, but its slice " + error.message;
+      error.where = "kubernetes";
+      return core::Fail(error);
+    }
+    if (!placement) {
+      result.notes.push_back(what +
+                             ": the node pools of its TPU slices were not checked: " + placement.error().message);
+    } else {
+      for (const auto& note : placement->notes) result.notes.push_back(what + ": " + note);
+    }
+  }
+  return result;
 }
 
 }  // namespace tputrain::k8s

@@ -68,6 +68,9 @@ const std::vector<std::pair<std::string, std::string>>& ComputedNames() {
       {"RAY_TPU_ACCELERATOR", "Ray's accelerator_type for the generation (TPU-V6E)"},
       {"TPU_PLATFORM_CHIP", "chip name servers take as a flag (tpuv6e, tpuv5e)"},
       {"PATHWAYS_INSTANCE_TYPE", "Pathways --instance_type (tpuv6e:4x4)"},
+      {"SLICE_TOPOLOGY_KEY",
+       "node label one slice's hosts share and no other slice's: cloud.google.com/gke-nodepool (multi-host), "
+       "kubernetes.io/hostname (single-host)"},
   };
   return names;
 }

@@ -32,16 +32,37 @@ core::Result<OperatorInfo> FindOperator(const std::string& name) {
   return core::Fail(core::Error::Usage("operator: expected one of " + known + ", got '" + name + "'"));
 }
 
-core::Result<std::vector<OperatorStatus>> CheckOperators(k8s::Discovery& discovery,
+core::Result<std::vector<OperatorStatus>> CheckOperators(k8s::Client& client, k8s::Discovery& discovery,
                                                          const std::vector<OperatorInfo>& operators) {
   std::vector<OperatorStatus> statuses;
   for (const auto& info : operators) {
     auto found = discovery.Lookup(info.api_version, info.kind);
     // Discovery answers an unserved kind with FAILED_PRECONDITION; anything else is a real failure.
     if (!found && found.error().kind != core::ErrorKind::kFailedPrecondition) return core::Fail(found.error());
-    statuses.push_back({info, found.has_value()});
+    OperatorStatus status{info, found.has_value(), std::nullopt};
+    if (status.installed && info.name == "kuberay") status.tpu_webhook = k8s::FindRayTpuWebhook(client);
+    statuses.push_back(std::move(status));
   }
   return statuses;
+}
+
+std::string RayTpuWebhookLine(const k8s::RayTpuWebhook& webhook) {
+  using Presence = k8s::RayTpuWebhook::Presence;
+  switch (webhook.presence) {
+    case Presence::kPresent:
+      return "GKE's Ray TPU webhook is registered (MutatingWebhookConfiguration " + webhook.configuration +
+             "): KubeRay's TPU pods get TPU_WORKER_HOSTNAMES, TPU_WORKER_ID and TPU_NAME, and each multi-host slice "
+             "one node pool";
+    case Presence::kAbsent:
+      return "no Ray TPU webhook (a MutatingWebhookConfiguration for pods labelled app.kubernetes.io/name=kuberay, "
+             "which GKE's Ray add-on installs): KubeRay's TPU pods get no TPU_WORKER_HOSTNAMES, TPU_WORKER_ID or "
+             "TPU_NAME, which JAX needs to start across the hosts of a multi-host slice (raycluster-maxtext keeps "
+             "each slice on one node pool itself); on GKE use the add-on: tputrain cluster create ... --ray-operator, "
+             "or gcloud container clusters update CLUSTER --location LOCATION --update-addons=RayOperator=ENABLED";
+    case Presence::kUnknown:
+      break;
+  }
+  return "cannot tell whether GKE's Ray TPU webhook is registered: " + webhook.reason;
 }
 
 core::Result<std::vector<k8s::Object>> LoadOperatorManifest(http::Transport& transport, const std::string& source) {

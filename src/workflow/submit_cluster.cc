@@ -2,8 +2,10 @@
 #include <limits>
 
 #include "tputrain/core/poll.h"
+#include "tputrain/k8s/ray_tpu_webhook.h"
 #include "tputrain/k8s/wait.h"
 #include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/operators.h"
 #include "tputrain/workflow/submit_cluster.h"
 
 namespace tputrain::workflow {
@@ -104,6 +106,15 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   ClusterSubmitOutcome outcome;
   outcome.raycluster = cluster.name;
   outcome.ns = cluster.ns;
+  if (job.slice && job.slice->hosts > 1) {
+    // Multi-host slices need what GKE's Ray TPU webhook gives their pods: say whether it is there.
+    auto webhook = k8s::FindRayTpuWebhook(env.client);
+    if (webhook.presence == k8s::RayTpuWebhook::Presence::kPresent) {
+      env.reporter.Info(RayTpuWebhookLine(webhook));
+    } else {
+      env.reporter.Warn(RayTpuWebhookLine(webhook));
+    }
+  }
   env.reporter.Progress("raycluster", "applying " + what);
   k8s::ApplyOptions apply_options;
   apply_options.ns = cluster.ns;
@@ -120,6 +131,7 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   auto ready = k8s::WaitReady(env.client, env.discovery, {cluster.api_version, cluster.kind, cluster.name}, cluster.ns,
                               watch_options, env.watch);
   if (!ready) return core::Fail(ready.error());
+  for (const auto& note : ready->notes) env.reporter.Warn(note);
   env.reporter.Done("raycluster", what + " ready");
 
   auto endpoint = k8s::RayHeadEndpoint(env.client, cluster.ns, cluster.name);

@@ -55,6 +55,10 @@ std::vector<render::ComputedValue> ValuesForSlice(const catalog::TpuSliceType& s
       make("RAY_TPU_ACCELERATOR", "TPU-" + Upper(prefix), ValueType::kString),
       make("TPU_PLATFORM_CHIP", chip, ValueType::kString),
       make("PATHWAYS_INSTANCE_TYPE", chip + ":" + slice.topology, ValueType::kString),
+      // GKE makes one node pool per multi-host slice; a single-host slice is one node, and a
+      // pool of such nodes holds several slices.
+      make("SLICE_TOPOLOGY_KEY", slice.hosts > 1 ? "cloud.google.com/gke-nodepool" : "kubernetes.io/hostname",
+           ValueType::kString),
   };
 }
 

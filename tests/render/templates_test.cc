@@ -137,6 +137,71 @@ TEST_CASE("raycluster-maxtext: head ports, TPU worker group and bucket for v6e 4
   CHECK(bucket);
 }
 
+// The placement rule (notes/placement.md), as a scheduler reads it: required pod affinity and
+// anti-affinity over the node pool, keyed by KubeRay's replica label with matchLabelKeys and
+// mismatchLabelKeys, and that key nowhere in labelSelector (the API server refuses the pod).
+const char* const kSlicePlacement = R"(
+podAffinity:
+  requiredDuringSchedulingIgnoredDuringExecution:
+    - labelSelector: {matchLabels: {ray.io/node-type: worker}}
+      matchLabelKeys: [ray.io/worker-group-replica-name]
+      topologyKey: TOPOLOGY_KEY
+podAntiAffinity:
+  requiredDuringSchedulingIgnoredDuringExecution:
+    - labelSelector: {matchLabels: {ray.io/node-type: worker}}
+      mismatchLabelKeys: [ray.io/worker-group-replica-name]
+      topologyKey: TOPOLOGY_KEY
+)";
+
+std::string Placement(const std::string& topology_key) {
+  std::string text = kSlicePlacement;
+  for (auto at = text.find("TOPOLOGY_KEY"); at != std::string::npos; at = text.find("TOPOLOGY_KEY")) {
+    text.replace(at, std::string("TOPOLOGY_KEY").size(), topology_key);
+  }
+  return text;
+}
+
+// The node's content in one form, whatever its YAML style (block or flow, quoted or not), keys in
+// their order: two nodes that say the same thing read the same.
+std::string Canonical(const YAML::Node& node) {
+  std::string text;
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      text = "{";
+      for (const auto& item : node) text += Canonical(item.first) + ": " + Canonical(item.second) + "; ";
+      return text + "}";
+    case YAML::NodeType::Sequence:
+      text = "[";
+      for (const auto& item : node) text += Canonical(item) + "; ";
+      return text + "]";
+    case YAML::NodeType::Scalar:
+      return node.Scalar();
+    default:
+      return "~";
+  }
+}
+
+TEST_CASE("raycluster-maxtext keeps every slice on one node pool: the placement stanza exactly") {
+  for (const auto& [sets, key] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{}, "cloud.google.com/gke-nodepool"},
+           {{"TPU_TYPE=v5litepod-32", "NUM_SLICES=2"}, "cloud.google.com/gke-nodepool"},
+           // A single-host slice is one node, and one pool of them holds several slices.
+           {{"TPU_TYPE=v6e-4", "NUM_SLICES=2"}, "kubernetes.io/hostname"}}) {
+    INFO(key);
+    auto objects = Objects(Render("raycluster-maxtext", sets));
+    const auto pod = objects[0]["spec"]["workerGroupSpecs"][0]["template"]["spec"];
+    CHECK(Canonical(pod["affinity"]) == Canonical(YAML::Load(Placement(key))));
+    for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+      const auto selector = pod["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"][0]["labelSelector"];
+      CHECK_FALSE(selector["matchLabels"]["ray.io/worker-group-replica-name"]);
+      CHECK_FALSE(selector["matchExpressions"]);
+    }
+  }
+  // The head is not a slice: it goes where the scheduler likes.
+  auto objects = Objects(Render("raycluster-maxtext"));
+  CHECK_FALSE(objects[0]["spec"]["headGroupSpec"]["template"]["spec"]["affinity"]);
+}
+
 TEST_CASE("raycluster-maxtext scales with the TPU type and number of slices") {
   auto objects = Objects(Render("raycluster-maxtext", {"TPU_TYPE=v5litepod-32", "NUM_SLICES=2"}));
   const auto group = objects[0]["spec"]["workerGroupSpecs"][0];

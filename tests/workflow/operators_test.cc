@@ -39,7 +39,7 @@ struct ServedJobSetOnly {
 TEST_CASE("operators check says which kinds are served and how to get the others") {
   ServedJobSetOnly server;
   k8s::Discovery discovery(*server.client);
-  auto statuses = CheckOperators(discovery, KnownOperators());
+  auto statuses = CheckOperators(*server.client, discovery, KnownOperators());
   REQUIRE(statuses);
   REQUIRE(statuses->size() == 3);
   CHECK((*statuses)[0].info.name == "kuberay");
@@ -50,6 +50,7 @@ TEST_CASE("operators check says which kinds are served and how to get the others
   CHECK((*statuses)[1].info.fix == "tputrain operators install lws");
   CHECK((*statuses)[2].info.name == "jobset");
   CHECK((*statuses)[2].installed);
+  for (const auto& status : *statuses) CHECK_FALSE(status.tpu_webhook);  // asked of an installed KubeRay only
 }
 
 TEST_CASE("operators are named by their short names; the pinned manifests are release assets") {

@@ -36,6 +36,13 @@ TEST_CASE("v6e-16 (seed 001) gives the RayCluster's and trainer's numbers") {
   CHECK(v["RAY_TPU_ACCELERATOR"] == "TPU-V6E");
   CHECK(v["LWS_SIZE"] == "5");
   CHECK(v["PATHWAYS_INSTANCE_TYPE"] == "tpuv6e:4x4");
+  CHECK(v["SLICE_TOPOLOGY_KEY"] == "cloud.google.com/gke-nodepool");
+}
+
+TEST_CASE("a single-host slice is one node: its hosts share kubernetes.io/hostname, not a whole node pool") {
+  auto v = For("v6e-4", 2);
+  CHECK(v["NUM_HOSTS"] == "1");
+  CHECK(v["SLICE_TOPOLOGY_KEY"] == "kubernetes.io/hostname");
 }
 
 TEST_CASE("two v6e 2x4 slices (disaggregated 70B) keep LWS size 5") {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/client.h"
@@ -22,11 +23,14 @@ core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client);
 struct WaitResult {
   nlohmann::json object;
   WatchStats stats;
+  std::vector<std::string> notes;  // what could not be checked, for a warning line each
 };
 
 // Waits with a watch until the object is ready (ReadyVerdict). A timeout is an error that says
 // why, from the API: the last status seen and the object's pods that are not ready, each with
 // its phase and latest event ("FailedScheduling: 0/3 nodes are available: ...").
+// A ready RayCluster must also have each multi-host TPU slice on one node pool
+// (CheckRaySlicePlacement): a split slice fails in one line naming the replica and the pools.
 core::Result<WaitResult> WaitReady(Client& client, Discovery& discovery, const ObjectRef& ref, const std::string& ns,
                                    const WatchOptions& options, WatchDeps deps);
 

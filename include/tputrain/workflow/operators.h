@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "tputrain/http/transport.h"
 #include "tputrain/k8s/discovery.h"
 #include "tputrain/k8s/manifest.h"
+#include "tputrain/k8s/ray_tpu_webhook.h"
 #include "tputrain/workflow/apply_recorded.h"
 
 // The operators the seed workloads need on a cluster: KubeRay (RayCluster, through the GKE Ray
@@ -32,10 +34,18 @@ core::Result<OperatorInfo> FindOperator(const std::string& name);
 struct OperatorStatus {
   OperatorInfo info;
   bool installed = false;
+  // KubeRay only, when installed: whether GKE's Ray TPU webhook is registered too.
+  std::optional<k8s::RayTpuWebhook> tpu_webhook;
 };
-// Whether each operator's kind is served (its CRD is installed), from discovery.
-core::Result<std::vector<OperatorStatus>> CheckOperators(k8s::Discovery& discovery,
+// Whether each operator's kind is served (its CRD is installed), from discovery; for an
+// installed KubeRay, whether the TPU webhook is there (k8s::FindRayTpuWebhook).
+core::Result<std::vector<OperatorStatus>> CheckOperators(k8s::Client& client, k8s::Discovery& discovery,
                                                          const std::vector<OperatorInfo>& operators);
+
+// One line on what the TPU webhook's presence means for KubeRay's TPU pods: with it, the TPU
+// environment and one node pool per slice; without it, no TPU_WORKER_HOSTNAMES/TPU_WORKER_ID/
+// TPU_NAME and how to get it.
+std::string RayTpuWebhookLine(const k8s::RayTpuWebhook& webhook);
 
 // The manifest at `source`: an https:// (or loopback http://) URL fetched through `transport`,
 // else a local file (air-gapped sites and tests). Parsed into objects.

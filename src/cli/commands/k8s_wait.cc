@@ -31,6 +31,7 @@ core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
   auto waited = k8s::WaitReady(client, *(*connection)->discovery, *ref, ns, options,
                                {stack.clock(), stack.sleeper(), context.cancel});
   if (!waited) return core::Fail(waited.error());
+  for (const auto& note : waited->notes) context.reporter().Warn(note);
   nlohmann::json json = {{"kind", ref->kind}, {"namespace", ns}, {"name", ref->name}, {"ready", true}};
   PrintResult(context, json,
               [&](std::ostream& out) { out << ref->kind << " " << ns << "/" << ref->name << " ready\n"; });

@@ -16,6 +16,18 @@ struct OperatorFlags {
   std::string timeout = "5m";
 };
 
+std::string TpuWebhookState(k8s::RayTpuWebhook::Presence presence) {
+  switch (presence) {
+    case k8s::RayTpuWebhook::Presence::kPresent:
+      return "present";
+    case k8s::RayTpuWebhook::Presence::kAbsent:
+      return "absent";
+    case k8s::RayTpuWebhook::Presence::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
 core::Result<int> RunCheck(const OperatorFlags& flags, Context& context) {
   std::vector<workflow::OperatorInfo> wanted;
   for (const auto& name : flags.names) {
@@ -26,7 +38,7 @@ core::Result<int> RunCheck(const OperatorFlags& flags, Context& context) {
   if (wanted.empty()) wanted = workflow::KnownOperators();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
-  auto statuses = workflow::CheckOperators(*(*connection)->discovery, wanted);
+  auto statuses = workflow::CheckOperators(*(*connection)->client, *(*connection)->discovery, wanted);
   if (!statuses) return core::Fail(statuses.error());
   bool all = true;
   nlohmann::json json = nlohmann::json::array();
@@ -39,6 +51,17 @@ core::Result<int> RunCheck(const OperatorFlags& flags, Context& context) {
                     {"fix", status.installed ? "" : status.info.fix}});
     rows.push_back({status.info.name, status.info.kind, status.installed ? "installed" : "missing",
                     status.installed ? "" : status.info.fix});
+    if (!status.tpu_webhook) continue;
+    // Information, not a verdict: the exit code stays about the kinds.
+    const auto& webhook = *status.tpu_webhook;
+    json.back()["tpu_webhook"] = {{"state", TpuWebhookState(webhook.presence)},
+                                  {"configuration", webhook.configuration}};
+    const std::string line = workflow::RayTpuWebhookLine(webhook);
+    if (webhook.presence == k8s::RayTpuWebhook::Presence::kPresent) {
+      context.reporter().Info(line);
+    } else {
+      context.reporter().Warn(line);
+    }
   }
   PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"operator", "kind", "status", "fix"}, rows); });
   return all ? core::kExitOk : core::kExitFailed;
