@@ -1,9 +1,10 @@
 // Where a RayCluster's TPU slices land, against a real kube-apiserver: the rendered placement
 // rule as the API server admits it, the check after `ready` that every multi-host slice is on one
-// node pool, and whether GKE's Ray TPU webhook is registered. No scheduler runs here, so the test
-// plays it: Nodes labelled as GKE labels TPU slice nodes, pods bound to them through the
-// pods/binding subresource, as kube-scheduler binds (the documented exception to "no hand-played
-// placement": the real control plane is not in the tests yet).
+// node pool, and whether GKE's Ray TPU webhook is registered. No scheduler runs in this binary, so
+// the test plays it: Nodes labelled as GKE labels TPU slice nodes, pods bound to them through the
+// pods/binding subresource, as kube-scheduler binds; a split is drawn exactly as wanted here, where
+// the real scheduler only splits nearly always. The real scheduler and KubeRay place the rendered
+// cluster in raycluster_plane_integration_test.cc.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
