@@ -31,6 +31,11 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
     }
     return std::nullopt;
   }
+  if (pool.value("queuedProvisioning", json::object()).value("enabled", false)) {
+    // Queued provisioning is for GPUs; TPU slices use flex-start alone.
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Flex start node pools don't support TPUs with queued provisioning.");
+  }
   if (topology.empty()) {
     // Without a topology GKE makes single-host slices; the machine type must still be a TPU one.
     for (const auto& generation : catalog::Generations()) {
@@ -48,6 +53,18 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
                        "Invalid TPU configuration for field '" + field + "': " + slice.error().message + ".");
   }
   int64_t count = AsInt(pool.value("initialNodeCount", json(0)), 0);
+  // An autoscaled slice (flex-start, or scaled up by workloads) may start empty and grows as one
+  // whole slice: its maximum is the slice's node count.
+  const json autoscaling = pool.value("autoscaling", json::object());
+  if (autoscaling.value("enabled", false)) {
+    const int64_t max = AsInt(autoscaling.value("maxNodeCount", autoscaling.value("totalMaxNodeCount", json(0))), 0);
+    if (max != slice->hosts) {
+      return Aip193Error(ErrorKind::kInvalidArgument, "Maximum node count " + std::to_string(max) +
+                                                          " is not a valid size of TPU pod slice with topology " +
+                                                          topology + ".");
+    }
+    if (count == 0) return std::nullopt;
+  }
   if (count != slice->hosts) {
     return Aip193Error(ErrorKind::kInvalidArgument,
                        "Invalid value for field '" + field + ".initial_node_count': " + std::to_string(count) +

@@ -149,6 +149,36 @@ TEST_CASE("a cluster is PROVISIONING, then RUNNING with endpoint and CA once its
   }
 }
 
+TEST_CASE("a flex-start TPU pool starts with no nodes, autoscaled to one slice; queued provisioning is refused") {
+  Driver driver;
+  REQUIRE(driver.Send("POST", kZone + "/clusters", ClusterBody("ray-tpu")).status == 200);
+  driver.Advance(3s);
+  // What `gcloud container node-pools create --flex-start --enable-autoscaling --num-nodes 0 ...` sends.
+  json flex = TpuPool("flex", "ct6e-standard-4t", "4x4", 0);
+  flex["nodePool"]["config"]["flexStart"] = true;
+  flex["nodePool"]["autoscaling"] = {
+      {"enabled", true}, {"minNodeCount", 0}, {"maxNodeCount", 4}, {"locationPolicy", "ANY"}};
+  CHECK(driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", flex).status == 200);
+
+  json wrong_max = flex;
+  wrong_max["nodePool"]["name"] = "wrong-max";
+  wrong_max["nodePool"]["autoscaling"]["maxNodeCount"] = 2;
+  auto refused = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", wrong_max);
+  CHECK(refused.status == 400);
+  CHECK(refused.body["error"]["message"] ==
+        "Maximum node count 2 is not a valid size of TPU pod slice with topology 4x4.");
+
+  json queued = flex;
+  queued["nodePool"]["name"] = "queued";
+  queued["nodePool"]["queuedProvisioning"] = {{"enabled", true}};
+  auto tpu_queued = driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", queued);
+  CHECK(tpu_queued.status == 400);
+  CHECK(tpu_queued.body["error"]["message"] == "Flex start node pools don't support TPUs with queued provisioning.");
+
+  json fixed = TpuPool("fixed", "ct6e-standard-4t", "4x4", 0);
+  CHECK(driver.Send("POST", kZone + "/clusters/ray-tpu/nodePools", fixed).status == 400);  // not autoscaled
+}
+
 TEST_CASE("cluster bodies are validated against the discovery schema and GKE's own rules") {
   Driver driver;
   auto unknown = driver.Send("POST", kZone + "/clusters", json{{"cluster", {{"name", "c"}, {"colour", "red"}}}});
