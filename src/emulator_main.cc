@@ -67,10 +67,20 @@ void AddStartFlags(CLI::App& start, StartOptions& options) {
       .add_option("--host-path", options.host_path,
                   "With --tpu-hosts netns: a directory (e.g. a Ray venv) whose bin/ leads the hosts' PATH")
       ->type_name("DIR");
+  start.add_option("--capacity", options.capacity,
+                   "TPU chips each zone has, ZONE/GENERATION[/on-demand|spot]=CHIPS,... (e.g. us-east5-a/v6e=16); "
+                   "creates past them stock out, queued resources wait (default: no limit)");
+  start.add_option("--quota", options.quota,
+                   "Regional TPU quota of the TPU API and of GKE each, REGION/GENERATION[/on-demand|spot]=CHIPS,... "
+                   "(e.g. us-east5/v6e/spot=0)");
+  start.add_option("--stockout-retry", options.stockout_retry,
+                   "How long GKE retries a node pool a stockout left in ERROR, the cluster busy meanwhile (e.g. "
+                   "30s; default: not at all)");
   start.footer(
       "Examples:\n"
       "  tputrain emulator start --port 8780 --op-latency 1s --state-file /tmp/emulator.json\n"
       "  tputrain emulator start --faults 'nodePools.create=stockout@first:1,*=503@every:10'\n"
+      "  tputrain emulator start --capacity us-east5-a/v6e=16,us-east5-b/v6e=64 --quota us-east5/v6e/spot=0\n"
       "  sudo tputrain emulator start --tpu-hosts netns --host-path /opt/ray-venv");
   // An unset shell variable is a mistake, not a value: every flag here takes a non-empty one.
   static const CLI::Validator kNotEmpty(

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "capacity.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
 #include "tputrain/emulator/emulator.h"
@@ -50,6 +51,21 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
     }
     config.host_path = absolute.lexically_normal().string();
     while (config.host_path.size() > 1 && config.host_path.back() == '/') config.host_path.pop_back();
+  }
+  if (!options.capacity.empty()) {
+    auto chips = ParseCapacityFlag("--capacity", options.capacity, true);
+    if (!chips) return core::Fail(chips.error());
+    config.capacity["chips"] = std::move(*chips);
+  }
+  if (!options.quota.empty()) {
+    auto quota = ParseCapacityFlag("--quota", options.quota, false);
+    if (!quota) return core::Fail(quota.error());
+    config.capacity["quota"] = std::move(*quota);
+  }
+  if (!options.stockout_retry.empty()) {
+    auto retry = core::ParseDuration("--stockout-retry", options.stockout_retry, core::ZeroDuration::kAllowed);
+    if (!retry) return core::Fail(retry.error());
+    config.stockout_retry = *retry;
   }
   std::string endpoint = options.cluster_endpoint;
   for (const char* scheme : {"https://", "http://"}) {

@@ -1,6 +1,7 @@
 #include <regex>
 #include <set>
 
+#include "container_capacity.h"
 #include "operations.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
@@ -250,6 +251,7 @@ ApiResponse CreateCluster(Call& call) {
     cluster["releaseChannel"] = {{"channel", "REGULAR"}};
   }
   cluster["etag"] = std::to_string(ProjectNumber(key + "etag"));
+  if (auto quota = GkeQuotaError(call.world, project, cluster, cluster["nodePools"])) return *quota;
   call.world["clusters"][key] = cluster;
   return JsonReply(Public(StartOperation(call, "CREATE_CLUSTER", key, "")));
 }
@@ -275,6 +277,7 @@ ApiResponse DeleteCluster(Call& call) {
   std::string key = ClusterKey(call);
   json* cluster = FindCluster(call, key);
   if (cluster == nullptr) return NotFound(key);
+  if (const json* op = RetryingOperation(call.world, key)) return IncompatibleOperation(*op);
   for (const auto& [id, op] : call.world["containerOperations"].items()) {
     if (op.value("status", "") != "DONE" && op.value("_cluster", "") == key &&
         op.value("operationType", "") == "DELETE_CLUSTER") {
@@ -307,10 +310,12 @@ ApiResponse CreateNodePool(Call& call) {
     return Aip193Error(ErrorKind::kAlreadyExists, "Already exists: " + key + "/nodePools/" + pool_name + ".");
   }
   if (const json* op = BlockingOperation(call, key, "")) return Busy(*op, call.args[2]);
+  if (const json* op = RetryingOperation(call.world, key)) return IncompatibleOperation(*op);
   if (auto bad = CheckPoolFields(pool, "node_pool")) return *bad;
   if (auto bad = CheckTpuNodePool(pool, "node_pool")) return *bad;
   if (auto bad = CheckNodePoolDisk(pool, "node_pool")) return *bad;
   DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], (*cluster).value("currentNodeVersion", ""));
+  if (auto quota = GkeQuotaError(call.world, call.args[0], *cluster, json::array({pool}))) return *quota;
   (*cluster)["nodePools"].push_back(pool);
   return JsonReply(Public(StartOperation(call, "CREATE_NODE_POOL", key, pool_name)));
 }
@@ -336,6 +341,7 @@ ApiResponse DeleteNodePool(Call& call) {
   json* pool = cluster == nullptr ? nullptr : FindPool(*cluster, call.args[3]);
   if (pool == nullptr) return NotFound(key + "/nodePools/" + call.args[3]);
   if (const json* op = BlockingOperation(call, key, call.args[3])) return Busy(*op, call.args[2]);
+  if (const json* op = RetryingOperation(call.world, key)) return IncompatibleOperation(*op);
   (*pool)["status"] = "STOPPING";
   return JsonReply(Public(StartOperation(call, "DELETE_NODE_POOL", key, call.args[3])));
 }

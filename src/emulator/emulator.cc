@@ -3,6 +3,7 @@
 #include <iostream>
 #include <limits>
 
+#include "capacity.h"
 #include "compute_batch.h"
 #include "operations.h"
 #include "tputrain/core/json.h"
@@ -19,8 +20,8 @@ std::vector<Route> AllRoutes() {
   // Artifact Registry and Cloud Build first: their operations share GKE's path, told apart by
   // their ids ("ar-...", a UUID). The XML API's path-style download matches nearly any path: last.
   for (auto&& group : {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(),
-                       TpuNodeUpdateRoutes(), StorageRoutes(), StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(),
-                       ComputeRoutes(), StorageXmlRoutes()}) {
+                       TpuQueuedResourceRoutes(), TpuNodeUpdateRoutes(), StorageRoutes(), StorageUploadRoutes(),
+                       IamRoutes(), ServiceUsageRoutes(), ComputeRoutes(), StorageXmlRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;
@@ -128,6 +129,8 @@ core::Result<std::unique_ptr<Emulator>> Emulator::Create(EmulatorConfig config, 
     if (!loaded) return core::Fail(loaded.error());
     world = std::move(*loaded);
   }
+  // The flags' limits hold from the start, over what a state file kept.
+  if (auto applied = ApplyCapacity(world, config.capacity); !applied) return core::Fail(applied.error());
   std::unique_ptr<Emulator> emulator(new Emulator(std::move(config), clock, std::move(*schemas)));
   emulator->world_ = std::move(world);
   return emulator;
@@ -190,6 +193,7 @@ json Emulator::Requests() {
 void Emulator::Reset() {
   std::lock_guard lock(mutex_);
   world_ = NewWorld();
+  (void)ApplyCapacity(world_, config_.capacity);  // checked when the emulator was created
   requests_.clear();
   requests_bytes_ = 0;
   faults_ = FaultPlan(config_.faults, config_.seed);
@@ -205,13 +209,19 @@ ApiResponse Emulator::HandleAdmin(const ApiRequest& request) {
     return response;
   }
   if (request.path.rfind("/_emulator/tpu-hosts", 0) == 0) return HandleTpuHostsAdmin(request);
+  if (request.path == "/_emulator/capacity" || request.path == "/_emulator/preempt") {
+    ApiResponse response = HandleCapacityAdmin(request);
+    SyncTpuHosts();  // a preempted node's hosts stop
+    return response;
+  }
   if (request.method == "POST" && request.path == "/_emulator/reset") {
     Reset();
     return JsonReply(json::object());
   }
   return Aip193Error(core::ErrorKind::kNotFound, "Unknown emulator admin path " + request.path +
                                                      " (GET /_emulator/state, GET /_emulator/requests, GET "
-                                                     "/_emulator/tpu-hosts, POST /_emulator/reset)");
+                                                     "/_emulator/tpu-hosts, GET or POST /_emulator/capacity, POST "
+                                                     "/_emulator/preempt, POST /_emulator/reset)");
 }
 
 ApiResponse Emulator::Handle(const ApiRequest& request) {

@@ -17,9 +17,12 @@ constexpr int kMaxStepsPerAdvance = 1000;
 
 struct Due {
   int64_t at;
+  int64_t order;
   size_t kind;
   std::string key;
-  bool operator<(const Due& other) const { return std::tie(at, kind, key) < std::tie(other.at, other.kind, other.key); }
+  bool operator<(const Due& other) const {
+    return std::tie(at, order, kind, key) < std::tie(other.at, other.order, other.kind, other.key);
+  }
 };
 
 // What is due by `now_ms`: scheduled steps at their time, waiting ones now.
@@ -33,9 +36,11 @@ std::vector<Due> Collect(const json& world, int64_t now_ms) {
       auto timer = record.find(kTimer);
       if (timer == record.end() || !timer->is_object()) continue;
       if (timer->value("waiting", false)) {
-        due.push_back({now_ms, kind, key});
+        // Now, or at its deadline when that has passed: what it waited for is judged as of then.
+        const int64_t until = timer->value("until", now_ms);
+        due.push_back({std::min(until, now_ms), timer->value("order", int64_t{0}), kind, key});
       } else if (auto at = timer->find("due"); at != timer->end() && at->is_number_integer() && *at <= now_ms) {
-        due.push_back({at->get<int64_t>(), kind, key});
+        due.push_back({at->get<int64_t>(), 0, kind, key});
       }
     }
   }
@@ -57,7 +62,10 @@ const std::vector<TimedKind>& TimedKinds() {
 }
 
 void ScheduleStep(json& record, int64_t due_ms) { record[kTimer] = {{"due", due_ms}}; }
-void WaitStep(json& record) { record[kTimer] = {{"waiting", true}}; }
+void WaitStep(json& record, int64_t order, std::optional<int64_t> until_ms) {
+  record[kTimer] = {{"waiting", true}, {"order", order}};
+  if (until_ms) record[kTimer]["until"] = *until_ms;
+}
 void HoldStep(json& record) { record[kTimer] = {{"held", true}}; }
 void EndSteps(json& record) { record.erase(kTimer); }
 bool HasPendingStep(const json& record) { return record.contains(kTimer); }

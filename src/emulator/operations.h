@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +13,8 @@
 // the record's private "_timer":
 //   {"due": ms}        its next step is due then
 //   {"held": true}     a `stuck` fault holds it for ever
-//   {"waiting": true}  it waits for something other than time (capacity): stepped at each Advance
+//   {"waiting": true, "order": N[, "until": ms]}  it waits for something other than time (capacity):
+//                      stepped at each Advance, oldest order first, and at `until` at the latest
 // and no timer once it has ended. `Advance` takes every step due, in time order, each at its own
 // time, however late a request notices it.
 namespace tputrain::emulator {
@@ -34,7 +36,7 @@ void StartOperationTimer(nlohmann::json& record, const Call& call);
 bool IsStockoutFault(const nlohmann::json& record);
 
 void ScheduleStep(nlohmann::json& record, int64_t due_ms);
-void WaitStep(nlohmann::json& record);
+void WaitStep(nlohmann::json& record, int64_t order = 0, std::optional<int64_t> until_ms = std::nullopt);
 void HoldStep(nlohmann::json& record);
 void EndSteps(nlohmann::json& record);
 bool HasPendingStep(const nlohmann::json& record);

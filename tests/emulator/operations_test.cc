@@ -39,15 +39,21 @@ TEST_CASE("operations: a held step is never taken, and a record that still waits
   json held = ComputeOperation("held");
   HoldStep(held);
   world["computeOperations"]["held"] = held;
-  // A queued resource whose create operation has not ended waits for it at every Advance.
-  json queued = {{"name", "q"}, {"state", {{"state", "ACCEPTED"}}}};
+  // A queued resource that waits for chips the zone does not have is asked at every Advance.
+  json queued = {{"name", "projects/p/locations/us-east5-a/queuedResources/q"},
+                 {"state", {{"state", "WAITING_FOR_RESOURCES"}}},
+                 {"tpu",
+                  {{"nodeSpec", json::array({{{"parent", "projects/p/locations/us-east5-a"},
+                                              {"nodeId", "q"},
+                                              {"node", {{"acceleratorType", "v6e-8"}}}}})}}}};
   WaitStep(queued);
+  world["capacity"]["chips"]["us-east5-a/v6e/on-demand"] = 0;
   world["queuedResources"]["q"] = queued;
   EmulatorConfig config;
 
   CHECK_FALSE(Advance(world, 1'000'000'000, config));
   CHECK(world["computeOperations"]["held"]["status"] == "RUNNING");
-  CHECK(world["queuedResources"]["q"]["state"]["state"] == "ACCEPTED");
+  CHECK(world["queuedResources"]["q"]["state"]["state"] == "WAITING_FOR_RESOURCES");
   CHECK(HasPendingStep(world["queuedResources"]["q"]));
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/result.h"
 #include "tputrain/emulator/faults.h"
 
@@ -37,6 +39,12 @@ struct EmulatorConfig {
   std::vector<std::string> disabled_apis;
   TpuHostMode tpu_hosts = TpuHostMode::kPaper;
   std::string host_path;  // --host-path: its bin/ leads the hosts' PATH
+  // TPU chips per zone and quota per region that a new or reset world starts with:
+  // {"chips": {"ZONE/GEN/MODE": N}, "quota": {"REGION/GEN/MODE": N}} (capacity.h); empty: no limits.
+  nlohmann::json capacity = nlohmann::json::object();
+  // How long GKE keeps retrying a node pool that a stockout left in ERROR: meanwhile the cluster
+  // answers "incompatible operation" and the pool turns RUNNING if chips free up. 0: it gives up at once.
+  std::chrono::milliseconds stockout_retry{0};
 };
 
 // `tputrain emulator start` flags, as typed; MakeConfig checks them (usage errors, exit 2).
@@ -53,6 +61,9 @@ struct StartOptions {
   std::vector<std::string> disabled_apis;  // answer SERVICE_DISABLED until enabled
   std::string tpu_hosts = "paper";         // "netns": READY TPU VMs' hosts boot as network namespaces
   std::string host_path;                   // with netns: a directory whose bin/ leads the hosts' PATH
+  std::string capacity;                    // ZONE/GEN[/MODE]=CHIPS,...: chips each zone has
+  std::string quota;                       // REGION/GEN[/MODE]=CHIPS,...: each API's regional quota
+  std::string stockout_retry;              // empty or "0": a stocked-out pool is not retried
 };
 
 core::Result<EmulatorConfig> MakeConfig(const StartOptions& options);

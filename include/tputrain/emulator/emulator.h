@@ -64,6 +64,7 @@ class Emulator {
   Emulator(EmulatorConfig config, core::Clock& clock, SchemaSet schemas);
   ApiResponse HandleAdmin(const ApiRequest& request);
   ApiResponse HandleTpuHostsAdmin(const ApiRequest& request);
+  ApiResponse HandleCapacityAdmin(const ApiRequest& request);
   ApiResponse Dispatch(const ApiRequest& request, int64_t now_ms);
   int64_t NowMs();
   void SaveLocked();

@@ -59,6 +59,7 @@ struct Route {
 
 std::vector<Route> ContainerRoutes();
 std::vector<Route> TpuRoutes();
+std::vector<Route> TpuQueuedResourceRoutes();
 std::vector<Route> TpuNodeUpdateRoutes();  // nodes.patch, nodes.getGuestAttributes
 std::vector<Route> StorageRoutes();
 std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
