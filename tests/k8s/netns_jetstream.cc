@@ -30,7 +30,9 @@ NetnsJetStream::NetnsJetStream(bool wait_healthy) : host_("js", 249) {
     throw std::runtime_error("no JetStream peer in " + cache + ": run scripts/peers/jetstream.sh");
   }
   const std::string maxtext = engine_venv + "/lib/python3.12/site-packages/maxtext";
-  const std::string http_server_dir = std::string(TPUTRAIN_SOURCE_DIR) + "/../shared/peers/jetstream-http";
+  // ../shared beside the checkout, or TPUTRAIN_SHARED_DIR (a git worktree elsewhere).
+  const std::string http_server_dir =
+      env.GetOr("TPUTRAIN_SHARED_DIR", std::string(TPUTRAIN_SOURCE_DIR) + "/../shared") + "/peers/jetstream-http";
   std::string pattern = "/tmp/trjs-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   work_dir_ = pattern;

@@ -33,7 +33,8 @@ void SetupServicesCommand(CLI::App& root, Context& context);
 void SetupRegistryCommand(CLI::App& root, Context& context);
 void SetupImageCommand(CLI::App& root, Context& context);
 void SetupServeCommand(CLI::App& root, Context& context);
-void AddServeConvertCommand(CLI::App& serve, Context& context);  // serve convert
+void AddServeConvertCommand(CLI::App& serve, Context& context);   // serve convert
+void AddServeGenerateCommand(CLI::App& serve, Context& context);  // serve generate
 
 // `tputrain __complete CURRENT WORDS...` (what the completion scripts call) and `tputrain __man`
 // (the man page, for the build): answered from the finished command tree, never parsed by it.

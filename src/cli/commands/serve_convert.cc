@@ -4,8 +4,8 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
+#include "commands/serve_bucket.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {
 namespace {
@@ -14,6 +14,7 @@ struct ConvertFlags {
   KubeAccessFlags access;
   ProvisionFlags ledger;  // --run, --state-dir
   std::string model;
+  std::string bucket;  // empty: ChooseServeBucket's
   std::vector<std::string> sets;
   bool follow = false;  // the default; the flag is there to say so in scripts
   bool no_follow = false;
@@ -45,9 +46,9 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   request.follow = !flags.no_follow;
   request.dry_run = context.global.dry_run;
   if (auto model = workflow::ConverterSetsFor(flags.model, ""); !model) return core::Fail(model.error());
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  request.configuration = workflow::ConfigurationValues(*settings);
+  auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
+  if (!configuration) return core::Fail(configuration.error());
+  request.configuration = std::move(*configuration);
   Stack& stack = context.stack();
   request.template_dirs = stack.BuiltinTemplateDirs();
   auto connection = ConnectCluster(flags.access, context);
@@ -109,6 +110,7 @@ void AddServeConvertCommand(CLI::App& serve, Context& context) {
   auto* follow =
       convert->add_flag("--follow", flags->follow, "Follow the converter's log until the Job ends (default)");
   convert->add_flag("--no-follow", flags->no_follow, "Return once the Job is applied")->excludes(follow);
+  AddServeBucketFlag(*convert, flags->bucket);
   AddKubeAccessFlags(*convert, flags->access);
   AddProvisionFlags(convert, flags->ledger, /*waits=*/false);
   convert->footer(

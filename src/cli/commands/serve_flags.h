@@ -2,6 +2,8 @@
 
 // The flags of `tputrain serve up|down|generate`, shared by the JetStream commands (serve.cc)
 // and the Saxml ones (serve_saxml.cc): one command line, two engines.
+#include <chrono>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ struct UpFlags {
   bool disaggregated = false;
   std::string tpu_type;
   std::string checkpoint;
+  std::string bucket;  // empty: ChooseServeBucket's
   std::vector<std::string> sets;
   std::string timeout;  // empty: by model size
   bool no_wait = false;
@@ -43,6 +46,7 @@ struct DownFlags {
   std::string model;
   bool disaggregated = false;
   std::string tpu_type;
+  std::string bucket;
   std::vector<std::string> sets;
   std::string replicas;   // Saxml
   std::string sax_model;  // Saxml
@@ -59,6 +63,10 @@ core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::strin
 // Creates node pools in --cluster, recorded in `ledger`'s run; empty without --cluster.
 using PoolCreator = std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)>;
 PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context);
+
+// Durations and rates in --format json, to the thousandth.
+inline double Rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
+inline double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
 core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context);
 core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context);

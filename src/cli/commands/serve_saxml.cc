@@ -2,6 +2,7 @@
 // does with curl against a LoadBalancer IP (publish, listcell, generate, unpublish) done through
 // the API server's service proxy instead.
 #include "tputrain/workflow/serve_saxml.h"
+#include "commands/serve_bucket.h"
 #include "commands/serve_flags.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
@@ -10,7 +11,6 @@
 #include "tputrain/core/number.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/operators.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {
 namespace {
@@ -147,9 +147,9 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
   auto request = UpRequestOf(flags);
   if (!request) return core::Fail(request.error());
   request->dry_run = context.global.dry_run;
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  request->configuration = workflow::ConfigurationValues(*settings);
+  auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, flags.checkpoint, flags.ledger});
+  if (!configuration) return core::Fail(configuration.error());
+  request->configuration = std::move(*configuration);
   Stack& stack = context.stack();
   request->template_dirs = stack.BuiltinTemplateDirs();
   auto connection = ConnectCluster(flags.access, context);
@@ -191,8 +191,8 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
                                  "Unpublish " + *id + " and delete the Saxml servers (node pools stay)?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
+  auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
+  if (!configuration) return core::Fail(configuration.error());
   Stack& stack = context.stack();
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
@@ -202,7 +202,7 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
                                      tpu_type,
                                      *replicas,
                                      flags.sets,
-                                     workflow::ConfigurationValues(*settings),
+                                     *configuration,
                                      stack.BuiltinTemplateDirs(),
                                      flags.access.ns,
                                      context.global.dry_run};
