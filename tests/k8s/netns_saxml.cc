@@ -28,7 +28,9 @@ ProcessOptions UpstreamFastApi() {
   ProcessOptions http;
   http.argv = {venv + "/bin/uvicorn", "http_server:app", "--host=0.0.0.0",
                "--port=" + std::to_string(NetnsSaxHttp::kHttpPort)};
-  http.working_dir = std::string(TPUTRAIN_SOURCE_DIR) + "/../shared/peers/saxml-http";  // run where it lies
+  // Run where it lies: ../shared beside the checkout, or TPUTRAIN_SHARED_DIR (a git worktree elsewhere).
+  http.working_dir =
+      env.GetOr("TPUTRAIN_SHARED_DIR", std::string(TPUTRAIN_SOURCE_DIR) + "/../shared") + "/peers/saxml-http";
   return http;
 }
 
