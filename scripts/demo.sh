@@ -67,28 +67,4 @@ echo "== 4. Deleting everything the run created, from its ledger"
 "$tputrain" cleanup --yes
 
 echo "== 5. What is left of the run"
-# The ledger: --detailed-exitcode is 0 when cleanup has nothing left to delete, 3 when it has.
-ledger_code=0
-"$tputrain" cleanup --run demo --dry-run --detailed-exitcode >/dev/null || ledger_code=$?
-# The project: the emulator's resources, counted (operations and Cloud Build's history and log
-# bucket stay, as Google keeps them; the project's own IAM policy is the project's).
-"$tputrain" emulator state --url "$TPUTRAIN_EMULATOR_URL" | LEDGER_CODE=$ledger_code python3 -c '
-import json, os, sys
-state = json.load(sys.stdin)
-kinds = {"clusters": "clusters", "tpuNodes": "TPU VMs", "queuedResources": "queued resources",
-         "buckets": "buckets", "repositories": "repositories (with their images)",
-         "serviceAccounts": "service accounts", "firewalls": "firewall rules"}
-left = []
-for key, name in kinds.items():
-    items = [k for k in state.get(key, {}) if not k.endswith(".cloudbuild-logs.googleusercontent.com")]
-    if items:
-        left.append("%s: %s" % (name, ", ".join(sorted(items))))
-ledger = int(os.environ["LEDGER_CODE"])
-if ledger == 0 and not left:
-    print("Nothing of run demo is left: its ledger has nothing to delete and the emulator holds none of its "
-          "clusters, TPU VMs, buckets, repositories, service accounts or firewall rules.")
-    sys.exit(0)
-said = "its ledger still has resources to delete" if ledger == 3 else (
-    "its ledger cannot be read (exit %d)" % ledger if ledger else "its ledger has nothing to delete")
-print("LEFT of run demo: " + said + "; the emulator holds " + ("; ".join(left) or "nothing of it"))
-sys.exit(1)'
+scripts/demo-leftovers.sh "$tputrain" demo
