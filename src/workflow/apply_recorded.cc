@@ -65,6 +65,8 @@ core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerS
   std::vector<k8s::Object> objects;
   if (store == nullptr || run_id.empty()) return objects;
   auto ledger = store->Load(run_id);
+  // A run with no ledger yet recorded nothing to take down: the caller renders instead.
+  if (!ledger && ledger.error().kind == core::ErrorKind::kNotFound) return objects;
   if (!ledger) return core::Fail(ledger.error());
   const std::string on_cluster = access.Id() + "|";
   for (const auto* entry : ledger->Live()) {
