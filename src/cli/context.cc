@@ -2,6 +2,7 @@
 
 #include "output/terminal_reporter.h"
 #include "stack.h"
+#include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::cli {
 
@@ -13,7 +14,10 @@ OutputFormat GlobalOptions::output_format() const {
 }
 
 Context::Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream)
-    : env(std::move(environment)), out(out_stream), err(err_stream) {}
+    : env(std::move(environment)), out(out_stream), err(err_stream) {
+  // The Ray token tpu-vm create --ray keeps in node metadata: whoever reads a node reads it.
+  redactor.HoldField(workflow::kRayTokenKey);
+}
 
 Context::~Context() = default;
 

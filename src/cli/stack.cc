@@ -11,6 +11,7 @@
 #include "tputrain/http/dry_run_transport.h"
 #include "tputrain/http/header_transport.h"
 #include "tputrain/http/logging_transport.h"
+#include "tputrain/http/secret_holding_transport.h"
 #include "tputrain/http/transport_chain.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/cluster_access.h"
@@ -63,6 +64,7 @@ std::unique_ptr<http::Transport> Stack::Chain(http::CurlOptions curl, http::Cred
   if (curl.ca_bundle.empty() && curl.ca_pem.empty()) curl.ca_bundle = CaBundleFromEnv(context_.env);
   auto chain = std::make_unique<http::TransportChain>();
   chain->Push<http::CurlTransport>(std::move(curl));
+  chain->Push<http::SecretHoldingTransport>(chain->top(), context_.redactor);
   if (Logs(context_.global))
     chain->Push<http::LoggingTransport>(chain->top(), context_.err, clock_, context_.global.log_http,
                                         context_.redactor);
@@ -149,7 +151,8 @@ core::Result<std::unique_ptr<k8s::Connection>> Stack::Kube(const KubeTarget& tar
                               },
                               [this] {
                                 if (auto tokens = GoogleTokens()) (*tokens)->Invalidate();
-                              }};
+                              },
+                              &context_.redactor};
   k8s::ClusterAccess access;
   if (target.gke) {
     auto google = Google();

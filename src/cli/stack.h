@@ -49,14 +49,16 @@ struct RaySession {
 // The composition root: the one place that makes transports, credentials, clocks and stores.
 // Every API goes through the same decorators, outermost first:
 //
-//   client → [DryRun] → Credential → Retry → [Logging] → Curl
+//   client → [DryRun] → Credential → Retry → [Logging] → SecretHolding → Curl
 //
 // DryRun (--dry-run) is outermost so that a mutation is printed, never sent, without needing a
 // credential (Kubernetes server dry runs pass: the server persists nothing). The credential sits
 // outside Retry, so a 401 re-reads the token from its source (ADC, a kubeconfig exec plugin, a
 // GKE token) and resends through the same retry loop; WebSocket upgrades get it the same way, so
 // a long log follow outlives the token it started with. Logging (--verbose, --log-http) is
-// innermost, so every attempt is shown, redacted. Retry policy per API:
+// innermost but one, so every attempt is shown, redacted; under it, SecretHolding hands the
+// Redactor every secret-named JSON field of each body (a TPU node's Ray token), so that no sink
+// prints one the process has read. Retry policy per API:
 // - Google: 500/502/503/504, connection errors and hinted 429s for idempotent calls; a create
 //   POST only after 503 or a hinted 429 (the server did not act); an ambiguous create is
 //   resolved by the workflow reading the resource back (adopt or fail), never by a blind resend;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 namespace tputrain::core {
 namespace {
@@ -141,9 +142,166 @@ void RedactPemKeys(std::string& text) {
   }
 }
 
-constexpr std::array<std::string_view, 6> kJsonFields = {"access_token",  "refresh_token", "id_token",
-                                                         "client_secret", "private_key",   "private_key_id"};
 constexpr std::array<std::string_view, 4> kFormFields = {"assertion", "refresh_token", "client_secret", "access_token"};
+
+// A string's content, between its quotes, in the text scanned.
+struct Span {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+bool IsSecretName(std::string_view name, const std::vector<std::string>& names) {
+  for (auto field : kSecretFields) {
+    if (name == field) return true;
+  }
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Walks text as JSON wherever it looks like JSON, calling `found` with the span of each secret
+// value: a string member whose name is secret, and the "value" of an object whose "key" is a
+// secret name (read when the object closes, so the two may come in either order). Strings are
+// read only inside an object or array, and a raw newline ends one (JSON strings hold none), so
+// prose around a body cannot derail it. Iterative, with a bounded stack: any depth is safe.
+template <typename Found>
+void ScanSecretValues(std::string_view text, const std::vector<std::string>& names, Found found) {
+  struct Frame {
+    bool object = false;
+    bool expect_key = false;
+    std::string_view key;
+    bool secret_item = false;
+    std::optional<Span> value;
+  };
+  constexpr size_t kMaxFrames = 256;  // deeper levels are skipped whole, counted
+  std::vector<Frame> stack;
+  size_t skipped = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '{' || c == '[') {
+      if (stack.size() >= kMaxFrames) {
+        ++skipped;
+      } else {
+        stack.push_back(Frame{.object = c == '{', .expect_key = c == '{'});
+      }
+      continue;
+    }
+    if (stack.empty()) continue;
+    if (c == '}' || c == ']') {
+      if (skipped > 0) {
+        --skipped;
+        continue;
+      }
+      Frame frame = stack.back();
+      stack.pop_back();
+      if (frame.object && frame.secret_item && frame.value) found(*frame.value);
+      continue;
+    }
+    if (skipped > 0) {
+      if (c == '"') {
+        for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; i += text[i] == '\\' ? 2 : 1) {
+        }
+      }
+      continue;
+    }
+    Frame& top = stack.back();
+    if (c == ',' && top.object) {
+      top.expect_key = true;
+    } else if (c == ':' && top.object) {
+      top.expect_key = false;
+    } else if (c == '"') {
+      Span span{i + 1, i + 1};
+      while (span.end < text.size() && text[span.end] != '"' && text[span.end] != '\n') {
+        span.end += text[span.end] == '\\' ? 2 : 1;
+      }
+      span.end = std::min(span.end, text.size());
+      i = span.end;
+      if (!top.object) continue;
+      std::string_view content = text.substr(span.begin, span.end - span.begin);
+      if (top.expect_key) {
+        top.key = content;
+      } else if (IsSecretName(top.key, names)) {
+        found(span);
+      } else if (top.key == "key") {
+        top.secret_item = IsSecretName(content, names);
+      } else if (top.key == "value") {
+        top.value = span;
+      }
+    }
+  }
+}
+
+// JSON's escapes undone; \uXXXX as UTF-8 (a lone surrogate is kept as written).
+std::string JsonUnescaped(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char e = text[++i];
+    switch (e) {
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'u': {
+        unsigned code = 0;
+        if (i + 4 >= text.size() || std::sscanf(std::string(text.substr(i + 1, 4)).c_str(), "%4x", &code) != 1 ||
+            (code >= 0xD800 && code <= 0xDFFF)) {
+          out += "\\u";
+          break;
+        }
+        i += 4;
+        if (code < 0x80) {
+          out += static_cast<char>(code);
+        } else if (code < 0x800) {
+          out += static_cast<char>(0xC0 | (code >> 6));
+          out += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+          out += static_cast<char>(0xE0 | (code >> 12));
+          out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (code & 0x3F));
+        }
+        break;
+      }
+      default:
+        out += e;  // \" \\ \/
+    }
+  }
+  return out;
+}
+
+// The patterns of Redact(), with `names` redacted by name as kSecretFields are.
+std::string RedactWith(std::string_view input, const std::vector<std::string>& names) {
+  std::string text(input);
+  RedactPemKeys(text);
+  std::vector<Span> spans;
+  ScanSecretValues(text, names, [&](Span span) { spans.push_back(span); });
+  std::sort(spans.begin(), spans.end(), [](Span a, Span b) { return a.begin > b.begin; });
+  size_t limit = std::string::npos;  // spans are disjoint; a repeated one is skipped
+  for (Span span : spans) {
+    if (span.end > limit || text.compare(span.begin, span.end - span.begin, kRedacted) == 0) continue;
+    ReplaceSpan(text, span.begin, span.end);
+    limit = span.begin;
+  }
+  for (auto field : kSecretFields) RedactJsonField(text, field);
+  for (const auto& field : names) RedactJsonField(text, field);
+  for (auto field : kFormFields) RedactFormField(text, field);
+  RedactAfterPrefix(text, "authorization: ", EndOfLine);
+  RedactBearer(text);
+  RedactAfterPrefix(text, "ya29.", EndOfToken);
+  return text;
+}
 
 // application/x-www-form-urlencoded, as a token endpoint's request carries a refresh token.
 std::string FormEncoded(std::string_view value) {
@@ -208,25 +366,42 @@ void Redactor::Hold(std::string_view secret) {
   std::sort(held_.begin(), held_.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
 }
 
+void Redactor::HoldField(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  if (std::find(fields_.begin(), fields_.end(), name) == fields_.end()) fields_.emplace_back(name);
+}
+
+void Redactor::HoldSecretsIn(std::string_view json_text) {
+  std::vector<std::string> fields;
+  {
+    std::lock_guard lock(mutex_);
+    fields = fields_;
+  }
+  for (const auto& value : SecretFieldValues(json_text, fields)) {
+    if (value != kRedacted) Hold(value);
+  }
+}
+
 std::string Redactor::operator()(std::string_view input) const {
   // Held values first: a pattern that rewrote part of one would leave the rest unmatched.
   std::string text(input);
+  std::vector<std::string> fields;
   {
     std::lock_guard lock(mutex_);
     for (const auto& value : held_) ReplaceAll(text, value);
+    fields = fields_;
   }
-  return Redact(text);
+  return RedactWith(text, fields);
 }
 
-std::string Redact(std::string_view input) {
-  std::string text(input);
-  RedactPemKeys(text);
-  for (auto field : kJsonFields) RedactJsonField(text, field);
-  for (auto field : kFormFields) RedactFormField(text, field);
-  RedactAfterPrefix(text, "authorization: ", EndOfLine);
-  RedactBearer(text);
-  RedactAfterPrefix(text, "ya29.", EndOfToken);
-  return text;
+std::string Redact(std::string_view input) { return RedactWith(input, {}); }
+
+std::vector<std::string> SecretFieldValues(std::string_view json_text, const std::vector<std::string>& names) {
+  std::vector<std::string> values;
+  ScanSecretValues(json_text, names, [&](Span span) {
+    values.push_back(JsonUnescaped(json_text.substr(span.begin, span.end - span.begin)));
+  });
+  return values;
 }
 
 }  // namespace tputrain::core

@@ -145,9 +145,13 @@ core::Result<std::shared_ptr<Credentials>> Credentials::Create(const ClusterAcce
   credentials->deps_ = std::move(deps);
   credentials->client_cert_pem_ = access.client_cert_pem;
   credentials->client_key_pem_ = access.client_key_pem;
+  credentials->Hold(access.token);
+  credentials->Hold(access.client_key_pem);
   if (access.exec && !IsGoogleTokenExec(*access.exec)) {
     auto first = RunExecPlugin(*access.exec, access, *credentials->deps_.env);
     if (!first) return core::Fail(first.error());
+    credentials->Hold(first->token);
+    credentials->Hold(first->client_key_pem);
     if (!first->client_cert_pem.empty()) {
       credentials->client_cert_pem_ = first->client_cert_pem;
       credentials->client_key_pem_ = first->client_key_pem;
@@ -182,6 +186,10 @@ void Credentials::Invalidate() {
   if (access_.exec && IsGoogleTokenExec(*access_.exec) && deps_.google_token_refused) deps_.google_token_refused();
 }
 
+void Credentials::Hold(const std::string& secret) const {
+  if (deps_.secrets != nullptr && !secret.empty()) deps_.secrets->Hold(secret);
+}
+
 core::Result<std::string> Credentials::Refresh() {
   const ExecConfig& exec = *access_.exec;
   if (IsGoogleTokenExec(exec)) {
@@ -199,6 +207,8 @@ core::Result<std::string> Credentials::Refresh() {
   }
   auto credential = RunExecPlugin(exec, access_, *deps_.env);
   if (!credential) return core::Fail(credential.error());
+  Hold(credential->token);
+  Hold(credential->client_key_pem);
   token_ = credential->token;
   expiry_ = credential->expiry;
   cached_ = true;

@@ -43,6 +43,13 @@ core::Result<http::Headers> HeadersFromJson(const std::string& text) {
   return headers;
 }
 
+bool IsCredentialHeader(std::string_view name) {
+  std::string lower(name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "authorization" || lower == "x-ray-authorization" || lower == "proxy-authorization" ||
+         lower == "cookie";
+}
+
 core::Result<std::optional<std::string>> RayToken(const core::Env& env) {
   if (auto token = env.Get("RAY_AUTH_TOKEN")) return std::optional<std::string>(Trim(*token));
   std::optional<std::string> path = env.Get("RAY_AUTH_TOKEN_PATH");
@@ -72,7 +79,8 @@ core::Result<std::string> NormalizeAddress(std::string_view address) {
 }
 
 core::Result<ClientOptions> ResolveClientOptions(const ConnectionFlags& flags, const core::Env& env,
-                                                 const std::optional<std::string>& configured_address) {
+                                                 const std::optional<std::string>& configured_address,
+                                                 core::Redactor* secrets) {
   std::optional<std::string> address;
   if (!flags.address.empty()) address = flags.address;
   if (!address) address = env.Get("RAY_ADDRESS");
@@ -95,6 +103,14 @@ core::Result<ClientOptions> ResolveClientOptions(const ConnectionFlags& flags, c
   if (*token && !http::FindHeader(options.headers, "x-ray-authorization")) {
     // X-Ray-Authorization, not Authorization: an apiserver proxy strips the latter.
     options.headers.emplace_back("X-Ray-Authorization", "Bearer " + **token);
+  }
+  if (secrets != nullptr) {
+    for (const auto& [name, value] : options.headers) {
+      if (!IsCredentialHeader(name)) continue;
+      secrets->Hold(value);
+      // "Bearer <token>": the token alone is what a server would echo.
+      if (auto space = value.find(' '); space != std::string::npos) secrets->Hold(Trim(value.substr(space + 1)));
+    }
   }
   return options;
 }

@@ -76,3 +76,68 @@ TEST_CASE("A Redactor ignores values too short to be a credential", "[redact]") 
 }
 
 }  // namespace
+
+namespace {
+
+using tputrain::core::Redactor;
+using tputrain::core::SecretFieldValues;
+
+// A TPU node as nodes.get answers it, with tpu-vm create --ray's token in its metadata map.
+const std::string kNode =
+    R"({"name":"projects/p/locations/z/nodes/rv","metadata":{"startup-script":"md attributes/tputrain-ray-token",)"
+    R"("tputrain-ray-token":"4f1c9e0a7b3d4c2e9f8a6b5c4d3e2f1a","tputrain-ray-version":"2.60.0"}})";
+
+TEST_CASE("A Redactor redacts the fields it is told hold secrets, by name, in maps and key/value items", "[redact]") {
+  Redactor redactor;
+  redactor.HoldField("tputrain-ray-token");
+  const std::string shown = redactor(kNode);
+  CHECK(shown.find("4f1c9e0a") == std::string::npos);
+  CHECK(shown.find(R"("tputrain-ray-token":"REDACTED")") != std::string::npos);
+  // The rest is printed exactly: the startup script names the key, which is no secret.
+  CHECK(shown.find(R"("startup-script":"md attributes/tputrain-ray-token")") != std::string::npos);
+  CHECK(shown.find(R"("tputrain-ray-version":"2.60.0")") != std::string::npos);
+
+  // Compute's metadata items, pretty-printed, the value before or after its key.
+  CHECK(
+      redactor("{\n  \"items\": [\n    {\n      \"key\": \"tputrain-ray-token\",\n      \"value\": \"abcdefgh12345\"\n"
+               "    },\n    {\"value\": \"zyxwvut98765\", \"key\": \"tputrain-ray-token\"},\n"
+               "    {\"key\": \"enable-oslogin\", \"value\": \"TRUE\"}\n  ]\n}") ==
+      "{\n  \"items\": [\n    {\n      \"key\": \"tputrain-ray-token\",\n      \"value\": \"REDACTED\"\n"
+      "    },\n    {\"value\": \"REDACTED\", \"key\": \"tputrain-ray-token\"},\n"
+      "    {\"key\": \"enable-oslogin\", \"value\": \"TRUE\"}\n  ]\n}");
+  // The usual token fields need no telling, in either shape.
+  CHECK(Redactor()(R"({"status":{"token":"k8s-exec-token-123456"}})") == R"({"status":{"token":"REDACTED"}})");
+  CHECK(Redactor()(R"([{"key":"password","value":"hunter2hunter2"}])") == R"([{"key":"password","value":"REDACTED"}])");
+  // Without being told, the Ray token's field is an ordinary one.
+  CHECK(Redactor()(kNode) == kNode);
+}
+
+TEST_CASE("A Redactor holds the secrets a body carries by name, then redacts them anywhere", "[redact]") {
+  Redactor redactor;
+  redactor.HoldField("tputrain-ray-token");
+  redactor.HoldSecretsIn(kNode);
+  // Later, the value with no name beside it: an error, a command line, a log line.
+  CHECK(redactor("ray: 401 for token 4f1c9e0a7b3d4c2e9f8a6b5c4d3e2f1a at 10.0.0.2") ==
+        "ray: 401 for token REDACTED at 10.0.0.2");
+  CHECK(redactor("ssh w0 env RAY_AUTH_TOKEN=4f1c9e0a7b3d4c2e9f8a6b5c4d3e2f1a ray status") ==
+        "ssh w0 env RAY_AUTH_TOKEN=REDACTED ray status");
+}
+
+TEST_CASE("SecretFieldValues decodes values and survives any text", "[redact]") {
+  CHECK(SecretFieldValues(R"({"access_token":"a\/b\"c\u0041d","x":{"token":"t"}})") ==
+        std::vector<std::string>{"a/b\"cAd", "t"});
+  CHECK(SecretFieldValues(R"(prose "token": "x" {"key":"token"} [{"value":"v","key":"token"}])") ==
+        std::vector<std::string>{"v"});
+  // Cut short, unbalanced, binary, or nested past any sensible depth: no crash, what is whole is found.
+  CHECK(SecretFieldValues(R"({"token":"abc)") == std::vector<std::string>{"abc"});  // a body cut short
+  CHECK(SecretFieldValues("}}]]{\"token\":\"ok\"}").size() == 1);
+  std::string deep = std::string(100'000, '[') + R"({"token":"deep"})" + std::string(100'000, ']');
+  CHECK(SecretFieldValues(deep).empty());
+  std::string shallow_after_deep = deep + R"({"token":"after"})";
+  CHECK(SecretFieldValues(shallow_after_deep) == std::vector<std::string>{"after"});
+  std::string binary(4096, '\0');
+  for (size_t i = 0; i < binary.size(); ++i) binary[i] = static_cast<char>(i * 131 % 256);
+  CHECK_NOTHROW(SecretFieldValues(binary));
+}
+
+}  // namespace

@@ -7,6 +7,7 @@
 #include "tputrain/http/dry_run_transport.h"
 #include "tputrain/http/logging_transport.h"
 #include "tputrain/http/retrying_transport.h"
+#include "tputrain/http/secret_holding_transport.h"
 
 namespace {
 
@@ -152,8 +153,8 @@ class CountingCredential final : public tputrain::http::Credential {
   int asked = 0;
 };
 
-// The stack src/cli/stack.cc builds for every API, innermost first: the network, --log-http,
-// retries, the credential, and --dry-run outermost, above the credential.
+// The stack src/cli/stack.cc builds for every API, innermost first: the network, the secret
+// holder, --log-http, retries, the credential, and --dry-run outermost, above the credential.
 struct ProductStack {
   ScriptedTransport network;
   StepClock clock;
@@ -162,7 +163,8 @@ struct ProductStack {
   CountingCredential credential;
   std::ostringstream out;
   tputrain::core::Redactor redactor;
-  tputrain::http::LoggingTransport logging{network, log, clock, true, redactor};
+  tputrain::http::SecretHoldingTransport holding{network, redactor};
+  tputrain::http::LoggingTransport logging{holding, log, clock, true, redactor};
   tputrain::http::RetryingTransport retrying{logging, sleeper};
   tputrain::http::CredentialTransport authorized{retrying, credential, &redactor};
   tputrain::http::DryRunTransport dry_run{authorized, out, redactor};
@@ -241,6 +243,37 @@ TEST_CASE("under --dry-run a POST that only reads (getGuestAttributes) is sent, 
   CHECK_FALSE(tputrain::http::DryRunTransport::IsDryRunReply(*reply));
   CHECK(stack.network.requests.size() == 1);
   CHECK(stack.out.str().empty());
+}
+
+TEST_CASE("--log-http never prints a secret a server answers with: by name, and once read, anywhere", "[logging]") {
+  ProductStack stack;
+  stack.redactor.HoldField("tputrain-ray-token");
+  const std::string token = "4f1c9e0a7b3d4c2e9f8a6b5c4d3e2f1a";
+  stack.network.script = {
+      // nodes.get: the token in the node's metadata map.
+      Response{200, {}, R"({"name":"n","metadata":{"tputrain-ray-token":")" + token + R"(","x":"y"}})"},
+      // A server that echoes it with no name beside it.
+      Response{401, {}, R"({"error":{"message":"Ray says: bad token )" + token + R"("}})"},
+      // Compute's shape, and the usual token fields of an exec plugin's or TokenRequest's answer.
+      Response{
+          200,
+          {},
+          R"({"items":[{"key":"tputrain-ray-token","value":"abcdefgh-other"}],"status":{"token":"k8s-sa-token-xyz"}})"}};
+  Request get;
+  get.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n";
+  REQUIRE(stack.dry_run.Send(get).has_value());
+  auto echoed = stack.dry_run.Send(get);
+  REQUIRE(echoed.has_value());
+  REQUIRE(stack.dry_run.Send(get).has_value());
+  const std::string log = stack.log.str();
+  for (const std::string& secret : {token, std::string("abcdefgh-other"), std::string("k8s-sa-token-xyz")}) {
+    INFO(secret);
+    CHECK(log.find(secret) == std::string::npos);
+  }
+  CHECK_THAT(log, Catch::Contains(R"("tputrain-ray-token":"REDACTED","x":"y")"));
+  CHECK_THAT(log, Catch::Contains("Ray says: bad token REDACTED"));
+  // What the caller prints of an answer (an error's message) goes through the same redactor.
+  CHECK(stack.redactor(echoed->body).find(token) == std::string::npos);
 }
 
 }  // namespace

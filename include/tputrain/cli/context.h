@@ -51,7 +51,8 @@ struct Context {
   GlobalOptions global;
   std::optional<core::Result<int>> outcome;
   // Every sink (errors, progress, --verbose, --dry-run) prints through it; whatever obtains a
-  // credential holds it here, so an echoed secret is never printed.
+  // credential holds it here, so an echoed secret is never printed. It knows the Ray token's
+  // metadata key (tputrain-ray-token) as a secret field from the start.
   core::Redactor redactor;
 
   // Progress and messages for people, on stderr, shaped by --quiet/--verbose and the TTY.

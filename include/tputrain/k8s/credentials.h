@@ -9,6 +9,7 @@
 
 #include "tputrain/core/clock.h"
 #include "tputrain/core/env.h"
+#include "tputrain/core/redact.h"
 #include "tputrain/core/result.h"
 #include "tputrain/http/credential.h"
 #include "tputrain/k8s/kubeconfig.h"
@@ -32,6 +33,8 @@ class Credentials final : public http::Credential {
     GoogleTokenSource google_token;  // empty: gke-gcloud-auth-plugin entries fail with a clear error
     // Told when the API server refused the Google token (401), so its source fetches a new one.
     std::function<void()> google_token_refused;
+    // Holds every token and key read (kubeconfig, tokenFile, exec plugin) the moment it is read.
+    core::Redactor* secrets = nullptr;
   };
 
   // Runs an exec plugin once if the kubeconfig has one (its certificate, if any, is needed
@@ -50,6 +53,7 @@ class Credentials final : public http::Credential {
 
  private:
   core::Result<std::string> Refresh();
+  void Hold(const std::string& secret) const;
 
   ClusterAccess access_;
   Deps deps_;

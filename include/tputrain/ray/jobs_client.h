@@ -12,6 +12,7 @@
 
 #include "tputrain/core/clock.h"
 #include "tputrain/core/env.h"
+#include "tputrain/core/redact.h"
 #include "tputrain/core/result.h"
 #include "tputrain/http/transport.h"
 
@@ -163,13 +164,16 @@ core::Result<std::string> NormalizeAddress(std::string_view address);
 // Connection settings as the Ray CLI reads them: `address` (flag) else RAY_ADDRESS else
 // `configured` (tputrain.yaml); `--header K:V` values, else RAY_JOB_HEADERS (a JSON object);
 // a Ray token from RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, or ~/.ray/auth_token when
-// RAY_AUTH_MODE=token, sent as X-Ray-Authorization so it survives proxies.
+// RAY_AUTH_MODE=token, sent as X-Ray-Authorization so it survives proxies. The token, and the
+// value of any credential header (Authorization, X-Ray-Authorization, Cookie), is handed to
+// `secrets` as soon as it is read.
 struct ConnectionFlags {
   std::string address;
   std::vector<std::string> headers;  // "Name: value"
 };
 core::Result<ClientOptions> ResolveClientOptions(const ConnectionFlags& flags, const core::Env& env,
-                                                 const std::optional<std::string>& configured_address);
+                                                 const std::optional<std::string>& configured_address,
+                                                 core::Redactor* secrets = nullptr);
 
 // An HTTP error reply from the dashboard as an Error: the text/plain body reduced to one line
 // (a traceback's last line), duplicate ids as kAlreadyExists, unknown ids as kNotFound.

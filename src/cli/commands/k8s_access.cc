@@ -124,7 +124,7 @@ core::Result<ray::ClientOptions> RayThroughProxy(const ray::ConnectionFlags& ray
                                                  const k8s::ProxyEndpoint& endpoint, Context& context) {
   ray::ConnectionFlags with_address = ray_flags;
   with_address.address = endpoint.base_url;
-  auto options = ray::ResolveClientOptions(with_address, context.env, std::nullopt);
+  auto options = ray::ResolveClientOptions(with_address, context.env, std::nullopt, &context.redactor);
   if (!options) return core::Fail(options.error());
   for (const auto& header : endpoint.headers) options->headers.push_back(header);
   return options;

@@ -31,7 +31,7 @@ core::Result<ray::ClientOptions> ResolveRayClient(const ray::ConnectionFlags& fl
     if (!settings) return core::Fail(settings.error());
     configured = settings->Get("ray_address");
   }
-  return ray::ResolveClientOptions(flags, context.env, configured);
+  return ray::ResolveClientOptions(flags, context.env, configured, &context.redactor);
 }
 
 core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& client, const std::string& id,

@@ -33,7 +33,7 @@ core::Result<std::unique_ptr<RaySession>> SessionThrough(int port, const std::st
   through.address = "http://127.0.0.1:" + std::to_string(port);
   // X-Ray-Authorization: Ray reads it as it reads Authorization (notes/ray.md §token auth).
   through.headers.push_back("X-Ray-Authorization: Bearer " + token);
-  auto options = ray::ResolveClientOptions(through, context.env, std::nullopt);
+  auto options = ray::ResolveClientOptions(through, context.env, std::nullopt, &context.redactor);
   if (!options) return core::Fail(options.error());
   auto session = context.stack().Ray(std::move(*options));
   if (!session) return core::Fail(session.error());
