@@ -65,7 +65,15 @@ core::Result<Outcome> StopRayJobEntry(ProvisionEnv& env, const state::LedgerEntr
   auto target = RayJobTargetOf(entry);
   if (!target) return why_not(target.error());
   auto access = reach.ray_jobs(*target);
-  if (!access) return why_not(access.error());
+  if (!access) {
+    // The TPU API no longer knows the TPU VM (a `tpu-vm delete` before this cleanup): no job of
+    // its Ray runs any more.
+    const auto& error = access.error();
+    if (target->OnTpuVm() && error.kind == core::ErrorKind::kNotFound && error.where.rfind("tpu.", 0) == 0) {
+      return Done(env, entry, id, OutcomeAction::kAlreadyGone);
+    }
+    return why_not(error);
+  }
   env.reporter.Progress("ray-job " + id, "stopping");
   auto stopped = access->client->Stop(id);
   if (!stopped) {
