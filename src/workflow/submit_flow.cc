@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tputrain/k8s/apply.h"
+#include "tputrain/render/values.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -18,6 +19,15 @@ SubmitCallbacks Reporting(SubmitEnv& env, const MaxTextJob& job) {
     if (inner) inner(id, reattached);
   };
   return callbacks;
+}
+
+// Whether a values file names the image. Any other file (KSA_NAME, GS_BUCKET, ...) leaves the
+// image to --image or the run's build; one that cannot be read is said by the render, naming it.
+bool ValuesNameImage(const std::vector<std::string>& values_files) {
+  return std::any_of(values_files.begin(), values_files.end(), [](const std::string& path) {
+    auto values = render::LoadValuesFile(path);
+    return !values || values->count("DOCKER_IMAGE") > 0;
+  });
 }
 
 nlohmann::json RayClusterJson(const ClusterSubmitOutcome& outcome) {
@@ -53,7 +63,7 @@ core::Status SubmitDirect(SubmitEnv& env, const SubmitRequest& request, SubmitRe
 core::Status SubmitToRayCluster(SubmitEnv& env, const SubmitRequest& request, SubmitResult& result) {
   RayClusterRequest raycluster = *request.raycluster;
   if (raycluster.name.empty()) raycluster.name = DefaultRayClusterName(result.job);
-  const bool image_given = !raycluster.image.empty() || !raycluster.values_files.empty() ||
+  const bool image_given = !raycluster.image.empty() || ValuesNameImage(raycluster.values_files) ||
                            std::any_of(raycluster.sets.begin(), raycluster.sets.end(),
                                        [](const std::string& set) { return set.rfind("DOCKER_IMAGE=", 0) == 0; });
   if (!image_given && env.last_built_image) {

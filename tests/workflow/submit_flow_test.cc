@@ -2,7 +2,9 @@
 // --dry-run without one, a direct submit recorded in the ledger before Ray sees it.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,36 @@ TEST_CASE("a direct submit records the job before sending it and reports it", "[
   REQUIRE(entry != nullptr);
   CHECK(entry->state == state::EntryState::kCreated);
   CHECK(entry->details == nlohmann::json{{"address", "http://127.0.0.1:8265"}});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("on a cluster, the run's built image is used unless --image, DOCKER_IMAGE or a values file names one",
+          "[unit]") {
+  const fs::path dir = fs::temp_directory_path() / ("tputrain-submit-image-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string others = (dir / "others.yaml").string();
+  const std::string with_image = (dir / "image.yaml").string();
+  std::ofstream(others) << "KSA_NAME: ray-ksa\nGS_BUCKET: ckpt\n";
+  std::ofstream(with_image) << "DOCKER_IMAGE: registry.example/mine:1\n";
+  const std::string built = "us-east5-docker.pkg.dev/p/tputrain/ray-maxtext@sha256:abc";
+  const std::string said = "image " + built + " (built by this run; --image overrides)";
+  // What submit says before it connects (the test has no cluster, so it stops there).
+  auto image_said = [&](std::vector<std::string> values_files, std::vector<std::string> sets) {
+    Flow flow;
+    flow.env.last_built_image = [&] { return built; };
+    auto request = Smoke();
+    request.raycluster = RayClusterRequest{};
+    request.raycluster->values_files = std::move(values_files);
+    request.raycluster->sets = std::move(sets);
+    auto result = Submit(flow.env, request);
+    CHECK_FALSE(result);  // no cluster in this test
+    CHECK(flow.connects == 1);
+    return std::find(flow.reporter.info.begin(), flow.reporter.info.end(), said) != flow.reporter.info.end();
+  };
+  CHECK(image_said({}, {}));
+  CHECK(image_said({others}, {}));  // a values file of other template values leaves the image to the run
+  CHECK_FALSE(image_said({others, with_image}, {}));
+  CHECK_FALSE(image_said({}, {"DOCKER_IMAGE=registry.example/mine:2"}));
   fs::remove_all(dir);
 }
 
