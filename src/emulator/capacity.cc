@@ -15,10 +15,10 @@ namespace {
 
 constexpr int64_t kMaxChips = 1'000'000'000;
 
-// A member to iterate over in place (null, and so empty, when absent): a temporary from
+// A member to iterate over in place (an empty object when absent): a temporary from
 // json::value would not outlive the loop's iterators.
 const json& Member(const json& object, const char* key) {
-  static const json kAbsent;
+  static const json kAbsent = json::object();
   if (!object.is_object()) return kAbsent;
   auto it = object.find(key);
   return it == object.end() ? kAbsent : *it;

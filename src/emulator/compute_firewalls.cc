@@ -1,5 +1,6 @@
 #include <regex>
 
+#include "compute_common.h"
 #include "operations.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/request_limits.h"
@@ -16,25 +17,10 @@ using nlohmann::json;
 
 constexpr ErrorShape kShape = ErrorShape::kComputeLegacy;
 
-std::string Header(const ApiRequest& request, const std::string& name) {
-  auto it = request.headers.find(name);
-  return it == request.headers.end() ? std::string() : it->second;
-}
-
-// Links are built on the host the request came to, so that gcloud, pointed here by
-// CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE, parses them as its own endpoint's (Google answers
-// https://www.googleapis.com/compute/v1/..., which gcloud maps to its endpoint the same way).
-std::string ApiBase(const Call& call) {
-  std::string host = Header(call.request, "host");
-  std::string scheme = Header(call.request, "x-forwarded-proto");
-  return (scheme.empty() ? "http" : scheme) + "://" + (host.empty() ? "127.0.0.1" : host) + "/compute/v1/";
-}
-
 std::string GlobalPath(const Call& call) { return "projects/" + call.args[0] + "/global/"; }
 
-ApiResponse NotFound(const std::string& path) {
-  return ErrorFor(kShape, ErrorKind::kNotFound, "The resource '" + path + "' was not found");
-}
+ApiResponse NotFound(const std::string& path) { return ComputeNotFound(path); }
+std::string ApiBase(const Call& call) { return ComputeApiBase(call); }
 
 ApiResponse InvalidField(const std::string& field, const std::string& value, const std::string& why) {
   return ErrorFor(kShape, ErrorKind::kInvalidArgument,
@@ -96,25 +82,7 @@ std::optional<ApiResponse> CheckFirewall(const json& body) {
 }
 
 json& StartOperation(Call& call, const std::string& type, const std::string& target_link, const std::string& id) {
-  const std::string name = NewOperationId(call.world, call.now_ms);
-  const std::string link = ApiBase(call) + GlobalPath(call) + "operations/" + name;
-  json op = {{"kind", "compute#operation"},
-             {"id", std::to_string(ProjectNumber(name))},
-             {"name", name},
-             {"operationType", type},
-             {"targetLink", target_link},
-             {"targetId", id},
-             {"status", "RUNNING"},
-             {"user", "emulator@" + call.args[0] + ".iam.gserviceaccount.com"},
-             {"progress", 0},
-             {"insertTime", Rfc3339(call.now_ms)},
-             {"startTime", Rfc3339(call.now_ms)},
-             {"selfLink", link}};
-  StartOperationTimer(op, call);
-  call.mutated = true;
-  auto& ops = call.world["computeOperations"];
-  ops[GlobalPath(call) + "operations/" + name] = std::move(op);
-  return ops[GlobalPath(call) + "operations/" + name];
+  return StartComputeOperation(call, GlobalPath(call), type, target_link, id);
 }
 
 ApiResponse InsertFirewall(Call& call) {
@@ -202,28 +170,9 @@ ApiResponse PatchFirewall(Call& call) {
   return JsonReply(Public(StartOperation(call, "patch", rule.value("selfLink", ""), rule.value("id", ""))));
 }
 
-ApiResponse GetOperation(Call& call) {
-  const std::string path = GlobalPath(call) + "operations/" + call.args[1];
-  auto& ops = call.world["computeOperations"];
-  auto it = ops.find(path);
-  if (it == ops.end()) return NotFound(path);
-  return JsonReply(Public(*it));
-}
+ApiResponse GetOperation(Call& call) { return GetComputeOperation(call, GlobalPath(call), call.args[1]); }
 
 }  // namespace
-
-void StepComputeOperation(json& world, json& op, int64_t at_ms, const EmulatorConfig&) {
-  EndSteps(op);
-  op["status"] = "DONE";
-  op["progress"] = 100;
-  op["endTime"] = Rfc3339(at_ms);
-  if (op.value("operationType", "") == "delete") {
-    // The target's key is its link's path after /compute/v1/.
-    const std::string link = op.value("targetLink", "");
-    const auto at = link.find("/compute/v1/");
-    if (at != std::string::npos && world.contains("firewalls")) world["firewalls"].erase(link.substr(at + 12));
-  }
-}
 
 std::vector<Route> ComputeRoutes() {
   static const std::string global = "^/compute/v1/projects/([^/]+)/global/";

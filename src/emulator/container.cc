@@ -252,6 +252,7 @@ ApiResponse CreateCluster(Call& call) {
   }
   cluster["etag"] = std::to_string(ProjectNumber(key + "etag"));
   if (auto quota = GkeQuotaError(call.world, project, cluster, cluster["nodePools"])) return *quota;
+  if (auto reserved = GkeReservationError(call.world, key, cluster, cluster["nodePools"])) return *reserved;
   call.world["clusters"][key] = cluster;
   return JsonReply(Public(StartOperation(call, "CREATE_CLUSTER", key, "")));
 }
@@ -316,6 +317,7 @@ ApiResponse CreateNodePool(Call& call) {
   if (auto bad = CheckNodePoolDisk(pool, "node_pool")) return *bad;
   DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], (*cluster).value("currentNodeVersion", ""));
   if (auto quota = GkeQuotaError(call.world, call.args[0], *cluster, json::array({pool}))) return *quota;
+  if (auto reserved = GkeReservationError(call.world, key, *cluster, json::array({pool}))) return *reserved;
   (*cluster)["nodePools"].push_back(pool);
   return JsonReply(Public(StartOperation(call, "CREATE_NODE_POOL", key, pool_name)));
 }

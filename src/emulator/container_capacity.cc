@@ -5,6 +5,7 @@
 
 #include "capacity.h"
 #include "operations.h"
+#include "reservations.h"
 
 namespace tputrain::emulator {
 
@@ -40,6 +41,30 @@ std::optional<ApiResponse> GkeQuotaError(const json& world, const std::string& p
                          "' available. View and manage quotas at "
                          "https://console.cloud.google.com/iam-admin/quotas?usage=USED&project=" +
                          project + ".");
+}
+
+std::optional<ApiResponse> GkeReservationError(const json& world, const std::string& cluster_key, const json& cluster,
+                                               const json& pools) {
+  for (const auto& pool : pools) {
+    auto shortfall = ReservationShort(world, NodePoolReservedDemand(cluster_key, cluster, pool), false);
+    if (!shortfall) continue;
+    const std::string named = pool["config"]["reservationAffinity"]["values"][0].get<std::string>();
+    const std::string& key = shortfall->demand.key;  // projects/P/zones/Z/reservations/R
+    const std::string zone = key.substr(key.find("/zones/") + 7, key.find("/reservations/") - key.find("/zones/") - 7);
+    const std::string pool_name = pool.value("name", "");
+    if (shortfall->problem == ReservationProblem::kMissing) {
+      return Aip193Error(core::ErrorKind::kNotFound, "Google Compute Engine: reservation \"" + named +
+                                                         "\" not found for node pool \"" + pool_name + "\" at zone \"" +
+                                                         zone + "\".");
+    }
+    return Aip193Error(core::ErrorKind::kResourceExhausted,
+                       "Reservation does not have enough resources for the request: specific reservation \"" + named +
+                           "\" is insufficient for node pool \"" + pool_name + "\" at zone \"" + zone +
+                           "\": required " + std::to_string(shortfall->demand.vms) + " and short of " +
+                           std::to_string(shortfall->short_by) + " VM count of machine type " +
+                           shortfall->demand.machine_type + ".");
+  }
+  return std::nullopt;
 }
 
 bool PoolsStockOut(const json& world, const json& cluster, const json& pools) {

@@ -16,6 +16,12 @@ namespace tputrain::emulator {
 std::optional<ApiResponse> GkeQuotaError(const nlohmann::json& world, const std::string& project,
                                          const nlohmann::json& cluster, const nlohmann::json& pools);
 
+// GKE's synchronous answers for a pool with a specific reservation that cannot hold it: 404 when
+// the reservation is not in the pool's zone, 429 when it has too few VMs of the pool's machine type
+// free (reservations.h); nothing when it can, or names none.
+std::optional<ApiResponse> GkeReservationError(const nlohmann::json& world, const std::string& cluster_key,
+                                               const nlohmann::json& cluster, const nlohmann::json& pools);
+
 // Whether the zones lack the chips for all of `pools` of `cluster`.
 bool PoolsStockOut(const nlohmann::json& world, const nlohmann::json& cluster, const nlohmann::json& pools);
 

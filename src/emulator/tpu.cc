@@ -1,5 +1,6 @@
 #include "capacity.h"
 #include "operations.h"
+#include "reservations.h"
 #include "tpu_node_common.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/emulator/field_rules.h"
@@ -103,6 +104,15 @@ void FinishNodeOperation(json& world, json& op, const std::string& target, bool 
   if (verb == "create" && node != nodes.end() && !stockout) {
     auto demand = TpuNodeDemand(*node);
     stockout = demand && !Fits(world, {*demand});
+    auto reserved = TpuNodeReservedDemand(*node);
+    if (reserved && ReservationShort(world, {*reserved}, true)) {
+      op["error"] = {{"code", RpcCodeFor(ErrorKind::kResourceExhausted)},
+                     {"message",
+                      "Insufficient reserved capacity. Contact customer support to increase your reservation. [EID: "
+                      "0x5ee0e1a7c0de]"}};
+      nodes.erase(node);
+      return;
+    }
   }
   if (stockout) {
     op["error"] = StockoutStatus(ZoneOfName(target));

@@ -4,6 +4,7 @@
 
 #include "capacity.h"
 #include "operations.h"
+#include "reservations.h"
 #include "tpu_node_common.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/request_limits.h"
@@ -210,7 +211,10 @@ void Activate(json& world, json& resource, int64_t at_ms, const EmulatorConfig& 
     node["apiVersion"] = "V2";
     if (slice && !node.contains("acceleratorType")) node["acceleratorType"] = slice->accelerator_type;
     if (spot) node["schedulingConfig"]["spot"] = true;
-    if (reserved) node["schedulingConfig"]["reserved"] = true;
+    if (reserved) {
+      node["schedulingConfig"]["reserved"] = true;
+      if (resource.contains("reservationName")) node["_reservationName"] = resource["reservationName"];
+    }
     node["_hosts"] = slice ? slice->hosts : 1;
     MakeReady(world, node, config);
     world["tpuNodes"][node_name] = node;
@@ -276,7 +280,8 @@ void StepQueuedResource(json& world, json& resource, int64_t at_ms, const Emulat
     ScheduleStep(resource, after);
     return;
   }
-  if (!Fits(world, QueuedResourceDemand(resource))) {
+  if (!Fits(world, QueuedResourceDemand(resource)) ||
+      ReservationShort(world, QueuedResourceReservedDemand(resource), false)) {
     // First come, first served: the oldest waiting request is asked first at each step.
     WaitStep(resource, resource.value("_created", int64_t{0}),
              until == std::numeric_limits<int64_t>::max() ? std::nullopt : std::optional<int64_t>(until));

@@ -17,7 +17,7 @@ nlohmann::json NewWorld() {
   nlohmann::json world = nlohmann::json::object();
   for (const char* section : {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources",
                               "buckets", "objects", "serviceAccounts", "policies", "builds", "buildOperations",
-                              "dockerImages", "uploads", "firewalls", "computeOperations"}) {
+                              "dockerImages", "uploads", "firewalls", "computeOperations", "reservations"}) {
     world[section] = nlohmann::json::object();
   }
   world["nextId"] = 1;

@@ -323,5 +323,96 @@ TEST_CASE("capacity: limits are checked where they are set: flags and the admin 
   CHECK(driver.Send("GET", "/_emulator/capacity").body == json{{"chips", json::object()}, {"quota", json::object()}});
 }
 
+const std::string kCompute = "/compute/v1/projects/p/zones/us-east5-a";
+
+// What `gcloud compute reservations create NAME --zone us-east5-a --vm-count N --machine-type M` sends.
+void Reserve(Driver& driver, const std::string& name, int vms, const std::string& machine) {
+  json body = {
+      {"name", name},
+      {"specificReservation", {{"count", std::to_string(vms)}, {"instanceProperties", {{"machineType", machine}}}}},
+      {"specificReservationRequired", true},
+      {"zone", "us-east5-a"}};
+  auto created = driver.Send("POST", kCompute + "/reservations", body);
+  REQUIRE(created.status == 200);
+  CHECK(created.body["kind"] == "compute#operation");
+  driver.Advance(3s);
+}
+
+json ReservedPool(const std::string& name, const std::string& topology, int nodes, const std::string& reservation) {
+  json pool = TpuPool(name, topology, nodes);
+  pool["nodePool"]["config"]["reservationAffinity"] = {{"consumeReservationType", "SPECIFIC_RESERVATION"},
+                                                       {"key", "compute.googleapis.com/reservation-name"},
+                                                       {"values", {reservation}}};
+  return pool;
+}
+
+TEST_CASE("reservations: GKE pools use a Compute reservation's VMs, and GKE says when it is missing or short") {
+  Driver driver(WithCapacity("us-east5-a/v6e=0"));  // the zone has nothing outside the reservation
+  Reserve(driver, "r1", 2, "ct6e-standard-4t");
+  auto shown = driver.Send("GET", kCompute + "/reservations/r1").body;
+  CHECK(shown["status"] == "READY");
+  CHECK(shown["specificReservation"]["count"] == "2");
+  CHECK(shown["specificReservation"]["inUseCount"] == "0");
+
+  REQUIRE(driver.Send("POST", kGke + "/clusters", Cluster("c")).status == 200);
+  driver.Advance(3s);
+  auto missing = driver.Send("POST", kGke + "/clusters/c/nodePools", ReservedPool("m", "2x2", 1, "nope"));
+  CHECK(missing.status == 404);
+  CHECK(missing.body["error"]["message"] ==
+        "Google Compute Engine: reservation \"nope\" not found for node pool \"m\" at zone \"us-east5-a\".");
+  auto too_big = driver.Send("POST", kGke + "/clusters/c/nodePools", ReservedPool("big", "4x4", 4, "r1"));
+  CHECK(too_big.status == 429);
+  CHECK(too_big.body["error"]["message"] ==
+        "Reservation does not have enough resources for the request: specific reservation \"r1\" is insufficient for "
+        "node pool \"big\" at zone \"us-east5-a\": required 4 and short of 2 VM count of machine type "
+        "ct6e-standard-4t.");
+
+  // The shared form names the owner's project; the pool's VMs are counted as soon as it exists.
+  CHECK_FALSE(CreatePool(driver, ReservedPool("fits", "2x4", 2, "projects/p/reservations/r1")).contains("error"));
+  CHECK(driver.Send("GET", kCompute + "/reservations/r1").body["specificReservation"]["inUseCount"] == "2");
+  CHECK(driver.Send("POST", kGke + "/clusters/c/nodePools", ReservedPool("more", "2x2", 1, "r1")).status == 429);
+  auto listed = driver.Send("GET", kCompute + "/reservations").body;
+  CHECK(listed["items"][0]["name"] == "r1");
+
+  REQUIRE(driver.Send("DELETE", kGke + "/clusters/c/nodePools/fits").status == 200);
+  driver.Advance(3s);
+  CHECK(driver.Send("GET", kCompute + "/reservations/r1").body["specificReservation"]["inUseCount"] == "0");
+  REQUIRE(driver.Send("DELETE", kCompute + "/reservations/r1").status == 200);
+  driver.Advance(3s);
+  CHECK(driver.Send("GET", kCompute + "/reservations/r1").status == 404);
+}
+
+TEST_CASE("reservations: Cloud TPU nodes and queued resources that name one draw on it") {
+  Driver driver(WithCapacity("us-east5-a/v6e=0"));
+  Reserve(driver, "r1", 1, "ct6e-standard-4t");
+  // gcloud alpha compute tpus tpu-vm create --reservation: v2alpha1's schedulingConfig.reservationName.
+  json node = Node("v6e-4");
+  node["schedulingConfig"] = {{"reservationName", kParent + "/reservations/r1"}};
+  auto created = driver.Send("POST", "/v2alpha1/" + kParent + "/nodes?nodeId=a", node);
+  REQUIRE(created.status == 200);
+  driver.Advance(3s);
+  CHECK_FALSE(driver.Send("GET", "/v2alpha1/" + created.body["name"].get<std::string>()).body.contains("error"));
+  CHECK(driver.Send("GET", kCompute + "/reservations/r1").body["specificReservation"]["inUseCount"] == "1");
+
+  auto second = driver.Send("POST", "/v2alpha1/" + kParent + "/nodes?nodeId=b", node);
+  REQUIRE(second.status == 200);
+  driver.Advance(3s);
+  json failed = driver.Send("GET", "/v2alpha1/" + second.body["name"].get<std::string>()).body;
+  CHECK(failed["error"]["code"] == 8);
+  CHECK(failed["error"]["message"].get<std::string>().rfind(
+            "Insufficient reserved capacity. Contact customer support to increase your reservation.", 0) == 0);
+
+  json queued = Queued("q", "v6e-4");
+  queued["reservationName"] = kParent + "/reservations/r1";
+  REQUIRE(driver.Send("POST", "/v2alpha1/" + kParent + "/queuedResources?queuedResourceId=q", queued).status == 200);
+  driver.Advance(3s);
+  CHECK(QueuedState(driver, "q") == "WAITING_FOR_RESOURCES");
+  DeleteNode(driver, "a");
+  CHECK(QueuedState(driver, "q") == "PROVISIONING");
+  driver.Advance(3s);
+  CHECK(QueuedState(driver, "q") == "ACTIVE");
+  CHECK(driver.Send("GET", kCompute + "/reservations/r1").body["specificReservation"]["inUseCount"] == "1");
+}
+
 }  // namespace
 }  // namespace tputrain::emulator

@@ -1,6 +1,7 @@
 // The real gcloud against an emulator that runs out of TPU chips: gcloud must read each API's
 // stockout, quota and queued-resource answers as it reads Google's, with its capacity flags
-// (--spot, --reservation, --flex-start, --valid-until-duration) sent to the emulator as they are.
+// (--spot, --reservation, --flex-start, --valid-until-duration) sent to the emulator as they are,
+// and its Compute reservations used by what names them.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,8 @@ TEST_CASE("gcloud reads Cloud TPU's stockout, quota and queued-resource answers 
   CHECK(QueuedState(env, "sq", "us-east5-b") == "SUSPENDED");
 
   // The alpha track's --reservation goes to v2alpha1 and draws on the reservation, not the zone.
+  Run(env, {"compute", "reservations", "create", "r1", "--zone=us-east5-a", "--vm-count=2",
+            "--machine-type=ct6e-standard-4t"});
   Run(env, {"alpha", "compute", "tpus", "queued-resources", "create", "rq", "--zone=us-east5-a", "--node-id=rq",
             "--accelerator-type=v6e-8", kV6e[0], "--reservation=r1"});
   CHECK(tputrain::testing::WaitFor([&] { return QueuedState(env, "rq", "us-east5-a") == "ACTIVE"; },
@@ -112,6 +115,8 @@ TEST_CASE("gcloud reads Cloud TPU's stockout, quota and queued-resource answers 
   CHECK(sent_alpha);
   auto chips = env.State()->at("tpuNodes");
   CHECK(chips["projects/p/locations/us-east5-a/nodes/rq"]["schedulingConfig"]["reserved"] == true);
+  CHECK(Value(env, {"compute", "reservations", "describe", "r1", "--zone=us-east5-a",
+                    "--format=value(specificReservation.inUseCount)"}) == "2");
 }
 
 TEST_CASE("gcloud reads GKE's stockout, retry and quota answers, and creates Spot, reserved and flex-start pools") {
@@ -129,8 +134,20 @@ TEST_CASE("gcloud reads GKE's stockout, retry and quota answers, and creates Spo
 
   Run(env, with({"big", "--tpu-topology=4x4", "--num-nodes=4"}));
   Run(env, with({"spot", "--tpu-topology=2x2", "--num-nodes=1", "--spot"}));
+  Run(env, {"compute", "reservations", "create", "r1", "--zone=us-east5-a", "--vm-count=1",
+            "--machine-type=ct6e-standard-4t"});
   Run(env, with({"reserved", "--tpu-topology=2x2", "--num-nodes=1", "--reservation-affinity=specific",
                  "--reservation=projects/p/reservations/r1"}));
+  CHECK(Value(env, {"compute", "reservations", "describe", "r1", "--zone=us-east5-a",
+                    "--format=value(specificReservation.inUseCount)"}) == "1");
+  auto reservation_short = ExpectFailure(env, with({"short-reserved", "--tpu-topology=2x2", "--num-nodes=1",
+                                                    "--reservation-affinity=specific", "--reservation=r1"}));
+  CHECK(reservation_short.err.find("code=429, message=Reservation does not have enough resources for the request: "
+                                   "specific reservation \"r1\" is insufficient") != std::string::npos);
+  auto reservation_missing = ExpectFailure(env, with({"missing", "--tpu-topology=2x2", "--num-nodes=1",
+                                                      "--reservation-affinity=specific", "--reservation=r2"}));
+  CHECK(reservation_missing.err.find("code=404, message=Google Compute Engine: reservation \"r2\" not found") !=
+        std::string::npos);
   Run(env, with({"flex", "--tpu-topology=2x2", "--flex-start", "--enable-autoscaling", "--num-nodes=0", "--min-nodes=0",
                  "--max-nodes=1", "--location-policy=ANY", "--reservation-affinity=none", "--no-enable-autorepair"}));
   auto quota = ExpectFailure(env, {"container", "node-pools", "create", "v5e", "--cluster=c", "--location=us-east5-a",

@@ -66,7 +66,9 @@ std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
 std::vector<Route> ServiceUsageRoutes();
 std::vector<Route> ArtifactRegistryRoutes();  // repositories and their docker images
 std::vector<Route> CloudBuildRoutes();
-std::vector<Route> ComputeRoutes();        // global firewalls and global operations
+std::vector<Route> ComputeRoutes();
+std::vector<Route>
+ComputeReservationRoutes();  // zonal reservations and zone operations        // global firewalls and global operations
 std::vector<Route> StorageUploadRoutes();  // uploadType=media, multipart and resumable
 // GET /{bucket}/{object}, the XML API's path-style download (storage.googleapis.com), which
 // gcloud's build-log tailer reads. It matches nearly any path: register it after every other route.
