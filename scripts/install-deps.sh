@@ -13,6 +13,7 @@ packages=(
   clang-format clang-tidy  # scripts/check-format.sh and scripts/tidy.sh
   dpkg-dev       # dpkg-shlibdeps: the .deb's dependencies (CPack), tested by the package test
   openssh-client openssh-server  # --via ssh, and sshd per emulated TPU host (never as a service)
+  shellcheck     # the examples/ scripts and the shell of the CI pipelines in examples/ci
 )
 
 missing=()

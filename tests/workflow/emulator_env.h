@@ -63,6 +63,7 @@ class EmulatorEnv {
     return out.substr(start, out.find('\n', start) - start);
   }
   const fs::path& dir() const { return dir_; }
+  const std::string& url() const { return base_url_; }
   std::string state_dir() const { return (dir_ / "state").string(); }
 
   std::optional<nlohmann::json> Get(const std::string& path) {
