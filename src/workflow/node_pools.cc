@@ -45,6 +45,29 @@ core::Error DiskSizeError(const std::string& text, const std::string& why) {
                             (why.empty() ? "" : ": " + why));
 }
 
+// gcloud's fields for each choice; flex-start as xpk's `--flex` asks gcloud for it: no nodes until
+// a workload asks, then up to the slice's hosts, in any zone of the pool, never repaired in place.
+void ApplyCapacity(const Capacity& capacity, gcp::container::NodePoolSpec& spec) {
+  switch (capacity.mode) {
+    case CapacityMode::kOnDemand:
+      return;
+    case CapacityMode::kSpot:
+      spec.spot = true;
+      return;
+    case CapacityMode::kReservation:
+      spec.reservation = capacity.reservation;
+      return;
+    case CapacityMode::kFlexStart:
+      spec.flex_start = true;
+      spec.no_reservation = true;
+      spec.auto_repair = false;
+      spec.autoscaling = gcp::container::NodePoolAutoscaling{0, spec.node_count, "ANY"};
+      spec.node_count = 0;
+      if (capacity.max_run_duration) spec.max_run_duration = std::to_string(capacity.max_run_duration->count()) + "s";
+      return;
+  }
+}
+
 }  // namespace
 
 core::Result<int> ParseDiskSizeGb(const std::string& text) {
@@ -117,8 +140,9 @@ core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::
   if (request.threads_per_core != 0) spec.threads_per_core = request.threads_per_core;
   spec.node_locations = request.node_locations;
   spec.oauth_scopes = gcp::container::ExpandScopes(request.scopes);
-  spec.spot = request.spot;
-  spec.reservation = request.reservation;
+  auto capacity = ResolveCapacity(request.capacity);
+  if (!capacity) return core::Fail(capacity.error());
+  ApplyCapacity(*capacity, spec);
   std::vector<gcp::container::NodePoolSpec> pools;
   for (int i = 0; i < request.num_slices; ++i) {
     pools.push_back(spec);

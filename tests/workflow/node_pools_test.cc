@@ -11,7 +11,7 @@ using tputrain::workflow::TpuPoolRequest;
 TEST_CASE("a TPU type gives the catalog's machine type, topology and host count") {
   TpuPoolRequest request;
   request.tpu_type = "v6e-16";
-  request.spot = true;
+  request.capacity.spot = true;
   auto pools = NodePoolsFor("tpu", request);
   REQUIRE(pools);
   REQUIRE(pools->size() == 1);

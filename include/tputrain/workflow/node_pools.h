@@ -5,6 +5,7 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/types.h"
+#include "tputrain/workflow/capacity.h"
 
 // The node pools a request asks for: TPU slices checked against the TPU catalog, or CPU pools
 // (a machine type and no TPU flags), before any call.
@@ -28,8 +29,7 @@ struct TpuPoolRequest {
   int threads_per_core = 0;
   std::vector<std::string> node_locations;
   std::vector<std::string> scopes;  // aliases (cloud-platform) or URLs
-  bool spot = false;
-  std::string reservation;
+  CapacityFlags capacity;           // --capacity, --spot, --reservation, --max-run-duration
 };
 
 // --disk-size as gcloud reads it: a number with an optional unit, GB (the default), GiB, TB or
@@ -37,7 +37,8 @@ struct TpuPoolRequest {
 // whole number of GB from kMinDiskSizeGb to kMaxDiskSizeGb is one usage line naming --disk-size.
 core::Result<int> ParseDiskSizeGb(const std::string& text);
 
-// One pool per slice. A --tpu-type the catalog does not know, a --machine-type, --tpu-topology
+// One pool per slice, with its capacity choice (a flex-start pool starts at 0 nodes and grows
+// to the slice's hosts when a workload asks). A --tpu-type the catalog does not know, a --machine-type, --tpu-topology
 // or --num-nodes that contradicts it, or a topology without a machine type is a usage error
 // naming the flag. A machine type without TPU flags is a CPU pool (1 node unless --num-nodes).
 core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,

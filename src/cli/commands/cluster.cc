@@ -1,4 +1,5 @@
 // tputrain cluster create|delete|describe|list|get-credentials.
+#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
@@ -150,8 +151,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   create->add_option("--node-locations", options->node_locations, "Zones of the nodes")->delimiter(',');
   create->add_option("--tpu-type", options->pool.tpu_type, "Also create TPU slice node pool(s) of this type (v6e-16)");
   create->add_option("--num-slices", options->pool.num_slices, "TPU slice pools to create")->check(CLI::Range(1, 64));
-  create->add_flag("--spot", options->pool.spot, "TPU pools on Spot VMs");
-  create->add_option("--reservation", options->pool.reservation, "TPU pools consume this reservation");
+  AddCapacityFlags(create, options->pool.capacity, true);
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
   create->footer(

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <set>
 
+#include "commands/capacity_flags.h"
 #include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
@@ -220,8 +221,7 @@ void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_
   command->add_option("--threads-per-core", flags.threads_per_core, "Threads per core (1 or 2)")
       ->check(CLI::Range(1, 2));
   command->add_option("--node-locations", flags.node_locations, "Zones of the nodes")->delimiter(',');
-  command->add_flag("--spot", flags.spot, "Spot VMs");
-  command->add_option("--reservation", flags.reservation, "Consume this specific reservation");
+  AddCapacityFlags(command, flags.capacity, true);
 }
 
 }  // namespace tputrain::cli

@@ -140,16 +140,26 @@ json NodePoolToJson(const NodePoolSpec& spec) {
     config["reservationAffinity"] = {{"consumeReservationType", "SPECIFIC_RESERVATION"},
                                      {"key", "compute.googleapis.com/reservation-name"},
                                      {"values", {spec.reservation}}};
+  } else if (spec.no_reservation) {
+    config["reservationAffinity"] = {{"consumeReservationType", "NO_RESERVATION"}};
   }
+  if (spec.flex_start) config["flexStart"] = true;
+  if (!spec.max_run_duration.empty()) config["maxRunDuration"] = spec.max_run_duration;
   if (!spec.resource_labels.empty()) config["resourceLabels"] = spec.resource_labels;
   if (!spec.service_account.empty()) config["serviceAccount"] = spec.service_account;
 
   json pool = {{"config", config},
                {"initialNodeCount", spec.node_count},
-               {"management", {{"autoRepair", true}, {"autoUpgrade", true}}},
+               {"management", {{"autoRepair", spec.auto_repair}, {"autoUpgrade", true}}},
                {"name", spec.name},
                {"upgradeSettings", {{"maxSurge", 1}}}};
   if (!spec.node_locations.empty()) pool["locations"] = spec.node_locations;
+  if (spec.autoscaling) {
+    pool["autoscaling"] = {{"enabled", true},
+                           {"locationPolicy", spec.autoscaling->location_policy},
+                           {"maxNodeCount", spec.autoscaling->max_node_count},
+                           {"minNodeCount", spec.autoscaling->min_node_count}};
+  }
   if (!spec.tpu_topology.empty() || !spec.placement_type.empty()) {
     json placement = json::object();
     if (!spec.tpu_topology.empty()) placement["tpuTopology"] = spec.tpu_topology;
@@ -223,6 +233,7 @@ NodePool NodePoolFromJson(const json& body) {
   pool.machine_type = Str(config, "machineType");
   pool.disk_size_gb = Int(config, "diskSizeGb");
   pool.spot = config.value("spot", false);
+  pool.flex_start = config.value("flexStart", false);
   pool.resource_labels = Labels(config, "resourceLabels");
   pool.workload_metadata = Str(config.value("workloadMetadataConfig", json::object()), "mode");
   pool.threads_per_core = Int(config.value("advancedMachineFeatures", json::object()), "threadsPerCore");
@@ -287,6 +298,9 @@ std::vector<std::string> DiffNodePool(const NodePoolSpec& want, const NodePool& 
   }
   if (want.spot != have.spot) Compare(diffs, "config.spot", want.spot ? "true" : "false", have.spot ? "true" : "false");
   if (!want.reservation.empty()) Compare(diffs, "config.reservationAffinity", want.reservation, have.reservation);
+  if (want.flex_start != have.flex_start) {
+    Compare(diffs, "config.flexStart", want.flex_start ? "true" : "false", have.flex_start ? "true" : "false");
+  }
   return diffs;
 }
 

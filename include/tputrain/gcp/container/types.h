@@ -43,6 +43,13 @@ struct NodePoolRef {
   std::string Name() const { return cluster.Name() + "/nodePools/" + http::PathSegment(pool); }
 };
 
+// NodePoolAutoscaling, as a flex-start pool sends it.
+struct NodePoolAutoscaling {
+  int min_node_count = 0;
+  int max_node_count = 0;
+  std::string location_policy;  // "ANY" | "BALANCED"
+};
+
 // What a node pool is asked to be. Empty/absent fields are not sent (the server's default).
 struct NodePoolSpec {
   std::string name;
@@ -57,6 +64,13 @@ struct NodePoolSpec {
   std::vector<std::string> node_locations;
   bool spot = false;
   std::string reservation;  // a specific reservation to consume
+  // Flex-start (GKE's Dynamic Workload Scheduler): config.flexStart, with no reservation, no
+  // auto-repair and autoscaling from 0, as `gcloud container node-pools create --flex-start`.
+  bool flex_start = false;
+  std::string max_run_duration;  // config.maxRunDuration, "3600s"
+  std::optional<NodePoolAutoscaling> autoscaling;
+  bool auto_repair = true;
+  bool no_reservation = false;  // config.reservationAffinity NO_RESERVATION
   std::map<std::string, std::string> resource_labels;
   std::string service_account;
 };
@@ -108,6 +122,7 @@ struct NodePool {
   std::vector<std::string> locations;
   bool spot = false;
   std::string reservation;
+  bool flex_start = false;
   std::map<std::string, std::string> resource_labels;
   std::vector<StatusCondition> conditions;
   nlohmann::json raw;

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tputrain/core/result.h"
+
+// Where the chips of a TPU slice come from: exactly one of on-demand, Spot, a reservation or
+// flex-start (GKE's Dynamic Workload Scheduler), as xpk asks, with gcloud's --spot and
+// --reservation kept as short forms.
+namespace tputrain::workflow {
+
+enum class CapacityMode { kOnDemand, kSpot, kReservation, kFlexStart };
+
+// "on-demand", "spot", "reservation", "flex-start": the --capacity values.
+std::string_view CapacityModeName(CapacityMode mode);
+
+// The capacity flags as typed.
+struct CapacityFlags {
+  std::string capacity;              // --capacity
+  bool spot = false;                 // --spot
+  std::string reservation;           // --reservation
+  std::string max_run_duration;      // --max-run-duration (flex-start)
+  bool queued_provisioning = false;  // --enable-queued-provisioning: GPU-only, refused for TPUs
+};
+
+struct Capacity {
+  CapacityMode mode = CapacityMode::kOnDemand;
+  // As typed, once checked: "R", "projects/P/reservations/R", or that with
+  // "/reservationBlocks/B[/reservationSubBlocks/S]". GKE takes it verbatim.
+  std::string reservation;
+  std::optional<std::chrono::seconds> max_run_duration;
+};
+
+// GKE keeps a flex-start VM at most seven days.
+inline constexpr std::chrono::hours kMaxFlexStartRun{24 * 7};
+
+// One usage line naming the flag when the choice is ambiguous (--spot with --reservation, or
+// either with another --capacity), incomplete (--capacity reservation without --reservation),
+// malformed (a reservation path of another shape), or impossible (queued provisioning for TPUs,
+// --max-run-duration outside flex-start or beyond seven days).
+core::Result<Capacity> ResolveCapacity(const CapacityFlags& flags);
+
+// The parts of a checked reservation: `project` empty for a short name (the caller's project).
+struct ReservationPath {
+  std::string project;
+  std::string reservation;
+  std::string block;
+  std::string sub_block;
+};
+core::Result<ReservationPath> ParseReservation(std::string_view text);
+
+}  // namespace tputrain::workflow

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "tputrain/workflow/capacity.h"
+
+namespace tputrain::cli {
+
+// --capacity and its short forms --spot and --reservation; `flex_start` adds what only GKE
+// pools take (--max-run-duration, and --enable-queued-provisioning to refuse it in one line).
+void AddCapacityFlags(CLI::App* command, workflow::CapacityFlags& flags, bool flex_start);
+
+}  // namespace tputrain::cli

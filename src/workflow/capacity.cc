@@ -1,0 +1,132 @@
+#include "tputrain/workflow/capacity.h"
+
+#include <vector>
+
+#include "tputrain/core/duration.h"
+#include "tputrain/gcp/names.h"
+
+namespace tputrain::workflow {
+namespace {
+
+// Compute resource names (RFC 1035 labels, at most 63 characters).
+bool IsResourceName(std::string_view name) {
+  return static_cast<bool>(gcp::CheckResourceId("--reservation", name, 63));
+}
+
+bool IsProjectId(std::string_view id) { return static_cast<bool>(gcp::CheckProjectId("--reservation", id)); }
+
+std::vector<std::string_view> Split(std::string_view text) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t slash = text.find('/', start);
+    parts.push_back(text.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) return parts;
+    start = slash + 1;
+  }
+}
+
+core::Error Conflict(std::string_view flag, std::string_view other) {
+  return core::Error::Usage(std::string(flag) + ": conflicts with " + std::string(other) +
+                            "; give one capacity choice (--capacity on-demand|spot|reservation|flex-start)");
+}
+
+}  // namespace
+
+std::string_view CapacityModeName(CapacityMode mode) {
+  switch (mode) {
+    case CapacityMode::kOnDemand:
+      return "on-demand";
+    case CapacityMode::kSpot:
+      return "spot";
+    case CapacityMode::kReservation:
+      return "reservation";
+    case CapacityMode::kFlexStart:
+      return "flex-start";
+  }
+  return "on-demand";
+}
+
+core::Result<ReservationPath> ParseReservation(std::string_view text) {
+  const std::string expected =
+      "--reservation: expected a reservation name, projects/PROJECT/reservations/NAME, or that with "
+      "/reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK], got '" +
+      std::string(text) + "'";
+  if (IsResourceName(text)) return ReservationPath{"", std::string(text), "", ""};
+  auto parts = Split(text);
+  if (parts.size() < 4 || parts[0] != "projects" || !IsProjectId(parts[1]) || parts[2] != "reservations" ||
+      !IsResourceName(parts[3])) {
+    return core::Fail(core::Error::Usage(expected));
+  }
+  ReservationPath path{std::string(parts[1]), std::string(parts[3]), "", ""};
+  if (parts.size() == 4) return path;
+  if (parts.size() < 6 || parts[4] != "reservationBlocks" || !IsResourceName(parts[5])) {
+    return core::Fail(core::Error::Usage(expected));
+  }
+  path.block = std::string(parts[5]);
+  if (parts.size() == 6) return path;
+  if (parts.size() != 8 || parts[6] != "reservationSubBlocks" || !IsResourceName(parts[7])) {
+    return core::Fail(core::Error::Usage(expected));
+  }
+  path.sub_block = std::string(parts[7]);
+  return path;
+}
+
+core::Result<Capacity> ResolveCapacity(const CapacityFlags& flags) {
+  Capacity capacity;
+  if (!flags.capacity.empty()) {
+    bool known = false;
+    for (auto mode :
+         {CapacityMode::kOnDemand, CapacityMode::kSpot, CapacityMode::kReservation, CapacityMode::kFlexStart}) {
+      if (flags.capacity == CapacityModeName(mode)) {
+        capacity.mode = mode;
+        known = true;
+      }
+    }
+    if (!known) {
+      return core::Fail(core::Error::Usage("--capacity: expected on-demand, spot, reservation or flex-start, got '" +
+                                           flags.capacity + "'"));
+    }
+  }
+  const bool chosen = !flags.capacity.empty();
+  if (flags.spot && !flags.reservation.empty()) return core::Fail(Conflict("--spot", "--reservation"));
+  if (flags.spot) {
+    if (chosen && capacity.mode != CapacityMode::kSpot)
+      return core::Fail(Conflict("--spot", "--capacity " + flags.capacity));
+    capacity.mode = CapacityMode::kSpot;
+  }
+  if (!flags.reservation.empty()) {
+    if (chosen && capacity.mode != CapacityMode::kReservation) {
+      return core::Fail(Conflict("--reservation", "--capacity " + flags.capacity));
+    }
+    auto path = ParseReservation(flags.reservation);
+    if (!path) return core::Fail(path.error());
+    capacity.mode = CapacityMode::kReservation;
+    capacity.reservation = flags.reservation;
+  }
+  if (capacity.mode == CapacityMode::kReservation && capacity.reservation.empty()) {
+    return core::Fail(core::Error::Usage("--capacity reservation: name the reservation with --reservation NAME"));
+  }
+  if (flags.queued_provisioning) {
+    // GKE answers 400 "Flex start node pools don't support TPUs with queued provisioning".
+    return core::Fail(core::Error::Usage(
+        "--enable-queued-provisioning: GKE queues provisioning for GPUs only; for TPUs use --capacity flex-start "
+        "(a pool of 0 nodes that grows when a workload asks)"));
+  }
+  if (!flags.max_run_duration.empty()) {
+    if (capacity.mode != CapacityMode::kFlexStart) {
+      return core::Fail(core::Error::Usage("--max-run-duration: only with --capacity flex-start"));
+    }
+    auto duration = core::ParseDuration("--max-run-duration", flags.max_run_duration);
+    if (!duration) return core::Fail(duration.error());
+    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*duration);
+    if (seconds < std::chrono::seconds(1) || seconds > kMaxFlexStartRun) {
+      return core::Fail(core::Error::Usage("--max-run-duration: expected from 1s to 7 days (168h), got '" +
+                                           flags.max_run_duration + "'"));
+    }
+    capacity.max_run_duration = seconds;
+  }
+  return capacity;
+}
+
+}  // namespace tputrain::workflow
