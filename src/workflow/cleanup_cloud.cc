@@ -1,4 +1,5 @@
 // The Google Cloud side of cleanup: one ledger entry's delete, after its pending operation.
+#include "source_bucket.h"
 #include "tputrain/gcp/compute/client.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/tpu/client.h"
@@ -94,6 +95,11 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
     return DeleteQueuedResource(env, ref);
   }
   if (entry.kind == ResourceKind::kBucket) {
+    // The project's Cloud Build bucket is shared: only the run's own tarballs were its (deleted
+    // with its builds), so the bucket goes only if nothing else is in it.
+    if (internal::IsSourceBucket(entry.name, Detail(entry, "project"))) {
+      return internal::DeleteSourceBucket(env, entry.name);
+    }
     // Only buckets the run created reach here (the plan keeps adopted ones): objects go too.
     return DeleteBucket(env, entry.name, /*force=*/true);
   }

@@ -27,6 +27,8 @@ std::string CleanupActionPhrase(CleanupAction action, std::string_view operation
       return "goes with its cluster";
     case CleanupAction::kKeep:
       return "kept (adopted; --force deletes it)";
+    case CleanupAction::kKeepShared:
+      return "kept (shared: it held objects this run did not upload; --force deletes it if empty)";
   }
   return "delete";
 }
@@ -62,7 +64,9 @@ CleanupPlan PlanCleanup(const state::Ledger& ledger, bool force) {
   });
   for (const auto* entry : live) {
     if (!entry->owned && !force) {
-      plan.kept.push_back(Planned(*entry, CleanupAction::kKeep));
+      const auto shared_it = entry->details.is_object() ? entry->details.find("shared") : entry->details.end();
+      const bool shared = shared_it != entry->details.end() && *shared_it == true;
+      plan.kept.push_back(Planned(*entry, shared ? CleanupAction::kKeepShared : CleanupAction::kKeep));
       continue;
     }
     if (entry->kind == ResourceKind::kNodePool && doomed_clusters.contains(PoolClusterKey(*entry))) {

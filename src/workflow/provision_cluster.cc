@@ -124,6 +124,8 @@ std::string_view OutcomeActionPhrase(OutcomeAction action) {
       return "goes with its cluster";
     case OutcomeAction::kWentWithCluster:
       return "went with its cluster";
+    case OutcomeAction::kKeptShared:
+      return "kept: holds others' objects";
   }
   return "unknown";
 }

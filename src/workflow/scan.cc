@@ -4,6 +4,7 @@
 #include <future>
 #include <set>
 
+#include "source_bucket.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/client.h"
@@ -157,6 +158,11 @@ void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, 
       if (item->kind == ResourceKind::kRepository) {
         return DeleteRepository(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
       }
+      // A bucket the leaked run created: its objects are its, except in the project's shared
+      // Cloud Build bucket, where no ledger says which tarballs were the run's.
+      if (internal::IsSourceBucket(item->name, item->project)) {
+        return internal::DeleteSourceBucket(env, item->name);
+      }
       return DeleteBucket(env, item->name, /*force=*/true);
     }));
   }
@@ -216,6 +222,7 @@ core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const Sc
   // that run deletes it. A leaked one is named tputrain-allow-iap-<network>.
   const std::set<std::string> unknown(ledgered.unreadable_runs.begin(), ledgered.unreadable_runs.end());
   std::erase_if(leaked, [&](const LeakedResource& item) { return unknown.contains(item.run_id); });
+  for (auto& item : leaked) item.project = request.project;
   return leaked;
 }
 

@@ -281,7 +281,8 @@ std::vector<nlohmann::json> BuildCreates(GcloudAgainstEmulator& env) {
 
 // Seed 001's `gcloud builds submit --tag`: gcloud's own upload, build and log streaming work
 // against the emulator; tputrain's build request is gcloud's; what tputrain pushes, gcloud lists;
-// cleanup deletes tputrain's source tarball and leaves gcloud's.
+// cleanup deletes tputrain's source tarball and leaves gcloud's, even the cleanup of the run that
+// created the bucket.
 TEST_CASE("Cloud Build: gcloud builds submit streams the emulated log, tputrain sends gcloud's build, cleanup") {
   REQUIRE(access(kGcloud, X_OK) == 0);
   GcloudAgainstEmulator env;
@@ -297,6 +298,12 @@ TEST_CASE("Cloud Build: gcloud builds submit streams the emulated log, tputrain 
   std::ofstream(context / "notes.md") << "left out by .gcloudignore\n";
   std::ofstream(context / ".gcloudignore") << ".gcloudignore\nnotes.md\n";
 
+  // A first run makes the project's source bucket (labelled with its run); gcloud and a second run
+  // share it.
+  auto first = env.Tputrain({"image", "build", context, "--tag", "us-east5-docker.pkg.dev/p/repo/img:first",
+                             "--location", "us-east5", "--run", "r-first"});
+  INFO("tputrain image build (first): " << first.err);
+  REQUIRE(first.exit_code == 0);
   auto submitted = env.Gcloud({"builds", "submit", "--tag", "us-east5-docker.pkg.dev/p/repo/img:gcloud", context});
   ExpectSuccess({"builds", "submit"}, submitted);
   CHECK(submitted.out.find("this build is emulated") != std::string::npos);  // the log, streamed
@@ -313,9 +320,9 @@ TEST_CASE("Cloud Build: gcloud builds submit streams the emulated log, tputrain 
   CHECK(built.err.find("Context: 2 files") != std::string::npos);
 
   auto creates = BuildCreates(env);
-  REQUIRE(creates.size() == 2);
-  nlohmann::json theirs = creates[0];
-  nlohmann::json ours = creates[1];
+  REQUIRE(creates.size() == 3);
+  nlohmann::json theirs = creates[1];
+  nlohmann::json ours = creates[2];
   // The deliberate differences: the tag asked for, and the uploaded object's name and generation.
   for (auto* body : {&theirs, &ours}) {
     (*body)["images"] = {"TAG"};
@@ -337,7 +344,17 @@ TEST_CASE("Cloud Build: gcloud builds submit streams the emulated log, tputrain 
   auto objects = env.Gcloud({"storage", "ls", "gs://p_cloudbuild/source/"});
   INFO(objects.err);
   CHECK(objects.exit_code == 0);
-  CHECK(Lines(objects.out).size() == 1);  // gcloud's tarball; tputrain's went with its run
+  CHECK(Lines(objects.out).size() == 2);  // gcloud's and the first run's; r-cb's went with its run
+
+  // The run that created the bucket owns its own tarball, not the bucket gcloud stages in.
+  auto first_cleaned = env.Tputrain({"cleanup", "--run", "r-first", "--yes"});
+  INFO("tputrain cleanup --run r-first: " << first_cleaned.err);
+  CHECK(first_cleaned.exit_code == 0);
+  CHECK(first_cleaned.err.find("kept: it holds 1 object(s) this run did not upload") != std::string::npos);
+  auto left = env.Gcloud({"storage", "ls", "gs://p_cloudbuild/source/"});
+  INFO(left.err);
+  CHECK(left.exit_code == 0);
+  CHECK(Lines(left.out).size() == 1);  // gcloud's tarball
 }
 
 // gcloud packs a context's names as UTF-8 pax records; the emulator reads them as Cloud Build

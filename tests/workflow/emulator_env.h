@@ -81,10 +81,11 @@ class EmulatorEnv {
     return reply && reply->is_object() ? reply->value("requests", nlohmann::json::array()) : nlohmann::json::array();
   }
   // An authenticated call to the emulator's APIs, as a second user of the project would make.
-  int Call(const std::string& method, const std::string& path) {
+  int Call(const std::string& method, const std::string& path, const std::string& body = "") {
     http::Request request;
     request.method = method;
     request.url = base_url_ + path;
+    request.body = body;
     request.headers.emplace_back("Authorization", "Bearer provision-test-token");
     auto response = transport_.Send(request);
     return response ? response->status : 0;

@@ -26,14 +26,24 @@ fs::path MakeContext(const fs::path& dir) {
 // The emulator's builds, by id.
 nlohmann::json Builds(EmulatorEnv& env) { return env.State().value("builds", nlohmann::json::object()); }
 
-std::vector<std::string> SourceObjects(EmulatorEnv& env) {
+std::vector<std::string> SourceObjects(EmulatorEnv& env, const std::string& prefix = "source/") {
   std::vector<std::string> names;
   const auto buckets = env.State().value("objects", nlohmann::json::object());
   const auto objects = buckets.value("p_cloudbuild", nlohmann::json::object());
   for (const auto& [name, object] : objects.items()) {
-    if (name.rfind("source/", 0) == 0) names.push_back(name);
+    if (name.rfind(prefix, 0) == 0) names.push_back(name);
   }
   return names;
+}
+
+bool SourceBucketExists(EmulatorEnv& env) {
+  return env.State().value("buckets", nlohmann::json::object()).contains("p_cloudbuild");
+}
+
+// The gs:// source a build's --format json names.
+std::string SourceOf(const ProcessResult& built) {
+  const auto json = nlohmann::json::parse(built.out, nullptr, false);
+  return json.is_object() ? json.value("source", "") : "";
 }
 
 TEST_CASE("image build: a bad context or tag is one line, exit 2, with no request sent and nothing written") {
@@ -182,6 +192,60 @@ TEST_CASE("image build: Ctrl-C cancels the build; cleanup cancels an --async bui
   for (const auto& [id, build] : cleaned_builds.items()) CHECK(build.value("status", "") == "CANCELLED");
   CHECK(SourceObjects(env).empty());
   CHECK(env.State().value("repositories", nlohmann::json::object()).empty());
+}
+
+TEST_CASE("cleanup of the run that made PROJECT_cloudbuild deletes its tarballs, never the others' or the bucket") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  const fs::path context = MakeContext(env.dir());
+  REQUIRE(env.Tputrain({"registry", "create", "repo", "--location", "us-east5", "--run", "setup"}).exit_code == 0);
+  auto build = [&](const std::string& run) {
+    auto built = env.Tputrain({"image", "build", context, "--tag", kTag, "--run", run, "--format", "json"});
+    INFO(built.err);
+    REQUIRE(built.exit_code == 0);
+    return SourceOf(built);
+  };
+  const std::string first = build("first");    // creates the bucket, labelled with its run
+  const std::string second = build("second");  // finds it there
+  // Someone else's object in the project's bucket (gcloud builds submit stages its sources here).
+  REQUIRE(env.Call("POST", "/upload/storage/v1/b/p_cloudbuild/o?uploadType=media&name=source%2Fby-gcloud.tgz",
+                   "not tputrain's") == 200);
+  REQUIRE(SourceObjects(env).size() == 3);
+
+  auto cleaned = env.Tputrain({"cleanup", "--run", "first", "--yes"});
+  INFO(cleaned.err);
+  CHECK(cleaned.exit_code == 0);
+  CHECK(cleaned.err.find("kept: it holds 2 object(s) this run did not upload") != std::string::npos);
+  CHECK(cleaned.out.find("kept: holds others' objects") != std::string::npos);
+  const auto left = SourceObjects(env);
+  CHECK(std::find(left.begin(), left.end(), first.substr(first.find("/source/") + 1)) == left.end());
+  CHECK(std::find(left.begin(), left.end(), second.substr(second.find("/source/") + 1)) != left.end());
+  CHECK(std::find(left.begin(), left.end(), "source/by-gcloud.tgz") != left.end());
+  CHECK(SourceBucketExists(env));
+  // Kept, and said so again by a later plan; the run's own tarball is not listed any more.
+  auto planned = env.Tputrain({"cleanup", "--run", "first", "--dry-run"});
+  CHECK(planned.out.find("kept (shared: it held objects this run did not upload") != std::string::npos);
+
+  // The second run adopted the bucket: its cleanup deletes its own tarball only.
+  CHECK(env.Tputrain({"cleanup", "--run", "second", "--yes"}).exit_code == 0);
+  CHECK(SourceObjects(env) == std::vector<std::string>{"source/by-gcloud.tgz"});
+  CHECK(SourceBucketExists(env));
+
+  // Runners that died with their ledgers: the scan finds the bucket by the first run's label, and
+  // --delete-leaked keeps it while it holds anything.
+  fs::remove(fs::path(env.state_dir()) / "first.json");
+  fs::remove(fs::path(env.state_dir()) / "second.json");
+  auto leaked = env.Tputrain({"cleanup", "--scan", "--delete-leaked", "--yes"});
+  INFO(leaked.err);
+  CHECK(leaked.exit_code == 0);
+  CHECK(leaked.err.find("kept: it holds 1 object(s) this run did not upload") != std::string::npos);
+  CHECK(SourceObjects(env) == std::vector<std::string>{"source/by-gcloud.tgz"});
+  CHECK(SourceBucketExists(env));
+
+  // Once nothing else is in it, the bucket the run made goes.
+  REQUIRE(env.Call("DELETE", "/storage/v1/b/p_cloudbuild/o/source%2Fby-gcloud.tgz") == 204);
+  CHECK(env.Tputrain({"cleanup", "--scan", "--delete-leaked", "--yes"}).exit_code == 0);
+  CHECK_FALSE(SourceBucketExists(env));
 }
 
 }  // namespace

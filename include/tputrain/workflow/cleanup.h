@@ -58,6 +58,7 @@ enum class CleanupAction {
   kWaitThenDelete,   // "wait for OPERATION, then delete": its create or delete is still running
   kGoesWithCluster,  // "goes with its cluster": a node pool of a cluster deleted in the same run
   kKeep,             // "kept (adopted; --force deletes it)"
+  kKeepShared,       // "kept (shared: it held objects this run did not upload; --force deletes it if empty)"
 };
 
 // The phrase of `action`; `operation` fills in kWaitThenDelete's.

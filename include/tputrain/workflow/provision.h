@@ -86,6 +86,7 @@ enum class OutcomeAction {
   kUnpublished,         // "unpublished": a model taken out of its Saxml cell
   kWouldUnpublish,      // "would unpublish": a served model under --dry-run
   kServerGone,          // "sax-http gone": no server left to unpublish a model through
+  kKeptShared,          // "kept: holds others' objects": a shared bucket (Cloud Build's) cleanup leaves
 };
 std::string_view OutcomeActionPhrase(OutcomeAction action);
 

@@ -31,6 +31,7 @@ struct LeakedResource {
   std::string run_id;    // the tputrain-run label's value
   std::string location;  // zone or region ("" for buckets' multi-regions is their location)
   std::string cluster;   // node pools: the cluster's full name
+  std::string project;   // the project scanned
 };
 
 nlohmann::json ToJson(const LeakedResource& leaked);
