@@ -1,6 +1,7 @@
 // GKE clusters and node pools: the cluster first, then every pool at once.
 #include <future>
 
+#include "capacity_problem.h"
 #include "provision_steps.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/provision.h"
@@ -65,15 +66,20 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
   steps.ready = [&]() -> core::Result<bool> {
     auto pool = client.GetNodePool(ref);
     if (!pool) return core::Fail(pool.error());
-    if (pool->status == "ERROR")
-      return core::Fail(core::Error::Make(core::ErrorKind::kResourceExhausted, pool->status_message));
+    if (pool->status == "ERROR") {
+      auto error = core::Error::Make(core::ErrorKind::kResourceExhausted, pool->status_message);
+      if (!pool->conditions.empty()) error.reason = pool->conditions.front().code;
+      return core::Fail(error);
+    }
     return pool->status == "RUNNING";
   };
   steps.remove = [&env, ref]() { return DeleteNodePool(env, ref); };
   std::string where = spec.node_locations.empty() ? cluster.location : spec.node_locations.front();
   steps.explain = [&, where](core::Error error) {
-    return internal::ExplainCapacity(std::move(error), "node pool " + spec.name, where,
-                                     spec.machine_type + (spec.tpu_topology.empty() ? "" : " " + spec.tpu_topology));
+    return internal::ExplainCapacity(
+        std::move(error),
+        {"node pool " + spec.name, where,
+         spec.machine_type + (spec.tpu_topology.empty() ? "" : " " + spec.tpu_topology), internal::ModeOf(spec)});
   };
   return internal::RunCreate(env, steps);
 }
@@ -219,8 +225,10 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
   steps.remove = [&env, &ref]() { return DeleteCluster(env, ref); };
   steps.explain = [&](core::Error error) {
     return internal::ExplainCapacity(
-        std::move(error), "cluster " + spec.name, ref.location,
-        spec.default_pool.machine_type.empty() ? "default machine type" : spec.default_pool.machine_type);
+        std::move(error),
+        {"cluster " + spec.name, ref.location,
+         spec.default_pool.machine_type.empty() ? "default machine type" : spec.default_pool.machine_type,
+         internal::ModeOf(spec.default_pool)});
   };
   auto cluster = internal::RunCreate(env, steps);
   if (!cluster) return core::Fail(cluster.error());

@@ -99,17 +99,6 @@ core::Result<std::string> RetryWhileBusy(ProvisionEnv& env, const std::string& t
   return std::move(*result);
 }
 
-core::Error ExplainCapacity(core::Error error, const std::string& what, const std::string& location,
-                            const std::string& machine) {
-  if (error.kind != core::ErrorKind::kResourceExhausted) return error;
-  bool stockout = Contains(error.message, "capacity") || Contains(error.message, "Not enough resources") ||
-                  Contains(error.message, "STOCKOUT") || Contains(error.message, "stockout");
-  error.message = what + " in " + location + " (" + machine +
-                  "): " + (stockout ? "out of capacity (stockout): " : "quota exceeded: ") + error.message +
-                  "\n  hint: try another zone (--location), --spot, or a reservation (--reservation NAME)";
-  return error;
-}
-
 namespace {
 
 // A create that met an existing resource. It is this run's when the ledger said so before the

@@ -64,10 +64,6 @@ bool IsClusterBusy(const core::Error& error);
 core::Result<std::string> RetryWhileBusy(ProvisionEnv& env, const std::string& task,
                                          const std::function<core::Result<std::string>()>& call);
 
-// Stockout and quota, with the place, the machine and what to try instead.
-core::Error ExplainCapacity(core::Error error, const std::string& what, const std::string& location,
-                            const std::string& machine);
-
 std::string Seconds(std::chrono::milliseconds elapsed);
 
 }  // namespace tputrain::workflow::internal

@@ -1,6 +1,7 @@
 // Cloud TPU VMs: independent resources, so several are created at once.
 #include <future>
 
+#include "capacity_problem.h"
 #include "provision_steps.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/provision.h"
@@ -57,7 +58,8 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   };
   steps.remove = [&env, &ref]() { return DeleteTpuVm(env, ref); };
   steps.explain = [&](core::Error error) {
-    return internal::ExplainCapacity(std::move(error), "TPU VM " + ref.node, ref.zone, spec.accelerator_type);
+    return internal::ExplainCapacity(std::move(error),
+                                     {"TPU VM " + ref.node, ref.zone, spec.accelerator_type, internal::ModeOf(spec)});
   };
   return internal::RunCreate(env, steps);
 }

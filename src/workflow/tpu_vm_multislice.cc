@@ -1,6 +1,7 @@
 // Multislice TPU VMs through a queued resource, and one Ray cluster across the slices.
 #include "tputrain/workflow/tpu_vm_multislice.h"
 
+#include "capacity_problem.h"
 #include "provision_steps.h"
 #include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
@@ -121,8 +122,9 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   steps.ready = [&]() { return gcp::operations::ReadOnce(SlicesWaiting(client, request)); };
   steps.remove = [&env, &request]() { return DeleteQueuedResource(env, request.ref); };
   steps.explain = [&](core::Error error) {
-    return internal::ExplainCapacity(std::move(error), "queued resource " + request.ref.id, request.ref.zone,
-                                     std::to_string(request.slices) + " x " + spec.accelerator_type);
+    return internal::ExplainCapacity(
+        std::move(error), {"queued resource " + request.ref.id, request.ref.zone,
+                           std::to_string(request.slices) + " x " + spec.accelerator_type, internal::ModeOf(spec)});
   };
   return internal::RunCreate(env, steps);
 }

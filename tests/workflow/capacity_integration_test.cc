@@ -112,3 +112,128 @@ TEST_CASE("an ambiguous or impossible capacity choice is one usage line, before 
 
 }  // namespace
 }  // namespace tputrain::workflow::testing
+
+namespace tputrain::workflow::testing {
+namespace {
+
+json LedgerOf(EmulatorEnv& env, const std::string& run) {
+  auto shown = env.Tputrain({"runs", "show", "--run", run, "--format", "json"});
+  REQUIRE(shown.exit_code == 0);
+  return json::parse(shown.out);
+}
+
+// The ledger entry whose name ends in `suffix`.
+json EntryEndingIn(const json& ledger, const std::string& suffix) {
+  for (const auto& entry : ledger["entries"]) {
+    const std::string name = entry.value("name", "");
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return entry;
+  }
+  return json();
+}
+
+std::vector<std::string> Results(const json& attempts) {
+  std::vector<std::string> results;
+  for (const auto& attempt : attempts) results.push_back(attempt.value("zone", "") + "=" + attempt.value("result", ""));
+  return results;
+}
+
+bool EmulatorEmpty(EmulatorEnv& env) {
+  const json state = env.State();
+  for (const char* kind : {"tpuNodes", "queuedResources"}) {
+    if (state.contains(kind) && !state[kind].empty()) return false;
+  }
+  return true;
+}
+
+TEST_CASE("a TPU VM fails over from a zone with no v6e to the next; the ledger shows both attempts", "[integration]") {
+  EmulatorEnv env({"--capacity", "us-east5-a/v6e=0,us-east5-b/v6e=8"});
+  REQUIRE(env.ready());
+  auto made = env.Tputrain({"tpu-vm", "create", "t1", "--zones", "us-east5-a,us-east5-b", "--accelerator-type", "v6e-8",
+                            "--run", "fo", "--format", "json"});
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  CHECK(made.err.find("us-east5-a: no capacity (stockout)") != std::string::npos);
+  const json printed = json::parse(made.out);
+  INFO(printed.dump());
+  const json node = env.State()["tpuNodes"]["projects/p/locations/us-east5-b/nodes/t1"];
+  CHECK(node["state"] == "READY");
+  const json ledger = LedgerOf(env, "fo");
+  const json tried = EntryEndingIn(ledger, "locations/us-east5-a/nodes/t1");
+  const json created = EntryEndingIn(ledger, "locations/us-east5-b/nodes/t1");
+  CHECK(tried["state"] == "deleted");
+  CHECK(Results(tried["details"]["attempts"]) == std::vector<std::string>{"us-east5-a=stockout"});
+  CHECK(created["state"] == "created");
+  CHECK(Results(created["details"]["attempts"]) ==
+        std::vector<std::string>{"us-east5-a=stockout", "us-east5-b=created"});
+  CHECK(printed.dump().find("\"us-east5-a\"") != std::string::npos);
+  REQUIRE(env.Tputrain({"cleanup", "--run", "fo", "--yes"}).exit_code == 0);
+  CHECK(EmulatorEmpty(env));
+}
+
+TEST_CASE("a quota error skips the rest of its region; no capacity anywhere is one line listing each zone",
+          "[integration]") {
+  EmulatorEnv env({"--quota", "us-east5/v6e=0", "--capacity", "europe-west4-a/v6e=0"});
+  REQUIRE(env.ready());
+  auto failed = env.Tputrain({"tpu-vm", "create", "t1", "--zones", "us-east5-a,us-east5-b,europe-west4-a",
+                              "--accelerator-type", "v6e-8", "--run", "q"});
+  INFO(failed.err);
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.err.find("quota is per region, so the other zones of us-east5 are skipped") != std::string::npos);
+  CHECK(failed.err.find("no capacity in any zone (us-east5-a: quota, us-east5-b: skipped, europe-west4-a: "
+                        "stockout)") != std::string::npos);
+  // The quota refusal came before the second zone of its region was asked.
+  for (const auto& entry : env.Requests()) {
+    CHECK(entry.value("path", "").find("us-east5-b") == std::string::npos);
+  }
+  CHECK(EmulatorEmpty(env));
+}
+
+TEST_CASE("--retry-until-up goes round the zones until --timeout, then says so", "[integration]") {
+  EmulatorEnv env({"--capacity", "us-east5-a/v6e=0,us-east5-b/v6e=0"});
+  REQUIRE(env.ready());
+  auto failed = env.Tputrain({"tpu-vm", "create", "t1", "--zones", "us-east5-a,us-east5-b", "--accelerator-type",
+                              "v6e-8", "--retry-until-up", "--retry-gap", "1s", "--timeout", "4s", "--run", "ru"});
+  INFO(failed.err);
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.err.find("no capacity in any zone") != std::string::npos);
+  int creates = 0;
+  for (const auto& entry : env.Requests()) {
+    if (entry.value("method", "") == "POST" && entry.value("path", "").find("/nodes") != std::string::npos) ++creates;
+  }
+  CHECK(creates >= 4);  // at least two rounds of two zones
+  CHECK(EmulatorEmpty(env));
+}
+
+TEST_CASE("a node pool fails over within its cluster's region; the stocked-out pool is deleted first",
+          "[integration]") {
+  // GKE goes on retrying the stocked-out pool for a while, the cluster busy meanwhile.
+  EmulatorEnv env({"--capacity", "us-east5-a/v6e=0,us-east5-b/v6e=16", "--stockout-retry", "3s"});
+  REQUIRE(env.ready());
+  REQUIRE(env.Tputrain({"cluster", "create", "c", "--location", "us-east5", "--run", "np"}).exit_code == 0);
+  auto made = env.Tputrain({"nodepool", "create", "tpu", "--cluster", "c", "--location", "us-east5", "--tpu-type",
+                            "v6e-16", "--zones", "us-east5-a,us-east5-b", "--run", "np"});
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  const json cluster = env.State()["clusters"]["projects/p/locations/us-east5/clusters/c"];
+  int tpu_pools = 0;
+  for (const auto& pool : cluster["nodePools"]) {
+    if (pool["name"] != "tpu") continue;
+    ++tpu_pools;
+    CHECK(pool["status"] == "RUNNING");
+    CHECK(pool["locations"] == json::array({"us-east5-b"}));
+  }
+  CHECK(tpu_pools == 1);
+  const json entry = EntryEndingIn(LedgerOf(env, "np"), "nodePools/tpu");
+  CHECK(entry["state"] == "created");
+  CHECK(Results(entry["details"]["attempts"]) == std::vector<std::string>{"us-east5-a=stockout", "us-east5-b=created"});
+  auto outside = env.Tputrain({"nodepool", "create", "x", "--cluster", "c", "--location", "us-east5", "--tpu-type",
+                               "v6e-16", "--zones", "us-east5-a,europe-west4-a", "--run", "np"});
+  CHECK(outside.exit_code == 2);
+  CHECK(outside.err.find("--zones: europe-west4-a is not in the cluster's region us-east5") != std::string::npos);
+  REQUIRE(env.Tputrain({"cleanup", "--run", "np", "--yes"}).exit_code == 0);
+  CHECK(env.State()["clusters"].empty());
+}
+
+}  // namespace
+}  // namespace tputrain::workflow::testing

@@ -269,8 +269,9 @@ TEST_CASE("an operation that ends in a stockout is an error with the place, the 
   REQUIRE_FALSE(result);
   CHECK(result.error().kind == core::ErrorKind::kResourceExhausted);
   CHECK(result.error().message.find("Google Compute Engine: Not enough resources available") != std::string::npos);
-  CHECK(result.error().message.find("us-east5-b (ct6e-standard-4t 4x4)") != std::string::npos);
-  CHECK(result.error().message.find("--reservation") != std::string::npos);
+  CHECK(result.error().message.find("us-east5-b (ct6e-standard-4t 4x4, on-demand): out of capacity (stockout)") !=
+        std::string::npos);
+  CHECK(result.error().message.find("; next: try other zones") != std::string::npos);
 }
 
 TEST_CASE("--dry-run collects the requests and sends nothing") {

@@ -1,4 +1,5 @@
 // tputrain nodepool create|delete|list|describe.
+#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
@@ -12,6 +13,7 @@ struct NodePoolOptions {
   std::string name;
   std::string cluster;
   workflow::TpuPoolRequest pool;
+  workflow::FailoverFlags failover;
   ProvisionFlags provision;
 };
 
@@ -20,8 +22,20 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
   if (!ref) return core::Fail(ref.error());
   auto pools = workflow::NodePoolsFor(options.name, options.pool);
   if (!pools) return core::Fail(pools.error());
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) { return workflow::CreateNodePools(env, *ref, *pools); });
+  if (!options.failover.zones.empty() && !options.pool.node_locations.empty()) {
+    return core::Fail(core::Error::Usage("--zones: conflicts with --node-locations (give one)"));
+  }
+  // --retry-until-up alone retries the cluster's own zone.
+  const bool zonal = workflow::IsZone(ref->location);
+  auto failover = workflow::ResolveFailover(
+      options.failover, options.failover.retry_until_up && zonal ? ref->location : "", ref->location);
+  if (!failover) return core::Fail(failover.error());
+  if (options.failover.retry_until_up && failover->zones.empty()) {
+    return core::Fail(core::Error::Usage("--retry-until-up: name the zones to try with --zones (a regional cluster)"));
+  }
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::CreateNodePoolsInAnyZone(env, *ref, *pools, *failover);
+  });
 }
 
 core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
@@ -85,6 +99,7 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
   create->add_option("name", options->name, "Node pool name (NAME-0, NAME-1, ... with --num-slices)")->required();
   create->add_option("--cluster", options->cluster, "Cluster")->required();
   AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
+  AddFailoverFlags(create, options->failover, "On a stockout, try these zones of the cluster's region in turn");
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
   create->footer(

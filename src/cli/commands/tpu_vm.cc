@@ -1,4 +1,5 @@
 // tputrain tpu-vm create|delete|list|describe (Cloud TPU tpu/v2).
+#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/catalog/tpu_types.h"
@@ -23,6 +24,7 @@ struct TpuVmOptions {
   std::vector<std::string> metadata_from_file;
   std::vector<std::string> labels;
   bool spot = false;
+  workflow::FailoverFlags failover;
   int num_slices = 1;  // >1: one queued resource making NAME-0..NAME-N-1 (multislice)
   // --ray: Ray started on every host at boot (seed 004), awaited through the hosts' reports.
   bool ray = false;
@@ -87,12 +89,20 @@ core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
 core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(context, "location");
+  // --zones replaces --zone (and the configured one).
+  auto zone = options.failover.zones.empty() ? RequireSetting(context, "location")
+                                             : core::Result<std::string>(options.failover.zones.front());
   if (!zone) return core::Fail(zone.error());
+  auto failover = workflow::ResolveFailover(options.failover, *zone);
+  if (!failover) return core::Fail(failover.error());
   if (options.num_slices < 1 || options.num_slices > 256) {
     return core::Fail(core::Error::Usage("--num-slices: expected 1 to 256, got " + std::to_string(options.num_slices)));
   }
   const bool multislice = options.num_slices > 1;
+  if (multislice && (failover->zones.size() > 1 || failover->retry_until_up)) {
+    return core::Fail(core::Error::Usage(
+        "--zones: a multislice is one queued resource that waits for capacity in its zone; give one zone"));
+  }
   if (multislice && options.names.size() != 1) {
     return core::Fail(core::Error::Usage("--num-slices: one NAME (the slices are NAME-0..NAME-N-1)"));
   }
@@ -133,15 +143,14 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
           });
         });
   }
-  std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
-  for (const auto& name : options.names) vms.push_back({{*project, *zone, name}, *spec});
-  if (!options.ray) {
-    return RunProvision(context, options.provision,
-                        [&](workflow::ProvisionEnv& env) { return workflow::CreateTpuVms(env, vms); });
-  }
   return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::WithIapFirewall(env, iap,
-                                     [&] { return workflow::CreateRayTpuVms(env, vms, hosts, *ray_timeout); });
+    auto in_any_zone = [&] {
+      return workflow::CreateTpuVmsInAnyZone(env, *failover, *project, options.names, *spec, [&](const auto& vms) {
+        return options.ray ? workflow::CreateRayTpuVms(env, vms, hosts, *ray_timeout)
+                           : workflow::CreateTpuVms(env, vms);
+      });
+    };
+    return options.ray ? workflow::WithIapFirewall(env, iap, in_any_zone) : in_any_zone();
   });
 }
 
@@ -264,6 +273,7 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
       ->delimiter(',');
   create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
   create->add_flag("--spot", options->spot, "Spot capacity");
+  AddFailoverFlags(create, options->failover, "On a stockout, try these zones in turn (replaces --zone)");
   create->add_option("--num-slices", options->num_slices,
                      "Multislice: N slices NAME-0..NAME-N-1 made together by one queued resource NAME; with --ray "
                      "one Ray cluster spans them");

@@ -88,6 +88,26 @@ core::Result<Operation> Client::GetOperation(const LocationRef& parent, const st
   return OperationFromJson(*body);
 }
 
+namespace {
+
+// The operation's first StatusCondition code (GCE_STOCKOUT, GCE_QUOTA_EXCEEDED): why it failed,
+// in GKE's own words, where the message alone would have to be read.
+std::string ConditionCode(const nlohmann::json& op) {
+  if (!op.is_object()) return "";
+  for (const char* field : {"nodepoolConditions", "clusterConditions"}) {
+    auto conditions = op.find(field);
+    if (conditions == op.end() || !conditions->is_array()) continue;
+    for (const auto& condition : *conditions) {
+      if (!condition.is_object()) continue;
+      auto code = condition.find("code");
+      if (code != condition.end() && code->is_string() && *code != "UNKNOWN") return code->get<std::string>();
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 operations::Waiting<Operation> OperationWaiting(Client& client, const LocationRef& parent, const std::string& name) {
   return {[&client, parent, name] { return client.GetOperation(parent, name); },
           [](const Operation& op) { return op.done(); },
@@ -95,7 +115,9 @@ operations::Waiting<Operation> OperationWaiting(Client& client, const LocationRe
             const std::string where = "container operation " + op.name;
             if (op.error && op.error->code != 0) {
               const std::string& message = op.status_message.empty() ? op.error->message : op.status_message;
-              return operations::ErrorFromRpcStatus({op.error->code, message}, where);
+              auto error = operations::ErrorFromRpcStatus({op.error->code, message}, where);
+              error.reason = ConditionCode(op.raw);
+              return error;
             }
             // gcloud treats any statusMessage on a DONE operation as failure; so do we.
             if (!op.status_message.empty()) return operations::ErrorFromRpcStatus({2, op.status_message}, where);

@@ -1,0 +1,195 @@
+#include "tputrain/workflow/zone_failover.h"
+
+#include <set>
+
+#include "capacity_problem.h"
+#include "tputrain/core/duration.h"
+#include "tputrain/gcp/names.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using internal::CapacityProblem;
+
+nlohmann::json Attempt(const std::string& zone, std::string_view result, const std::string& message = "") {
+  nlohmann::json attempt = {{"zone", zone}, {"result", result}};
+  if (!message.empty()) attempt["message"] = message;
+  return attempt;
+}
+
+// The attempts on each ledger entry the outcomes name (a pool retried in another zone has one
+// entry: the list says where it was tried).
+void RecordAttempts(ProvisionEnv& env, const std::vector<Outcome>& outcomes, const nlohmann::json& attempts) {
+  if (env.ledger == nullptr || env.run_id.empty()) return;
+  auto recorded = env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
+    for (const auto& outcome : outcomes) {
+      if (auto* entry = ledger.Find(outcome.kind, outcome.resource)) entry->details["attempts"] = attempts;
+    }
+  });
+  if (!recorded) env.reporter.Warn("could not record the zone attempts in the ledger: " + recorded.error().message);
+}
+
+std::string Summary(const nlohmann::json& attempts) {
+  std::string text;
+  for (const auto& attempt : attempts) {
+    if (!text.empty()) text += ", ";
+    text += attempt.value("zone", "") + ": " + attempt.value("result", "");
+  }
+  return text;
+}
+
+}  // namespace
+
+bool IsZone(const std::string& location) { return internal::RegionOf(location) != location; }
+
+core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std::string& location,
+                                           const std::string& region_of) {
+  ZoneFailover failover;
+  if (!flags.retry_gap.empty()) {
+    auto gap = core::ParseDuration("--retry-gap", flags.retry_gap);
+    if (!gap) return core::Fail(gap.error());
+    failover.retry_gap = *gap;
+  }
+  failover.retry_until_up = flags.retry_until_up;
+  if (flags.zones.empty()) {
+    if (!flags.retry_gap.empty() && !flags.retry_until_up) {
+      return core::Fail(core::Error::Usage("--retry-gap: only with --retry-until-up"));
+    }
+    if (!location.empty()) failover.zones.push_back(location);
+    return failover;
+  }
+  std::set<std::string> seen;
+  for (const auto& zone : flags.zones) {
+    if (auto valid = gcp::CheckLocation("--zones", zone); !valid) return core::Fail(valid.error());
+    if (internal::RegionOf(zone) == zone) {
+      return core::Fail(core::Error::Usage("--zones: expected zones (us-east5-a), got the region '" + zone + "'"));
+    }
+    if (!seen.insert(zone).second) return core::Fail(core::Error::Usage("--zones: '" + zone + "' is given twice"));
+    if (!region_of.empty() && internal::RegionOf(zone) != internal::RegionOf(region_of)) {
+      return core::Fail(core::Error::Usage("--zones: " + zone + " is not in the cluster's region " +
+                                           internal::RegionOf(region_of) + " (a node pool's zones are its cluster's)"));
+    }
+    failover.zones.push_back(zone);
+  }
+  return failover;
+}
+
+core::Result<std::vector<Outcome>> CreateInAnyZone(
+    ProvisionEnv& env, const ZoneFailover& failover, const std::string& task,
+    const std::function<core::Result<std::vector<Outcome>>(const std::string& zone)>& attempt,
+    const std::function<core::Result<std::vector<Outcome>>(const std::string& zone)>& clean_up) {
+  if (failover.zones.size() == 1 && !failover.retry_until_up) return attempt(failover.zones.front());
+  // --dry-run shows the first zone's requests: nothing is sent, so nothing can fail over.
+  if (env.dry_run != nullptr) return attempt(failover.zones.front());
+  nlohmann::json attempts = nlohmann::json::array();
+  std::set<std::string> quota_regions;
+  core::Error last = core::Error::Make(core::ErrorKind::kResourceExhausted, "no zone to try");
+  const auto start = env.clock.Now();
+  for (int round = 1;; ++round) {
+    bool tried = false;
+    for (const auto& zone : failover.zones) {
+      const std::string region = internal::RegionOf(zone);
+      if (quota_regions.count(region) != 0) {
+        if (round == 1) attempts.push_back(Attempt(zone, "skipped", "the quota of " + region + " is exhausted"));
+        continue;
+      }
+      tried = true;
+      env.reporter.Progress(task, "trying " + zone + (round > 1 ? " (round " + std::to_string(round) + ")" : ""));
+      auto made = attempt(zone);
+      if (made) {
+        attempts.push_back(Attempt(zone, "created"));
+        for (auto& outcome : *made) {
+          outcome.details["zone"] = zone;
+          outcome.details["attempts"] = attempts;
+        }
+        RecordAttempts(env, *made, attempts);
+        return made;
+      }
+      last = made.error();
+      const CapacityProblem problem = internal::ClassifyCapacity(last);
+      if (problem != CapacityProblem::kStockout && problem != CapacityProblem::kQuota) {
+        if (!attempts.empty()) last.message += " (after " + Summary(attempts) + ")";
+        return core::Fail(last);
+      }
+      attempts.push_back(Attempt(zone, internal::CapacityProblemName(problem), last.message));
+      if (problem == CapacityProblem::kQuota) {
+        quota_regions.insert(region);
+        env.reporter.Warn(zone + ": quota exceeded; quota is per region, so the other zones of " + region +
+                          " are skipped");
+        continue;
+      }
+      env.reporter.Warn(zone + ": no capacity (stockout); deleting what the attempt left, then the next zone");
+      auto cleaned = clean_up(zone);
+      if (!cleaned) {
+        auto error = cleaned.error();
+        error.message = "after a stockout in " + zone + ", deleting what the attempt left failed: " + error.message +
+                        "; run 'tputrain cleanup --run " + env.run_id + "' to delete it";
+        return core::Fail(error);
+      }
+      RecordAttempts(env, *cleaned, attempts);
+    }
+    if (!failover.retry_until_up || !tried) break;
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
+    if (env.poll.timeout && elapsed + failover.retry_gap > *env.poll.timeout) break;
+    env.reporter.Progress(task, "no zone had capacity; trying again in " +
+                                    std::to_string(failover.retry_gap.count() / 1000) + "s (--retry-until-up)");
+    if (!env.sleeper.Sleep(failover.retry_gap)) return core::Fail(core::Error::Cancelled());
+  }
+  core::Error error =
+      core::Error::Make(core::ErrorKind::kResourceExhausted,
+                        task + ": no capacity in any zone (" + Summary(attempts) + "); last: " + last.message);
+  error.reason = last.reason;
+  error.http_status = last.http_status;
+  return core::Fail(error);
+}
+
+core::Result<std::vector<Outcome>> CreateNodePoolsInAnyZone(ProvisionEnv& env,
+                                                            const gcp::container::ClusterRef& cluster,
+                                                            const std::vector<gcp::container::NodePoolSpec>& pools,
+                                                            const ZoneFailover& failover) {
+  if (failover.zones.empty()) return CreateNodePools(env, cluster, pools);
+  auto in_zone = [&](const std::string& zone) {
+    auto placed = pools;
+    for (auto& pool : placed) pool.node_locations = {zone};
+    return placed;
+  };
+  std::string task = "nodepool";
+  for (const auto& pool : pools) task += " " + pool.name;
+  return CreateInAnyZone(
+      env, failover, task, [&](const std::string& zone) { return CreateNodePools(env, cluster, in_zone(zone)); },
+      [&](const std::string&) -> core::Result<std::vector<Outcome>> {
+        std::vector<Outcome> deleted;
+        for (const auto& pool : pools) {
+          auto outcome = DeleteNodePool(env, {cluster, pool.name});
+          if (!outcome) return core::Fail(outcome.error());
+          deleted.push_back(std::move(*outcome));
+        }
+        return deleted;
+      });
+}
+
+core::Result<std::vector<Outcome>> CreateTpuVmsInAnyZone(ProvisionEnv& env, const ZoneFailover& failover,
+                                                         const std::string& project,
+                                                         const std::vector<std::string>& names,
+                                                         const gcp::tpu::NodeSpec& spec, const TpuVmsCreate& create) {
+  std::string task = "tpu-vm";
+  for (const auto& name : names) task += " " + name;
+  return CreateInAnyZone(
+      env, failover, task,
+      [&](const std::string& zone) {
+        std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
+        for (const auto& name : names) vms.push_back({{project, zone, name}, spec});
+        return create(vms);
+      },
+      [&](const std::string& zone) -> core::Result<std::vector<Outcome>> {
+        std::vector<Outcome> deleted;
+        for (const auto& name : names) {
+          auto outcome = DeleteTpuVm(env, {project, zone, name});
+          if (!outcome) return core::Fail(outcome.error());
+          deleted.push_back(std::move(*outcome));
+        }
+        return deleted;
+      });
+}
+
+}  // namespace tputrain::workflow
