@@ -3,6 +3,7 @@
 
 #include "capacity_problem.h"
 #include "provision_steps.h"
+#include "reservation_check.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/provision.h"
 
@@ -192,6 +193,10 @@ core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const Clus
 }
 
 core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const ClusterCreate& request) {
+  // Before the cluster: a pool its reservation cannot hold would leave a cluster nobody asked for.
+  if (auto held = internal::CheckPoolReservations(env, request.ref, request.pools); !held) {
+    return core::Fail(held.error());
+  }
   gcp::container::Client client(env.transport, env.endpoints.container);
   gcp::container::ClusterSpec spec = request.spec;
   spec.resource_labels = WithRunLabel(env, spec.resource_labels);

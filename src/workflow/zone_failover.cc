@@ -3,6 +3,7 @@
 #include <set>
 
 #include "capacity_problem.h"
+#include "reservation_check.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/gcp/names.h"
 
@@ -147,6 +148,7 @@ core::Result<std::vector<Outcome>> CreateNodePoolsInAnyZone(ProvisionEnv& env,
                                                             const gcp::container::ClusterRef& cluster,
                                                             const std::vector<gcp::container::NodePoolSpec>& pools,
                                                             const ZoneFailover& failover) {
+  if (auto held = internal::CheckPoolReservations(env, cluster, pools); !held) return core::Fail(held.error());
   if (failover.zones.empty()) return CreateNodePools(env, cluster, pools);
   auto in_zone = [&](const std::string& zone) {
     auto placed = pools;

@@ -237,3 +237,63 @@ TEST_CASE("a node pool fails over within its cluster's region; the stocked-out p
 
 }  // namespace
 }  // namespace tputrain::workflow::testing
+
+namespace tputrain::workflow::testing {
+namespace {
+
+int PoolCreates(EmulatorEnv& env) {
+  int creates = 0;
+  for (const auto& entry : env.Requests()) {
+    const std::string path = entry.value("path", "");
+    if (entry.value("method", "") == "POST" && path.find("/nodePools") != std::string::npos) ++creates;
+  }
+  return creates;
+}
+
+TEST_CASE("a reservation that cannot hold the slice is refused in one line before any create", "[integration]") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  REQUIRE(env.Tputrain({"cluster", "create", "c", "--location", "us-east5-a", "--run", "rv"}).exit_code == 0);
+  REQUIRE(env.Gcloud({"compute", "reservations", "create", "small", "--zone=us-east5-a", "--vm-count=2",
+                      "--machine-type=ct6e-standard-4t"})
+              .exit_code == 0);
+  REQUIRE(env.Gcloud({"compute", "reservations", "create", "elsewhere", "--zone=us-east5-b", "--vm-count=4",
+                      "--machine-type=ct6e-standard-4t"})
+              .exit_code == 0);
+  REQUIRE(env.Gcloud({"compute", "reservations", "create", "v5p", "--zone=us-east5-a", "--vm-count=4",
+                      "--machine-type=ct5p-hightpu-4t"})
+              .exit_code == 0);
+  const std::vector<std::string> pool = {"nodepool",   "create",     "tpu",    "--cluster", "c",  "--location",
+                                         "us-east5-a", "--tpu-type", "v6e-16", "--run",     "rv", "--reservation"};
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"small", "--reservation: small in us-east5-a has 2 free of 2 ct6e-standard-4t hosts; the slice needs 4"},
+      {"elsewhere", "--reservation: elsewhere is in us-east5-b, not the pool's zone us-east5-a"},
+      {"v5p", "--reservation: v5p reserves ct5p-hightpu-4t, not the slice's ct6e-standard-4t"},
+      {"projects/p/reservations/none", "--reservation: no reservation none in project p"},
+  };
+  for (const auto& [reservation, message] : cases) {
+    auto args = pool;
+    args.push_back(reservation);
+    auto refused = env.Tputrain(args);
+    INFO(refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err.find(message) != std::string::npos);
+  }
+  CHECK(PoolCreates(env) == 0);
+  // Enough free hosts: created, and the reservation counts them.
+  REQUIRE(env.Gcloud({"compute", "reservations", "create", "big", "--zone=us-east5-a", "--vm-count=4",
+                      "--machine-type=ct6e-standard-4t"})
+              .exit_code == 0);
+  auto args = pool;
+  args.push_back("big");
+  auto made = env.Tputrain(args);
+  INFO(made.err);
+  CHECK(made.exit_code == 0);
+  auto count = env.Gcloud({"compute", "reservations", "describe", "big", "--zone=us-east5-a",
+                           "--format=value(specificReservation.inUseCount)"});
+  CHECK(count.out == "4\n");
+  REQUIRE(env.Tputrain({"cleanup", "--run", "rv", "--yes"}).exit_code == 0);
+}
+
+}  // namespace
+}  // namespace tputrain::workflow::testing

@@ -22,6 +22,9 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
   if (!ref) return core::Fail(ref.error());
   auto pools = workflow::NodePoolsFor(options.name, options.pool);
   if (!pools) return core::Fail(pools.error());
+  if (options.failover.zones.size() > 1 && !options.pool.capacity.reservation.empty()) {
+    return core::Fail(core::Error::Usage("--zones: a reservation holds VMs of one zone; give that zone alone"));
+  }
   if (!options.failover.zones.empty() && !options.pool.node_locations.empty()) {
     return core::Fail(core::Error::Usage("--zones: conflicts with --node-locations (give one)"));
   }
