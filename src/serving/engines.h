@@ -9,5 +9,6 @@ namespace tputrain::serving {
 
 std::unique_ptr<Engine> MakeJetStream();
 std::unique_ptr<Engine> MakeSaxml();
+std::unique_ptr<Engine> MakeVllm();
 
 }  // namespace tputrain::serving

@@ -128,7 +128,7 @@ TEST_CASE("serve generate: a missing Service, one with no endpoints, and bad fla
   CHECK(std::count(no_endpoints.err.begin(), no_endpoints.err.end(), '\n') == 1);
 
   for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--max-tokens", "-1"}, {"--port", "70000"}, {"--service", "a/b"}, {"--engine", "vllm"}}) {
+           {"--max-tokens", "-1"}, {"--port", "70000"}, {"--service", "a/b"}, {"--engine", "tgi"}}) {
     auto bad = Tputrain({"serve", "generate", "--prompt", "hi", "--kubeconfig", kubeconfig, flag, value});
     INFO(flag << " " << value << ": " << bad.err);
     CHECK(bad.exit_code == 2);

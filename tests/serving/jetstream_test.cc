@@ -75,8 +75,8 @@ TEST_CASE("JetStream's failures are one line each, in the server's words") {
   for (const auto* error : {&invalid, &loading, &no_endpoints, &html}) {
     CHECK(error->message.find('\n') == std::string::npos);
   }
-  CHECK(ParseEngine("--engine", "vllm").error().message ==
-        "--engine: unknown engine 'vllm'; expected jetstream or saxml");
+  CHECK(ParseEngine("--engine", "tgi").error().message ==
+        "--engine: unknown engine 'tgi'; expected jetstream, saxml or vllm");
 }
 
 }  // namespace

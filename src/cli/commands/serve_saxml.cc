@@ -134,6 +134,11 @@ core::Result<bool> IsSaxml(const std::string& engine, const std::string& model) 
   if (engine.empty()) return workflow::IsSaxmlPreset(model);
   auto kind = serving::ParseEngine("--engine", engine);
   if (!kind) return core::Fail(kind.error());
+  if (*kind == serving::EngineKind::kVllm) {
+    return core::Fail(core::Error::Usage(
+        "--engine: serve up and down do not deploy vllm yet; serve generate --engine vllm talks to a running "
+        "vLLM server"));
+  }
   return *kind == serving::EngineKind::kSaxml;
 }
 
