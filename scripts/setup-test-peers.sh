@@ -2,7 +2,7 @@
 # Prepares the real peers the integration tests talk to, once per machine, in a cache outside
 # the checkout (TPUTRAIN_TEST_CACHE, default ~/.cache/tputrain-test). Each step is idempotent.
 # The Kubernetes peers (Go builds, CPU-bound) are built while the other steps (Python package
-# installs, mostly downloads) run.
+# installs, mostly downloads; vllm-sim.sh, the vLLM simulator's one Go build) run.
 set -euo pipefail
 cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
 mkdir -p "$cache"

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "tputrain/workflow/serve.h"
 
 namespace tputrain::workflow {
@@ -23,14 +25,37 @@ core::Error TooLong() {
                            "stream it with --stream and without --format json, or ask for fewer --max-tokens");
 }
 
+// The server's base model (vLLM: the first of GET /v1/models), for a request that names none.
+core::Result<std::string> ServedModel(const ServeEndpoint& endpoint, const serving::Engine& engine,
+                                      const http::Request& list) {
+  http::Request call = list;
+  call.timeout = std::min<std::chrono::milliseconds>(endpoint.timeout, std::chrono::seconds(60));
+  auto response = endpoint.transport.Send(call);
+  if (!response) return core::Fail(response.error());
+  if (response->status != 200) return core::Fail(engine.ErrorFrom(*response));
+  return engine.ParseServedModel(*response);
+}
+
+std::optional<double> PerSecond(int64_t count, Millis elapsed) {
+  if (count <= 0 || elapsed.count() <= 0) return std::nullopt;
+  return static_cast<double>(count) * 1000.0 / static_cast<double>(elapsed.count());
+}
+
 }  // namespace
 
 core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serving::Engine& engine,
-                                       const serving::GenerateRequest& request,
+                                       const serving::GenerateRequest& asked,
                                        const std::function<void(std::string_view)>& on_text) {
+  serving::GenerateRequest request = asked;
+  if (auto list = engine.BuildListModels(endpoint.base_url); list && request.model.empty()) {
+    auto model = ServedModel(endpoint, engine, *list);
+    if (!model) return core::Fail(model.error());
+    request.model = std::move(*model);
+  }
   http::Request call = engine.BuildGenerate(endpoint.base_url, request);
   call.timeout = endpoint.timeout;
   GenerateOutcome outcome;
+  outcome.model = request.model;
   const auto start = endpoint.clock.Now();
   if (!request.stream) {
     auto response = endpoint.transport.Send(call);
@@ -39,6 +64,8 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
     auto text = engine.ParseGenerated(*response);
     if (!text) return core::Fail(text.error());
     outcome.total = Since(endpoint.clock, start);
+    outcome.usage = engine.UsageOf(*response);
+    if (outcome.usage) outcome.tokens_per_second = PerSecond(outcome.usage->completion_tokens, outcome.total);
     if (on_text) {
       on_text(*text);
     } else {
@@ -51,13 +78,11 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
   std::string head;  // the first bytes, for the message of an answer that is not a stream
   std::optional<core::Error> broken;
   std::optional<core::Clock::TimePoint> first_at;
-  auto response = endpoint.transport.Stream(call, [&](std::string_view chunk) {
-    if (head.size() < kErrorBodyBytes) head.append(chunk.substr(0, kErrorBodyBytes - head.size()));
-    if (broken) return true;  // keep reading: the status decides which error is reported
-    auto pieces = decoder->Feed(chunk);
+  // Each piece goes out (or is kept) as soon as its chunk arrives; the status line came first.
+  auto take = [&](const core::Result<std::vector<std::string>>& pieces) {
     if (!pieces) {
       broken = pieces.error();
-      return true;
+      return;
     }
     for (const auto& piece : *pieces) {
       if (piece.empty()) continue;
@@ -69,10 +94,14 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
       }
       if (outcome.text.size() + piece.size() > kKeptTextBytes) {
         broken = TooLong();
-        return true;
+        return;
       }
       outcome.text += piece;
     }
+  };
+  auto response = endpoint.transport.Stream(call, [&](std::string_view chunk) {
+    if (head.size() < kErrorBodyBytes) head.append(chunk.substr(0, kErrorBodyBytes - head.size()));
+    if (!broken) take(decoder->Feed(chunk));  // after a break, keep reading: the status decides
     return true;
   });
   if (!response) return core::Fail(response.error());
@@ -81,15 +110,15 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
     failed.body = head;
     return core::Fail(engine.ErrorFrom(failed));
   }
+  if (!broken) take(decoder->Finish());
   if (broken) return core::Fail(*broken);
   outcome.total = Since(endpoint.clock, start);
+  outcome.usage = decoder->usage();
   if (first_at) {
     outcome.time_to_first_token = std::chrono::duration_cast<Millis>(*first_at - start);
-    const auto decoding = outcome.total - *outcome.time_to_first_token;
-    if (outcome.pieces > 1 && decoding.count() > 0) {
-      outcome.tokens_per_second =
-          static_cast<double>(outcome.pieces - 1) * 1000.0 / static_cast<double>(decoding.count());
-    }
+    const int64_t tokens = outcome.usage && outcome.usage->completion_tokens > 0 ? outcome.usage->completion_tokens
+                                                                                 : static_cast<int64_t>(outcome.pieces);
+    outcome.tokens_per_second = PerSecond(tokens - 1, outcome.total - *outcome.time_to_first_token);
   }
   return outcome;
 }

@@ -38,11 +38,17 @@ struct GenerateOutcome {
   std::size_t pieces = 0;
   std::optional<std::chrono::milliseconds> time_to_first_token;  // streamed only
   std::chrono::milliseconds total{0};
-  // Pieces after the first, per second after the first arrived: the decode rate. Streamed only.
+  // The decode rate: streamed, the tokens after the first per second after the first arrived
+  // (the server's completion_tokens where it counts them, else the pieces); whole, the server's
+  // completion_tokens per second of the whole answer (none where the server does not count).
   std::optional<double> tokens_per_second;
+  // The model the request named: the user's, or the server's own where it lists one (vLLM).
+  std::string model;
+  std::optional<serving::TokenUsage> usage;  // the server's count, where it gives one
 };
 
-// Sends one generate request. With `request.stream`, `on_text` receives each piece as it
+// Sends one generate request; where the engine needs a model name and none is given, first asks
+// the server which model it serves. With `request.stream`, `on_text` receives each piece as it
 // arrives; otherwise it receives the whole text once. Text given to `on_text` is not kept; with
 // no `on_text` the outcome keeps it, up to 64 MiB (longer is an error, not memory without end). An answer that is not a
 // success is the engine's one-line error (the server's words, its HTTP status).

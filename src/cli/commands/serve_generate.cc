@@ -3,6 +3,7 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/serve_flags.h"
+#include "commands/serve_generate_flags.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/json.h"
@@ -13,18 +14,6 @@
 namespace tputrain::cli {
 namespace {
 
-struct GenerateFlags {
-  KubeAccessFlags access;
-  std::string engine = "jetstream";
-  std::string service;  // default: the engine's (jetstream-svc)
-  std::string port;     // default: the engine's (8000)
-  std::string model;    // Saxml: the model id or preset (default: the preset's /sax/test/spmd)
-  std::string prompt;
-  std::string max_tokens;  // default 200 where the engine takes it
-  bool stream = false;
-  std::string timeout = "10m";
-};
-
 core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   auto kind = serving::ParseEngine("--engine", flags.engine);
   if (!kind) return core::Fail(kind.error());
@@ -34,30 +23,11 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   auto port = flags.port.empty() ? core::Result<int64_t>(engine->DefaultPort())
                                  : core::ParseWhole("--port", flags.port, 1, 65535);
   if (!port) return core::Fail(port.error());
-  if (flags.stream && !engine->CanStream()) {
-    return core::Fail(core::Error::Usage("--stream: " + std::string(serving::EngineName(*kind)) +
-                                         " answers whole; leave --stream out"));
-  }
-  if (!flags.max_tokens.empty() && !engine->TakesMaxTokens()) {
-    return core::Fail(core::Error::Usage("--max-tokens: " + std::string(serving::EngineName(*kind)) +
-                                         " decodes as many steps as the model's own configuration says"));
-  }
-  auto max_tokens =
-      engine->TakesMaxTokens()
-          ? core::ParseWhole("--max-tokens", flags.max_tokens.empty() ? "200" : flags.max_tokens, 0, 1000000)
-          : core::Result<int64_t>(0);
-  if (!max_tokens) return core::Fail(max_tokens.error());
-  std::string model;
-  if (*kind == serving::EngineKind::kSaxml) {
-    auto id = SaxModelIdOf("--model", flags.model);
-    if (!id) return core::Fail(id.error());
-    model = *id;
-  } else if (!flags.model.empty()) {
-    return core::Fail(core::Error::Usage("--model: only for --engine saxml (jetstream-http serves one model)"));
-  }
+  auto asked = GenerateRequestOf(flags, *kind, *engine);
+  if (!asked) return core::Fail(asked.error());
+  const serving::GenerateRequest& request = *asked;
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  serving::GenerateRequest request{flags.prompt, static_cast<int>(*max_tokens), flags.stream, model};
 
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
@@ -65,14 +35,19 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
   const std::string base_url = k8s::ServiceProxyUrl(client.server(), ns, service, std::to_string(*port));
   if (context.global.dry_run) {
-    const http::Request planned = engine->BuildGenerate(base_url, request);
-    nlohmann::json json = {{"dry_run", true},
-                           {"requests",
-                            {{{"method", planned.method},
-                              {"url", planned.url},
-                              {"body", core::ParseJson(planned.body, "").value_or(planned.body)}}}}};
+    // vLLM with no --model asks which model it serves first.
+    std::vector<http::Request> planned;
+    if (auto list = engine->BuildListModels(base_url); list && request.model.empty()) planned.push_back(*list);
+    planned.push_back(engine->BuildGenerate(base_url, request));
+    nlohmann::json json = {{"dry_run", true}, {"requests", nlohmann::json::array()}};
+    for (const auto& call : planned) {
+      nlohmann::json entry = {{"method", call.method}, {"url", call.url}};
+      if (!call.body.empty()) entry["body"] = core::ParseJson(call.body, "").value_or(call.body);
+      json["requests"].push_back(entry);
+    }
     PrintResult(context, json, [&](std::ostream& out) {
-      out << planned.method << " " << planned.url << "\n" << planned.body << "\n";
+      for (const auto& call : planned)
+        out << call.method << " " << call.url << "\n" << call.body << (call.body.empty() ? "" : "\n");
     });
     return core::kExitOk;
   }
@@ -87,12 +62,21 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   nlohmann::json json = {{"engine", serving::EngineName(*kind)},
                          {"service", service},
                          {"namespace", ns},
-                         {"prompt", request.prompt},
                          {"stream", request.stream},
                          {"text", generated->text},
                          {"total_s", Rounded(Seconds(generated->total))}};
+  if (request.messages.empty()) json["prompt"] = request.prompt;
+  for (const auto& message : request.messages) {
+    json["messages"].push_back({{"role", message.role}, {"content", message.content}});
+  }
   if (engine->TakesMaxTokens()) json["max_tokens"] = request.max_tokens;
-  if (!request.model.empty()) json["model"] = request.model;
+  if (request.temperature) json["temperature"] = *request.temperature;
+  if (!generated->model.empty()) json["model"] = generated->model;
+  if (const auto& usage = generated->usage) {
+    json["usage"] = {{"prompt_tokens", usage->prompt_tokens},
+                     {"completion_tokens", usage->completion_tokens},
+                     {"total_tokens", usage->total_tokens}};
+  }
   if (request.stream) json["pieces"] = generated->pieces;
   if (generated->time_to_first_token) {
     json["time_to_first_token_s"] = Rounded(Seconds(*generated->time_to_first_token));
@@ -108,22 +92,31 @@ void AddServeGenerateCommand(CLI::App& serve, Context& context) {
   auto generate_flags = std::make_shared<GenerateFlags>();
   auto* generate = serve.add_subcommand(
       "generate", "Ask the served model, through the API server's service proxy (no port-forward)");
-  generate->add_option("--prompt,--query", generate_flags->prompt, "The prompt (Saxml's query)")->required();
+  generate->add_option("--prompt,--query", generate_flags->prompt, "The prompt (Saxml's query)");
+  generate->add_option("--message", generate_flags->messages,
+                       "vLLM: a chat message ROLE:TEXT (system, developer, user, assistant); repeatable, in order");
+  generate->add_flag("--chat", generate_flags->chat, "vLLM: send --prompt as a user message to /v1/chat/completions");
   generate->add_option("--max-tokens", generate_flags->max_tokens,
-                       "Tokens to generate at most (default 200; JetStream)");
-  generate->add_option("--model", generate_flags->model, "Saxml: the model id, or a preset (default /sax/test/spmd)");
+                       "Tokens to generate at most (default 200; JetStream, vLLM)");
+  generate->add_option("--temperature", generate_flags->temperature, "vLLM: sampling temperature, 0 to 2");
+  generate->add_option("--model", generate_flags->model,
+                       "Saxml: the model id, or a preset (default /sax/test/spmd); vLLM: the served model "
+                       "(default: the one /v1/models lists)");
   generate->add_flag("--stream", generate_flags->stream, "Print the text as the server sends it, token by token");
-  generate->add_option("--engine", generate_flags->engine, "The model server: jetstream (default) or saxml");
+  generate->add_option("--engine", generate_flags->engine, "The model server: jetstream (default), saxml or vllm");
   generate->add_option("--service", generate_flags->service,
-                       "The Service in front of it (default: jetstream-svc, sax-http-lb)");
+                       "The Service in front of it (default: jetstream-svc, sax-http-lb, vllm-service)");
   generate->add_option("--port", generate_flags->port, "The Service's port (default: 8000, 8888)");
   generate->add_option("--timeout", generate_flags->timeout, "Give up on the answer after this long (default 10m)");
   AddKubeAccessFlags(*generate, generate_flags->access);
   generate->footer(
-      "--format json adds the timings: total_s, and with --stream time_to_first_token_s and tokens_per_s.\n"
+      "--format json adds the timings: total_s, and with --stream time_to_first_token_s and tokens_per_s;\n"
+      "vLLM adds the server's usage (and tokens_per_s of a whole answer from it).\n"
       "Example:\n"
       "  tputrain serve generate --cluster ray-tpu --location us-east5-b --prompt \"What are TPUs?\" --stream\n"
-      "  tputrain serve generate --engine saxml --cluster saxml-tpu --location us-east1 --query \"Q: ... A:\"");
+      "  tputrain serve generate --engine saxml --cluster saxml-tpu --location us-east1 --query \"Q: ... A:\"\n"
+      "  tputrain serve generate --engine vllm --message \"system:Be brief.\" --message \"user:What are TPUs?\" "
+      "--stream");
   generate->callback([generate_flags, &context] { context.outcome = RunGenerate(*generate_flags, context); });
 }
 
