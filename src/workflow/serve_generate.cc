@@ -106,8 +106,9 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
   });
   if (!response) return core::Fail(response.error());
   if (response->status != 200) {
+    // The transport keeps a refusal's body whole in the response (a fake may stream it instead).
     http::Response failed = *response;
-    failed.body = head;
+    if (failed.body.empty()) failed.body = head;
     return core::Fail(engine.ErrorFrom(failed));
   }
   if (!broken) take(decoder->Finish());

@@ -100,6 +100,13 @@ class VllmServer final : public http::Transport {
   }
   core::Result<http::Response> Stream(const http::Request& request, const http::ChunkHandler& on_chunk) override {
     sent.push_back(request);
+    if (core::ParseJson(request.body, "")->value("model", "") == "nope") {
+      // As the curl transport returns a refusal: its body whole in the response, never streamed.
+      return http::Response{
+          404,
+          {},
+          R"({"error":{"message":"The model `nope` does not exist.","type":"NotFoundError","param":null,"code":404}})"};
+    }
     for (const char* chunk :
          {"data: {\"choices\":[{\"index\":0,\"text\":\"a\"}]}\n\ndata: {\"choi",
           "ces\":[{\"index\":0,\"text\":\" b\"}]}\n\n", "data: {\"choices\":[{\"index\":0,\"text\":\" c\"}]}\n\n",
@@ -152,6 +159,13 @@ TEST_CASE("serve generate --engine vllm: the served model asked first, tokens pr
   CHECK(whole->text == "a b c");
   CHECK(whole->usage->total_tokens == 5);
   CHECK_FALSE(whole->time_to_first_token);
+
+  // A refused stream is one line in the server's words.
+  serving::GenerateRequest unknown{"hi", 3, true, "nope"};
+  auto refused = Generate(endpoint, *engine, unknown, nullptr);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message ==
+        "the vLLM server refused the request: The model `nope` does not exist. (NotFoundError, HTTP 404)");
 }
 
 }  // namespace

@@ -1,0 +1,198 @@
+// `tputrain serve generate --engine vllm` against a SIMULATOR of vLLM's OpenAI-compatible server
+// (llm-d-inference-sim in echo mode, in a network namespace playing the pod; real vLLM does not
+// install here), reached through the real kube-apiserver's service proxy: no port-forward. What
+// tputrain prints is what the simulator answers a direct request with.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "k8s/apiserver_fixture.h"
+#include "k8s/k8s_test_util.h"
+#include "k8s/netns_vllm_sim.h"
+#include "testing/scoped_process.h"
+
+namespace tputrain::testing {
+namespace {
+
+// The vLLM Deployment's pod and the Service in front of it, as GKE's vLLM tutorial names them;
+// the test plays the controllers (the pod's status, the Endpoints).
+void PlayVllmPod(k8s::Client& admin, const std::string& ns, const std::string& ip) {
+  const std::string pod = "vllm-tpu-0";
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
+               {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", pod}, {"labels", {{"app", "vllm-tpu"}}}}},
+                {"spec", {{"containers", {{{"name", "vllm"}, {"image", "vllm/vllm-tpu:latest"}}}}}}});
+  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
+              {{"phase", "Running"},
+               {"podIP", ip},
+               {"podIPs", {{{"ip", ip}}}},
+               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
+  CreateObject(admin, "/api/v1/namespaces/" + ns + "/services",
+               {{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", "vllm-service"}}},
+                {"spec", {{"ports", {{{"name", "http"}, {"port", 8000}, {"targetPort", 8000}}}}}}});
+  PlayEndpoints(admin, ns, "vllm-service", {"http", 8000}, ip, pod);
+}
+
+struct VllmTarget {
+  std::string kubeconfig;
+
+  ProcessResult Generate(std::vector<std::string> extra) const {
+    ProcessOptions options;
+    options.argv = {TputrainBinary(), "serve", "generate", "--engine", "vllm", "--kubeconfig", kubeconfig};
+    options.argv.insert(options.argv.end(), extra.begin(), extra.end());
+    return RunProcess(options, std::chrono::seconds(120));
+  }
+};
+
+long Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+struct Fixture {
+  NetnsVllmSim sim;
+  VllmTarget target;
+
+  Fixture() {
+    auto& server = ApiServer::Shared();
+    const std::string ns = server.NewNamespace("vllm");
+    PlayVllmPod(server.admin(), ns, sim.ip());
+    target.kubeconfig = server.WriteKubeconfig("vllm-" + ns, server.admin_token(), ns);
+  }
+};
+
+TEST_CASE("serve generate --engine vllm: completions, whole and streamed, as the simulator answers them",
+          "[integration]") {
+  Fixture fixture;
+  const std::string prompt = "Tensor processing units multiply matrices";
+  const auto direct = fixture.sim.PostDirect("/v1/completions",
+                                             {{"model", NetnsVllmSim::kModel}, {"prompt", prompt}, {"max_tokens", 20}});
+  REQUIRE(direct["http_status"] == 200);
+  const std::string text = direct["choices"][0]["text"];
+  REQUIRE_FALSE(text.empty());
+
+  // No --model: the one /v1/models lists (the simulator, unlike vLLM, refuses a request without).
+  auto whole = fixture.target.Generate({"--prompt", prompt, "--max-tokens", "20"});
+  INFO(whole.err);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(whole.out == text + "\n");
+
+  auto streamed = fixture.target.Generate({"--prompt", prompt, "--max-tokens", "20", "--stream"});
+  INFO(streamed.err);
+  REQUIRE(streamed.exit_code == 0);
+  CHECK(streamed.out == text + "\n");
+
+  auto json = fixture.target.Generate({"--prompt", prompt, "--max-tokens", "20", "--stream", "--format", "json"});
+  INFO(json.err);
+  REQUIRE(json.exit_code == 0);
+  const auto answer = nlohmann::json::parse(json.out);
+  CHECK(answer["engine"] == "vllm");
+  CHECK(answer["service"] == "vllm-service");
+  CHECK(answer["model"] == NetnsVllmSim::kModel);
+  CHECK(answer["text"] == text);
+  CHECK(answer["pieces"].get<int>() > 1);  // token by token
+  CHECK(answer["usage"]["prompt_tokens"] == direct["usage"]["prompt_tokens"]);
+  CHECK(answer["usage"]["completion_tokens"] == direct["usage"]["completion_tokens"]);
+  CHECK(answer["usage"]["total_tokens"] == direct["usage"]["total_tokens"]);
+  CHECK(answer["time_to_first_token_s"].get<double>() <= answer["total_s"].get<double>());
+  CHECK(answer.contains("tokens_per_s"));
+
+  auto whole_json = fixture.target.Generate(
+      {"--prompt", prompt, "--max-tokens", "20", "--model", NetnsVllmSim::kModel, "--format", "json"});
+  INFO(whole_json.err);
+  REQUIRE(whole_json.exit_code == 0);
+  const auto whole_answer = nlohmann::json::parse(whole_json.out);
+  CHECK(whole_answer["text"] == text);
+  CHECK(whole_answer["usage"]["completion_tokens"] == direct["usage"]["completion_tokens"]);
+  CHECK_FALSE(whole_answer.contains("time_to_first_token_s"));
+}
+
+TEST_CASE("serve generate --engine vllm: chat from --message and from --chat, whole and streamed", "[integration]") {
+  Fixture fixture;
+  const nlohmann::json messages = {{{"role", "system"}, {"content", "Answer in one line."}},
+                                   {{"role", "user"}, {"content", "Which chips does v6e have"}}};
+  const auto direct = fixture.sim.PostDirect(
+      "/v1/chat/completions", {{"model", NetnsVllmSim::kModel}, {"messages", messages}, {"max_completion_tokens", 20}});
+  REQUIRE(direct["http_status"] == 200);
+  const std::string text = direct["choices"][0]["message"]["content"];
+  REQUIRE_FALSE(text.empty());
+
+  const std::vector<std::string> chat = {
+      "--message", "system:Answer in one line.", "--message", "user:Which chips does v6e have", "--max-tokens", "20"};
+  for (bool stream : {false, true}) {
+    auto args = chat;
+    if (stream) args.push_back("--stream");
+    auto asked = fixture.target.Generate(args);
+    INFO("stream " << stream << ": " << asked.err);
+    REQUIRE(asked.exit_code == 0);
+    CHECK(asked.out == text + "\n");
+  }
+  auto args = chat;
+  args.insert(args.end(), {"--stream", "--format", "json"});
+  auto json = fixture.target.Generate(args);
+  REQUIRE(json.exit_code == 0);
+  const auto answer = nlohmann::json::parse(json.out);
+  CHECK(answer["messages"] == messages);
+  CHECK_FALSE(answer.contains("prompt"));
+  CHECK(answer["text"] == text);
+  CHECK(answer["usage"]["completion_tokens"] == direct["usage"]["completion_tokens"]);
+
+  // --chat: the prompt as the one user message.
+  const auto single =
+      fixture.sim.PostDirect("/v1/chat/completions", {{"model", NetnsVllmSim::kModel},
+                                                      {"messages", {{{"role", "user"}, {"content", "Hello there"}}}},
+                                                      {"max_completion_tokens", 20}});
+  auto chatted = fixture.target.Generate({"--prompt", "Hello there", "--chat", "--stream"});
+  INFO(chatted.err);
+  REQUIRE(chatted.exit_code == 0);
+  CHECK(chatted.out == single["choices"][0]["message"]["content"].get<std::string>() + "\n");
+}
+
+TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are one line each, exit 1",
+          "[integration]") {
+  Fixture fixture;
+  for (bool stream : {false, true}) {
+    std::vector<std::string> args = {"--prompt", "hi", "--model", "nope"};
+    if (stream) args.push_back("--stream");
+    auto unknown = fixture.target.Generate(args);
+    INFO("stream " << stream << ": " << unknown.err);
+    CHECK(unknown.exit_code == 1);
+    CHECK(unknown.out.empty());
+    CHECK(unknown.err ==
+          "ERROR: the vLLM server refused the request: The model `nope` does not exist. (NotFoundError, HTTP 404)\n");
+  }
+
+  // A body the server refuses: more tokens than the model's context (256 here).
+  const auto direct = fixture.sim.PostDirect(
+      "/v1/completions", {{"model", NetnsVllmSim::kModel}, {"prompt", "hi"}, {"max_tokens", 100000}});
+  REQUIRE(direct["http_status"] == 400);
+  const std::string reason = direct["error"]["message"];
+  for (bool stream : {false, true}) {
+    std::vector<std::string> args = {"--prompt", "hi", "--max-tokens", "100000"};
+    if (stream) args.push_back("--stream");
+    auto refused = fixture.target.Generate(args);
+    INFO("stream " << stream << ": " << refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.out.empty());
+    CHECK(refused.err == "ERROR: the vLLM server refused the request: " + reason + " (BadRequestError, HTTP 400)\n");
+    CHECK(Lines(refused.err) == 1);
+  }
+
+  // Bad flags never reach the server.
+  for (const auto& [flag, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"--message", {"--message", "robot:hi"}},
+           {"--temperature", {"--prompt", "hi", "--temperature", "-1"}},
+           {"--max-tokens", {"--prompt", "hi", "--max-tokens", "0"}},
+           {"--model", {"--prompt", "hi", "--model", "a\nb"}},
+           {"--chat", {"--message", "user:hi", "--chat"}}}) {
+    auto bad = fixture.target.Generate(args);
+    INFO(flag << ": " << bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.rfind("ERROR: " + flag + ":", 0) == 0);
+    CHECK(Lines(bad.err) == 1);
+  }
+}
+
+}  // namespace
+}  // namespace tputrain::testing
