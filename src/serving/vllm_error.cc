@@ -51,6 +51,15 @@ core::Error VllmError(int status, const nlohmann::json& body, std::string_view r
   if (message.empty()) {
     if (auto proxy = ServiceProxyStatus(body); !proxy.empty()) {
       error.message = proxy + " (HTTP " + std::to_string(status) + ")";
+      // vLLM listens on its port only once the model is loaded and compiled: a refused
+      // connection is a server still loading (or one that exited), not a broken one.
+      if (proxy.find("connection refused") != std::string::npos) {
+        error.kind = core::ErrorKind::kUnavailable;
+        error.message =
+            "the vLLM server does not accept connections yet (its port opens once the model is loaded; "
+            "or it exited): " +
+            error.message + "; tputrain serve status shows where it stands";
+      }
       return error;
     }
     message = std::string(raw);

@@ -59,6 +59,8 @@ NetnsVllmSim::NetnsVllmSim() : host_("vl", 244) {
 
 NetnsVllmSim::~NetnsVllmSim() { sim_.reset(); }
 
+void NetnsVllmSim::Stop() { sim_->Stop(); }
+
 std::string NetnsVllmSim::Log() const { return sim_->ReadOut() + sim_->ReadErr(); }
 
 nlohmann::json NetnsVllmSim::PostDirect(const std::string& path, const nlohmann::json& body) const {

@@ -27,6 +27,8 @@ class NetnsVllmSim {
   static constexpr const char* kModel = "tiny-test";
   const std::string& ip() const { return host_.ip(); }
   std::string Log() const;
+  // Ends the simulator by its PID: its port closed, as vLLM's is while it loads its model.
+  void Stop();
 
   // POST `path` with `body` straight to the simulator, past the API server: the reference answer
   // (a whole one; the test compares the text and usage tputrain printed).

@@ -98,6 +98,17 @@ TEST_CASE("serve generate --engine vllm: completions, whole and streamed, as the
   CHECK(answer["time_to_first_token_s"].get<double>() <= answer["total_s"].get<double>());
   CHECK(answer.contains("tokens_per_s"));
 
+  // --dry-run asks the server nothing and shows both requests: which model, then the completion.
+  auto dry = fixture.target.Generate({"--prompt", prompt, "--dry-run", "--format", "json"});
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  const auto planned = nlohmann::json::parse(dry.out)["requests"];
+  REQUIRE(planned.size() == 2);
+  CHECK(planned[0]["method"] == "GET");
+  CHECK(planned[0]["url"].get<std::string>().ends_with("/services/vllm-service:8000/proxy/v1/models"));
+  CHECK(planned[1]["url"].get<std::string>().ends_with("/proxy/v1/completions"));
+  CHECK(planned[1]["body"] == nlohmann::json{{"prompt", prompt}, {"max_tokens", 200}});
+
   auto whole_json = fixture.target.Generate(
       {"--prompt", prompt, "--max-tokens", "20", "--model", NetnsVllmSim::kModel, "--format", "json"});
   INFO(whole_json.err);
@@ -192,6 +203,15 @@ TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are
     CHECK(bad.err.rfind("ERROR: " + flag + ":", 0) == 0);
     CHECK(Lines(bad.err) == 1);
   }
+
+  // The port closed, as vLLM's is until its model is loaded: the proxy's refused dial, said so.
+  fixture.sim.Stop();
+  auto closed = fixture.target.Generate({"--prompt", "hi", "--model", NetnsVllmSim::kModel});
+  INFO(closed.err);
+  CHECK(closed.exit_code == 1);
+  CHECK(closed.err.rfind("ERROR: the vLLM server does not accept connections yet", 0) == 0);
+  CHECK(closed.err.find("connection refused (HTTP 503)") != std::string::npos);
+  CHECK(Lines(closed.err) == 1);
 }
 
 }  // namespace

@@ -229,6 +229,15 @@ TEST_CASE("vLLM's error shapes, old and new, and the simulator's, are one line e
       R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"no endpoints available for service \"vllm-service\"","reason":"ServiceUnavailable","code":503})"));
   CHECK(proxy.message ==
         "the API server's service proxy: no endpoints available for service \"vllm-service\" (HTTP 503)");
+  // vLLM's port is closed while it loads: the service proxy's refused dial.
+  auto loading = engine->ErrorFrom(Reply(
+      503,
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"error trying to reach service: dial tcp 10.244.1.2:8000: connect: connection refused","reason":"ServiceUnavailable","code":503})"));
+  CHECK(loading.kind == core::ErrorKind::kUnavailable);
+  CHECK(loading.message ==
+        "the vLLM server does not accept connections yet (its port opens once the model is loaded; or it exited): "
+        "the API server's service proxy: error trying to reach service: dial tcp 10.244.1.2:8000: connect: "
+        "connection refused (HTTP 503); tputrain serve status shows where it stands");
   // A server's terminal controls do not reach the terminal.
   auto escaped = engine->ErrorFrom(Reply(500, "{\"error\":{\"message\":\"bad\\u001b[2J\",\"type\":\"X\"}}"));
   CHECK(escaped.message.find('\x1b') == std::string::npos);
