@@ -3,6 +3,7 @@
 // install here), reached through the real kube-apiserver's service proxy: no port-forward. What
 // tputrain prints is what the simulator answers a direct request with.
 #include <algorithm>
+#include <regex>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,13 +12,15 @@
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_vllm_sim.h"
 #include "testing/scoped_process.h"
+#include "tputrain/core/env.h"
+#include "tputrain/http/curl_transport.h"
 
 namespace tputrain::testing {
 namespace {
 
 // The vLLM Deployment's pod and the Service in front of it, as GKE's vLLM tutorial names them;
 // the test plays the controllers (the pod's status, the Endpoints).
-void PlayVllmPod(k8s::Client& admin, const std::string& ns, const std::string& ip) {
+void PlayVllmPod(k8s::Client& admin, const std::string& ns, const std::string& ip, int port = 8000) {
   const std::string pod = "vllm-tpu-0";
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
                {{"apiVersion", "v1"},
@@ -33,8 +36,8 @@ void PlayVllmPod(k8s::Client& admin, const std::string& ns, const std::string& i
                {{"apiVersion", "v1"},
                 {"kind", "Service"},
                 {"metadata", {{"name", "vllm-service"}}},
-                {"spec", {{"ports", {{{"name", "http"}, {"port", 8000}, {"targetPort", 8000}}}}}}});
-  PlayEndpoints(admin, ns, "vllm-service", {"http", 8000}, ip, pod);
+                {"spec", {{"ports", {{{"name", "http"}, {"port", 8000}, {"targetPort", port}}}}}}});
+  PlayEndpoints(admin, ns, "vllm-service", {"http", port}, ip, pod);
 }
 
 struct VllmTarget {
@@ -212,6 +215,63 @@ TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are
   CHECK(closed.err.rfind("ERROR: the vLLM server does not accept connections yet", 0) == 0);
   CHECK(closed.err.find("connection refused (HTTP 503)") != std::string::npos);
   CHECK(Lines(closed.err) == 1);
+}
+
+// Opt-in, hidden from the default run (real vLLM does not install on these CPU machines):
+//   TPUTRAIN_REAL_VLLM=http://IP:PORT build/tests/k8s/k8s_vllm_test "[real-vllm]"
+// names a running vLLM OpenAI server (not a loopback address: the service proxy refuses those),
+// which the test puts behind vllm-service and asks as the simulator is asked, greedily.
+TEST_CASE("serve generate --engine vllm against a real vLLM server named by TPUTRAIN_REAL_VLLM", "[.real-vllm]") {
+  const auto address = core::Env::FromProcess().Get("TPUTRAIN_REAL_VLLM");
+  INFO("TPUTRAIN_REAL_VLLM=http://IP:PORT names the vLLM server");
+  REQUIRE(address);
+  std::smatch parts;
+  REQUIRE(std::regex_match(*address, parts, std::regex(R"(http://(\d+\.\d+\.\d+\.\d+):(\d+)/?)")));
+  const std::string ip = parts[1];
+  const int port = std::stoi(parts[2]);
+
+  auto& server = ApiServer::Shared();
+  const std::string ns = server.NewNamespace("real-vllm");
+  PlayVllmPod(server.admin(), ns, ip, port);
+  VllmTarget target{server.WriteKubeconfig("real-vllm-" + ns, server.admin_token(), ns)};
+
+  http::CurlOptions curl_options;
+  curl_options.plain_http_host = ip;
+  http::CurlTransport transport(curl_options);
+  auto direct = [&](const std::string& path, const nlohmann::json& body) {
+    http::Request request;
+    request.method = body.is_null() ? "GET" : "POST";
+    request.url = "http://" + ip + ":" + std::to_string(port) + path;
+    request.headers = {{"Content-Type", "application/json"}};
+    if (!body.is_null()) request.body = body.dump();
+    request.timeout = std::chrono::minutes(5);
+    auto response = transport.Send(request);
+    REQUIRE(response);
+    INFO(response->body);
+    REQUIRE(response->status == 200);
+    return nlohmann::json::parse(response->body);
+  };
+  const std::string model = direct("/v1/models", nullptr)["data"][0]["id"];
+  const std::string prompt = "The capital of France is";
+  const auto completion =
+      direct("/v1/completions", {{"model", model}, {"prompt", prompt}, {"max_tokens", 16}, {"temperature", 0}});
+  for (bool stream : {false, true}) {
+    std::vector<std::string> args = {"--prompt", prompt, "--max-tokens", "16", "--temperature", "0"};
+    if (stream) args.push_back("--stream");
+    auto asked = target.Generate(args);
+    INFO("stream " << stream << ": " << asked.err);
+    REQUIRE(asked.exit_code == 0);
+    CHECK(asked.out == completion["choices"][0]["text"].get<std::string>() + "\n");
+  }
+  // A chat needs the model's chat template; vLLM's own refusal is one line where it has none.
+  auto chat = target.Generate({"--message", "user:Say hello", "--max-tokens", "16", "--temperature", "0", "--stream"});
+  INFO(chat.err);
+  CHECK(((chat.exit_code == 0 && !chat.out.empty()) || (chat.exit_code == 1 && Lines(chat.err) == 1)));
+  auto unknown = target.Generate({"--prompt", "hi", "--model", "no-such-model"});
+  CHECK(unknown.exit_code == 1);
+  CHECK(unknown.err.rfind("ERROR: the vLLM server refused the request: The model `no-such-model` does not exist.", 0) ==
+        0);
+  CHECK(Lines(unknown.err) == 1);
 }
 
 }  // namespace
