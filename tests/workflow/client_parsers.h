@@ -185,6 +185,21 @@ inline std::vector<ClientParser> ClientParsers(const ParserDir& dir) {
           return decoder != nullptr && decoder->Feed(text).has_value();
         });
   }
+  add("vLLM's answer, usage, served model, health and error",
+      R"({"choices": [{"index": 0, "text": "hi"}], "usage": {"completion_tokens": 1}, "data": [{"id": "m"}]})",
+      [](const std::string& text) {
+        auto parser = serving::MakeEngine(serving::EngineKind::kVllm);
+        const http::Response response{200, {}, text};
+        parser->IsHealthy(response);
+        parser->UsageOf(response);
+        parser->ErrorFrom(http::Response{404, {}, text});
+        return parser->ParseGenerated(response).has_value() && parser->ParseServedModel(response).has_value();
+      });
+  add("vLLM's server-sent chunks", R"({"choices": [{"index": 0, "delta": {"content": "hi"}}]})",
+      [](const std::string& text) {
+        auto decoder = serving::MakeEngine(serving::EngineKind::kVllm)->NewStreamDecoder();
+        return decoder->Feed("data: " + text + "\n\ndata: [DONE]\n\n").has_value() && decoder->Finish().has_value();
+      });
   add("sax-http's listcell and errors", R"({"model": "/sax/test/m", "max_replicas": 1, "active_replicas": 1})",
       [](const std::string& text) {
         serving::SaxHttpError(http::Response{400, {}, text});
