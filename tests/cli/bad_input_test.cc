@@ -1,4 +1,4 @@
-// Every family of input a user types — names, numbers, durations, URLs, files, KEY=VALUE flags,
+// Every family of input a user types — names, numbers, durations, URLs, files, texts, KEY=VALUE flags,
 // environment variables — refused the same way: one line on stderr that starts by naming the flag,
 // argument or variable, nothing on stdout, exit 2 (4 for credentials), and nothing sent: the APIs
 // are a closed port and there are no credentials, so a request would fail differently.
@@ -57,6 +57,12 @@ const std::vector<BadInput>& Cases() {
       {"name", {"serve", "up", "--model", "llama3.1-405b", "--tpu-type", "v9z-3"}, "--tpu-type"},
       {"name", {"serve", "up", "--model", "llama3-8b"}, "--model"},
       {"number", {"serve", "generate", "--prompt", "hi", "--max-tokens", "1e3"}, "--max-tokens"},
+      {"number", {"serve", "generate", "--engine", "vllm", "--prompt", "hi", "--temperature", "hot"}, "--temperature"},
+      // texts sent as JSON: well-formed UTF-8, and a chat message as ROLE:TEXT
+      {"text", {"serve", "generate", "--prompt", "caf\xe9"}, "--prompt"},
+      {"text", {"serve", "generate", "--engine", "vllm", "--message", "robot:hi"}, "--message"},
+      {"text", {"serve", "generate", "--engine", "vllm", "--message", "user:\xc3"}, "--message"},
+      {"text", {"serve", "generate", "--engine", "vllm", "--prompt", "hi", "--model", "m\x1b[2J"}, "--model"},
       // empty values (an unset shell variable)
       {"empty", {"cluster", "create", "c", "--tpu-type", ""}, "--tpu-type"},
       {"empty", {"cleanup", "--run", "", "--yes"}, "--run"},
@@ -210,5 +216,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 8);
+  CHECK(families.size() == 9);
 }
