@@ -1,5 +1,6 @@
 #include "tputrain/workflow/capacity.h"
 
+#include <tuple>
 #include <vector>
 
 #include "tputrain/core/duration.h"
@@ -127,6 +128,56 @@ core::Result<Capacity> ResolveCapacity(const CapacityFlags& flags) {
     capacity.max_run_duration = seconds;
   }
   return capacity;
+}
+
+namespace {
+
+core::Result<std::string> ProtobufSeconds(std::string_view flag, const std::string& text) {
+  auto duration = core::ParseDuration(flag, text);
+  if (!duration) return core::Fail(duration.error());
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(*duration).count()) + "s";
+}
+
+}  // namespace
+
+core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags, const std::string& project,
+                                                 const std::string& zone) {
+  auto capacity = ResolveCapacity(flags.capacity);
+  if (!capacity) return core::Fail(capacity.error());
+  TpuVmCapacity resolved;
+  resolved.queued = flags.queued;
+  switch (capacity->mode) {
+    case CapacityMode::kOnDemand:
+      break;
+    case CapacityMode::kSpot:
+      resolved.spot = true;
+      break;
+    case CapacityMode::kFlexStart:
+      return core::Fail(core::Error::Usage(
+          "--capacity flex-start: Cloud TPU VMs take it only through the TPU API's alpha; use a GKE pool "
+          "(nodepool create --capacity flex-start)"));
+    case CapacityMode::kReservation: {
+      auto path = ParseReservation(capacity->reservation);
+      if (!path) return core::Fail(path.error());
+      if (!path->block.empty()) {
+        return core::Fail(core::Error::Usage("--reservation: Cloud TPU VMs take a reservation, not its blocks"));
+      }
+      resolved.queued = true;
+      resolved.queueing.reservation_name = "projects/" + (path->project.empty() ? project : path->project) +
+                                           "/locations/" + zone + "/reservations/" + path->reservation;
+      break;
+    }
+  }
+  for (const auto& [text, flag, field] :
+       {std::tuple{&flags.valid_until, "--valid-until", &resolved.queueing.valid_until_duration},
+        std::tuple{&flags.valid_after, "--valid-after", &resolved.queueing.valid_after_duration}}) {
+    if (text->empty()) continue;
+    if (!resolved.queued) return core::Fail(core::Error::Usage(std::string(flag) + ": only with --queued"));
+    auto seconds = ProtobufSeconds(flag, *text);
+    if (!seconds) return core::Fail(seconds.error());
+    *field = *seconds;
+  }
+  return resolved;
 }
 
 }  // namespace tputrain::workflow

@@ -1,6 +1,8 @@
 // Multislice TPU VMs through a queued resource, and one Ray cluster across the slices.
 #include "tputrain/workflow/tpu_vm_multislice.h"
 
+#include <algorithm>
+
 #include "capacity_problem.h"
 #include "provision_steps.h"
 #include "tputrain/gcp/operations/wait.h"
@@ -10,6 +12,9 @@ namespace tputrain::workflow {
 namespace {
 
 using gcp::tpu::QueuedResourceState;
+
+// Nodes the queued resource makes: its slices, or the one queued TPU VM.
+int NodeCount(const MultisliceCreate& request) { return std::max(request.slices, 1); }
 
 // The queued resource as last read and, once it is ACTIVE, how many of its slices are READY.
 struct Slices {
@@ -34,7 +39,7 @@ gcp::operations::Waiting<Slices> SlicesWaiting(gcp::tpu::Client& client, const M
           },
           [&request, done = queued.done](const Slices& slices) {
             return done(slices.resource) &&
-                   (slices.resource.state != QueuedResourceState::kActive || slices.ready == request.slices);
+                   (slices.resource.state != QueuedResourceState::kActive || slices.ready == NodeCount(request));
           },
           [failed = queued.failed](const Slices& slices) { return failed(slices.resource); }};
 }
@@ -52,7 +57,7 @@ core::Status WaitForSlices(ProvisionEnv& env, gcp::tpu::Client& client, const Mu
   std::string said;
   auto ready = gcp::operations::Wait(
       SlicesWaiting(client, request), env.poll, {env.clock, env.sleeper, env.cancel}, [&](const Slices& slices) {
-        const std::string seen = Describe(slices, request.slices);
+        const std::string seen = Describe(slices, NodeCount(request));
         if (seen == said) return;
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
         env.reporter.Progress(task, seen + " " + internal::Seconds(elapsed));
@@ -65,6 +70,7 @@ core::Status WaitForSlices(ProvisionEnv& env, gcp::tpu::Client& client, const Mu
 }  // namespace
 
 std::vector<std::string> SliceNodeIds(const std::string& id, int slices) {
+  if (slices == 0) return {id};
   std::vector<std::string> ids;
   for (int i = 0; i < slices; ++i) ids.push_back(id + "-" + std::to_string(i));
   return ids;
@@ -81,9 +87,9 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   steps.details = {{"project", request.ref.project},    {"zone", request.ref.zone},
                    {"queued_resource", request.ref.id}, {"acceleratorType", spec.accelerator_type},
                    {"slices", request.slices},          {"nodes", SliceNodeIds(request.ref.id, request.slices)}};
-  steps.request = client.BuildCreateMultislice(request.ref, spec, request.slices);
+  steps.request = client.BuildCreateMultislice(request.ref, spec, request.slices, request.queueing);
   steps.post = [&]() -> core::Result<std::string> {
-    auto op = client.CreateMultislice(request.ref, spec, request.slices);
+    auto op = client.CreateMultislice(request.ref, spec, request.slices, request.queueing);
     if (!op) return core::Fail(op.error());
     return op->name;
   };
@@ -123,8 +129,11 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   steps.remove = [&env, &request]() { return DeleteQueuedResource(env, request.ref); };
   steps.explain = [&](core::Error error) {
     return internal::ExplainCapacity(
-        std::move(error), {"queued resource " + request.ref.id, request.ref.zone,
-                           std::to_string(request.slices) + " x " + spec.accelerator_type, internal::ModeOf(spec)});
+        std::move(error),
+        {"queued resource " + request.ref.id, request.ref.zone,
+         std::to_string(NodeCount(request)) + " x " + spec.accelerator_type,
+         request.queueing.reservation_name.empty() ? internal::ModeOf(spec)
+                                                   : "reservation " + request.queueing.reservation_name});
   };
   return internal::RunCreate(env, steps);
 }

@@ -297,3 +297,110 @@ TEST_CASE("a reservation that cannot hold the slice is refused in one line befor
 
 }  // namespace
 }  // namespace tputrain::workflow::testing
+
+namespace tputrain::workflow::testing {
+namespace {
+
+std::string QueuedState(EmulatorEnv& env, const std::string& zone, const std::string& id) {
+  const json state = env.State();
+  const std::string key = "projects/p/locations/" + zone + "/queuedResources/" + id;
+  if (!state.contains("queuedResources") || !state["queuedResources"].contains(key)) return "";
+  return state["queuedResources"][key]["state"].value("state", "");
+}
+
+json LastQueuedBody(EmulatorEnv& env) {
+  json found;
+  for (const auto& entry : env.Requests()) {
+    const std::string path = entry.value("path", "");
+    if (entry.value("method", "") == "POST" && path.find("/queuedResources") != std::string::npos) {
+      found = entry["body"].is_string() ? json::parse(entry["body"].get<std::string>()) : entry["body"];
+    }
+  }
+  return found;
+}
+
+TEST_CASE("a queued TPU VM sends gcloud's queued-resource body, with Spot and a valid-until", "[integration]") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  auto g = env.Gcloud({"compute", "tpus", "queued-resources", "create", "q", "--zone=us-east5-a", "--node-id=q",
+                       "--accelerator-type=v6e-8", "--runtime-version=v2-alpha-tpuv6e", "--spot",
+                       "--valid-until-duration=3600s"});
+  INFO(g.err);
+  REQUIRE(g.exit_code == 0);
+  json gcloud = LastQueuedBody(env);
+  env.Reset();
+  auto t = env.Tputrain({"tpu-vm", "create", "q", "--zone", "us-east5-a", "--accelerator-type", "v6e-8", "--queued",
+                         "--spot", "--valid-until", "1h", "--run", "qb"});
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  json ours = LastQueuedBody(env);
+  // The deliberate difference: the run label on the node.
+  auto& node = ours["tpu"]["nodeSpec"][0]["node"];
+  CHECK(node["labels"] == json{{"tputrain-run", "qb"}});
+  node.erase("labels");
+  CHECK(ours == gcloud);
+  CHECK(env.State()["tpuNodes"]["projects/p/locations/us-east5-a/nodes/q"]["state"] == "READY");
+  REQUIRE(env.Tputrain({"cleanup", "--run", "qb", "--yes"}).exit_code == 0);
+  CHECK(EmulatorEmpty(env));
+}
+
+TEST_CASE("a queued TPU VM whose deadline passes with no capacity is FAILED in one line", "[integration]") {
+  EmulatorEnv env({"--capacity", "us-east5-a/v6e=0"});
+  REQUIRE(env.ready());
+  auto failed = env.Tputrain({"tpu-vm", "create", "late", "--zone", "us-east5-a", "--accelerator-type", "v6e-8",
+                              "--queued", "--valid-until", "2s", "--run", "ql"});
+  INFO(failed.err);
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.err.find("WAITING_FOR_RESOURCES") != std::string::npos);
+  CHECK(failed.err.find("FAILED") != std::string::npos);
+  // The queued resource stays (FAILED, holding nothing) until cleanup, which deletes it in any state.
+  CHECK(QueuedState(env, "us-east5-a", "late") == "FAILED");
+  REQUIRE(env.Tputrain({"cleanup", "--run", "ql", "--yes"}).exit_code == 0);
+  CHECK(EmulatorEmpty(env));
+}
+
+TEST_CASE("a queued TPU VM waits while the zone is full and is READY when capacity comes", "[integration]") {
+  EmulatorEnv env({"--capacity", "us-east5-a/v6e=0"});
+  REQUIRE(env.ready());
+  ProcessOptions options;
+  options.argv = {tputrain::testing::TputrainBinary(),
+                  "tpu-vm",
+                  "create",
+                  "w",
+                  "--zone",
+                  "us-east5-a",
+                  "--accelerator-type",
+                  "v6e-8",
+                  "--queued",
+                  "--run",
+                  "qw",
+                  "--state-dir",
+                  env.state_dir()};
+  options.env = env.Environment();
+  tputrain::testing::ScopedProcess waiting(options);
+  // tputrain has seen it wait (its progress says so) before the chips come.
+  REQUIRE(tputrain::testing::WaitFor(
+      [&] { return waiting.ReadErr().find("queued-resource w: WAITING_FOR_RESOURCES") != std::string::npos; },
+      std::chrono::seconds(60)));
+  CHECK(QueuedState(env, "us-east5-a", "w") == "WAITING_FOR_RESOURCES");
+  CHECK(waiting.running());
+  http::CurlTransport transport;
+  http::Request freed;
+  freed.method = "POST";
+  // The emulator's base URL, as tputrain is pointed at it.
+  freed.url = env.Environment()["CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU"].value_or("") + "_emulator/capacity";
+  freed.body = R"({"chips": {"us-east5-a/v6e": 8}})";
+  auto response = transport.Send(freed);
+  REQUIRE(response);
+  REQUIRE(response->status == 200);
+  REQUIRE(tputrain::testing::WaitFor([&] { return !waiting.running(); }, std::chrono::seconds(120)));
+  INFO(waiting.ReadErr());
+  CHECK(waiting.Stop() == 0);
+  CHECK(waiting.ReadErr().find("queued-resource w: WAITING_FOR_RESOURCES") != std::string::npos);
+  CHECK(env.State()["tpuNodes"]["projects/p/locations/us-east5-a/nodes/w"]["state"] == "READY");
+  REQUIRE(env.Tputrain({"cleanup", "--run", "qw", "--yes"}).exit_code == 0);
+  CHECK(EmulatorEmpty(env));
+}
+
+}  // namespace
+}  // namespace tputrain::workflow::testing

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/tpu/types.h"
 
 // Where the chips of a TPU slice come from: exactly one of on-demand, Spot, a reservation or
 // flex-start (GKE's Dynamic Workload Scheduler), as xpk asks, with gcloud's --spot and
@@ -51,5 +52,29 @@ struct ReservationPath {
   std::string sub_block;
 };
 core::Result<ReservationPath> ParseReservation(std::string_view text);
+
+// A Cloud TPU VM's capacity flags as typed: --capacity/--spot/--reservation, and the queued
+// resource's --queued, --valid-until and --valid-after.
+struct TpuVmCapacityFlags {
+  CapacityFlags capacity;
+  bool queued = false;
+  std::string valid_until;  // "6h"
+  std::string valid_after;
+};
+
+struct TpuVmCapacity {
+  bool spot = false;
+  // Through a queued resource (--queued, or a reservation, which only queued resources name in
+  // the TPU API's v2): what it waits for and may draw on.
+  bool queued = false;
+  gcp::tpu::Queueing queueing;
+};
+
+// One usage line naming the flag for a choice Cloud TPU VMs cannot take here (flex-start, which
+// only the TPU API's alpha has; a reservation's blocks), --valid-until or --valid-after without
+// a queue, or a duration of the wrong shape. A reservation R becomes
+// projects/PROJECT/locations/ZONE/reservations/R, as gcloud's alpha --reservation expands it.
+core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags, const std::string& project,
+                                                 const std::string& zone);
 
 }  // namespace tputrain::workflow

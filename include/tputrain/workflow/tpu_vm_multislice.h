@@ -16,7 +16,9 @@ namespace tputrain::workflow {
 struct MultisliceCreate {
   gcp::tpu::QueuedResourceRef ref;
   gcp::tpu::NodeSpec spec;  // each slice's; with --ray its metadata is RayMetadata's (slices > 1)
+  // 0: one TPU VM named ID, queued (`tpu-vm create --queued`) rather than created at once.
   int slices = 2;
+  gcp::tpu::Queueing queueing;
 };
 
 // Creates the queued resource (ledgered as "queued-resource"; adopted when it exists with this
@@ -41,7 +43,7 @@ core::Status HandOutRayHead(ProvisionEnv& env, const MultisliceCreate& request);
 core::Result<Outcome> CreateRayMultislice(ProvisionEnv& env, const MultisliceCreate& request, int hosts,
                                           std::chrono::milliseconds timeout);
 
-// The node ids a multislice queued resource makes: ID-0..ID-N-1.
+// The node ids a multislice queued resource makes: ID-0..ID-N-1 (ID alone for `slices` 0).
 std::vector<std::string> SliceNodeIds(const std::string& id, int slices);
 
 }  // namespace tputrain::workflow

@@ -23,7 +23,7 @@ struct TpuVmOptions {
   std::vector<std::string> metadata;
   std::vector<std::string> metadata_from_file;
   std::vector<std::string> labels;
-  bool spot = false;
+  workflow::TpuVmCapacityFlags capacity;
   workflow::FailoverFlags failover;
   int num_slices = 1;  // >1: one queued resource making NAME-0..NAME-N-1 (multislice)
   // --ray: Ray started on every host at boot (seed 004), awaited through the hosts' reports.
@@ -60,7 +60,6 @@ core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
   auto labels = gcp::ParseLabels("--labels", options.labels, {workflow::kRunLabel});
   if (!labels) return core::Fail(labels.error());
   spec.labels = std::move(*labels);
-  spec.spot = options.spot;
   if (!options.ray) {
     for (const auto& [given, flag] :
          {std::pair{!options.setup.empty(), "--setup"}, std::pair{!options.pip.empty(), "--pip"},
@@ -98,10 +97,17 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   if (options.num_slices < 1 || options.num_slices > 256) {
     return core::Fail(core::Error::Usage("--num-slices: expected 1 to 256, got " + std::to_string(options.num_slices)));
   }
+  auto capacity = workflow::ResolveTpuVmCapacity(options.capacity, *project, *zone);
+  if (!capacity) return core::Fail(capacity.error());
   const bool multislice = options.num_slices > 1;
-  if (multislice && (failover->zones.size() > 1 || failover->retry_until_up)) {
+  const bool queued = multislice || capacity->queued;
+  if (queued && (failover->zones.size() > 1 || failover->retry_until_up)) {
     return core::Fail(core::Error::Usage(
-        "--zones: a multislice is one queued resource that waits for capacity in its zone; give one zone"));
+        "--zones: a queued resource waits for capacity in its zone (multislice, --queued, --reservation); give one "
+        "zone"));
+  }
+  if (capacity->queued && !multislice && (options.ray || options.names.size() != 1)) {
+    return core::Fail(core::Error::Usage("--queued: one NAME, without --ray"));
   }
   if (multislice && options.names.size() != 1) {
     return core::Fail(core::Error::Usage("--num-slices: one NAME (the slices are NAME-0..NAME-N-1)"));
@@ -122,13 +128,15 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   if (!iap_mode) return core::Fail(iap_mode.error());
   auto spec = SpecOf(options);
   if (!spec) return core::Fail(spec.error());
+  spec->spot = capacity->spot;
   // The rule IAP needs to reach the Ray dashboard: checked, created or left alone, first.
   const workflow::IapFirewallRequest iap{*project, spec->network, workflow::kRayDashboardPort, *iap_mode};
   // The token is a secret: never in a dry run's bodies, logs or messages.
   if (options.ray) context.redactor.Hold(spec->metadata.at(workflow::kRayTokenKey));
   const int hosts = catalog::FindSliceType(options.accelerator_type)->hosts;
-  if (multislice) {
-    const workflow::MultisliceCreate request{{*project, *zone, options.names.front()}, *spec, options.num_slices};
+  if (queued) {
+    const workflow::MultisliceCreate request{
+        {*project, *zone, options.names.front()}, *spec, multislice ? options.num_slices : 0, capacity->queueing};
     return RunProvision(
         context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
           if (!options.ray) {
@@ -272,7 +280,11 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
   create->add_option("--metadata-from-file", options->metadata_from_file, "KEY=FILE metadata (startup-script=FILE)")
       ->delimiter(',');
   create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
-  create->add_flag("--spot", options->spot, "Spot capacity");
+  AddCapacityFlags(create, options->capacity.capacity, false);
+  create->add_flag("--queued", options->capacity.queued,
+                   "Through a queued resource that waits for capacity (ACCEPTED, WAITING_FOR_RESOURCES, ACTIVE)");
+  create->add_option("--valid-until", options->capacity.valid_until, "--queued: give up waiting after (e.g. 6h)");
+  create->add_option("--valid-after", options->capacity.valid_after, "--queued: start waiting after (e.g. 1h)");
   AddFailoverFlags(create, options->failover, "On a stockout, try these zones in turn (replaces --zone)");
   create->add_option("--num-slices", options->num_slices,
                      "Multislice: N slices NAME-0..NAME-N-1 made together by one queued resource NAME; with --ray "

@@ -75,8 +75,9 @@ core::Result<Operation> Client::PatchNodeMetadata(const NodeRef& ref,
   return OperationFromJson(*answer);
 }
 
-http::Request Client::BuildCreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) const {
-  nlohmann::json body = MultisliceToJson(ref, spec, slices);
+http::Request Client::BuildCreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices,
+                                            const Queueing& queueing) const {
+  nlohmann::json body = MultisliceToJson(ref, spec, slices, queueing);
   return JsonRequest(
       "POST", JoinUrl(base_url_, "v2/" + ref.Parent() + "/queuedResources?queuedResourceId=" + http::UrlEncode(ref.id)),
       &body);
@@ -86,9 +87,10 @@ http::Request Client::BuildDeleteQueuedResource(const QueuedResourceRef& ref, bo
   return JsonRequest("DELETE", JoinUrl(base_url_, "v2/" + ref.Name() + (force ? "?force=true" : "")));
 }
 
-core::Result<Operation> Client::CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) {
-  auto body =
-      CallJson(transport_, BuildCreateMultislice(ref, spec, slices), "tpu.projects.locations.queuedResources.create");
+core::Result<Operation> Client::CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices,
+                                                 const Queueing& queueing) {
+  auto body = CallJson(transport_, BuildCreateMultislice(ref, spec, slices, queueing),
+                       "tpu.projects.locations.queuedResources.create");
   if (!body) return core::Fail(body.error());
   return OperationFromJson(*body);
 }

@@ -25,13 +25,37 @@ json NodeToJson(const NodeSpec& spec) {
   return node;
 }
 
-json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) {
+namespace {
+
+// A queued resource's node as `gcloud compute tpus queued-resources create` spells it: Spot and
+// the reservation are the queued resource's, so no schedulingConfig; an empty service account.
+json QueuedNodeToJson(const NodeSpec& spec) {
+  json node = {{"acceleratorType", spec.accelerator_type},
+               {"metadata", spec.metadata.empty() ? json::object() : json(spec.metadata)},
+               {"networkConfig", {{"enableExternalIps", true}, {"network", spec.network}}},
+               {"runtimeVersion", spec.runtime_version},
+               {"serviceAccount", json::object()}};
+  if (!spec.labels.empty()) node["labels"] = spec.labels;
+  return node;
+}
+
+}  // namespace
+
+json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices, const Queueing& queueing) {
   // The parent is unencoded here: a resource name inside a body, not a URL path.
-  json node_spec = {{"parent", "projects/" + ref.project + "/locations/" + ref.zone},
-                    {"node", NodeToJson(spec)},
-                    {"multisliceParams", {{"nodeCount", slices}, {"nodeIdPrefix", ref.id}}}};
+  json node_spec = {{"parent", "projects/" + ref.project + "/locations/" + ref.zone}, {"node", QueuedNodeToJson(spec)}};
+  if (slices == 0) {
+    node_spec["nodeId"] = ref.id;
+  } else {
+    node_spec["multisliceParams"] = {{"nodeCount", slices}, {"nodeIdPrefix", ref.id}};
+  }
   json body = {{"tpu", {{"nodeSpec", json::array({node_spec})}}}};
   if (spec.spot) body["spot"] = json::object();
+  json policy = json::object();
+  if (!queueing.valid_until_duration.empty()) policy["validUntilDuration"] = queueing.valid_until_duration;
+  if (!queueing.valid_after_duration.empty()) policy["validAfterDuration"] = queueing.valid_after_duration;
+  if (!policy.empty()) body["queueingPolicy"] = policy;
+  if (!queueing.reservation_name.empty()) body["reservationName"] = queueing.reservation_name;
   return body;
 }
 

@@ -30,11 +30,14 @@ class Client {
   // Replaces the node's metadata map with `metadata` (nodes.patch, updateMask=metadata).
   core::Result<Operation> PatchNodeMetadata(const NodeRef& ref, const std::map<std::string, std::string>& metadata);
 
-  // Multislice: `slices` nodes ID-0..ID-N-1 of `spec`, made together by one queued resource.
-  http::Request BuildCreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices) const;
+  // Multislice: `slices` nodes ID-0..ID-N-1 of `spec`, made together by one queued resource
+  // (`slices` 0: one node ID, queued).
+  http::Request BuildCreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices,
+                                      const Queueing& queueing = {}) const;
   // force: its nodes are deleted first (an ACTIVE one is refused without it).
   http::Request BuildDeleteQueuedResource(const QueuedResourceRef& ref, bool force) const;
-  core::Result<Operation> CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices);
+  core::Result<Operation> CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices,
+                                           const Queueing& queueing = {});
   core::Result<QueuedResource> GetQueuedResource(const QueuedResourceRef& ref);
   core::Result<std::vector<QueuedResource>> ListQueuedResources(const std::string& project, const std::string& zone);
   core::Result<Operation> DeleteQueuedResource(const QueuedResourceRef& ref, bool force);

@@ -98,9 +98,19 @@ std::vector<GuestAttribute> GuestAttributesFromJson(const nlohmann::json& json);
 
 // The Node body `gcloud compute tpus tpu-vm create` sends, plus labels.
 nlohmann::json NodeToJson(const NodeSpec& spec);
+// How a queued resource waits, and what it may draw on: gcloud compute tpus queued-resources
+// create's --valid-until-duration, --valid-after-duration and --reservation.
+struct Queueing {
+  std::string valid_until_duration;  // queueingPolicy.validUntilDuration, "3600s"
+  std::string valid_after_duration;  // queueingPolicy.validAfterDuration
+  std::string reservation_name;      // "projects/P/locations/ZONE/reservations/R"
+};
+
 // The QueuedResource body `gcloud compute tpus queued-resources create ID --node-count N
-// --node-prefix ID` sends: one nodeSpec whose multisliceParams make nodes ID-0..ID-N-1.
-nlohmann::json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices);
+// --node-prefix ID` sends: one nodeSpec whose multisliceParams make nodes ID-0..ID-N-1; with
+// `slices` 0, `--node-id ID`: one node named ID.
+nlohmann::json MultisliceToJson(const QueuedResourceRef& ref, const NodeSpec& spec, int slices,
+                                const Queueing& queueing = {});
 QueuedResource QueuedResourceFromJson(const nlohmann::json& json);
 Node NodeFromJson(const nlohmann::json& json);
 std::vector<std::string> DiffNode(const NodeSpec& want, const Node& have);
