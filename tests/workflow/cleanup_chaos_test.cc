@@ -1,7 +1,8 @@
 // The randomized, seeded proof that cleanup leaves nothing behind. Each schedule, derived from
 // the seed: an emulator injecting 429/503 at random, slow operations, one stuck create and one
-// stocked-out pool; a seed-sized provisioning sequence (a cluster with two TPU slice pools, a
-// TPU VM, a bucket, a service account with a project role) in one run, SIGKILLed at a random
+// stocked-out pool, and v5p chips in two zones at random (none, or enough for one VM); a
+// seed-sized provisioning sequence (a cluster with two TPU slice pools, a TPU VM failing over
+// between the two zones, a bucket, a service account with a project role) in one run, SIGKILLed at a random
 // point; every ledger file must then parse; `tputrain cleanup` (under the same faults) is run
 // until it exits 0; the emulator must then hold none of the run's resources.
 //
@@ -31,6 +32,7 @@ struct Schedule {
   int index = 0;
   uint64_t seed = 0;
   std::string faults;
+  std::string capacity;  // --capacity: per-zone stockouts the TPU VM fails over from
   std::string op_latency;
   std::chrono::milliseconds kill_after{0};
   std::string run_id;
@@ -49,6 +51,8 @@ Schedule MakeSchedule(uint64_t base_seed, int index) {
                                  "nodePools.create=stuck@nth:2", "nodes.create=stuck@nth:1"};
   schedule.faults = std::string("*=") + (pick(0, 1) ? "429" : "503") + "@p:" + probability + "," + kStuck[pick(0, 3)] +
                     ",nodePools.create=stockout@nth:" + std::to_string(pick(1, 3));
+  schedule.capacity =
+      "us-east5-a/v5p=" + std::to_string(pick(0, 1) * 4) + ",us-east5-c/v5p=" + std::to_string(pick(0, 1) * 4);
   schedule.op_latency = std::to_string(pick(50, 600)) + "ms";
   schedule.kill_after = std::chrono::milliseconds(pick(0, 8000));
   return schedule;
@@ -154,22 +158,24 @@ void RunSchedule(const Schedule& schedule, Tally& tally) {
   // Free ports are picked, then bound: with schedules in parallel, a lost race means another try.
   std::unique_ptr<EmulatorEnv> started;
   for (int attempt = 0; attempt < 3 && !(started && started->ready()); ++attempt) {
-    started =
-        std::make_unique<EmulatorEnv>(std::vector<std::string>{"--faults", schedule.faults, "--seed",
-                                                               std::to_string(schedule.seed), "--stuck-for", "3s"},
-                                      schedule.op_latency);
+    started = std::make_unique<EmulatorEnv>(
+        std::vector<std::string>{"--faults", schedule.faults, "--seed", std::to_string(schedule.seed), "--stuck-for",
+                                 "3s", "--capacity", schedule.capacity},
+        schedule.op_latency);
   }
   EmulatorEnv& env = *started;
-  std::string where = "schedule " + std::to_string(schedule.index) + " (faults " + schedule.faults + ", op latency " +
-                      schedule.op_latency + ", kill after " + std::to_string(schedule.kill_after.count()) + "ms)";
+  std::string where = "schedule " + std::to_string(schedule.index) + " (faults " + schedule.faults + ", capacity " +
+                      schedule.capacity + ", op latency " + schedule.op_latency + ", kill after " +
+                      std::to_string(schedule.kill_after.count()) + "ms)";
   if (!env.ready()) {
     tally.problems.push_back(where + ": the emulator did not start");
     return;
   }
+  // The TPU VM first: its failover between zones is then reached before most kills.
   const std::vector<std::vector<std::string>> sequence = {
+      {"tpu-vm", "create", prefix + "-vm", "--zones", "us-east5-a,us-east5-c", "--accelerator-type", "v5p-8"},
       {"cluster", "create", prefix + "-c", "--location", "us-east5-b", "--workload-identity", "--tpu-type", "v6e-16",
        "--num-slices", "2"},
-      {"tpu-vm", "create", prefix + "-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8"},
       {"bucket", "create", "gs://" + prefix + "-b"},
       {"iam", "service-account", "create", "chaos-sa-" + prefix, "--role", "roles/storage.objectUser"},
   };
