@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "capacity.h"
 #include "operations.h"
 #include "reservations.h"
@@ -66,6 +68,37 @@ ApiResponse ListNodes(Call& call) {
   }
   json reply = json::object();
   if (!nodes.empty()) reply["nodes"] = nodes;
+  return JsonReply(reply);
+}
+
+// AcceleratorConfig.type's enum name for a generation.
+std::string ConfigType(const std::string& family) {
+  if (family == "v5e") return "V5LITE_POD";
+  if (family == "v5p") return "V5P";
+  if (family == "v6e") return "V6E";
+  if (family == "v4") return "V4";
+  return "TYPE_UNSPECIFIED";
+}
+
+// acceleratorTypes.list: every slice type of the generations Google lists for the zone (the
+// catalog's zones), as "projects/P/locations/Z/acceleratorTypes/TYPE" with its type and topology.
+ApiResponse ListAcceleratorTypes(Call& call) {
+  json types = json::array();
+  for (const auto& generation : catalog::Generations()) {
+    const auto& zones = catalog::ZonesOf(generation);
+    if (generation.tpu_vm_runtime_version.empty() ||
+        std::find(zones.begin(), zones.end(), call.args[1]) == zones.end()) {
+      continue;  // tpu7x has no Cloud TPU API
+    }
+    for (const auto& slice : catalog::SlicesOf(generation)) {
+      types.push_back({{"name", TpuParent(call) + "/acceleratorTypes/" + slice.accelerator_type},
+                       {"type", slice.accelerator_type},
+                       {"acceleratorConfigs",
+                        json::array({{{"type", ConfigType(generation.family)}, {"topology", slice.topology}}})}});
+    }
+  }
+  json reply = json::object();
+  if (!types.empty()) reply["acceleratorTypes"] = std::move(types);
   return JsonReply(reply);
 }
 
@@ -152,6 +185,7 @@ std::vector<Route> TpuRoutes() {
   return {
       {"POST", nodes + "$", "tpu.projects.locations.nodes.create", CreateNode, ErrorShape::kAip193, true},
       {"GET", nodes + "$", "tpu.projects.locations.nodes.list", ListNodes},
+      {"GET", p + "acceleratorTypes$", "tpu.projects.locations.acceleratorTypes.list", ListAcceleratorTypes},
       {"GET", node + "$", "tpu.projects.locations.nodes.get", GetNode},
       {"DELETE", node + "$", "tpu.projects.locations.nodes.delete", DeleteNode, ErrorShape::kAip193, true},
       {"GET", operation + "$", "tpu.projects.locations.operations.get", GetOperation},

@@ -1,11 +1,14 @@
 #include "tputrain/workflow/zone_failover.h"
 
+#include <algorithm>
 #include <set>
 
 #include "capacity_problem.h"
 #include "reservation_check.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/gcp/tpu/client.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -39,6 +42,45 @@ std::string Summary(const nlohmann::json& attempts) {
   return text;
 }
 
+// The catalog's zones for `accelerator_type` (within `region` when given) that the TPU API lists
+// the type in. A dry run reads nothing: the catalog's list as it is.
+core::Result<std::vector<std::string>> AutoZones(ProvisionEnv& env, const std::string& project,
+                                                 const std::string& accelerator_type, const std::string& region) {
+  auto slice = catalog::FindSliceType(accelerator_type);
+  if (!slice) return core::Fail(slice.error());
+  std::vector<std::string> zones;
+  for (const auto& zone : catalog::ZonesOf(*slice->generation)) {
+    if (!region.empty() && internal::RegionOf(zone) != region) continue;
+    if (env.dry_run == nullptr) {
+      gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+      auto offered = client.ListAcceleratorTypes(project, zone);
+      if (!offered) return core::Fail(offered.error());
+      if (std::find(offered->begin(), offered->end(), accelerator_type) == offered->end()) continue;
+    }
+    zones.push_back(zone);
+  }
+  const std::string where = region.empty() ? "" : " in " + region;
+  if (zones.empty()) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "--zones auto: no zone" + where + " offers " + accelerator_type));
+  }
+  std::string listed;
+  for (const auto& zone : zones) listed += (listed.empty() ? "" : ", ") + zone;
+  env.reporter.Progress("zones", "offering " + accelerator_type + where + ": " + listed);
+  return zones;
+}
+
+// `failover` with its zones filled in when they are `auto`.
+core::Result<ZoneFailover> Resolved(ProvisionEnv& env, ZoneFailover failover, const std::string& project,
+                                    const std::string& accelerator_type, const std::string& region) {
+  if (!failover.auto_zones) return failover;
+  auto zones = AutoZones(env, project, accelerator_type, region);
+  if (!zones) return core::Fail(zones.error());
+  failover.zones = std::move(*zones);
+  failover.auto_zones = false;
+  return failover;
+}
+
 }  // namespace
 
 bool IsZone(const std::string& location) { return internal::RegionOf(location) != location; }
@@ -57,6 +99,10 @@ core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std
       return core::Fail(core::Error::Usage("--retry-gap: only with --retry-until-up"));
     }
     if (!location.empty()) failover.zones.push_back(location);
+    return failover;
+  }
+  if (flags.zones.size() == 1 && flags.zones.front() == "auto") {
+    failover.auto_zones = true;
     return failover;
   }
   std::set<std::string> seen;
@@ -149,7 +195,15 @@ core::Result<std::vector<Outcome>> CreateNodePoolsInAnyZone(ProvisionEnv& env,
                                                             const std::vector<gcp::container::NodePoolSpec>& pools,
                                                             const ZoneFailover& failover) {
   if (auto held = internal::CheckPoolReservations(env, cluster, pools); !held) return core::Fail(held.error());
-  if (failover.zones.empty()) return CreateNodePools(env, cluster, pools);
+  if (failover.zones.empty() && !failover.auto_zones) return CreateNodePools(env, cluster, pools);
+  std::string type;
+  if (auto slice = catalog::FindSliceByMachineType(pools.front().machine_type, pools.front().tpu_topology)) {
+    type = slice->accelerator_type;
+  } else if (failover.auto_zones) {
+    return core::Fail(core::Error::Usage("--zones auto: for TPU slice pools (give --tpu-type)"));
+  }
+  auto resolved = Resolved(env, failover, cluster.project, type, internal::RegionOf(cluster.location));
+  if (!resolved) return core::Fail(resolved.error());
   auto in_zone = [&](const std::string& zone) {
     auto placed = pools;
     for (auto& pool : placed) pool.node_locations = {zone};
@@ -158,7 +212,7 @@ core::Result<std::vector<Outcome>> CreateNodePoolsInAnyZone(ProvisionEnv& env,
   std::string task = "nodepool";
   for (const auto& pool : pools) task += " " + pool.name;
   return CreateInAnyZone(
-      env, failover, task, [&](const std::string& zone) { return CreateNodePools(env, cluster, in_zone(zone)); },
+      env, *resolved, task, [&](const std::string& zone) { return CreateNodePools(env, cluster, in_zone(zone)); },
       [&](const std::string&) -> core::Result<std::vector<Outcome>> {
         std::vector<Outcome> deleted;
         for (const auto& pool : pools) {
@@ -174,10 +228,12 @@ core::Result<std::vector<Outcome>> CreateTpuVmsInAnyZone(ProvisionEnv& env, cons
                                                          const std::string& project,
                                                          const std::vector<std::string>& names,
                                                          const gcp::tpu::NodeSpec& spec, const TpuVmsCreate& create) {
+  auto resolved = Resolved(env, failover, project, spec.accelerator_type, "");
+  if (!resolved) return core::Fail(resolved.error());
   std::string task = "tpu-vm";
   for (const auto& name : names) task += " " + name;
   return CreateInAnyZone(
-      env, failover, task,
+      env, *resolved, task,
       [&](const std::string& zone) {
         std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>> vms;
         for (const auto& name : names) vms.push_back({{project, zone, name}, spec});

@@ -404,3 +404,34 @@ TEST_CASE("a queued TPU VM waits while the zone is full and is READY when capaci
 
 }  // namespace
 }  // namespace tputrain::workflow::testing
+
+namespace tputrain::workflow::testing {
+namespace {
+
+TEST_CASE("--zones auto tries the zones that offer the type, as the TPU API lists them", "[integration]") {
+  EmulatorEnv env({"--capacity", "us-central1-b/v6e=0,us-east1-d/v6e=0"});
+  REQUIRE(env.ready());
+  // gcloud reads the same list.
+  auto listed = env.Gcloud(
+      {"compute", "tpus", "tpu-vm", "accelerator-types", "list", "--zone=us-east5-a", "--format=value(type)"});
+  INFO(listed.err);
+  REQUIRE(listed.exit_code == 0);
+  CHECK(listed.out.find("v6e-8\n") != std::string::npos);
+  CHECK(listed.out.find("v5p-8\n") != std::string::npos);
+  CHECK(listed.out.find("v5litepod-8\n") == std::string::npos);
+
+  auto made = env.Tputrain({"tpu-vm", "create", "a1", "--zones", "auto", "--accelerator-type", "v6e-8", "--run", "auto",
+                            "--format", "json"});
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  CHECK(made.err.find("offering v6e-8: us-central1-b, us-east1-d, us-east5-a, us-east5-b, europe-west4-a") !=
+        std::string::npos);
+  const json created = EntryEndingIn(LedgerOf(env, "auto"), "locations/us-east5-a/nodes/a1");
+  CHECK(Results(created["details"]["attempts"]) ==
+        std::vector<std::string>{"us-central1-b=stockout", "us-east1-d=stockout", "us-east5-a=created"});
+  REQUIRE(env.Tputrain({"cleanup", "--run", "auto", "--yes"}).exit_code == 0);
+  CHECK(EmulatorEmpty(env));
+}
+
+}  // namespace
+}  // namespace tputrain::workflow::testing

@@ -36,6 +36,8 @@ struct TpuSliceType {
 };
 
 const std::vector<TpuGeneration>& Generations();
+// The zones Google lists as offering the generation, in its page's order (tpu_zones.cc).
+const std::vector<std::string>& ZonesOf(const TpuGeneration& generation);
 // Every known slice of a generation, ordered by chip count.
 std::vector<TpuSliceType> SlicesOf(const TpuGeneration& generation);
 const TpuGeneration* FindGeneration(std::string_view family);  // "v6e", "v5e"/"v5litepod", ...

@@ -15,7 +15,10 @@ namespace tputrain::workflow {
 
 struct ZoneFailover {
   std::vector<std::string> zones;  // in order; one zone is a plain create
-  bool retry_until_up = false;     // after a round with no capacity, wait `retry_gap` and go again
+  // --zones auto: the zones the catalog lists for the generation (in the cluster's region for a
+  // pool), each checked with the TPU API's acceleratorTypes.list when the create starts.
+  bool auto_zones = false;
+  bool retry_until_up = false;  // after a round with no capacity, wait `retry_gap` and go again
   // SkyPilot's gap between rounds. No new round starts past env.poll.timeout (--timeout); with
   // none, rounds go on until Ctrl-C.
   std::chrono::milliseconds retry_gap{30000};
@@ -26,7 +29,7 @@ bool IsZone(const std::string& location);
 
 // The flags as typed.
 struct FailoverFlags {
-  std::vector<std::string> zones;  // --zones us-east5-a,us-east5-b
+  std::vector<std::string> zones;  // --zones us-east5-a,us-east5-b, or auto
   bool retry_until_up = false;     // --retry-until-up
   std::string retry_gap;           // --retry-gap (default 30s)
 };

@@ -22,7 +22,8 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
   if (!ref) return core::Fail(ref.error());
   auto pools = workflow::NodePoolsFor(options.name, options.pool);
   if (!pools) return core::Fail(pools.error());
-  if (options.failover.zones.size() > 1 && !options.pool.capacity.reservation.empty()) {
+  const auto& zones = options.failover.zones;
+  if (!options.pool.capacity.reservation.empty() && (zones.size() > 1 || (zones.size() == 1 && zones[0] == "auto"))) {
     return core::Fail(core::Error::Usage("--zones: a reservation holds VMs of one zone; give that zone alone"));
   }
   if (!options.failover.zones.empty() && !options.pool.node_locations.empty()) {
@@ -102,7 +103,8 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
   create->add_option("name", options->name, "Node pool name (NAME-0, NAME-1, ... with --num-slices)")->required();
   create->add_option("--cluster", options->cluster, "Cluster")->required();
   AddPoolFlags(create, options->pool, /*with_machine_type=*/true);
-  AddFailoverFlags(create, options->failover, "On a stockout, try these zones of the cluster's region in turn");
+  AddFailoverFlags(create, options->failover,
+                   "On a stockout, try these zones of the cluster's region in turn; auto: those that offer the type");
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
   create->footer(

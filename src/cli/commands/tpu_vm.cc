@@ -101,7 +101,7 @@ core::Result<int> RunCreate(const TpuVmOptions& options, Context& context) {
   if (!capacity) return core::Fail(capacity.error());
   const bool multislice = options.num_slices > 1;
   const bool queued = multislice || capacity->queued;
-  if (queued && (failover->zones.size() > 1 || failover->retry_until_up)) {
+  if (queued && (failover->zones.size() > 1 || failover->retry_until_up || failover->auto_zones)) {
     return core::Fail(core::Error::Usage(
         "--zones: a queued resource waits for capacity in its zone (multislice, --queued, --reservation); give one "
         "zone"));
@@ -285,7 +285,8 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
                    "Through a queued resource that waits for capacity (ACCEPTED, WAITING_FOR_RESOURCES, ACTIVE)");
   create->add_option("--valid-until", options->capacity.valid_until, "--queued: give up waiting after (e.g. 6h)");
   create->add_option("--valid-after", options->capacity.valid_after, "--queued: start waiting after (e.g. 1h)");
-  AddFailoverFlags(create, options->failover, "On a stockout, try these zones in turn (replaces --zone)");
+  AddFailoverFlags(create, options->failover,
+                   "On a stockout, try these zones in turn (replaces --zone); auto: the zones that offer the type");
   create->add_option("--num-slices", options->num_slices,
                      "Multislice: N slices NAME-0..NAME-N-1 made together by one queued resource NAME; with --ray "
                      "one Ray cluster spans them");

@@ -45,6 +45,23 @@ core::Result<std::vector<Node>> Client::ListNodes(const std::string& project, co
   return nodes;
 }
 
+core::Result<std::vector<std::string>> Client::ListAcceleratorTypes(const std::string& project,
+                                                                    const std::string& zone) {
+  std::vector<std::string> types;
+  std::string page_token;
+  do {
+    std::string url = JoinUrl(base_url_, "v2/" + NodeRef{project, zone, ""}.Parent() + "/acceleratorTypes");
+    if (!page_token.empty()) url += "?pageToken=" + http::UrlEncode(page_token);
+    auto body = CallJson(transport_, JsonRequest("GET", url), "tpu.projects.locations.acceleratorTypes.list");
+    if (!body) return core::Fail(body.error());
+    for (const auto& item : body->value("acceleratorTypes", nlohmann::json::array())) {
+      if (item.is_object() && item.contains("type") && item["type"].is_string()) types.push_back(item["type"]);
+    }
+    page_token = body->value("nextPageToken", "");
+  } while (!page_token.empty());
+  return types;
+}
+
 core::Result<Operation> Client::DeleteNode(const NodeRef& ref) {
   auto body = CallJson(transport_, BuildDeleteNode(ref), "tpu.projects.locations.nodes.delete");
   if (!body) return core::Fail(body.error());

@@ -39,6 +39,8 @@ class Client {
   core::Result<Operation> CreateMultislice(const QueuedResourceRef& ref, const NodeSpec& spec, int slices,
                                            const Queueing& queueing = {});
   core::Result<QueuedResource> GetQueuedResource(const QueuedResourceRef& ref);
+  // The accelerator types the zone offers ("v6e-8", ...): acceleratorTypes.list.
+  core::Result<std::vector<std::string>> ListAcceleratorTypes(const std::string& project, const std::string& zone);
   core::Result<std::vector<QueuedResource>> ListQueuedResources(const std::string& project, const std::string& zone);
   core::Result<Operation> DeleteQueuedResource(const QueuedResourceRef& ref, bool force);
 
