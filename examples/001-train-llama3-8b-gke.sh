@@ -29,6 +29,9 @@ NAMESPACE=${NAMESPACE:-default}
 REPOSITORY=${REPOSITORY:-tputrain}
 MODEL=${MODEL:-llama3-8b}
 STEPS=${STEPS:-}
+# Where the slice's chips come from: on-demand, spot, reservation (with RESERVATION) or flex-start.
+CAPACITY=${CAPACITY:-on-demand}
+RESERVATION=${RESERVATION:-}
 RUN=${RUN:-train-$(date -u +%Y%m%d-%H%M%S)}
 DRY_RUN=${DRY_RUN:-0}
 PROVISION_ONLY=${PROVISION_ONLY:-0}
@@ -77,9 +80,11 @@ echo "== APIs, cluster, TPU slice node pool"
 tputrain services enable container.googleapis.com storage.googleapis.com artifactregistry.googleapis.com \
   cloudbuild.googleapis.com
 # One command for the cluster (Ray operator, GCS FUSE, workload identity) and the slice's node pool.
+capacity=(--capacity "$CAPACITY")
+[ -z "$RESERVATION" ] || capacity+=(--reservation "$RESERVATION")
+# A reservation is read first: one too small for the slice stops here, before the cluster exists.
 tputrain cluster create "$CLUSTER" --location "$ZONE" --ray-operator --gcs-fuse --workload-identity \
-  --machine-type n1-standard-16 --tpu-type "$TPU_TYPE"
-# Capacity (issue 30): --zones/--capacity will go here once tputrain has them.
+  --machine-type n1-standard-16 --tpu-type "$TPU_TYPE" "${capacity[@]}"
 
 echo "== Checkpoint bucket, readable and writable by the pods' service account"
 tputrain bucket create "gs://$BUCKET" --bucket-location "$REGION"

@@ -30,6 +30,8 @@ NUM_SLICES=${NUM_SLICES:-2}
 MAXTEXT_MODEL=${MAXTEXT_MODEL:-llama3-8b}
 HOST_SETUP=${HOST_SETUP:-}
 RAY_START_ARGS=${RAY_START_ARGS:-}
+# on-demand or spot (a reservation makes the VM through a queued resource: tpu-vm create --queued).
+CAPACITY=${CAPACITY:-on-demand}
 RUN=${RUN:-tpu-vm-$(date -u +%Y%m%d-%H%M%S)}
 DRY_RUN=${DRY_RUN:-0}
 PROVISION_ONLY=${PROVISION_ONLY:-0}
@@ -87,8 +89,10 @@ echo "== A $ACCELERATOR_TYPE slice, Ray started on every host at boot"
 tputrain services enable tpu.googleapis.com compute.googleapis.com
 # Waits until every host's Ray has joined the head on worker 0. --iap-firewall create makes the
 # rule that lets IAP reach the dashboard (port 8265): no ssh, no public address needed.
-tputrain tpu-vm create "$TPU_NAME" --zone "$ZONE" --accelerator-type "$ACCELERATOR_TYPE" "${ray_flags[@]}"
-# Capacity (issue 30): --zones/--capacity will go here once tputrain has them.
+# With --zones A,B instead of --zone, a stockout in A moves on to B (the commands below would then
+# need the zone the VM landed in: --format json prints it as details.zone).
+tputrain tpu-vm create "$TPU_NAME" --zone "$ZONE" --accelerator-type "$ACCELERATOR_TYPE" \
+  --capacity "$CAPACITY" "${ray_flags[@]}"
 
 if [ "$DRY_RUN" = 1 ]; then
   echo "== Skipped (DRY_RUN): the jobs and the multislice need the TPU VM to exist"
