@@ -189,4 +189,18 @@ core::Result<TpuSliceType> FindSliceByMachineType(std::string_view machine_type,
   return core::Fail(core::Error::Usage("unknown TPU machine type '" + std::string(machine_type) + "'"));
 }
 
+core::Result<TpuSliceType> OneHostVariant(const TpuSliceType& slice) {
+  if (slice.single_host()) return slice;
+  if (slice.generation != nullptr) {
+    for (const auto& shape : ShapesOf(slice.generation->family)) {
+      if (shape.topology == slice.topology && shape.single_host_machine != nullptr) {
+        return MakeSlice(*slice.generation, shape, true);
+      }
+    }
+  }
+  return core::Fail(core::Error::Make(
+      core::ErrorKind::kNotFound,
+      slice.accelerator_type + " has " + std::to_string(slice.hosts) + " hosts and no single-host machine type"));
+}
+
 }  // namespace tputrain::catalog

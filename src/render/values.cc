@@ -63,6 +63,8 @@ const std::vector<std::pair<std::string, std::string>>& ComputedNames() {
       {"TOTAL_CHIPS", "chips in all slices"},
       {"GKE_ACCELERATOR", "cloud.google.com/gke-tpu-accelerator node label"},
       {"MACHINE_TYPE", "GKE machine type of the TPU node pool"},
+      {"ONE_HOST_MACHINE_TYPE",
+       "GKE machine type that holds the whole slice on one VM (ct6e-standard-8t for a 2x4); empty when none does"},
       {"LWS_SIZE", "LeaderWorkerSet group size: every host of every slice plus the leader"},
       {"RAY_NUM_WORKERS", "Ray Train workers: one per TPU host"},
       {"RAY_TPU_ACCELERATOR", "Ray's accelerator_type for the generation (TPU-V6E)"},

@@ -35,6 +35,7 @@ std::vector<render::ComputedValue> ValuesForSlice(const catalog::TpuSliceType& s
   const std::string gke = slice.generation ? slice.generation->gke_accelerator : "";
   const std::string chip = "tpu" + family;
   const int total_hosts = slice.hosts * slices;
+  const auto one_host = catalog::OneHostVariant(slice);
   auto make = [](std::string name, std::string value, ValueType type) {
     std::string meaning = render::ComputedMeaning(name);
     return render::ComputedValue{std::move(name), std::move(value), type, std::move(meaning)};
@@ -50,6 +51,7 @@ std::vector<render::ComputedValue> ValuesForSlice(const catalog::TpuSliceType& s
       make("TOTAL_CHIPS", std::to_string(slice.chips * slices), ValueType::kInt),
       make("GKE_ACCELERATOR", gke, ValueType::kString),
       make("MACHINE_TYPE", slice.machine_type, ValueType::kString),
+      make("ONE_HOST_MACHINE_TYPE", one_host ? one_host->machine_type : "", ValueType::kString),
       make("LWS_SIZE", std::to_string(total_hosts + 1), ValueType::kInt),
       make("RAY_NUM_WORKERS", std::to_string(total_hosts), ValueType::kInt),
       make("RAY_TPU_ACCELERATOR", "TPU-" + Upper(prefix), ValueType::kString),

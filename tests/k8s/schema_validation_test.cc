@@ -297,8 +297,8 @@ TEST_CASE("SchemaForVersion picks the version's schema from a CRD", "[unit]") {
 
 TEST_CASE("every custom resource of the built-in templates fits the project's CRDs", "[unit]") {
   int checked = 0;
-  for (const auto* name :
-       {"raycluster-maxtext", "raycluster-cpu", "jetstream-pathways-405b", "jetstream-pathways-disagg-70b", "saxml"}) {
+  for (const auto* name : {"raycluster-maxtext", "raycluster-cpu", "jetstream-pathways-405b",
+                           "jetstream-pathways-disagg-70b", "saxml", "vllm-multihost"}) {
     for (const auto& object : RenderedObjects(name)) {
       auto crd = kCrdFiles.find(object.kind);
       if (crd == kCrdFiles.end()) continue;
@@ -308,8 +308,8 @@ TEST_CASE("every custom resource of the built-in templates fits the project's CR
       ++checked;
     }
   }
-  // RayCluster ×2 (MaxText, CPU smoke), LeaderWorkerSet ×2 (405B, disaggregated 70B), JobSet ×1.
-  CHECK(checked == 5);
+  // RayCluster ×2 (MaxText, CPU smoke), LeaderWorkerSet ×3 (405B, disaggregated 70B, vLLM), JobSet ×1.
+  CHECK(checked == 6);
 }
 
 TEST_CASE("a rendered RayCluster with a wrong type or an unknown field gives one clear line", "[unit]") {

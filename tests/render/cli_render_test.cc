@@ -51,8 +51,9 @@ TEST_CASE("render --list shows every built-in template on one line each") {
   TempDir home;
   auto result = Tputrain(home, {"render", "--list"});
   REQUIRE(result.exit_code == 0);
-  for (const char* name : {"raycluster-maxtext", "maxtext-ray-image", "jetstream-pathways-405b",
-                           "jetstream-pathways-disagg-70b", "checkpoint-converter", "saxml"}) {
+  for (const char* name :
+       {"raycluster-maxtext", "maxtext-ray-image", "jetstream-pathways-405b", "jetstream-pathways-disagg-70b",
+        "checkpoint-converter", "saxml", "vllm", "vllm-multihost"}) {
     CHECK_THAT(result.out, Catch::Contains(std::string("\n") + name + " "));
   }
   auto json = Tputrain(home, {"render", "--list", "--format", "json"});

@@ -50,9 +50,14 @@ TEST_CASE("the validator venv exists (scripts/peers/python-tools.sh)") {
 TEST_CASE("every object of every built-in template validates against its schema") {
   REQUIRE(fs::exists(ToolsPython()));
   TempDir dir;
-  const std::vector<std::string> templates = {"raycluster-maxtext",      "raycluster-cpu",
-                                              "jetstream-pathways-405b", "jetstream-pathways-disagg-70b",
-                                              "checkpoint-converter",    "saxml"};
+  const std::vector<std::string> templates = {"raycluster-maxtext",
+                                              "raycluster-cpu",
+                                              "jetstream-pathways-405b",
+                                              "jetstream-pathways-disagg-70b",
+                                              "checkpoint-converter",
+                                              "saxml",
+                                              "vllm",
+                                              "vllm-multihost"};
   std::vector<std::string> argv = {ToolsPython(), kSource + "/tests/render/validate_manifests.py", "--crds",
                                    kSource + "/data/crds"};
   for (const auto& name : templates) {
@@ -67,10 +72,12 @@ TEST_CASE("every object of every built-in template validates against its schema"
         "LeaderWorkerSet/jetstream-pathways (CRD leaderworkerset.x-k8s.io/v1)",
         "JobSet/sax-model-server-set (CRD jobset.x-k8s.io/v1alpha2)", "Service/jetstream-svc (kubernetes",
         "Job/checkpoint-converter (kubernetes", "Deployment/sax-admin-server (kubernetes",
-        "Deployment/sax-http (kubernetes", "Service/sax-http-lb (kubernetes", "ServiceAccount/sax-sa (kubernetes"}) {
+        "Deployment/sax-http (kubernetes", "Service/sax-http-lb (kubernetes", "ServiceAccount/sax-sa (kubernetes",
+        "Deployment/vllm-tpu (kubernetes", "LeaderWorkerSet/vllm-tpu (CRD leaderworkerset.x-k8s.io/v1)",
+        "Service/vllm-service (kubernetes"}) {
     CHECK_THAT(result.out, Catch::Contains(line));
   }
-  CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 12);
+  CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 16);
   CHECK(result.out.find("INVALID") == std::string::npos);
 }
 

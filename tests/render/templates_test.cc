@@ -85,7 +85,7 @@ bool HasTpuToleration(const YAML::Node& pod_spec) {
 TEST_CASE("every built-in template has a seed values file and renders with it") {
   auto templates = tputrain::render::ListTemplates({kTemplates});
   REQUIRE(templates);
-  CHECK(templates->size() == 7);
+  CHECK(templates->size() == 9);
   for (const auto& summary : *templates) {
     INFO(summary.name);
     CHECK(std::filesystem::exists(kSeedValues + summary.name + ".yaml"));
@@ -412,4 +412,79 @@ TEST_CASE("a value that would break the YAML is refused with the variable named"
   auto rendered = RenderTemplate(request);
   REQUIRE_FALSE(rendered);
   CHECK_THAT(rendered.error().message, Catch::Contains("${KSA_NAME}"));
+}
+
+namespace {
+
+std::string EnvValue(const YAML::Node& container, const std::string& name) {
+  for (const auto& env : container["env"]) {
+    if (env["name"].Scalar() == name) return env["value"] ? env["value"].Scalar() : "(from " + name + " source)";
+  }
+  return "";
+}
+
+int ProbeBudgetSeconds(const YAML::Node& probe) {
+  return probe["periodSeconds"].as<int>() * probe["failureThreshold"].as<int>();
+}
+
+}  // namespace
+
+TEST_CASE("vllm: one v6e 2x4 VM holds the server, tensor parallel over its 8 chips, port 8000") {
+  auto objects = Objects(Render("vllm"));
+  REQUIRE(objects.size() == 2);
+  const auto pod = Find(objects, "Deployment")["spec"]["template"]["spec"];
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"].Scalar() == "tpu-v6e-slice");
+  CHECK(pod["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "2x4");
+  // Both machine shapes carry the 2x4 labels; only ct6e-standard-8t has all 8 chips on one node.
+  CHECK(pod["nodeSelector"]["node.kubernetes.io/instance-type"].Scalar() == "ct6e-standard-8t");
+  CHECK(HasTpuToleration(pod));
+  const auto server = Container(pod, "vllm");
+  CHECK(server["resources"]["requests"]["google.com/tpu"].Scalar() == "8");
+  CHECK(server["resources"]["limits"]["google.com/tpu"].Scalar() == "8");
+  const auto args = Args(server);
+  REQUIRE(!args.empty());
+  CHECK(args[0] == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(std::count(args.begin(), args.end(), "--tensor-parallel-size=8") == 1);
+  CHECK(std::count(args.begin(), args.end(), "--port=8000") == 1);
+  CHECK(server["ports"][0]["containerPort"].Scalar() == "8000");
+  // The port opens only once the model is loaded and compiled: a first XLA compile takes 10-30 min.
+  CHECK(server["startupProbe"]["httpGet"]["path"].Scalar() == "/health");
+  CHECK(ProbeBudgetSeconds(server["startupProbe"]) >= 30 * 60);
+  CHECK(std::stoi(EnvValue(server, "VLLM_ENGINE_READY_TIMEOUT_S")) > 600);  // vLLM's own default
+  CHECK(!EnvValue(server, "VLLM_XLA_CACHE_PATH").empty());
+  CHECK(EnvValue(server, "HF_TOKEN") == "(from HF_TOKEN source)");
+  const auto service = Find(objects, "Service");
+  CHECK(service["metadata"]["name"].Scalar() == "vllm-service");
+  CHECK(service["spec"]["ports"][0]["port"].Scalar() == "8000");
+  CHECK(service["spec"]["selector"]["app"].Scalar() == "vllm-tpu");
+}
+
+TEST_CASE("vllm-multihost: one pod per v6e 4x4 host, the leader starts Ray then vLLM over all 16 chips") {
+  auto objects = Objects(Render("vllm-multihost"));
+  REQUIRE(objects.size() == 2);
+  const auto lws = Find(objects, "LeaderWorkerSet")["spec"]["leaderWorkerTemplate"];
+  CHECK(lws["size"].Scalar() == "4");
+  CHECK(lws["restartPolicy"].Scalar() == "RecreateGroupOnPodRestart");
+  // LeaderReady would create the workers only after the leader is Ready, and vLLM's port opens
+  // only after the workers joined Ray: the group would never start.
+  CHECK((!lws["startupPolicy"] || lws["startupPolicy"].Scalar() == "LeaderCreated"));
+  const auto leader = Container(lws["leaderTemplate"]["spec"], "vllm-leader");
+  const std::string command = leader["args"][0].Scalar();
+  CHECK_THAT(command, Catch::Contains("leader --ray_cluster_size=$(LWS_GROUP_SIZE);"));
+  CHECK_THAT(command, Catch::Contains("vllm serve meta-llama/Llama-3.3-70B-Instruct "));
+  CHECK_THAT(command, Catch::Contains("--tensor-parallel-size=16 --pipeline-parallel-size=1"));
+  CHECK(command.find('\n') == std::string::npos);
+  CHECK(leader["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
+  CHECK(ProbeBudgetSeconds(leader["startupProbe"]) >= 30 * 60);
+  CHECK(leader["readinessProbe"]["httpGet"]["path"].Scalar() == "/health");
+  const auto worker_pod = lws["workerTemplate"]["spec"];
+  CHECK(worker_pod["nodeSelector"]["cloud.google.com/gke-tpu-topology"].Scalar() == "4x4");
+  const auto worker = Container(worker_pod, "vllm-worker");
+  CHECK_THAT(worker["args"][0].Scalar(), Catch::Contains("worker --ray_address=$(LWS_LEADER_ADDRESS)"));
+  CHECK(worker["resources"]["limits"]["google.com/tpu"].Scalar() == "4");
+  CHECK(!worker["readinessProbe"]);  // workers serve nothing on 8000
+  CHECK(EnvValue(worker, "HF_TOKEN") == "(from HF_TOKEN source)");
+  const auto service = Find(objects, "Service");
+  CHECK(service["spec"]["selector"]["role"].Scalar() == "leader");
+  CHECK(service["spec"]["selector"]["leaderworkerset.sigs.k8s.io/name"].Scalar() == "vllm-tpu");
 }

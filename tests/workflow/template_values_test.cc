@@ -37,6 +37,13 @@ TEST_CASE("v6e-16 (seed 001) gives the RayCluster's and trainer's numbers") {
   CHECK(v["LWS_SIZE"] == "5");
   CHECK(v["PATHWAYS_INSTANCE_TYPE"] == "tpuv6e:4x4");
   CHECK(v["SLICE_TOPOLOGY_KEY"] == "cloud.google.com/gke-nodepool");
+  CHECK(v["ONE_HOST_MACHINE_TYPE"] == "");  // no VM holds a 4x4
+}
+
+TEST_CASE("a v6e 2x4 fits one ct6e-standard-8t VM, a single-host slice its own machine") {
+  CHECK(For("v6e-8", 1)["ONE_HOST_MACHINE_TYPE"] == "ct6e-standard-8t");
+  CHECK(For("v6e-8", 1)["MACHINE_TYPE"] == "ct6e-standard-4t");
+  CHECK(For("v6e-4", 1)["ONE_HOST_MACHINE_TYPE"] == "ct6e-standard-4t");
 }
 
 TEST_CASE("a single-host slice is one node: its hosts share kubernetes.io/hostname, not a whole node pool") {

@@ -47,5 +47,8 @@ core::Result<TpuSliceType> FindSliceType(std::string_view name);
 core::Result<TpuSliceType> FindSliceByTopology(const TpuGeneration& generation, std::string_view topology);
 // The GKE machine type's slice shape: "ct6e-standard-4t" + "4x4" → v6e-16.
 core::Result<TpuSliceType> FindSliceByMachineType(std::string_view machine_type, std::string_view topology);
+// The slice on one VM: itself when single-host, else the single-host variant GKE offers for its
+// topology (v6e-8 on ct6e-standard-8t); NotFound when there is none (v6e-16).
+core::Result<TpuSliceType> OneHostVariant(const TpuSliceType& slice);
 
 }  // namespace tputrain::catalog
