@@ -56,6 +56,13 @@ const std::vector<BadInput>& Cases() {
        "--tag"},
       {"name", {"serve", "up", "--model", "llama3.1-405b", "--tpu-type", "v9z-3"}, "--tpu-type"},
       {"name", {"serve", "up", "--model", "llama3-8b"}, "--model"},
+      {"name", {"serve", "up", "--engine", "vllm", "--model", "org/m;reboot", "--tpu-type", "v6e-8"}, "--model"},
+      {"name", {"serve", "up", "--engine", "vllm", "--model", "org/m\xff", "--tpu-type", "v6e-8"}, "--model"},
+      {"name", {"serve", "up", "--engine", "vllm", "--model", "org/model"}, "--tpu-type"},
+      {"number",
+       {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-16", "--set",
+        "TENSOR_PARALLEL_SIZE=8"},
+       "--set TENSOR_PARALLEL_SIZE"},
       {"number", {"serve", "generate", "--prompt", "hi", "--max-tokens", "1e3"}, "--max-tokens"},
       {"number", {"serve", "generate", "--engine", "vllm", "--prompt", "hi", "--temperature", "hot"}, "--temperature"},
       // texts sent as JSON: well-formed UTF-8, and a chat message as ROLE:TEXT

@@ -124,3 +124,27 @@ TEST_CASE("the rendered trainer script is valid Python") {
   INFO(result.err);
   CHECK(result.exit_code == 0);
 }
+
+TEST_CASE("serve up --engine vllm --dry-run prints objects that validate: v6e-8 one host, v6e-16 multi host") {
+  REQUIRE(fs::exists(ToolsPython()));
+  TempDir dir;
+  std::vector<std::string> argv = {ToolsPython(), kSource + "/tests/render/validate_manifests.py", "--crds",
+                                   kSource + "/data/crds"};
+  for (const auto& [tpu_type, file] : {std::pair{"v6e-8", "one-host.yaml"}, std::pair{"v6e-16", "multi-host.yaml"}}) {
+    auto printed =
+        RunProcess({.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm", "--model",
+                             "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", tpu_type, "--dry-run"},
+                    .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+                    .working_dir = dir.path()});
+    INFO(printed.err);
+    REQUIRE(printed.exit_code == 0);
+    argv.push_back(dir.Write(file, printed.out));
+  }
+  auto result = RunProcess({.argv = argv});
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("one-host.yaml: Deployment/vllm-tpu (kubernetes"));
+  CHECK_THAT(result.out,
+             Catch::Contains("multi-host.yaml: LeaderWorkerSet/vllm-tpu (CRD leaderworkerset.x-k8s.io/v1)"));
+  CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 4);
+}

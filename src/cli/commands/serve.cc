@@ -19,9 +19,9 @@ namespace tputrain::cli {
 namespace {
 
 core::Result<int> RunUp(const UpFlags& flags, Context& context) {
-  auto saxml = IsSaxml(flags.engine, flags.model);
-  if (!saxml) return core::Fail(saxml.error());
-  if (*saxml) return RunSaxmlUp(flags, context);
+  auto engine = ServeEngineOf(flags.engine, flags.model);
+  if (!engine) return core::Fail(engine.error());
+  if (*engine != serving::EngineKind::kJetStream) return RunEngineUp(*engine, flags, context);
   for (const auto& [given, flag] :
        {std::pair{!flags.replicas.empty(), "--replicas"}, std::pair{!flags.model_path.empty(), "--model-path"},
         std::pair{!flags.sax_model.empty(), "--sax-model"}, std::pair{flags.expose, "--expose"},
@@ -231,7 +231,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   up->add_option("--model", up_flags->model,
                  "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml)")
       ->required();
-  up->add_option("--engine", up_flags->engine, "jetstream or saxml (default: the model's)");
+  up->add_option("--engine", up_flags->engine, "jetstream, saxml or vllm (default: the model's)");
   up->add_flag("--disaggregated", up_flags->disaggregated, "Prefill and decode on separate slices (llama2-70b)");
   up->add_option("--tpu-type", up_flags->tpu_type, "TPU slice (default: the planned one, e.g. v6e-16)");
   up->add_option("--checkpoint", up_flags->checkpoint,

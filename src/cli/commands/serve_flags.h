@@ -12,6 +12,7 @@
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/gcp/container/types.h"
+#include "tputrain/serving/engine.h"
 
 namespace tputrain::cli {
 
@@ -68,7 +69,13 @@ PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& led
 inline double Rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
 inline double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
+// The engine serve up runs: --engine, else the model's (a saxml-* preset is Saxml's).
+core::Result<serving::EngineKind> ServeEngineOf(const std::string& engine, const std::string& model);
+
 core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context);
+core::Result<int> RunVllmUp(const UpFlags& flags, Context& context);
+// serve up for Saxml or vLLM (JetStream's is serve.cc's own).
+core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, Context& context);
 core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context);
 // serve list, serve unpublish.
 void AddSaxmlServeCommands(CLI::App& serve, Context& context);

@@ -136,8 +136,7 @@ core::Result<bool> IsSaxml(const std::string& engine, const std::string& model) 
   if (!kind) return core::Fail(kind.error());
   if (*kind == serving::EngineKind::kVllm) {
     return core::Fail(core::Error::Usage(
-        "--engine: serve up and down do not deploy vllm yet; serve generate --engine vllm talks to a running "
-        "vLLM server"));
+        "--engine: serve down does not remove vllm yet; serve generate --engine vllm talks to a running vLLM server"));
   }
   return *kind == serving::EngineKind::kSaxml;
 }

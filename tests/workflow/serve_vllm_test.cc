@@ -1,0 +1,118 @@
+// serve up --engine vllm's plan: the slice, the template that fits it and the values that let a
+// first start (download, XLA compile) finish; every bad model or parallelism one line.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "tputrain/workflow/serve_vllm.h"
+
+namespace tputrain::workflow {
+namespace {
+
+const std::string kTemplates = std::string(TPUTRAIN_SOURCE_DIR) + "/templates";
+
+VllmPlanRequest Request(std::string model, std::string tpu_type = "", std::vector<std::string> sets = {}) {
+  return {std::move(model), std::move(tpu_type), std::move(sets), {}, {kTemplates}};
+}
+
+bool Has(const std::vector<std::string>& sets, const std::string& set) {
+  return std::find(sets.begin(), sets.end(), set) != sets.end();
+}
+
+std::string Value(const std::vector<std::string>& sets, const std::string& name) {
+  std::string value;
+  for (const auto& set : sets) {
+    if (set.rfind(name + "=", 0) == 0) value = set.substr(name.size() + 1);
+  }
+  return value;
+}
+
+TEST_CASE("a v6e 2x4 is one VM: a Deployment, tensor parallel 8") {
+  auto plan = PlanVllm(Request("meta-llama/Llama-3.1-8B-Instruct", "v6e-8"));
+  REQUIRE(plan);
+  CHECK(plan->template_name == "vllm");
+  CHECK(plan->hosts == 1);
+  CHECK(plan->chips == 8);
+  auto rendered = RenderVllm(*plan, Request("meta-llama/Llama-3.1-8B-Instruct", "v6e-8"));
+  REQUIRE(rendered);
+  CHECK(rendered->workload_kind == "Deployment");
+  CHECK(rendered->service == "vllm-service");
+}
+
+TEST_CASE("a v6e 4x4 is four VMs: a LeaderWorkerSet of 4, tensor x pipeline parallel over 16 chips") {
+  auto plan = PlanVllm(Request("org/model", "v6e-16", {"TENSOR_PARALLEL_SIZE=4", "PIPELINE_PARALLEL_SIZE=4"}));
+  REQUIRE(plan);
+  CHECK(plan->template_name == "vllm-multihost");
+  CHECK(plan->hosts == 4);
+  auto rendered = RenderVllm(*plan, Request("org/model", "v6e-16"));
+  REQUIRE(rendered);
+  CHECK(rendered->workload_kind == "LeaderWorkerSet");
+  const auto lws = rendered->objects[0].json["spec"]["leaderWorkerTemplate"];
+  CHECK(lws["size"] == 4);
+  const std::string command = lws["leaderTemplate"]["spec"]["containers"][0]["args"][0];
+  CHECK(command.find("--tensor-parallel-size=4 --pipeline-parallel-size=4") != std::string::npos);
+}
+
+TEST_CASE("a catalog model is its Hugging Face repo on the slice planned for its bf16 weights") {
+  auto plan = PlanVllm(Request("llama2-70b"));
+  REQUIRE(plan);
+  CHECK(plan->model == "meta-llama/Llama-2-70b-chat-hf");
+  CHECK(plan->tpu_type == "v6e-8");  // 140 GB of weights and headroom: 256 GB of HBM on one VM
+  CHECK(plan->template_name == "vllm");
+  CHECK(Has(plan->sets, "MODEL=meta-llama/Llama-2-70b-chat-hf"));
+}
+
+TEST_CASE("vLLM's start-up deadline and the startup probe grow with the model, past vLLM's 600 s") {
+  auto small = PlanVllm(Request("llama3-8b"));
+  auto big = PlanVllm(Request("llama3.1-405b"));
+  REQUIRE(small);
+  REQUIRE(big);
+  const int small_ready = std::stoi(Value(small->sets, "ENGINE_READY_TIMEOUT_S"));
+  const int big_ready = std::stoi(Value(big->sets, "ENGINE_READY_TIMEOUT_S"));
+  CHECK(small_ready >= 1800);
+  CHECK(big_ready > small_ready);
+  // The kubelet waits longer than vLLM, so vLLM's own message says why a start failed.
+  CHECK(std::stoi(Value(big->sets, "STARTUP_PROBE_FAILURES")) * 30 > big_ready);
+  CHECK(big->template_name == "vllm-multihost");
+}
+
+TEST_CASE("a gs:// directory is streamed by vLLM's Run:ai loader") {
+  auto plan = PlanVllm(Request("gs://my-bucket/models/llama", "v6e-8"));
+  REQUIRE(plan);
+  CHECK(Has(plan->sets, "LOAD_FORMAT=runai_streamer"));
+  CHECK(Has(plan->sets, "MODEL=gs://my-bucket/models/llama"));
+}
+
+TEST_CASE("--set comes after the plan's values, so it wins") {
+  auto plan = PlanVllm(Request("org/model", "v6e-8", {"ENGINE_READY_TIMEOUT_S=99"}));
+  REQUIRE(plan);
+  CHECK(Value(plan->sets, "ENGINE_READY_TIMEOUT_S") == "99");
+}
+
+TEST_CASE("a bad model, a missing slice or parallelism that is not the slice's chips: one line, a usage error") {
+  for (const auto* model :
+       {"a/b;reboot", "a/b c", "nobody", "a/b/c", "../x", "gs://", "gs://b/..", "a/$(id)", "a/\n"}) {
+    INFO(model);
+    auto plan = PlanVllm(Request(model, "v6e-8"));
+    REQUIRE_FALSE(plan);
+    CHECK(plan.error().kind == core::ErrorKind::kInvalidArgument);
+    CHECK(plan.error().message.rfind("--model: ", 0) == 0);
+  }
+  auto no_slice = PlanVllm(Request("org/model"));
+  REQUIRE_FALSE(no_slice);
+  CHECK(no_slice.error().message == "--tpu-type: needed for org/model (not a catalog model)");
+  auto bad_type = PlanVllm(Request("org/model", "v6e-7"));
+  REQUIRE_FALSE(bad_type);
+  CHECK(bad_type.error().message.rfind("--tpu-type: ", 0) == 0);
+  auto short_tp = PlanVllm(Request("org/model", "v6e-16", {"TENSOR_PARALLEL_SIZE=8"}));
+  REQUIRE_FALSE(short_tp);
+  CHECK(short_tp.error().message ==
+        "--set TENSOR_PARALLEL_SIZE: times PIPELINE_PARALLEL_SIZE must be 16 (the chips of v6e-16), got 8 x 1");
+  auto pipeline_on_one =
+      PlanVllm(Request("org/model", "v6e-8", {"TENSOR_PARALLEL_SIZE=4", "PIPELINE_PARALLEL_SIZE=2"}));
+  REQUIRE_FALSE(pipeline_on_one);
+  CHECK(pipeline_on_one.error().message.rfind("--set PIPELINE_PARALLEL_SIZE: only for a multi-host slice", 0) == 0);
+}
+
+}  // namespace
+}  // namespace tputrain::workflow
