@@ -192,6 +192,31 @@ core::Status LedgerStore::ClearCurrentRun(const std::string& run_id) {
 }
 
 core::Result<std::string> LedgerStore::ResolveRun(const std::string& explicit_id, const core::Env& env, bool create) {
+  auto run_id = ResolveRunId(explicit_id, env, create);
+  if (!run_id || !create || run_id->empty()) return run_id;
+  // A command that records resolves its run before any call: a ledger it could not write to
+  // would leave what it makes unrecorded, beyond every cleanup.
+  if (auto recordable = CheckRecordable(*run_id); !recordable) return core::Fail(recordable.error());
+  return run_id;
+}
+
+core::Status LedgerStore::CheckRecordable(const std::string& run_id) const {
+  auto ledger = Load(run_id);
+  if (ledger || ledger.error().kind == core::ErrorKind::kNotFound) return {};
+  const std::string path = PathOf(run_id);
+  std::string why = ledger.error().message;
+  if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);
+  auto error = core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                 "run ledger " + path + " cannot be read (" + why +
+                                     "), so nothing is created that it could not record: repair it, or move it "
+                                     "aside (mv " +
+                                     path + " " + path +
+                                     ".broken; then `tputrain cleanup --scan` "
+                                     "finds what it held by label) and run again");
+  return core::Fail(error);
+}
+
+core::Result<std::string> LedgerStore::ResolveRunId(const std::string& explicit_id, const core::Env& env, bool create) {
   std::string run_id = explicit_id;
   if (run_id.empty()) run_id = env.GetOr("TPUTRAIN_RUN", "");
   if (!run_id.empty()) {

@@ -54,6 +54,13 @@ void RecordWhatExists(ProvisionEnv& env, const CreateSteps& steps) {
 
 }  // namespace
 
+core::Error NotRecorded(const std::string& what, const core::Error& cause) {
+  core::Error error =
+      core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                        what + " was not created: the run ledger cannot record it (" + cause.message + ")");
+  return error;
+}
+
 std::string RunLabelOf(const std::map<std::string, std::string>& labels) {
   auto it = labels.find(kRunLabel);
   return it == labels.end() ? "" : it->second;
@@ -159,9 +166,10 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
   const std::string task = std::string(state::KindName(steps.kind)) + " " + steps.name;
   bool owned_before = PreviouslyOwned(env, steps.kind, steps.resource);
   if (env.ledger != nullptr) {
-    Warn(env,
-         env.ledger->RecordCreating(
-             env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details}));
+    // Recorded first, or not sent: what no ledger holds, no cleanup finds.
+    auto recorded = env.ledger->RecordCreating(
+        env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details});
+    if (!recorded) return core::Fail(NotRecorded(task, recorded.error()));
   }
   env.reporter.Progress(task, "creating");
   auto posted = steps.post();

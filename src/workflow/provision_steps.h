@@ -17,6 +17,9 @@ struct Existing {
   std::string run_label;                 // its tputrain-run label ("" when none, or the kind has no labels)
 };
 
+// Why a create was not sent: its ledger entry could not be written first.
+core::Error NotRecorded(const std::string& what, const core::Error& cause);
+
 // The tputrain-run label in `labels`, "" when absent.
 std::string RunLabelOf(const std::map<std::string, std::string>& labels);
 

@@ -219,7 +219,7 @@ core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& b
     }
     auto recorded = env.ledger->RecordCreating(
         env.run_id, state::LedgerEntry{.kind = outcome.kind, .name = outcome.resource, .details = outcome.details});
-    if (!recorded) env.reporter.Warn("run ledger: " + recorded.error().message);
+    if (!recorded) return core::Fail(internal::NotRecorded(task, recorded.error()));
   }
   auto changed = ModifyPolicy(env, binding, /*add=*/true);
   if (!changed) {

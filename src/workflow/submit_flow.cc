@@ -1,6 +1,7 @@
 #include "tputrain/workflow/submit_flow.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "tputrain/k8s/apply.h"
 #include "tputrain/render/values.h"
@@ -47,10 +48,11 @@ core::Status SubmitDirect(SubmitEnv& env, const SubmitRequest& request, SubmitRe
     result.plan = DescribeJob(result.job);
     return {};
   }
-  auto ray = env.connect_direct();
-  if (!ray) return core::Fail(ray.error());
+  // The run first: a ledger that cannot record refuses the submit before any connection.
   auto ledger = env.open_ledger();
   if (!ledger) return core::Fail(ledger.error());
+  auto ray = env.connect_direct();
+  if (!ray) return core::Fail(ray.error());
   const RayJobTarget target = ray->record_as ? *ray->record_as : RayJobTarget::Direct(ray->client->options().address);
   auto outcome =
       SubmitRecorded(*ray->client, result.job, target, *ledger, request.wait, ray->follow, Reporting(env, result.job));
@@ -71,6 +73,13 @@ core::Status SubmitToRayCluster(SubmitEnv& env, const SubmitRequest& request, Su
     if (!raycluster.image.empty())
       env.reporter.Info("image " + raycluster.image + " (built by this run; --image overrides)");
   }
+  // The run first: a ledger that cannot record refuses the submit before any connection.
+  std::optional<LedgerRecorder> ledger;
+  if (!request.dry_run) {
+    auto opened = env.open_ledger();
+    if (!opened) return core::Fail(opened.error());
+    ledger = *opened;
+  }
   auto cluster = env.connect_cluster(raycluster.name);
   if (!cluster) return core::Fail(cluster.error());
   ClusterSubmitEnv& cluster_env = *cluster->env;
@@ -80,8 +89,6 @@ core::Status SubmitToRayCluster(SubmitEnv& env, const SubmitRequest& request, Su
     result.plan = std::move(*plan);
     return {};
   }
-  auto ledger = env.open_ledger();
-  if (!ledger) return core::Fail(ledger.error());
   cluster_env.ledger = *ledger;
   auto outcome =
       SubmitOnCluster(cluster_env, result.job, raycluster, request.wait, cluster->follow, Reporting(env, result.job));

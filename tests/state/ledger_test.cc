@@ -93,6 +93,30 @@ TEST_CASE("the run is --run, else TPUTRAIN_RUN, else the current run, else a new
   CHECK(tputrain::core::IsUsageError(bad.error()));
 }
 
+TEST_CASE("a run whose ledger cannot be read cannot record: resolving it to create is refused, naming the file") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  tputrain::core::Env env;
+  const std::string path = (dir.path / "broken.json").string();
+  for (const std::string& text : {std::string(R"({"version": 1, "run_id": "broken", "entr)"), std::string("[1, 2]"),
+                                  std::string(R"({"run_id": "broken", "entries": {"kind": "bucket"}})")}) {
+    INFO(text);
+    std::ofstream(path) << text;
+    auto refused = store.ResolveRun("broken", env, /*create=*/true);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().kind == tputrain::core::ErrorKind::kFailedPrecondition);
+    CHECK_THAT(refused.error().message, Catch::StartsWith("run ledger " + path + " cannot be read ("));
+    CHECK_THAT(refused.error().message, Catch::Contains("mv " + path + " " + path + ".broken"));
+    CHECK(refused.error().message.find('\n') == std::string::npos);
+    // Reading commands (cleanup, runs show) still resolve it, and report the file themselves.
+    CHECK(*store.ResolveRun("broken", env, /*create=*/false) == "broken");
+    // Nor does a create that gets that far write past it.
+    CHECK_FALSE(store.RecordCreating("broken", {.kind = tputrain::state::ResourceKind::kBucket, .name = "b"}));
+  }
+  CHECK(*store.ResolveRun("fresh", env, /*create=*/true) == "fresh");  // no file yet: nothing to lose
+}
+
 TEST_CASE("runs are listed by id") {
   ScratchDir dir;
   tputrain::core::SystemClock clock;

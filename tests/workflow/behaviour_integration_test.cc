@@ -1,6 +1,8 @@
 // Against `tputrain emulator start`: tputrain's bodies against gcloud's for the seed commands,
 // four node pools created together, and a stockout.
+#include <algorithm>
 #include <ctime>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
@@ -259,6 +261,47 @@ TEST_CASE("--dry-run prints each request and sends nothing", "[integration]") {
   CHECK(planned.out.find("\"rayOperatorConfig\":{\"enabled\":true}") != std::string::npos);
   CHECK(planned.out.find("\"name\":\"v6e-16-1\"") != std::string::npos);
   CHECK(env.Requests().empty());
+}
+
+TEST_CASE("a run whose ledger cannot be read creates nothing: every create is refused before any call",
+          "[integration]") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  const fs::path ledger = fs::path(env.state_dir()) / "broken.json";
+  const fs::path kubeconfig = env.dir() / "kubeconfig.yaml";
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "
+                               "'https://127.0.0.1:9'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, "
+                               "context: {cluster: c, user: u}}]\ncurrent-context: x\n";
+  const fs::path manifest = env.dir() / "cm.yaml";
+  std::ofstream(manifest) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\n";
+  const std::vector<std::vector<std::string>> creates = {
+      {"tpu-vm", "create", "vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8"},
+      {"tpu-vm", "create", "rv", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--ray", "--iap-firewall",
+       "create"},
+      {"bucket", "create", "gs://p-ckpt"},
+      {"cluster", "create", "c", "--location", "us-east5-b"},
+      {"registry", "create", "repo", "--location", "us-east5"},
+      {"iam", "service-account", "create", "trainer-sa"},
+      {"apply", "-f", manifest.string(), "--kubeconfig", kubeconfig.string()},
+  };
+  fs::create_directories(ledger.parent_path());
+  for (const std::string& broken : {std::string(R"({"version": 1, "run_id": "broken", "entries": [{"kind": "bu)"),
+                                    std::string(R"({"run_id": "broken", "entries": "none"})")}) {
+    std::ofstream(ledger) << broken;
+    for (auto args : creates) {
+      args.insert(args.end(), {"--run", "broken"});
+      auto refused = env.Tputrain(args);
+      INFO(args[0] << " " << args[1] << " with " << broken << "\nstderr: " << refused.err);
+      CHECK(refused.exit_code == 1);
+      CHECK(refused.out.empty());
+      CHECK(refused.err.rfind("ERROR: run ledger " + ledger.string() + " cannot be read (", 0) == 0);
+      CHECK(refused.err.find("mv " + ledger.string() + " " + ledger.string() + ".broken") != std::string::npos);
+      CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+    }
+    CHECK(env.Requests().empty());
+    std::ifstream after(ledger);
+    CHECK(std::string(std::istreambuf_iterator<char>(after), {}) == broken);
+  }
 }
 
 }  // namespace

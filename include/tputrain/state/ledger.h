@@ -75,6 +75,9 @@ class LedgerStore {
 
   // The run a command belongs to: `explicit_id` (--run), else TPUTRAIN_RUN, else the current
   // run recorded by an earlier command, else (when `create` is true) a new run, made current.
+  // With `create` (a command that records what it makes) the run's ledger must be readable, or
+  // the command is refused here, before any call (kFailedPrecondition naming the file and how to
+  // recover): every create records itself before it is sent.
   core::Result<std::string> ResolveRun(const std::string& explicit_id, const core::Env& env, bool create);
   core::Result<std::string> CurrentRun() const;  // empty when none
   core::Status ClearCurrentRun(const std::string& run_id);
@@ -90,6 +93,8 @@ class LedgerStore {
                            const std::string& operation = "");
 
  private:
+  core::Result<std::string> ResolveRunId(const std::string& explicit_id, const core::Env& env, bool create);
+  core::Status CheckRecordable(const std::string& run_id) const;
   std::string PathOf(const std::string& run_id) const;
   std::string Timestamp() const;
 

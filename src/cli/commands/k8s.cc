@@ -41,17 +41,18 @@ struct ApplyFlags {
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto objects = ReadManifests(flags.file);
   if (!objects) return core::Fail(objects.error());
+  // The run first: a ledger that cannot record refuses the apply before any call.
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, context.global.dry_run);
+  if (!ledger) return core::Fail(ledger.error());
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
+  ledger->access = AccessRecordOf(flags.access, **connection, context);
   k8s::ApplyOptions options;
   options.dry_run = context.global.dry_run;
   options.force_conflicts = flags.force_conflicts;
   options.ns = flags.access.ns;
   bool table = context.global.output_format() == OutputFormat::kTable;
   // Every object goes into the run ledger before it is sent, so `tputrain cleanup` deletes it.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
-                                options.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
   workflow::RecordedApplyEnv env = RecordedApplyEnvOf(**connection, *ledger, context);
   auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
     if (table) {

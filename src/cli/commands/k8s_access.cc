@@ -73,11 +73,9 @@ state::AccessRecord AccessRecordOf(const KubeAccessFlags& flags, const k8s::Conn
   return state::AccessRecord::Kubeconfig(kubeconfig, connection.access.context);
 }
 
-core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
-                                          const KubeAccessFlags& flags, const k8s::Connection& connection,
-                                          Context& context, bool dry_run) {
+core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir, Context& context,
+                                          bool dry_run) {
   ApplyLedger ledger;
-  ledger.access = AccessRecordOf(flags, connection, context);
   if (dry_run) return ledger;
   ledger.store = &context.stack().Ledger(state_dir);
   auto run = ledger.store->ResolveRun(run_flag, context.env, /*create=*/true);

@@ -57,9 +57,10 @@ struct ApplyLedger {
   state::AccessRecord access;
   workflow::LedgerRecorder recorder() const { return {store, run_id}; }
 };
-core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir,
-                                          const KubeAccessFlags& flags, const k8s::Connection& connection,
-                                          Context& context, bool dry_run);
+// The run the applies are recorded in, resolved before the cluster is reached (a ledger that
+// cannot record refuses the command before any call); the caller sets `access` once connected.
+core::Result<ApplyLedger> OpenApplyLedger(const std::string& run_flag, const std::string& state_dir, Context& context,
+                                          bool dry_run);
 
 // What recorded applies on `connection` run with: its client and discovery, the Stack's clock and
 // the command's cancel token, recording into `ledger`.

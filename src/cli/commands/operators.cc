@@ -77,15 +77,16 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
     return core::Fail(
         core::Error::Usage(info->name + ": installed as a GKE add-on, not from a manifest: " + info->fix));
   }
+  const bool dry_run = context.global.dry_run;
+  // The run first: a ledger that cannot record refuses the install before any call.
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, dry_run);
+  if (!ledger) return core::Fail(ledger.error());
   auto objects = workflow::LoadOperatorManifest(context.stack().Downloads(),
                                                 flags.manifest.empty() ? info->manifest_url : flags.manifest);
   if (!objects) return core::Fail(objects.error());
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
-  const bool dry_run = context.global.dry_run;
-  auto ledger =
-      OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context, dry_run);
-  if (!ledger) return core::Fail(ledger.error());
+  ledger->access = AccessRecordOf(flags.access, **connection, context);
   workflow::RecordedApplyEnv env = RecordedApplyEnvOf(**connection, *ledger, context);
   auto installed = workflow::InstallOperator(env, *info, *objects, dry_run, timeout->value_or(std::chrono::minutes(5)),
                                              context.reporter());

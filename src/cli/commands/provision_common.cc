@@ -147,11 +147,12 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     return core::kExitOk;
   }
   Stack& stack = context.stack();
-  auto google = stack.Google();
-  if (!google) return core::Fail(google.error());
+  // The run first: a ledger that cannot record refuses the command before any call.
   state::LedgerStore& ledger = stack.Ledger(flags.state_dir);
   auto run_id = ledger.ResolveRun(flags.run_id, context.env, /*create=*/true);
   if (!run_id) return core::Fail(run_id.error());
+  auto google = stack.Google();
+  if (!google) return core::Fail(google.error());
   auto env = stack.Provision(*google);
   env.ledger = &ledger;
   env.run_id = *run_id;

@@ -71,12 +71,13 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   request.configuration = std::move(*configuration);
   Stack& stack = context.stack();
   request.template_dirs = stack.BuiltinTemplateDirs();
+  // The run first: a ledger that cannot record refuses the command before any call.
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, request.dry_run);
+  if (!ledger) return core::Fail(ledger.error());
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   request.ns = flags.access.ns;
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
-                                request.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
+  ledger->access = AccessRecordOf(flags.access, **connection, context);
   workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
   auto load_lws = [&]() -> core::Result<std::vector<k8s::Object>> {
     auto info = workflow::FindOperator("lws");

@@ -51,12 +51,13 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   request.configuration = std::move(*configuration);
   Stack& stack = context.stack();
   request.template_dirs = stack.BuiltinTemplateDirs();
+  // The run first: a ledger that cannot record refuses the command before any call.
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, request.dry_run);
+  if (!ledger) return core::Fail(ledger.error());
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   request.ns = flags.access.ns;
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, flags.access, **connection, context,
-                                request.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
+  ledger->access = AccessRecordOf(flags.access, **connection, context);
   workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
   // The converter's log is for people, as a followed job's output is for `submit --logs`: stderr,
   // so stdout keeps the one result (--format json).
