@@ -152,6 +152,19 @@ std::string LedgerStore::DefaultDir(const core::Env& env) {
   return env.Home() + "/.local/state/tputrain";
 }
 
+core::Status ValidateNewRunId(std::string_view source, const std::string& run_id) {
+  bool ok = !run_id.empty() && run_id.size() <= kMaxRunIdLength &&
+            std::all_of(run_id.begin(), run_id.end(), [](unsigned char c) {
+              return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+            });
+  if (!ok) {
+    return core::Fail(core::Error::Usage(std::string(source) + ": invalid run id '" + run_id +
+                                         "': it becomes the tputrain-run label, so up to 63 lowercase letters, "
+                                         "digits, '-' or '_'"));
+  }
+  return {};
+}
+
 core::Status ValidateRunId(const std::string& run_id) {
   bool ok = !run_id.empty() && run_id.size() <= 64 && run_id.front() != '.' &&
             std::all_of(run_id.begin(), run_id.end(),
@@ -218,9 +231,16 @@ core::Status LedgerStore::CheckRecordable(const std::string& run_id) const {
 
 core::Result<std::string> LedgerStore::ResolveRunId(const std::string& explicit_id, const core::Env& env, bool create) {
   std::string run_id = explicit_id;
-  if (run_id.empty()) run_id = env.GetOr("TPUTRAIN_RUN", "");
+  const char* source = "--run";
+  if (run_id.empty()) {
+    run_id = env.GetOr("TPUTRAIN_RUN", "");
+    source = "TPUTRAIN_RUN";
+  }
   if (!run_id.empty()) {
-    if (auto valid = ValidateRunId(run_id); !valid) return core::Fail(valid.error());
+    // A run that records gets a label-safe id; an older run of another spelling can still be
+    // read and cleaned up.
+    auto valid = create ? ValidateNewRunId(source, run_id) : ValidateRunId(run_id);
+    if (!valid) return core::Fail(valid.error());
     return run_id;
   }
   std::lock_guard guard(mutex_);

@@ -177,6 +177,15 @@ const std::vector<BadInput>& Cases() {
       {"env", {"cluster", "list"}, "TPUTRAIN_PROJECT", {{"TPUTRAIN_PROJECT", "Bad Project!"}}},
       {"env", {"cluster", "list"}, "TPUTRAIN_LOCATION", {{"TPUTRAIN_LOCATION", "US EAST"}}},
       {"env", {"tpu-vm", "list"}, "CLOUDSDK_CORE_PROJECT", {{"CLOUDSDK_CORE_PROJECT", "p/../q"}}},
+      // run ids become the tputrain-run label: lowercase letters, digits, '-', '_'
+      {"run id", {"bucket", "create", "gs://ckpt-x", "--run", "Nightly"}, "--run"},
+      {"run id", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--run", "v1.2"}, "--run"},
+      {"run id",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8"},
+       "TPUTRAIN_RUN",
+       {{"TPUTRAIN_RUN", "Nightly"}}},
+      {"run id", {"cluster", "create", "c", "--run", std::string(64, 'a')}, "--run"},
+      {"run id", {"cluster", "create", "c", "--dry-run"}, "TPUTRAIN_RUN", {{"TPUTRAIN_RUN", "Nightly"}}},
   };
   return cases;
 }
@@ -223,5 +232,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 9);
+  CHECK(families.size() == 10);
 }

@@ -3,6 +3,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -106,7 +107,14 @@ class LedgerStore {
   std::mutex mutex_;
 };
 
-// Run ids are safe as file names: letters, digits, '-', '_', '.', at most 64 characters.
+// Run ids are safe as file names: letters, digits, '-', '_', '.', at most 64 characters. Ledgers
+// of any such id are read (earlier releases accepted them all).
 core::Status ValidateRunId(const std::string& run_id);
+
+// A run that records resources labels them tputrain-run=ID, and a label value holds only
+// lowercase letters, digits, '-' and '_', at most 63 of them: what every new run id must be.
+// `source` is where the id came from (--run, TPUTRAIN_RUN), named in the error.
+inline constexpr size_t kMaxRunIdLength = 63;
+core::Status ValidateNewRunId(std::string_view source, const std::string& run_id);
 
 }  // namespace tputrain::state

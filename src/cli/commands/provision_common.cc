@@ -126,7 +126,12 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     std::vector<http::Request> planned;
     auto env = context.stack().Provision(nullptr);
     env.dry_run = &planned;
-    env.run_id = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "RUN_ID") : flags.run_id;
+    const std::string given = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "") : flags.run_id;
+    if (!given.empty()) {
+      auto valid = state::ValidateNewRunId(flags.run_id.empty() ? "TPUTRAIN_RUN" : "--run", given);
+      if (!valid) return core::Fail(valid.error());
+    }
+    env.run_id = given.empty() ? "RUN_ID" : given;
     auto outcomes = body(env);
     if (!outcomes) return core::Fail(outcomes.error());
     nlohmann::json requests = nlohmann::json::array();
