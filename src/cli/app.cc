@@ -8,6 +8,7 @@
 #include "global_flags.h"
 #include "parse_error.h"
 #include "tputrain/cli/main.h"
+#include "tputrain/core/text.h"
 #include "tputrain/core/version.h"
 
 namespace tputrain::cli {
@@ -22,14 +23,13 @@ class Formatter final : public CLI::Formatter {
   }
 };
 
+// Bad input is one line whatever the value held; other errors keep the lines they were given
+// (a hint, a list of fields). Neither passes on a control character a value or a server sent.
 void ReportError(Context& context, const core::Error& error) {
+  const auto newlines = core::IsUsageError(error) ? core::Newlines::kEscape : core::Newlines::kKeep;
   context.err << "ERROR: ";
-  if (!core::IsUsageError(error) && error.http_status == 0 && error.where.empty()) {
-    context.err << context.redactor(error.message) << "\n";
-    return;
-  }
   if (!error.where.empty()) context.err << "(" << error.where << ") ";
-  context.err << context.redactor(error.message) << "\n";
+  context.err << core::PrintableText(context.redactor(error.message), newlines) << "\n";
 }
 
 }  // namespace
@@ -97,7 +97,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupRegistryCommand(app, context);
   SetupImageCommand(app, context);
   SetupServeCommand(app, context);
-  RefuseEmptyValues(app, {"command"});
+  RefuseBadValues(app, {"command"});
   if (argc > 1 && (std::string_view(argv[1]) == "__complete" || std::string_view(argv[1]) == "__man")) {
     return RunHiddenCommand(app, argc, argv, context);
   }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <regex>
 
+#include "tputrain/core/text.h"
+#include "tputrain/core/utf8.h"
+
 namespace tputrain::cli {
 namespace {
 
@@ -30,24 +33,32 @@ const std::vector<Rewrite>& Rewrites() {
 }  // namespace
 
 std::string ParseErrorLine(const CLI::ParseError& error) {
-  std::string message = error.what();
+  // One line whatever the value held (a newline, an escape sequence, bytes that are not UTF-8).
+  std::string message = core::PrintableText(error.what());
   for (const auto& rewrite : Rewrites()) {
     if (std::regex_match(message, rewrite.pattern)) return std::regex_replace(message, rewrite.pattern, rewrite.format);
   }
   return message;
 }
 
-void RefuseEmptyValues(CLI::App& app, const std::vector<std::string>& may_be_empty) {
+void RefuseBadValues(CLI::App& app, const std::vector<std::string>& may_be_empty) {
   static const CLI::Validator kNotEmpty(
       [](std::string& value) { return value.empty() ? std::string("expected a value, got ''") : std::string(); }, "",
       "NOT_EMPTY");
+  static const CLI::Validator kUtf8(
+      [](std::string& value) {
+        return core::IsValidUtf8(value) ? std::string()
+                                        : "expected UTF-8 text, got '" + core::PrintableText(value) + "'";
+      },
+      "", "UTF8");
   for (CLI::Option* option : app.get_options()) {
     if (option->get_type_size() == 0) continue;  // a flag: it takes no value
+    option->check(kUtf8);
     if (std::find(may_be_empty.begin(), may_be_empty.end(), option->get_name()) != may_be_empty.end()) continue;
     option->check(kNotEmpty);
   }
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
-    RefuseEmptyValues(*command, may_be_empty);
+    RefuseBadValues(*command, may_be_empty);
   }
 }
 

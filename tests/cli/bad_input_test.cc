@@ -177,6 +177,24 @@ const std::vector<BadInput>& Cases() {
       {"env", {"cluster", "list"}, "TPUTRAIN_PROJECT", {{"TPUTRAIN_PROJECT", "Bad Project!"}}},
       {"env", {"cluster", "list"}, "TPUTRAIN_LOCATION", {{"TPUTRAIN_LOCATION", "US EAST"}}},
       {"env", {"tpu-vm", "list"}, "CLOUDSDK_CORE_PROJECT", {{"CLOUDSDK_CORE_PROJECT", "p/../q"}}},
+      // text that is not UTF-8, in any free-text value (every one may end up in a JSON body)
+      {"text",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--metadata", "motd=caf\xe9"},
+       "--metadata"},
+      {"text", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--ray", "--pip", "jax\xff"}, "--pip"},
+      {"text", {"serve", "generate", "--prompt", "\xc3\x28"}, "--prompt"},
+      {"text",
+       {"registry", "create", "repo", "--location", "us-east5", "--description", "\xed\xa0\x80"},
+       "--description"},
+      {"text",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--metadata-from-file", "motd=/usr/bin/true"},
+       "--metadata-from-file"},
+      {"text", {"tpu-vm", "exec", "vm", "--", "echo", "\xf8\x88\x80\x80\x80"}, "command"},
+      {"text", {"job", "submit", "--address", "http://127.0.0.1:9", "--", "echo", "\xc0\xaf"}, "command"},
+      // a newline (or an escape sequence) in a value is still one line of error
+      {"newline", {"cleanup", "--run", "a\nb", "--yes"}, "--run"},
+      {"newline", {"cluster", "create", "c\n\x1b[2Jc"}, "NAME"},
+      {"newline", {"render", "raycluster-maxtext", "--set", "A\nB"}, "--set 'A\\nB'"},
       // run ids become the tputrain-run label: lowercase letters, digits, '-', '_'
       {"run id", {"bucket", "create", "gs://ckpt-x", "--run", "Nightly"}, "--run"},
       {"run id", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--run", "v1.2"}, "--run"},
@@ -232,5 +250,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 10);
+  CHECK(families.size() == 11);
 }

@@ -36,7 +36,7 @@ core::Result<int> StartEmulator(const std::vector<std::string>& given, Context& 
   globals.allow_extras();
   globals.set_help_flag();  // --help is the emulator's
   AddGlobalFlags(globals, context.global);
-  RefuseEmptyValues(globals, {});
+  RefuseBadValues(globals, {});
   std::vector<std::string> reversed(given.rbegin(), given.rend());  // CLI11 takes them last first
   try {
     globals.parse(reversed);

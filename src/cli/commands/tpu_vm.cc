@@ -6,6 +6,8 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
+#include "tputrain/core/text.h"
+#include "tputrain/core/utf8.h"
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
@@ -55,6 +57,9 @@ core::Result<gcp::tpu::NodeSpec> SpecOf(const TpuVmOptions& options) {
     // Compute Engine's limit for one metadata value.
     auto text = core::ReadFile(path, "--metadata-from-file", 256 * 1024);
     if (!text) return core::Fail(text.error());
+    if (!core::IsValidUtf8(*text)) {  // a metadata value is a JSON string
+      return core::Fail(core::Error::Usage("--metadata-from-file: " + key + "=" + path + " is not UTF-8 text"));
+    }
     spec.metadata[key] = std::move(*text);
   }
   auto labels = gcp::ParseLabels("--labels", options.labels, {workflow::kRunLabel});

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "tputrain/cli/output.h"
+#include "tputrain/core/text.h"
 
 namespace tputrain::cli {
 namespace {
@@ -114,7 +115,12 @@ std::size_t DisplayWidth(std::string_view text) {
 }
 
 void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
-                const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>& give_way) {
+                const std::vector<std::vector<std::string>>& given_rows, const std::vector<std::string>& give_way) {
+  // A cell is one line of text, whatever a server put in it (a newline, an escape sequence).
+  std::vector<std::vector<std::string>> rows = given_rows;
+  for (auto& row : rows) {
+    for (auto& cell : row) cell = core::PrintableText(cell);
+  }
   const TableLayout layout = TableLayoutOf(out);
   if (layout.width > 0 && NaturalWidth(headers, rows) > layout.width) {
     // A table that has to give way first loses the columns with nothing in them.

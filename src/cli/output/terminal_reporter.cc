@@ -1,5 +1,7 @@
 #include "terminal_reporter.h"
 
+#include "tputrain/core/text.h"
+
 namespace tputrain::cli {
 
 void TerminalReporter::ClearLiveLine() {
@@ -11,7 +13,8 @@ void TerminalReporter::ClearLiveLine() {
 
 void TerminalReporter::Line(std::string_view text) {
   ClearLiveLine();
-  err_ << redactor_(text) << "\n";
+  // A server's text (an error's message, a build's log) may hold escape sequences: shown, not obeyed.
+  err_ << core::PrintableText(redactor_(text), core::Newlines::kKeep) << "\n";
   err_.flush();
 }
 
@@ -42,7 +45,7 @@ void TerminalReporter::Progress(std::string_view task, std::string_view state) {
   std::string text = std::string(task) + ": " + std::string(state);
   if (is_tty_) {
     ClearLiveLine();
-    err_ << redactor_(text);
+    err_ << core::PrintableText(redactor_(text));
     err_.flush();
     live_line_shown_ = true;
   } else {

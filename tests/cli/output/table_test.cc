@@ -36,6 +36,15 @@ std::string Render(const TableLayout& layout, const std::vector<std::string>& he
   return out.str();
 }
 
+TEST_CASE("a cell a server filled with a newline or an escape sequence is shown on its line, not obeyed") {
+  const std::string text = Render({}, {"name", "state"}, {{"vm\n1", "\x1b[2J\x1b]0;title\x07ready"}});
+  CHECK(Lines(text).size() == 2);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find('\x07') == std::string::npos);
+  CHECK(text.find("vm\\n1") != std::string::npos);
+  CHECK(text.find("\\x1b[2J\\x1b]0;title\\x07ready") != std::string::npos);
+}
+
 TEST_CASE("without a terminal a table's lines are whole, as before") {
   const std::string text = Render({});
   const auto lines = Lines(text);

@@ -37,5 +37,18 @@ TEST_CASE("on a terminal the live line gives way to the outcome, said once") {
   CHECK(err.str() == "build 0f3c: WORKING\r\033[Kbuild 0f3c: SUCCESS\r\033[Kbuild 0f3c: SUCCESS\n");
 }
 
+TEST_CASE("a server's escape sequences and stray bytes are printed as escapes, never sent to the terminal") {
+  std::ostringstream err;
+  core::Redactor redactor;
+  TerminalReporter reporter(err, /*is_tty=*/true, false, false, redactor);
+  reporter.Progress("build 0f3c", "WORKING\x1b[2J");
+  reporter.Warn(
+      "build 0f3c failed:\n\x1b]0;pwned\x07 step 2 \xc2\x9b"
+      "31m \xff");
+  CHECK(err.str() ==
+        "build 0f3c: WORKING\\x1b[2J\r\033[KWARNING: build 0f3c failed:\n\\x1b]0;pwned\\x07 step 2 \\x9b31m "
+        "\\xff\n");
+}
+
 }  // namespace
 }  // namespace tputrain::cli

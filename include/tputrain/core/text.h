@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+// Text as it reaches a terminal.
+namespace tputrain::core {
+
+// `text` safe to print on a terminal: control characters (C0 but for tab and, when kept, '\n';
+// DEL; C1) and bytes that are not UTF-8 become escapes ("\n", "\r", "\x1b", "\x9b"); the rest is printed
+// as is. A server's or a user's text cannot then move the cursor, clear the screen, set the
+// window title, or (Newlines::kEscape) make one line look like two.
+enum class Newlines { kEscape, kKeep };
+std::string PrintableText(std::string_view text, Newlines newlines = Newlines::kEscape);
+
+}  // namespace tputrain::core

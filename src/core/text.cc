@@ -1,0 +1,76 @@
+#include "tputrain/core/text.h"
+
+#include <cstdio>
+
+namespace tputrain::core {
+namespace {
+
+// The length of the UTF-8 sequence at `text[at]`, or 0 when it is not one.
+size_t Utf8Length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned min = 0;
+  unsigned code = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, min = 0x80, code = lead & 0x1F;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, min = 0x800, code = lead & 0x0F;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, min = 0x10000, code = lead & 0x07;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(at + i) & 0x3F);
+  }
+  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return length;
+}
+
+void AppendHex(std::string& out, unsigned char c) {
+  char escaped[8];
+  std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+  out += escaped;
+}
+
+}  // namespace
+
+std::string PrintableText(std::string_view text, Newlines newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[at]);
+    const size_t length = Utf8Length(text, at);
+    if (length == 0) {
+      AppendHex(out, c);
+      ++at;
+      continue;
+    }
+    if (length == 1) {
+      if (c == '\n' && newlines == Newlines::kKeep) {
+        out += '\n';
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        AppendHex(out, c);
+      } else {
+        out += static_cast<char>(c);
+      }
+    } else if (length == 2 && c == 0xC2 && static_cast<unsigned char>(text[at + 1]) < 0xA0) {
+      // U+0080..U+009F: the C1 controls (CSI among them) that some terminals obey.
+      AppendHex(out, static_cast<unsigned char>(text[at + 1]));
+    } else {
+      out.append(text.substr(at, length));
+    }
+    at += length;
+  }
+  return out;
+}
+
+}  // namespace tputrain::core
