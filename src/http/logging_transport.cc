@@ -3,8 +3,37 @@
 #include <sstream>
 
 #include "tputrain/core/redact.h"
+#include "tputrain/core/text.h"
+#include "tputrain/core/utf8.h"
 
 namespace tputrain::http {
+namespace {
+
+// A body is printed when it is text, redacted whole and then cut at this size; an archive, an
+// image or a 60 MB upload is one line with its size.
+constexpr size_t kMaxShownBody = 64 * 1024;
+
+// UTF-8 without NUL bytes: an archive or an image is neither. A control character in text is
+// escaped when printed (PrintableText), not a reason to hide the text.
+bool IsText(std::string_view body) { return body.find('\0') == std::string_view::npos && core::IsValidUtf8(body); }
+
+std::string ContentType(const Headers& headers) { return FindHeader(headers, "Content-Type").value_or("no type"); }
+
+// "http: request body:\n<text>\n", or one line saying what it was.
+std::string ShownBody(const char* which, const std::string& body, const Headers& headers,
+                      const core::Redactor& redactor) {
+  const std::string size = std::to_string(body.size()) + " bytes";
+  if (!IsText(body))
+    return "http: " + std::string(which) + " body: " + size + " of " + ContentType(headers) + ", not shown\n";
+  if (body.size() <= kMaxShownBody) return "http: " + std::string(which) + " body:\n" + body + "\n";
+  // Redacted before it is cut, so that a secret cut in two is still found whole.
+  std::string shown = redactor(body);
+  if (shown.size() > kMaxShownBody) shown.resize(kMaxShownBody);
+  return "http: " + std::string(which) + " body (the first " + std::to_string(kMaxShownBody / 1024) + " KiB of " +
+         size + "):\n" + shown + "\n";
+}
+
+}  // namespace
 
 LoggingTransport::LoggingTransport(Transport& inner, std::ostream& sink, core::Clock& clock, bool log_bodies,
                                    const core::Redactor& redactor)
@@ -37,19 +66,19 @@ core::Result<Response> LoggingTransport::Log(const Request& request, const core:
   if (log_bodies_) {
     text << "http: request headers:\n";
     for (const auto& [name, value] : request.headers) text << "  " << name << ": " << value << "\n";
-    if (!request.body.empty()) text << "http: request body:\n" << request.body << "\n";
+    if (!request.body.empty()) text << ShownBody("request", request.body, request.headers, redactor_);
     if (result) {
       text << "http: response headers:\n";
       for (const auto& [name, value] : result->headers) text << "  " << name << ": " << value << "\n";
       if (streamed) {
         text << "http: response body streamed to its reader\n";
       } else if (!result->body.empty()) {
-        text << "http: response body:\n" << result->body << "\n";
+        text << ShownBody("response", result->body, result->headers, redactor_);
       }
     }
   }
   std::lock_guard lock(mutex_);
-  sink_ << redactor_(text.str()) << std::flush;
+  sink_ << core::PrintableText(redactor_(text.str()), core::Newlines::kKeep) << std::flush;
   return result;
 }
 

@@ -276,4 +276,43 @@ TEST_CASE("--log-http never prints a secret a server answers with: by name, and 
   CHECK(stack.redactor(echoed->body).find(token) == std::string::npos);
 }
 
+TEST_CASE("--log-http shows a binary or large body as its size, and no server's escape sequence", "[logging]") {
+  ScriptedTransport inner;
+  StepClock clock;
+  std::ostringstream sink;
+  tputrain::core::Redactor redactor;
+  redactor.HoldField("tputrain-ray-token");
+  tputrain::http::LoggingTransport logging(inner, sink, clock, true, redactor);
+
+  Request upload;
+  upload.method = "POST";
+  upload.url = "https://storage.googleapis.com/upload/storage/v1/b/p_cloudbuild/o?uploadType=media&name=s.tgz";
+  upload.headers = {{"Content-Type", "application/gzip"}};
+  upload.body = std::string("\x1f\x8b\x08\x00", 4) + std::string(3 * 1024 * 1024, '\0');
+  // A large JSON answer with a held secret where it is cut: redacted whole before it is cut.
+  redactor.Hold("held-secret-across-the-cut-9876");
+  std::string large = R"({"items":[)";
+  while (large.size() < 64 * 1024 - 20) large += R"({"name":"n"},)";
+  large += R"({"echo":"held-secret-across-the-cut-9876"},)";
+  while (large.size() < 200 * 1024) large += R"({"name":"n"},)";
+  large += R"({"name":"n"}]})";
+  inner.script = {Response{200, {{"Content-Type", "application/json"}}, large},
+                  Response{500, {}, "{\"message\":\"oops \x1b]0;pwned\x07\x1b[2J\"}"}};
+  REQUIRE(logging.Send(upload).has_value());
+  Request get;
+  get.url = "https://tpu.googleapis.com/v2/x";
+  REQUIRE(logging.Send(get).has_value());
+
+  const std::string text = sink.str();
+  CHECK_THAT(text, Catch::Contains("http: request body: 3145732 bytes of application/gzip, not shown\n"));
+  CHECK(text.size() < 100 * 1024);
+  CHECK_THAT(text, Catch::Contains("http: response body (the first 64 KiB of " + std::to_string(large.size()) +
+                                   " bytes):\n{\"items\":["));
+  CHECK(text.find("held-secret") == std::string::npos);
+  CHECK(text.find("held-s") == std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.find('\x07') == std::string::npos);
+  CHECK_THAT(text, Catch::Contains("oops \\x1b]0;pwned\\x07\\x1b[2J"));
+}
+
 }  // namespace
