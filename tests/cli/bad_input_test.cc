@@ -204,6 +204,11 @@ const std::vector<BadInput>& Cases() {
        {{"TPUTRAIN_RUN", "Nightly"}}},
       {"run id", {"cluster", "create", "c", "--run", std::string(64, 'a')}, "--run"},
       {"run id", {"cluster", "create", "c", "--dry-run"}, "TPUTRAIN_RUN", {{"TPUTRAIN_RUN", "Nightly"}}},
+      // namespaces become URL path segments, for every command that takes -n
+      {"namespace", {"serve", "status", "-n", "Prod"}, "--namespace"},
+      {"namespace", {"serve", "generate", "--prompt", "hi", "-n", "a/b"}, "--namespace"},
+      {"namespace", {"serve", "list", "-n", "-x"}, "--namespace"},
+      {"namespace", {"serve", "unpublish", "--model", "m", "-n", "x.y"}, "--namespace"},
   };
   return cases;
 }
@@ -250,5 +255,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 11);
+  CHECK(families.size() == 12);
 }

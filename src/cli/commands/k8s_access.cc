@@ -4,6 +4,7 @@
 
 #include "stack.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/k8s/names.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/cluster_access.h"
@@ -17,7 +18,14 @@ void AddKubeAccessFlags(CLI::App& command, KubeAccessFlags& flags) {
   command.add_option("--kubeconfig", flags.kubeconfig, "Kubeconfig file (default: KUBECONFIG, else ~/.kube/config)")
       ->type_name("FILE");
   command.add_option("--context", flags.context, "Kubeconfig context (default: its current-context)");
-  command.add_option("-n,--namespace", flags.ns, "Kubernetes namespace (default: the context's)");
+  // Checked as it is parsed, for every command: the namespace becomes a URL path segment.
+  static const CLI::Validator kNamespace(
+      [](std::string& value) -> std::string {
+        auto valid = k8s::CheckNamespace("", value);
+        return valid ? "" : valid.error().message.substr(2);  // after CheckNamespace's ": "
+      },
+      "", "NAMESPACE");
+  command.add_option("-n,--namespace", flags.ns, "Kubernetes namespace (default: the context's)")->check(kNamespace);
   command.add_flag("--insecure-skip-tls-verify", flags.insecure,
                    "Accept a kubeconfig cluster that disables TLS verification");
 }
