@@ -1,6 +1,7 @@
 #include "parse_error.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 
 #include "tputrain/core/text.h"
@@ -60,6 +61,17 @@ void RefuseBadValues(CLI::App& app, const std::vector<std::string>& may_be_empty
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
     RefuseBadValues(*command, may_be_empty);
   }
+}
+
+const CLI::Validator& ExistingDirectory() {
+  static const CLI::Validator kDirectory(
+      [](std::string& value) {
+        std::error_code error;
+        return std::filesystem::is_directory(value, error) ? std::string()
+                                                           : "expected an existing directory, got '" + value + "'";
+      },
+      "DIR", "DIRECTORY");
+  return kDirectory;
 }
 
 }  // namespace tputrain::cli

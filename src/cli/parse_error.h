@@ -21,4 +21,9 @@ std::string ParseErrorLine(const CLI::ParseError& error);
 // keep empty values. Call after every command's flags are added.
 void RefuseBadValues(CLI::App& app, const std::vector<std::string>& may_be_empty);
 
+// A check for a DIR option that must name an existing directory (--template-dir, a state
+// directory that is only read): "--template-dir: expected an existing directory, got 'tmpl'".
+// A typo must not read as "nothing there".
+const CLI::Validator& ExistingDirectory();
+
 }  // namespace tputrain::cli

@@ -209,6 +209,10 @@ const std::vector<BadInput>& Cases() {
       {"namespace", {"serve", "generate", "--prompt", "hi", "-n", "a/b"}, "--namespace"},
       {"namespace", {"serve", "list", "-n", "-x"}, "--namespace"},
       {"namespace", {"serve", "unpublish", "--model", "m", "-n", "x.y"}, "--namespace"},
+      // directories named to be read must exist
+      {"file", {"render", "raycluster-maxtext", "--template-dir", "/nonexistent/templates"}, "--template-dir"},
+      {"file", {"runs", "list", "--state-dir", "/nonexistent/state"}, "--state-dir"},
+      {"file", {"cleanup", "--scan", "--state-dir", "/nonexistent/state"}, "--state-dir"},
   };
   return cases;
 }

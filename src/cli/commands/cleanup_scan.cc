@@ -1,5 +1,6 @@
 #include "commands/cleanup_scan.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "commands/provision_common.h"
@@ -55,6 +56,10 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   if (context.global.dry_run) {
     return core::Fail(
         core::Error::Usage("--dry-run: a scan only reads; leave out --delete-leaked to see what it finds"));
+  }
+  // With no ledger to read, everything labelled would look leaked: a mistyped directory must not.
+  if (std::error_code error; !state_dir.empty() && !std::filesystem::is_directory(state_dir, error)) {
+    return core::Fail(core::Error::Usage("--state-dir: expected an existing directory, got '" + state_dir + "'"));
   }
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());

@@ -1,6 +1,7 @@
 #include <memory>
 
 #include "commands/commands.h"
+#include "parse_error.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/render/render.h"
@@ -133,8 +134,11 @@ void SetupRenderCommand(CLI::App& root, Context& context) {
   command->add_flag("--env", options->env, "Also take values from the environment (lowest precedence)");
   command->add_option("-o,--output-dir", options->output_dir, "Write the files into DIR instead of stdout")
       ->type_name("DIR");
-  command->add_option("--template-dir", options->template_dirs,
-                      "Extra template directory, searched before the built-in ones; repeatable");
+  // A directory that is not there (a typo) would silently leave the built-in templates in use.
+  command
+      ->add_option("--template-dir", options->template_dirs,
+                   "Extra template directory, searched before the built-in ones; repeatable")
+      ->check(ExistingDirectory());
   command->add_flag("--list", options->list, "List the templates, one line each");
   command->add_flag("--describe", options->describe, "List TEMPLATE's variables, defaults and meaning");
   command->footer(

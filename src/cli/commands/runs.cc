@@ -1,5 +1,6 @@
 #include "commands/commands.h"
 #include "output/resource_cells.h"
+#include "parse_error.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
@@ -72,9 +73,12 @@ void SetupRunsCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<RunsOptions>();
   auto* runs = root.add_subcommand("runs", "Show the ledgers of what tputrain created, one per run");
   runs->require_subcommand(1);
+  // Named, it must exist: runs of a mistyped directory are not "no runs" (the default
+  // directory is, on a machine that never recorded one).
   runs->add_option("--state-dir", options->state_dir,
                    "Ledger directory (default: $XDG_STATE_HOME/tputrain or ~/.local/state/tputrain)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(ExistingDirectory());
   auto* list = runs->add_subcommand("list", "List runs; * marks the current one");
   list->footer("Example:\n  tputrain runs list --format json");
   list->callback([options, &context] { context.outcome = RunRunsList(*options, context); });
