@@ -1,7 +1,12 @@
 #include "tputrain/render/render.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -294,10 +299,26 @@ core::Result<std::vector<std::string>> WriteRendered(const Rendered& rendered, c
   std::vector<std::string> written;
   for (const auto& file : rendered.files) {
     const fs::path path = fs::path(directory) / file.name;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << file.text;
-    out.close();
-    if (!out) return core::Fail(core::Error::Internal(path.string() + ": cannot write the file"));
+    // O_NOFOLLOW: a symbolic link planted where a file goes is refused, never written through.
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      const int saved = errno;
+      if (saved == ELOOP) {
+        return core::Fail(core::Error::Usage("-o " + directory + ": " + path.string() +
+                                             " is a symbolic link; tputrain does not write through one"));
+      }
+      return core::Fail(core::Error::Internal(path.string() + ": cannot write the file: " + std::strerror(saved)));
+    }
+    size_t done = 0;
+    while (done < file.text.size()) {
+      const ssize_t n = write(fd, file.text.data() + done, file.text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    if (close(fd) != 0 || done != file.text.size()) {
+      return core::Fail(core::Error::Internal(path.string() + ": cannot write the file"));
+    }
     written.push_back(path.string());
   }
   return written;

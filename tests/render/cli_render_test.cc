@@ -145,6 +145,21 @@ TEST_CASE("-o DIR writes each file; several non-YAML files need it") {
   CHECK_THAT(ReadFile(out + "/Dockerfile"), Catch::Contains("FROM rayproject/ray:2.49.1-py312"));
 }
 
+TEST_CASE("-o DIR never writes through a symbolic link planted where a file goes") {
+  TempDir home;
+  const std::string victim = home.Write("victim.txt", "keep me\n");
+  const std::string out = home.path() + "/image";
+  std::filesystem::create_directories(out);
+  std::filesystem::create_symlink(victim, out + "/Dockerfile");
+  auto result = Tputrain(home, {"render", "maxtext-ray-image", "-o", out});
+  INFO(result.err);
+  CHECK(result.exit_code == 2);
+  CHECK(result.err == "ERROR: -o " + out + ": " + out +
+                          "/Dockerfile is a symbolic link; tputrain does not write "
+                          "through one\n");
+  CHECK(ReadFile(victim) == "keep me\n");
+}
+
 TEST_CASE("--env takes values from the environment, below --values and --set") {
   TempDir home;
   auto result = Tputrain(home, {"render", "saxml", "--env"}, {{"BUCKET", "env-bucket"}, {"KSA_NAME", "env-ksa"}});
