@@ -108,7 +108,19 @@ core::Result<IapFirewallCheck> EnsureIapFirewall(ProvisionEnv& env, const IapFir
   }
   if (!rules) return core::Fail(rules.error());
   const std::string own = IapFirewallRuleName(request.network);
-  const auto* admitting = RuleAdmittingIap(*rules, request.network, request.port);
+  const IapAccess access = IapAccessOf(*rules, request.network, request.port);
+  // tputrain's own rule has the default priority (1000): it beats a deny only of a higher number.
+  const gcp::compute::Firewall defaults;
+  if (access.denying != nullptr &&
+      (request.mode != IapFirewallMode::kCreate || access.denying->priority <= defaults.priority)) {
+    env.reporter.Warn("firewall rule " + access.denying->name + " (priority " +
+                      std::to_string(access.denying->priority) + ") denies IAP (" + kIapSourceRange + ") " +
+                      PortText(request.port) + " on network " + request.network +
+                      " ahead of every rule that allows it, so tputrain cannot reach Ray through IAP; change it, or "
+                      "allow IAP at a lower priority number");
+    return check;
+  }
+  const auto* admitting = access.admitting;
   // tputrain's own rule goes through the create, so that this run's ledger records it (adopted).
   if (admitting != nullptr && !(request.mode == IapFirewallMode::kCreate && admitting->name == own)) {
     check.admitted_by = admitting->name;

@@ -21,6 +21,17 @@ bool AllowsTcpPort(const gcp::compute::ProtocolPorts& entry, int port) {
   return PortsAdmit(entry.ports, port);
 }
 
+// Enabled, INGRESS, on `network`, and for every instance: tputrain's TPU VMs have no tags, and
+// which service account a rule names is not known here, so a targeted rule is not counted.
+bool AppliesToTputrainVms(const gcp::compute::Firewall& rule, const std::string& network) {
+  if (rule.disabled || rule.direction != gcp::compute::Direction::kIngress) return false;
+  if (gcp::compute::NetworkName(rule.network.empty() ? "default" : rule.network) !=
+      gcp::compute::NetworkName(network)) {
+    return false;
+  }
+  return rule.target_tags.empty() && rule.target_service_accounts.empty();
+}
+
 }  // namespace
 
 std::optional<Ipv4Range> ParseIpv4Range(std::string_view text) {
@@ -65,12 +76,7 @@ bool PortsAdmit(const std::vector<std::string>& ports, int port) {
 }
 
 bool AdmitsIap(const gcp::compute::Firewall& rule, const std::string& network, int port) {
-  if (rule.disabled || rule.direction != gcp::compute::Direction::kIngress) return false;
-  if (gcp::compute::NetworkName(rule.network.empty() ? "default" : rule.network) !=
-      gcp::compute::NetworkName(network)) {
-    return false;
-  }
-  if (!rule.target_tags.empty() || !rule.target_service_accounts.empty()) return false;
+  if (!AppliesToTputrainVms(rule, network)) return false;
   const Ipv4Range iap = *ParseIpv4Range(kIapSourceRange);
   bool source = false;
   for (const auto& text : rule.source_ranges) {
@@ -84,12 +90,37 @@ bool AdmitsIap(const gcp::compute::Firewall& rule, const std::string& network, i
   return false;
 }
 
+bool DeniesIap(const gcp::compute::Firewall& rule, const std::string& network, int port) {
+  if (!AppliesToTputrainVms(rule, network)) return false;
+  const Ipv4Range iap = *ParseIpv4Range(kIapSourceRange);
+  bool source = false;
+  for (const auto& text : rule.source_ranges) {
+    auto range = ParseIpv4Range(text);
+    // Any address of IAP's range refused is a tunnel that fails now and then.
+    if (range && (RangeContains(*range, iap) || RangeContains(iap, *range))) source = true;
+  }
+  if (!source) return false;
+  for (const auto& entry : rule.denied) {
+    if (AllowsTcpPort(entry, port)) return true;
+  }
+  return false;
+}
+
+IapAccess IapAccessOf(const std::vector<gcp::compute::Firewall>& rules, const std::string& network, int port) {
+  const gcp::compute::Firewall* allow = nullptr;
+  const gcp::compute::Firewall* deny = nullptr;
+  for (const auto& rule : rules) {
+    if (AdmitsIap(rule, network, port) && (allow == nullptr || rule.priority < allow->priority)) allow = &rule;
+    if (DeniesIap(rule, network, port) && (deny == nullptr || rule.priority < deny->priority)) deny = &rule;
+  }
+  // Compute applies the rule of the lowest priority number; at equal priority a deny wins.
+  if (deny != nullptr && (allow == nullptr || deny->priority <= allow->priority)) return {nullptr, deny};
+  return {allow, nullptr};
+}
+
 const gcp::compute::Firewall* RuleAdmittingIap(const std::vector<gcp::compute::Firewall>& rules,
                                                const std::string& network, int port) {
-  for (const auto& rule : rules) {
-    if (AdmitsIap(rule, network, port)) return &rule;
-  }
-  return nullptr;
+  return IapAccessOf(rules, network, port).admitting;
 }
 
 core::Result<IapFirewallMode> ParseIapFirewallMode(std::string_view flag, std::string_view value) {

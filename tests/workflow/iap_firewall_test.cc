@@ -120,6 +120,53 @@ TEST_CASE("a rule admits IAP: enabled ingress on the network, IAP's whole range,
   }
 }
 
+TEST_CASE("a deny rule of IAP's range beats an allow by priority, and at equal priority") {
+  auto allow = IapRule();
+  allow.name = "allow-iap";
+  allow.priority = 1000;
+  auto deny = IapRule();
+  deny.name = "deny-dashboard";
+  deny.allowed = {};
+  deny.denied = {{"tcp", {"8000-9000"}}};
+  deny.source_ranges = {"35.235.241.0/24"};  // part of IAP's range is enough to break tunnels
+  for (int priority : {900, 1000}) {
+    deny.priority = priority;
+    INFO(priority);
+    CHECK(DeniesIap(deny, "default", 8265));
+    const auto access = IapAccessOf({allow, deny}, "default", 8265);
+    CHECK(access.admitting == nullptr);
+    REQUIRE(access.denying != nullptr);
+    CHECK(access.denying->name == "deny-dashboard");
+    CHECK(RuleAdmittingIap({allow, deny}, "default", 8265) == nullptr);
+  }
+  deny.priority = 1100;  // the allow comes first
+  CHECK(IapAccessOf({deny, allow}, "default", 8265).admitting->name == "allow-iap");
+  CHECK(IapAccessOf({deny}, "default", 8265).denying->name == "deny-dashboard");
+  // Denies that do not touch IAP's connections: another port, another range, disabled, targeted,
+  // egress, another network.
+  auto other = deny;
+  other.priority = 1;
+  other.denied = {{"tcp", {"22"}}};
+  CHECK_FALSE(DeniesIap(other, "default", 8265));
+  other = deny;
+  other.source_ranges = {"10.0.0.0/8"};
+  CHECK_FALSE(DeniesIap(other, "default", 8265));
+  other = deny;
+  other.disabled = true;
+  CHECK_FALSE(DeniesIap(other, "default", 8265));
+  other = deny;
+  other.target_tags = {"web"};
+  CHECK_FALSE(DeniesIap(other, "default", 8265));
+  other = deny;
+  other.direction = Direction::kEgress;
+  CHECK_FALSE(DeniesIap(other, "default", 8265));
+  CHECK_FALSE(DeniesIap(deny, "vpc-1", 8265));
+  other = deny;
+  other.denied = {{"all", {}}};
+  other.source_ranges = {"0.0.0.0/0"};
+  CHECK(DeniesIap(other, "default", 8265));
+}
+
 TEST_CASE("--iap-firewall values, the rule's name and the gcloud command") {
   CHECK(*ParseIapFirewallMode("--iap-firewall", "check") == IapFirewallMode::kCheck);
   CHECK(*ParseIapFirewallMode("--iap-firewall", "create") == IapFirewallMode::kCreate);
@@ -213,6 +260,25 @@ TEST_CASE("EnsureIapFirewall: a user's rule that admits IAP is enough, for check
     CHECK(check->admitted_by == "everything");
     CHECK(f.reporter.lines.empty());
     CHECK(f.transport.Count("POST", "/firewalls") == 0);
+  }
+}
+
+TEST_CASE("EnsureIapFirewall: a deny of IAP's range ahead of the allow is warned of, and no useless rule made") {
+  const std::string rules =
+      R"({"items":[{"name":"everything","sourceRanges":["0.0.0.0/0"],"allowed":[{"IPProtocol":"all"}],"priority":1000,
+          "network":"https://x/compute/v1/projects/p/global/networks/default"},
+         {"name":"no-dashboards","sourceRanges":["0.0.0.0/0"],"denied":[{"IPProtocol":"tcp","ports":["8265"]}],
+          "priority":500,"network":"https://x/compute/v1/projects/p/global/networks/default"}]})";
+  for (auto mode : {IapFirewallMode::kCheck, IapFirewallMode::kCreate}) {
+    Fixture f;
+    f.transport.On("GET", "/global/firewalls", {JsonReply(200, rules)});
+    auto check = EnsureIapFirewall(f.env, {"p", "default", 8265, mode});
+    REQUIRE(check);
+    CHECK(check->admitted_by.empty());
+    REQUIRE(f.reporter.lines.size() == 1);
+    CHECK(f.reporter.lines[0].find("firewall rule no-dashboards (priority 500) denies IAP (35.235.240.0/20)") !=
+          std::string::npos);
+    CHECK(f.transport.Count("POST", "/firewalls") == 0);  // an allow at priority 1000 would lose to it
   }
 }
 

@@ -36,11 +36,24 @@ bool PortsAdmit(const std::vector<std::string>& ports, int port);
 // the whole IAP range (0.0.0.0/0 does), an `allowed` entry for tcp (or "all", or protocol 6)
 // taking in the port, and no targetTags or targetServiceAccounts (tputrain's TPU VMs have no
 // tags, and which service account a rule names is not known here, so a restricted rule is not
-// counted). Deny rules are not weighed: a higher-priority deny of IAP's range is rare, and the
-// tunnel's 4003 message says what to look at if it happens.
+// counted). Whether a deny rule overrides it is IapAccessOf's question.
 bool AdmitsIap(const gcp::compute::Firewall& rule, const std::string& network, int port);
 
-// The first of `rules` that admits IAP (AdmitsIap), or nullptr.
+// Whether `rule` refuses some address of IAP's range tcp `port` on such a TPU VM: enabled,
+// INGRESS, on that network, untargeted, a source range overlapping IAP's, a `denied` entry for
+// tcp (or "all", or protocol 6) taking in the port.
+bool DeniesIap(const gcp::compute::Firewall& rule, const std::string& network, int port);
+
+// What Compute decides for IAP's connections: the applicable rule of the lowest priority number
+// wins, and at equal priority a deny beats an allow. Either the allow rule that admits IAP, or
+// the deny rule that refuses it (overriding every allow), or neither (the implied deny).
+struct IapAccess {
+  const gcp::compute::Firewall* admitting = nullptr;
+  const gcp::compute::Firewall* denying = nullptr;
+};
+IapAccess IapAccessOf(const std::vector<gcp::compute::Firewall>& rules, const std::string& network, int port);
+
+// IapAccessOf(...).admitting: the rule that admits IAP, unless a deny rule overrides it.
 const gcp::compute::Firewall* RuleAdmittingIap(const std::vector<gcp::compute::Firewall>& rules,
                                                const std::string& network, int port);
 
