@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "testing/pty_process.h"
 #include "testing/scoped_process.h"
@@ -170,4 +171,20 @@ TEST_CASE("flags CLI11 refuses are one line naming the flag and what was expecte
     CHECK(result.exit_code == 2);
     CHECK(result.err == expected);
   }
+}
+
+TEST_CASE("services enable --dry-run prints its requests as --format asks") {
+  const std::vector<std::string> argv = {
+      TputrainBinary(), "services", "enable", "container.googleapis.com", "--project", "p",
+      "--dry-run",      "--format", "json"};
+  auto result = RunProcess({.argv = argv});
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  auto printed = nlohmann::json::parse(result.out, nullptr, false);
+  REQUIRE(printed.is_object());
+  CHECK(printed["dry_run"] == true);
+  REQUIRE(printed["requests"].size() == 1);
+  CHECK(printed["requests"][0]["method"] == "POST");
+  CHECK(printed["requests"][0]["url"].get<std::string>().ends_with(
+      "/v1/projects/p/services/container.googleapis.com:enable"));
 }

@@ -30,6 +30,24 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
 
 }  // namespace
 
+void PrintPlannedRequests(Context& context, const std::vector<http::Request>& planned) {
+  nlohmann::json requests = nlohmann::json::array();
+  for (const auto& request : planned) {
+    nlohmann::json entry = {{"method", request.method}, {"url", request.url}};
+    if (!request.body.empty()) {
+      std::string shown = context.redactor(request.body);
+      entry["body"] = core::ParseJson(shown, "").value_or(nlohmann::json(shown));
+    }
+    requests.push_back(std::move(entry));
+  }
+  PrintResult(context, {{"dry_run", true}, {"requests", requests}}, [&](std::ostream& out) {
+    for (const auto& request : planned) {
+      out << request.method << " " << request.url << "\n";
+      if (!request.body.empty()) out << context.redactor(request.body) << "\n";
+    }
+  });
+}
+
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
                                                                         const std::string& text) {
   if (text.empty()) return std::optional<std::chrono::milliseconds>();
@@ -134,21 +152,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     env.run_id = given.empty() ? "RUN_ID" : given;
     auto outcomes = body(env);
     if (!outcomes) return core::Fail(outcomes.error());
-    nlohmann::json requests = nlohmann::json::array();
-    for (const auto& request : planned) {
-      nlohmann::json entry = {{"method", request.method}, {"url", request.url}};
-      if (!request.body.empty()) {
-        std::string shown = context.redactor(request.body);
-        entry["body"] = core::ParseJson(shown, "").value_or(nlohmann::json(shown));
-      }
-      requests.push_back(std::move(entry));
-    }
-    PrintResult(context, {{"dry_run", true}, {"requests", requests}}, [&](std::ostream& out) {
-      for (const auto& request : planned) {
-        out << request.method << " " << request.url << "\n";
-        if (!request.body.empty()) out << context.redactor(request.body) << "\n";
-      }
-    });
+    PrintPlannedRequests(context, planned);
     return core::kExitOk;
   }
   Stack& stack = context.stack();

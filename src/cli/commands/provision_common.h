@@ -50,6 +50,10 @@ using ProvisionBody = std::function<core::Result<std::vector<workflow::Outcome>>
 // Prints what a command made; by default, the outcomes as a table or JSON.
 using OutcomePrinter = std::function<void(const std::string& run_id, const std::vector<workflow::Outcome>&)>;
 
+// What --dry-run prints: each request a command would send (method, URL, redacted body), as a
+// list or, with --format json|yaml, as {"dry_run": true, "requests": [...]}.
+void PrintPlannedRequests(Context& context, const std::vector<http::Request>& planned);
+
 // Runs `body` with the Google API stack, the run ledger and the poll settings; prints the
 // requests under --dry-run (sending nothing), else the outcomes (through `print` when given).
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,

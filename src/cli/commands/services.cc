@@ -41,8 +41,7 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
   auto changes = workflow::EnableServices(env, *project, options.services);
   if (!changes) return core::Fail(changes.error());
   if (context.global.dry_run) {
-    for (const auto& request : planned)
-      context.out << request.method << " " << request.url << "\n" << request.body << "\n";
+    PrintPlannedRequests(context, planned);
     return core::kExitOk;
   }
   nlohmann::json json = nlohmann::json::array();
