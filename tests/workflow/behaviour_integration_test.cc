@@ -238,7 +238,7 @@ TEST_CASE("a node pool that ends in a stockout exits non-zero with the server's 
   CHECK(failed.err.find("Not enough resources available") != std::string::npos);
   CHECK(failed.err.find("us-east5-b") != std::string::npos);
   CHECK(failed.err.find("ct6e-standard-4t") != std::string::npos);
-  CHECK(failed.err.find("--spot") != std::string::npos);
+  CHECK(failed.err.find("--capacity spot") != std::string::npos);
   auto shown = env.Tputrain({"runs", "show", "--run", "stock", "--format", "json"});
   REQUIRE(shown.exit_code == 0);
   json ledger = json::parse(shown.out);
