@@ -5,6 +5,8 @@
 
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/base64.h"
+#include "tputrain/k8s/names.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/serve_vllm.h"
@@ -121,6 +123,11 @@ core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request) {
                "STARTUP_PROBE_FAILURES=" + std::to_string(engine_ready / 30 + 20)};
   if (plan.model.rfind("gs://", 0) == 0) plan.sets.push_back("LOAD_FORMAT=runai_streamer");
   plan.sets.insert(plan.sets.end(), request.sets.begin(), request.sets.end());
+  plan.hf_token_secret = SetValue(request.sets, "HF_TOKEN_SECRET");
+  if (plan.hf_token_secret.empty()) plan.hf_token_secret = "hf-token";  // the template's default
+  if (auto valid = k8s::CheckObjectName("--set HF_TOKEN_SECRET", plan.hf_token_secret); !valid) {
+    return core::Fail(valid.error());
+  }
   return plan;
 }
 
@@ -151,6 +158,37 @@ core::Result<VllmObjects> RenderVllm(const VllmPlan& plan, const VllmPlanRequest
     return core::Fail(core::Error::Internal("template " + plan.template_name + " lacks its workload or Service"));
   }
   return rendered;
+}
+
+core::Result<k8s::Object> HfTokenSecret(const std::string& flag, const std::string& name, const std::string& text) {
+  std::string token = text;
+  if (!token.empty() && token.back() == '\n') token.pop_back();
+  if (!token.empty() && token.back() == '\r') token.pop_back();
+  if (token.empty()) return core::Fail(core::Error::Usage(flag + ": the file is empty; expected a Hugging Face token"));
+  if (token.size() > 1024 || !std::all_of(token.begin(), token.end(), [](char c) { return c > ' ' && c < 127; })) {
+    return core::Fail(core::Error::Usage(
+        flag + ": expected one line holding a Hugging Face token (printable ASCII, no spaces, at most 1024 bytes)"));
+  }
+  k8s::Object secret;
+  secret.api_version = "v1";
+  secret.kind = "Secret";
+  secret.name = name;
+  secret.json = {{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"metadata", {{"name", name}, {"labels", {{"app.kubernetes.io/managed-by", "tputrain"}}}}},
+                 {"type", "Opaque"},
+                 {"data", {{"token", core::EncodeBase64(token)}}}};
+  return secret;
+}
+
+nlohmann::json Shown(const k8s::Object& object) {
+  nlohmann::json json = object.json;
+  if (object.kind != "Secret") return json;
+  for (const char* field : {"data", "stringData"}) {
+    if (!json.contains(field) || !json[field].is_object()) continue;
+    for (auto& [key, value] : json[field].items()) value = "<redacted>";
+  }
+  return json;
 }
 
 }  // namespace tputrain::workflow

@@ -148,3 +148,25 @@ TEST_CASE("serve up --engine vllm --dry-run prints objects that validate: v6e-8 
              Catch::Contains("multi-host.yaml: LeaderWorkerSet/vllm-tpu (CRD leaderworkerset.x-k8s.io/v1)"));
   CHECK(std::count(result.out.begin(), result.out.end(), '\n') == 4);
 }
+
+TEST_CASE("serve up --engine vllm --hf-token-file: a Secret before the pods, its token never printed") {
+  TempDir dir;
+  const std::string token = "hf_TopSecretToken42";
+  const std::string file = dir.Write("token", token + "\n");
+  for (const char* format : {"table", "json"}) {
+    auto printed = RunProcess({.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm",
+                                        "--model", "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", "v6e-16",
+                                        "--hf-token-file", file, "--dry-run", "--verbose", "--format", format},
+                               .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+                               .working_dir = dir.path()});
+    INFO(format << ": " << printed.err);
+    REQUIRE(printed.exit_code == 0);
+    CHECK_THAT(printed.out, Catch::Contains("Secret"));
+    CHECK_THAT(printed.out, Catch::Contains("<redacted>"));
+    CHECK(printed.out.find("hf-token") < printed.out.find("LeaderWorkerSet"));
+    for (const std::string& secret : {token, std::string("aGZfVG9wU2VjcmV0VG9rZW40Mg")}) {  // and its base64
+      CHECK(printed.out.find(secret) == std::string::npos);
+      CHECK(printed.err.find(secret) == std::string::npos);
+    }
+  }
+}

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tputrain/core/base64.h"
 #include "tputrain/workflow/serve_vllm.h"
 
 namespace tputrain::workflow {
@@ -112,6 +113,40 @@ TEST_CASE("a bad model, a missing slice or parallelism that is not the slice's c
       PlanVllm(Request("org/model", "v6e-8", {"TENSOR_PARALLEL_SIZE=4", "PIPELINE_PARALLEL_SIZE=2"}));
   REQUIRE_FALSE(pipeline_on_one);
   CHECK(pipeline_on_one.error().message.rfind("--set PIPELINE_PARALLEL_SIZE: only for a multi-host slice", 0) == 0);
+}
+
+TEST_CASE("--hf-token-file: the token becomes Secret data under `token`, shown only as <redacted>") {
+  auto plan = PlanVllm(Request("org/model", "v6e-8", {"HF_TOKEN_SECRET=my-hf"}));
+  REQUIRE(plan);
+  CHECK(plan->hf_token_secret == "my-hf");
+  auto secret = HfTokenSecret("--hf-token-file", plan->hf_token_secret, "hf_SeCrEt123\n");
+  REQUIRE(secret);
+  CHECK(secret->kind == "Secret");
+  CHECK(secret->name == "my-hf");
+  CHECK(secret->json["data"]["token"] == core::EncodeBase64("hf_SeCrEt123"));
+  const std::string shown = Shown(*secret).dump();
+  CHECK(shown.find("hf_SeCrEt123") == std::string::npos);
+  CHECK(shown.find(core::EncodeBase64("hf_SeCrEt123")) == std::string::npos);
+  CHECK(Shown(*secret)["data"]["token"] == "<redacted>");
+  k8s::Object string_data = *secret;
+  string_data.json["stringData"] = {{"token", "hf_SeCrEt123"}};
+  CHECK(Shown(string_data).dump().find("hf_SeCrEt123") == std::string::npos);
+  CHECK(PlanVllm(Request("org/model", "v6e-8"))->hf_token_secret == "hf-token");  // the template's default
+}
+
+TEST_CASE("a token file that holds no single token is one line that does not echo it") {
+  for (const auto* text : {"", "\n", "two\nlines", "has space", "tab\there", "nul\x01", "\xff\xfe"}) {
+    auto secret = HfTokenSecret("--hf-token-file", "hf-token", text);
+    REQUIRE_FALSE(secret);
+    CHECK(secret.error().kind == core::ErrorKind::kInvalidArgument);
+    CHECK(secret.error().message.rfind("--hf-token-file: ", 0) == 0);
+    CHECK(secret.error().message.find('\n') == std::string::npos);
+    if (std::string(text).size() > 2) CHECK(secret.error().message.find(text) == std::string::npos);
+  }
+  CHECK(HfTokenSecret("--hf-token-file", "hf-token", "hf_ok\r\n"));  // written on Windows
+  auto bad_name = PlanVllm(Request("org/model", "v6e-8", {"HF_TOKEN_SECRET=Bad_Name"}));
+  REQUIRE_FALSE(bad_name);
+  CHECK(bad_name.error().message.rfind("--set HF_TOKEN_SECRET: ", 0) == 0);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ struct VllmPlan {
   int hosts = 1;
   int chips = 0;
   std::vector<std::string> sets;  // the template's values, then --set
+  std::string hf_token_secret;    // the Secret the pods read HF_TOKEN from (HF_TOKEN_SECRET)
 };
 
 // Which template, on which slice, with which values; a usage error for a model that is neither
@@ -42,5 +43,13 @@ struct VllmObjects {
   std::string service;
 };
 core::Result<VllmObjects> RenderVllm(const VllmPlan& plan, const VllmPlanRequest& request);
+
+// The Secret the pods read HF_TOKEN from (key `token`), from the token file's text: one line of
+// printable ASCII, a trailing newline dropped; a usage error naming `flag` otherwise (the token
+// itself is never in it).
+core::Result<k8s::Object> HfTokenSecret(const std::string& flag, const std::string& name, const std::string& text);
+// The objects as they may be shown: a Secret's data and stringData values replaced by
+// "<redacted>", its keys kept.
+nlohmann::json Shown(const k8s::Object& object);
 
 }  // namespace tputrain::workflow

@@ -232,7 +232,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   up->add_option("--model", up_flags->model,
                  "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml)")
       ->required();
-  up->add_option("--engine", up_flags->engine, "jetstream, saxml or vllm (default: the model's)");
+  AddEngineFlags(*up, *up_flags);
   up->add_flag("--disaggregated", up_flags->disaggregated, "Prefill and decode on separate slices (llama2-70b)");
   up->add_option("--tpu-type", up_flags->tpu_type, "TPU slice (default: the planned one, e.g. v6e-16)");
   up->add_option("--checkpoint", up_flags->checkpoint,

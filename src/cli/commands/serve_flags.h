@@ -38,6 +38,8 @@ struct UpFlags {
   std::string model_path;  // empty: the preset's
   std::string sax_model;   // empty: the preset's id (/sax/test/spmd)
   bool expose = false;
+  // vLLM only
+  std::string hf_token_file;  // its text becomes the Secret HF_TOKEN is read from
 };
 
 struct DownFlags {
@@ -74,6 +76,8 @@ core::Result<serving::EngineKind> ServeEngineOf(const std::string& engine, const
 
 core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context);
 core::Result<int> RunVllmUp(const UpFlags& flags, Context& context);
+// --engine, and the flags only vLLM takes.
+void AddEngineFlags(CLI::App& up, UpFlags& flags);
 // serve up for Saxml or vLLM (JetStream's is serve.cc's own).
 core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, Context& context);
 core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context);
