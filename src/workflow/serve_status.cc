@@ -71,6 +71,17 @@ bool RunsSaxml(const nlohmann::json& jobset) {
   return false;
 }
 
+// Whether a Deployment runs vLLM's server (`serve up --engine vllm` on one host, GKE's tutorial):
+// a container that runs `vllm serve`, or is named vllm.
+bool RunsVllm(const nlohmann::json& deployment) {
+  const auto pod_spec = k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(deployment, "spec"), "template"), "spec");
+  for (const auto& container : k8s::ArrayAt(pod_spec, "containers")) {
+    const auto command = k8s::ArrayAt(container, "command");
+    if (Text(container, "name") == "vllm" || (!command.empty() && command[0] == "vllm")) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const std::string& ns) {
@@ -112,6 +123,24 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
       return core::Fail(counted.error());
     }
     if (const auto* service = ServiceNamed(*services, sax_http)) SetEndpoint(client, ns, *service, row);
+    rows.push_back(std::move(row));
+  }
+
+  auto deployments = ItemsOrNone(client, "/apis/apps/v1/namespaces/" + ns_path + "/deployments", "deployments");
+  if (!deployments) return core::Fail(deployments.error());
+  for (const auto& deployment : *deployments) {
+    if (!RunsVllm(deployment)) continue;  // Saxml's admin server and sax-http are the JobSet's row
+    const auto metadata = k8s::ObjectAt(deployment, "metadata");
+    ServeStatusRow row{"deployment", Text(metadata, "name")};
+    row.created = Text(metadata, "creationTimestamp");
+    row.available = k8s::ReadyVerdict("Deployment", &deployment).state == k8s::Verdict::State::kDone;
+    const std::string selector = k8s::PodSelectorFor("Deployment", deployment);
+    if (!selector.empty()) {
+      if (auto counted = CountPods(client, ns, selector, row); !counted) return core::Fail(counted.error());
+    }
+    const auto pod_labels = k8s::ObjectAt(
+        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(deployment, "spec"), "template"), "metadata"), "labels");
+    if (const auto* service = ServiceSelecting(*services, pod_labels)) SetEndpoint(client, ns, *service, row);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -221,6 +221,58 @@ TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are
 //   TPUTRAIN_REAL_VLLM=http://IP:PORT build/tests/k8s/k8s_vllm_test "[real-vllm]"
 // names a running vLLM OpenAI server (not a loopback address: the service proxy refuses those),
 // which the test puts behind vllm-service and asks as the simulator is asked, greedily.
+TEST_CASE("serve status shows the Deployment serve up --engine vllm renders, with its pods and Service",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  const std::string ns = server.NewNamespace("vllm-status");
+  const std::string kubeconfig = server.WriteKubeconfig("vllm-status-" + ns, server.admin_token(), ns);
+  auto rendered = RunProcess({.argv = {TputrainBinary(), "serve", "up", "--engine", "vllm", "--model", "org/model",
+                                       "--tpu-type", "v6e-8", "--dry-run", "--format", "json"}});
+  INFO(rendered.err);
+  REQUIRE(rendered.exit_code == 0);
+  // What serve up would apply, created as the API server stores it; the test plays the
+  // controllers (the Deployment's status, its pod).
+  const auto printed = nlohmann::json::parse(rendered.out);
+  for (const auto& object : printed["objects"]) {
+    const std::string plural = object["kind"] == "Deployment" ? "/apis/apps/v1/namespaces/" + ns + "/deployments"
+                                                              : "/api/v1/namespaces/" + ns + "/services";
+    CreateObject(server.admin(), plural, object);
+  }
+  // Another Deployment is no vLLM server: status leaves it out.
+  CreateObject(server.admin(), "/apis/apps/v1/namespaces/" + ns + "/deployments",
+               {{"apiVersion", "apps/v1"},
+                {"kind", "Deployment"},
+                {"metadata", {{"name", "web"}}},
+                {"spec",
+                 {{"selector", {{"matchLabels", {{"app", "web"}}}}},
+                  {"template",
+                   {{"metadata", {{"labels", {{"app", "web"}}}}},
+                    {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx"}}}}}}}}}}});
+  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/pods",
+               {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", "vllm-tpu-0"}, {"labels", {{"app", "vllm-tpu"}}}}},
+                {"spec", {{"containers", {{{"name", "vllm"}, {"image", "vllm/vllm-tpu"}}}}}}});
+  WriteStatus(server.admin(), "/api/v1/namespaces/" + ns + "/pods/vllm-tpu-0",
+              {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
+  WriteStatus(server.admin(), "/apis/apps/v1/namespaces/" + ns + "/deployments/vllm-tpu",
+              {{"observedGeneration", 1}, {"replicas", 1}, {"readyReplicas", 1}, {"availableReplicas", 1}});
+
+  auto status =
+      RunProcess({.argv = {TputrainBinary(), "serve", "status", "--kubeconfig", kubeconfig, "--format", "json"}});
+  INFO(status.err);
+  REQUIRE(status.exit_code == 0);
+  const auto rows = nlohmann::json::parse(status.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["kind"] == "deployment");
+  CHECK(rows[0]["name"] == "vllm-tpu");
+  CHECK(rows[0]["available"] == true);
+  CHECK(rows[0]["pods_ready"] == 1);
+  CHECK(rows[0]["pods"] == 1);
+  CHECK(rows[0]["service"] == "vllm-service");
+  CHECK(rows[0]["endpoint"] == server.server() + "/api/v1/namespaces/" + ns + "/services/vllm-service:8000/proxy/");
+}
+
 TEST_CASE("serve generate --engine vllm against a real vLLM server named by TPUTRAIN_REAL_VLLM", "[.real-vllm]") {
   const auto address = core::Env::FromProcess().Get("TPUTRAIN_REAL_VLLM");
   INFO("TPUTRAIN_REAL_VLLM=http://IP:PORT names the vLLM server");

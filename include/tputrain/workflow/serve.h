@@ -129,10 +129,10 @@ struct ServeDownRequest {
 };
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request);
 
-// `tputrain serve status`: each serving workload of the namespace (JetStream's LeaderWorkerSets,
-// Saxml's model-server JobSets), with its pods and where to ask it.
+// `tputrain serve status`: each serving workload of the namespace (JetStream's and vLLM's
+// LeaderWorkerSets, Saxml's model-server JobSets, vLLM's Deployments), with its pods and where to ask it.
 struct ServeStatusRow {
-  std::string kind;  // "lws" or "jobset": with the name, what `tputrain logs` takes
+  std::string kind;  // "lws", "jobset" or "deployment" (vLLM): with the name, what `tputrain logs` takes
   std::string name;
   bool available = false;
   int pods_ready = 0;
