@@ -1,6 +1,5 @@
 #include "commands/provision_common.h"
 
-#include <iostream>
 #include <set>
 
 #include "commands/capacity_flags.h"
@@ -8,7 +7,6 @@
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/core/json.h"
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/state/ledger.h"
@@ -30,52 +28,12 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
 
 }  // namespace
 
-void PrintPlannedRequests(Context& context, const std::vector<http::Request>& planned) {
-  nlohmann::json requests = nlohmann::json::array();
-  for (const auto& request : planned) {
-    nlohmann::json entry = {{"method", request.method}, {"url", request.url}};
-    if (!request.body.empty()) {
-      std::string shown = context.redactor(request.body);
-      entry["body"] = core::ParseJson(shown, "").value_or(nlohmann::json(shown));
-    }
-    requests.push_back(std::move(entry));
-  }
-  PrintResult(context, {{"dry_run", true}, {"requests", requests}}, [&](std::ostream& out) {
-    for (const auto& request : planned) {
-      out << request.method << " " << request.url << "\n";
-      if (!request.body.empty()) out << context.redactor(request.body) << "\n";
-    }
-  });
-}
-
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
                                                                         const std::string& text) {
   if (text.empty()) return std::optional<std::chrono::milliseconds>();
   auto duration = core::ParseDuration(flag, text);
   if (!duration) return core::Fail(duration.error());
   return std::optional<std::chrono::milliseconds>(*duration);
-}
-
-void AddYesFlag(CLI::App* command, bool& yes) {
-  command->add_flag("-y,--yes", yes, "Delete without asking (needed without a terminal; so is --quiet)");
-}
-
-core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& command, const std::string& question) {
-  if (yes || context.global.quiet || context.global.dry_run) return true;
-  if (!context.stdin_is_tty) {
-    return core::Fail(core::Error::Usage(command + ": there is no terminal to confirm on; add --yes (or --quiet) to "
-                                                   "delete without asking"));
-  }
-  context.err << question << " [y/N] " << std::flush;
-  std::string answer;
-  std::getline(std::cin, answer);
-  return answer == "y" || answer == "Y" || answer == "yes";
-}
-
-core::Result<int> NothingDeleted(Context& context) {
-  // As gcloud's "Aborted by user": a script that asked for a delete must not read a decline as done.
-  context.err << "Aborted by user: nothing deleted.\n";
-  return core::kExitFailed;
 }
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
