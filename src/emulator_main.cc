@@ -76,6 +76,9 @@ void AddStartFlags(CLI::App& start, StartOptions& options) {
   start.add_option("--stockout-retry", options.stockout_retry,
                    "How long GKE retries a node pool a stockout left in ERROR, the cluster busy meanwhile (e.g. "
                    "30s; default: not at all)");
+  start.add_option("--tpu-price", options.tpu_prices,
+                   "A Billing Catalog price, USD per chip-hour, over the defaults: GEN:REGION:KIND=USD, KIND "
+                   "on-demand, spot, commit-1y or commit-3y (e.g. v6e:us-east5:spot=1.08); repeatable");
   start.footer(
       "Examples:\n"
       "  tputrain emulator start --port 8780 --op-latency 1s --state-file /tmp/emulator.json\n"

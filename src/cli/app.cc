@@ -51,6 +51,12 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
   app.add_option("--access-token-file", global.access_token_file,
                  "File holding an OAuth2 access token to use for Google Cloud calls")
       ->type_name("FILE");
+  app.add_option("--billing-api-key", global.billing_api_key,
+                 "API key for the Cloud Billing Catalog's prices (else TPUTRAIN_BILLING_API_KEY; without one, "
+                 "Google credentials)")
+      ->type_name("KEY");
+  app.add_flag("--refresh-prices", global.refresh_prices,
+               "Read TPU prices from the Cloud Billing Catalog API now, not from the cache of the last 3 days");
   app.add_flag("-q,--quiet", global.quiet, "No prompts, no progress; errors and results only");
   app.add_flag("--verbose", global.verbose, "Log each API call (method, URL, status, time) on stderr");
   app.add_flag("--log-http", global.log_http, "Also log request and response bodies (secrets redacted)");
@@ -88,6 +94,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupLogsCommand(app, context);
   SetupOperatorsCommand(app, context);
   SetupPlanCommand(app, context);
+  SetupPricesCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);
   SetupSubmitCommand(app, context);

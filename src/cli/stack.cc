@@ -5,6 +5,7 @@
 #include "tputrain/gcp/auth/adc.h"
 #include "tputrain/gcp/auth/auth_transport.h"
 #include "tputrain/gcp/auth/metadata_server.h"
+#include "tputrain/gcp/billing/client.h"
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/http/curl_transport.h"
@@ -50,6 +51,7 @@ struct Stack::GoogleChain {
   std::unique_ptr<gcp::auth::TokenSource> tokens;
   std::unique_ptr<gcp::auth::TokenCredential> credential;
   std::unique_ptr<http::Transport> api;
+  http::Headers api_headers;  // x-goog-user-project, when a quota project is set
 };
 
 Stack::Stack(Context& context)
@@ -117,6 +119,7 @@ core::Result<http::Transport*> Stack::Google() {
   if (!tokens) return core::Fail(tokens.error());
   google->tokens = std::move(*tokens);
   google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);
+  google->api_headers = api_headers;
   google->api = Chain({}, google->credential.get(), &default_retries, context_.global.dry_run, std::move(api_headers));
   google_ = std::move(google);
   return google_->api.get();
@@ -132,6 +135,42 @@ core::Result<Stack::GoogleWebSocket> Stack::GoogleRelay() {
   auto google = Google();
   if (!google) return core::Fail(google.error());
   return GoogleWebSocket{WebSocket({}, google_->credential.get()), google_->credential.get()};
+}
+
+core::Result<workflow::PriceSource> Stack::Prices() {
+  workflow::PriceSource source;
+  source.billing_url = endpoints_.cloudbilling;
+  source.refresh = context_.global.refresh_prices;
+  source.cache_path = workflow::DefaultPriceCachePath(context_.env);
+  std::string field = "--billing-api-key";
+  source.api_key = context_.global.billing_api_key;
+  if (source.api_key.empty()) {
+    source.api_key = context_.env.GetOr("TPUTRAIN_BILLING_API_KEY", "");
+    field = "TPUTRAIN_BILLING_API_KEY";
+  }
+  if (!source.api_key.empty()) {
+    if (auto valid = gcp::billing::CheckApiKey(field, source.api_key); !valid) return core::Fail(valid.error());
+    context_.redactor.Hold(source.api_key);
+  }
+  if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
+  // One retry: a catalog that cannot be read is a notice and the built-in table, not a long wait.
+  static const http::RetryPolicy kBillingRetries{.max_attempts = 2, .initial_backoff = std::chrono::milliseconds(500)};
+  if (!billing_) {
+    http::Credential* credential = nullptr;
+    http::Headers headers;
+    if (source.api_key.empty()) {
+      auto google = Google();
+      if (!google) {
+        source.unavailable = "no Google credentials: " + google.error().message;
+        return source;
+      }
+      credential = google_->credential.get();
+      headers = google_->api_headers;
+    }
+    billing_ = Chain({}, credential, &kBillingRetries, false, std::move(headers));
+  }
+  source.transport = billing_.get();
+  return source;
 }
 
 http::Transport& Stack::Downloads() {

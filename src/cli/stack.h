@@ -19,6 +19,7 @@
 #include "tputrain/k8s/connect.h"
 #include "tputrain/ray/jobs_client.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/prices.h"
 #include "tputrain/workflow/provision.h"
 
 namespace tputrain::cli {
@@ -93,6 +94,12 @@ class Stack {
   };
   core::Result<GoogleWebSocket> GoogleRelay();
 
+  // Where TPU prices are read: the Cloud Billing Catalog API with the API key (--billing-api-key,
+  // TPUTRAIN_BILLING_API_KEY) or else Google's credential, one retry only (a built-in table stands
+  // in when it fails), and the cache file. No credential is no transport, and `unavailable` says
+  // why; a malformed key is a usage error.
+  core::Result<workflow::PriceSource> Prices();
+
   // Plain downloads (release manifests): Retry → [Logging] → Curl, no credential.
   http::Transport& Downloads();
 
@@ -133,6 +140,7 @@ class Stack {
   std::unique_ptr<GoogleChain> google_;
   std::unique_ptr<http::Transport> no_google_;
   std::unique_ptr<http::Transport> downloads_;
+  std::unique_ptr<http::Transport> billing_;
   std::map<std::string, std::unique_ptr<state::LedgerStore>> ledgers_;
 };
 

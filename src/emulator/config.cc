@@ -67,6 +67,11 @@ core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
     if (!retry) return core::Fail(retry.error());
     config.stockout_retry = *retry;
   }
+  for (const auto& text : options.tpu_prices) {
+    auto price = ParseCatalogPrice(text);
+    if (!price) return core::Fail(price.error());
+    config.catalog_prices.push_back(std::move(*price));
+  }
   std::string endpoint = options.cluster_endpoint;
   for (const char* scheme : {"https://", "http://"}) {
     if (endpoint.rfind(scheme, 0) == 0) endpoint = endpoint.substr(std::string(scheme).size());

@@ -22,7 +22,7 @@ std::vector<Route> AllRoutes() {
   for (auto&& group :
        {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(), TpuQueuedResourceRoutes(),
         TpuNodeUpdateRoutes(), StorageRoutes(), StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(),
-        ComputeRoutes(), ComputeReservationRoutes(), StorageXmlRoutes()}) {
+        BillingCatalogRoutes(), ComputeRoutes(), ComputeReservationRoutes(), StorageXmlRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;
@@ -270,7 +270,8 @@ ApiResponse Emulator::Handle(const ApiRequest& request) {
 ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
   const ErrorShape shape = ErrorShapeOf(request.path);
   auto token = BearerToken(request);
-  if (!token || token->empty()) {
+  const bool has_token = token && !token->empty();
+  if (!has_token && !ApiKeyOf(request)) {
     return ErrorFor(shape, core::ErrorKind::kUnauthenticated,
                     "Request is missing required authentication credential. Expected OAuth 2 access token, login "
                     "cookie or other valid authentication credential. See "
@@ -280,6 +281,9 @@ ApiResponse Emulator::Dispatch(const ApiRequest& request, int64_t now_ms) {
     std::smatch match;
     if (compiled.route.http_method != request.method || !std::regex_match(request.path, match, compiled.pattern)) {
       continue;
+    }
+    if (!has_token) {
+      if (auto refused = RefuseApiKey(request, compiled.route)) return *refused;
     }
     std::lock_guard lock(mutex_);
     bool advanced = Advance(world_, now_ms, config_);

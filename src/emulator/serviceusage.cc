@@ -21,6 +21,7 @@ struct KnownService {
 
 constexpr KnownService kServices[] = {
     {"artifactregistry.googleapis.com", "Artifact Registry API", "artifactregistry."},
+    {"cloudbilling.googleapis.com", "Cloud Billing API", "cloudbilling."},
     {"cloudbuild.googleapis.com", "Cloud Build API", "cloudbuild."},
     {"cloudresourcemanager.googleapis.com", "Cloud Resource Manager API", "cloudresourcemanager."},
     {"compute.googleapis.com", "Compute Engine API", "compute."},

@@ -38,8 +38,8 @@ void ToHttplib(const ApiResponse& response, httplib::Response& out) {
 
 std::vector<std::string> EndpointOverrideLines(const std::string& base_url) {
   std::vector<std::string> lines;
-  for (const char* api :
-       {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"}) {
+  for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY",
+                          "CLOUDBUILD", "CLOUDBILLING"}) {
     lines.push_back(std::string("export CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api + "=" + base_url + "/");
   }
   lines.push_back("export CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE=" + base_url + "/storage/v1/");

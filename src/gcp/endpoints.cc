@@ -7,9 +7,9 @@
 namespace tputrain::gcp {
 namespace {
 
-constexpr std::array<const char*, 9> kApis = {
-    "CONTAINER",        "TPU",        "STORAGE", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE",
-    "ARTIFACTREGISTRY", "CLOUDBUILD", "COMPUTE"};
+constexpr std::array<const char*, 10> kApis = {
+    "CONTAINER",        "TPU",        "STORAGE", "IAM",         "CLOUDRESOURCEMANAGER", "SERVICEUSAGE",
+    "ARTIFACTREGISTRY", "CLOUDBUILD", "COMPUTE", "CLOUDBILLING"};
 
 void Override(const core::Env& env, const char* api, std::string& base) {
   auto value = env.Get(std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api);
@@ -32,6 +32,7 @@ Endpoints Endpoints::FromEnv(const core::Env& env) {
   Override(env, "ARTIFACTREGISTRY", endpoints.artifactregistry);
   Override(env, "CLOUDBUILD", endpoints.cloudbuild);
   Override(env, "COMPUTE", endpoints.compute);
+  Override(env, "CLOUDBILLING", endpoints.cloudbilling);
   return endpoints;
 }
 

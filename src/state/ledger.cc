@@ -15,6 +15,7 @@
 
 #include "tputrain/core/file.h"
 #include "tputrain/core/json.h"
+#include "tputrain/core/timestamp.h"
 
 namespace tputrain::state {
 namespace {
@@ -329,7 +330,7 @@ core::Status LedgerStore::RecordCreating(const std::string& run_id, const Ledger
 }
 
 core::Status LedgerStore::RecordState(const std::string& run_id, ResourceKind kind, const std::string& name,
-                                      EntryState state, const std::string& operation) {
+                                      EntryState state, const std::string& operation, const std::string& at) {
   return Update(run_id, [&](Ledger& ledger) {
     auto* entry = ledger.Find(kind, name);
     if (entry == nullptr) {
@@ -341,6 +342,10 @@ core::Status LedgerStore::RecordState(const std::string& run_id, ResourceKind ki
       entry->operation = operation;
     }
     entry->updated_at = Timestamp();
+    const std::string when = at.empty() ? core::FormatTimestamp(clock_.WallNow()) : at;
+    if (state == EntryState::kCreated && entry->ready_at.empty()) entry->ready_at = when;
+    if (state == EntryState::kDeleted && entry->deleted_at.empty() && !entry->ready_at.empty())
+      entry->deleted_at = when;
   });
 }
 

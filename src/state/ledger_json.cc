@@ -84,6 +84,11 @@ core::Result<LedgerEntry> EntryFromJson(const json& item, const std::string& whe
   auto updated_at = StringField(item, "updated_at", where, false);
   if (!updated_at) return core::Fail(updated_at.error());
   entry.updated_at = std::move(*updated_at);
+  for (auto [key, field] : {std::pair{"ready_at", &entry.ready_at}, std::pair{"deleted_at", &entry.deleted_at}}) {
+    auto value = StringField(item, key, where, false);
+    if (!value) return core::Fail(value.error());
+    *field = std::move(*value);
+  }
   return entry;
 }
 
@@ -100,6 +105,8 @@ json ToJson(const Ledger& ledger) {
                        {"details", entry.details},
                        {"created_at", entry.created_at},
                        {"updated_at", entry.updated_at}});
+    if (!entry.ready_at.empty()) entries.back()["ready_at"] = entry.ready_at;
+    if (!entry.deleted_at.empty()) entries.back()["deleted_at"] = entry.deleted_at;
   }
   return {{"version", kLedgerSchemaVersion},
           {"run_id", ledger.run_id},

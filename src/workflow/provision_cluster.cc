@@ -4,8 +4,10 @@
 #include "capacity_problem.h"
 #include "provision_steps.h"
 #include "reservation_check.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/spend.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -24,16 +26,34 @@ gcp::operations::Progress<gcp::container::Operation> ProgressOf(ProvisionEnv& en
   };
 }
 
+// `ended_at`, when given, gets the operation's endTime: when a pool's nodes were made, or went.
 core::Status WaitContainer(ProvisionEnv& env, gcp::container::Client& client, const ClusterRef& ref,
-                           const std::string& operation, const std::string& task) {
+                           const std::string& operation, const std::string& task, std::string* ended_at = nullptr) {
   auto done = gcp::operations::Wait(gcp::container::OperationWaiting(client, ref.Location(), operation), env.poll,
                                     {env.clock, env.sleeper, env.cancel}, ProgressOf(env, task));
   if (!done) return core::Fail(done.error());
+  if (ended_at != nullptr && done->raw.is_object()) {
+    auto end = done->raw.find("endTime");
+    *ended_at = end != done->raw.end() && end->is_string() ? end->get<std::string>() : "";
+  }
   return {};
+}
+
+// A TPU pool's cost record: its chips (nodes × chips per node), capacity and zone, priced.
+void RecordPoolCost(ProvisionEnv& env, const ClusterRef& cluster, const NodePoolSpec& spec, nlohmann::json& details) {
+  auto slice = catalog::FindSliceByMachineType(spec.machine_type, spec.tpu_topology);
+  if (!slice || env.dry_run != nullptr) return;
+  const int nodes = spec.node_count > 0 ? spec.node_count : slice->hosts;
+  const auto capacity = spec.spot                   ? catalog::CapacityMode::kSpot
+                        : !spec.reservation.empty() ? catalog::CapacityMode::kReservation
+                                                    : catalog::CapacityMode::kOnDemand;
+  details["cost"] = ToJson(MakeCostRecord(env.prices ? env.prices() : nullptr, slice->generation->family, capacity,
+                                          cluster.location, nodes * slice->chips_per_host));
 }
 
 std::map<std::string, std::string> WithRunLabel(const ProvisionEnv& env, std::map<std::string, std::string> labels) {
   if (!env.run_id.empty()) labels.emplace(kRunLabel, env.run_id);
+  if (env.expires_at > 0) labels.emplace(kExpiresLabel, std::to_string(env.expires_at));
   return labels;
 }
 
@@ -50,6 +70,7 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
                    {"cluster", cluster.cluster},       {"nodepool", spec.name},
                    {"machineType", spec.machine_type}, {"tpuTopology", spec.tpu_topology},
                    {"nodeCount", spec.node_count}};
+  RecordPoolCost(env, cluster, spec, steps.details);
   steps.request = client.BuildCreateNodePool(cluster, spec);
   steps.post = [&]() {
     return internal::RetryWhileBusy(env, task, [&]() -> core::Result<std::string> {
@@ -58,7 +79,9 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
       return op->name;
     });
   };
-  steps.wait = [&](const std::string& op) { return WaitContainer(env, client, cluster, op, task); };
+  std::string ended_at;
+  steps.ended_at = [&ended_at] { return ended_at; };
+  steps.wait = [&](const std::string& op) { return WaitContainer(env, client, cluster, op, task, &ended_at); };
   steps.inspect = [&]() -> core::Result<internal::Existing> {
     auto pool = client.GetNodePool(ref);
     if (!pool) return core::Fail(pool.error());
@@ -282,8 +305,10 @@ core::Result<Outcome> DeleteNodePool(ProvisionEnv& env, const NodePoolRef& ref) 
       return op->name;
     });
   };
+  std::string ended_at;
+  steps.ended_at = [&ended_at] { return ended_at; };
   steps.wait = [&](const std::string& op) {
-    return WaitContainer(env, client, ref.cluster, op, "nodepool " + ref.pool);
+    return WaitContainer(env, client, ref.cluster, op, "nodepool " + ref.pool, &ended_at);
   };
   return internal::RunDelete(env, steps);
 }

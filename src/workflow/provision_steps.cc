@@ -23,9 +23,9 @@ void Warn(ProvisionEnv& env, const core::Status& status) {
 }
 
 void Record(ProvisionEnv& env, ResourceKind kind, const std::string& resource, EntryState state,
-            const std::string& operation = "") {
+            const std::string& operation = "", const std::string& at = "") {
   if (env.ledger == nullptr) return;
-  Warn(env, env.ledger->RecordState(env.run_id, kind, resource, state, operation));
+  Warn(env, env.ledger->RecordState(env.run_id, kind, resource, state, operation, at));
 }
 
 void RecordOwner(ProvisionEnv& env, ResourceKind kind, const std::string& resource, bool owned) {
@@ -215,7 +215,7 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
     env.reporter.Done(task, "failed");
     return core::Fail(steps.explain ? steps.explain(waited.error()) : waited.error());
   }
-  Record(env, steps.kind, steps.resource, EntryState::kCreated, operation);
+  Record(env, steps.kind, steps.resource, EntryState::kCreated, operation, steps.ended_at ? steps.ended_at() : "");
   env.reporter.Done(task, "created");
   return MakeOutcome(steps, OutcomeAction::kCreated, operation);
 }
@@ -254,7 +254,8 @@ core::Result<Outcome> RunDelete(ProvisionEnv& env, const DeleteSteps& steps) {
       return core::Fail(waited.error());
     }
   }
-  Record(env, steps.kind, steps.resource, EntryState::kDeleted, outcome.operation);
+  Record(env, steps.kind, steps.resource, EntryState::kDeleted, outcome.operation,
+         steps.ended_at && !outcome.operation.empty() ? steps.ended_at() : "");
   env.reporter.Done(task, "deleted");
   outcome.action = OutcomeAction::kDeleted;
   return outcome;

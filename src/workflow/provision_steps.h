@@ -43,6 +43,9 @@ struct CreateSteps {
   // Deletes the existing resource, for ProvisionEnv::recreate_unusable; null where there is no
   // unusable state to leave (buckets, service accounts).
   std::function<core::Result<Outcome>()> remove;
+  // After `wait`: when the API says the operation ended (RFC 3339), "" when it did not say. The
+  // entry's ready_at, the start of what bills.
+  std::function<std::string()> ended_at;
 };
 
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps);
@@ -54,6 +57,7 @@ struct DeleteSteps {
   http::Request request;
   std::function<core::Result<std::string>()> send;  // "" when synchronous
   std::function<core::Status(const std::string& operation)> wait;
+  std::function<std::string()> ended_at;  // as CreateSteps': the entry's deleted_at
 };
 
 // 404 is "already gone"; the ledger entry (if any) ends kDeleted.

@@ -3,16 +3,30 @@
 
 #include "capacity_problem.h"
 #include "provision_steps.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/spend.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
+namespace {
+
+// A done operation's metadata.endTime: when the node became READY, or went.
+std::string EndTimeOf(const gcp::tpu::Operation& operation) {
+  const auto& metadata = operation.metadata;
+  if (!metadata.is_object()) return "";
+  auto it = metadata.find("endTime");
+  return it != metadata.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
 
 core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& ref, const gcp::tpu::NodeSpec& request) {
   gcp::tpu::Client client(env.transport, env.endpoints.tpu);
   gcp::tpu::NodeSpec spec = request;
   if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
+  if (env.expires_at > 0) spec.labels.emplace(kExpiresLabel, std::to_string(env.expires_at));
   const std::string task = "tpu-vm " + ref.node;
   internal::CreateSteps steps;
   steps.kind = ResourceKind::kTpuVm;
@@ -20,12 +34,22 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   steps.resource = ref.Name();
   steps.details = {
       {"project", ref.project}, {"zone", ref.zone}, {"node", ref.node}, {"acceleratorType", spec.accelerator_type}};
+  if (env.expires_at > 0) steps.details["expires_at"] = env.expires_at;
+  if (auto slice = catalog::FindSliceType(spec.accelerator_type); slice && env.dry_run == nullptr) {
+    const auto capacity = spec.spot       ? catalog::CapacityMode::kSpot
+                          : spec.reserved ? catalog::CapacityMode::kReservation
+                                          : catalog::CapacityMode::kOnDemand;
+    steps.details["cost"] = ToJson(MakeCostRecord(env.prices ? env.prices() : nullptr, slice->generation->family,
+                                                  capacity, ref.zone, slice->chips));
+  }
   steps.request = client.BuildCreateNode(ref, spec);
   steps.post = [&]() -> core::Result<std::string> {
     auto op = client.CreateNode(ref, spec);
     if (!op) return core::Fail(op.error());
     return op->name;
   };
+  std::string ended_at;
+  steps.ended_at = [&ended_at] { return ended_at; };
   steps.wait = [&](const std::string& op) -> core::Status {
     auto start = env.clock.Now();
     auto done = gcp::operations::Wait(
@@ -35,6 +59,7 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
           env.reporter.Progress(task, std::string(seen.done ? "done " : "creating ") + internal::Seconds(elapsed));
         });
     if (!done) return core::Fail(done.error());
+    ended_at = EndTimeOf(*done);
     return {};
   };
   steps.inspect = [&]() -> core::Result<internal::Existing> {
@@ -96,10 +121,13 @@ core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
     if (!op) return core::Fail(op.error());
     return op->name;
   };
+  std::string ended_at;
+  steps.ended_at = [&ended_at] { return ended_at; };
   steps.wait = [&](const std::string& op) -> core::Status {
     auto done =
         gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
     if (!done) return core::Fail(done.error());
+    ended_at = EndTimeOf(*done);
     return {};
   };
   return internal::RunDelete(env, steps);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "source_bucket.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/client.h"
@@ -26,6 +27,40 @@ std::optional<std::string> RunOf(const std::map<std::string, std::string>& label
   return it->second;
 }
 
+int64_t ExpiresAt(const std::map<std::string, std::string>& labels) {
+  auto it = labels.find(kExpiresLabel);
+  if (it == labels.end() || it->second.empty() || it->second.size() > 18) return 0;
+  int64_t value = 0;
+  for (char c : it->second) {
+    if (c < '0' || c > '9') return 0;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+// Whether a labelled resource is listed: not in a ledger; or, for --expired, past its time.
+bool Listed(const ScanRequest& request, const Keys& ledgered, const LedgeredKey& key,
+            const std::map<std::string, std::string>& labels) {
+  if (!request.expired) return !ledgered.contains(key);
+  const int64_t expires = ExpiresAt(labels);
+  return expires > 0 && expires <= request.now_unix;
+}
+
+// What a TPU slice burns: its generation and chips, when `accelerator` is one tputrain knows.
+void SetChips(LeakedResource& leaked, const std::optional<catalog::TpuSliceType>& slice, int count,
+              const std::map<std::string, std::string>& labels) {
+  leaked.expires_at = ExpiresAt(labels);
+  if (!slice) return;
+  leaked.generation = slice->generation->family;
+  leaked.chips = count;
+}
+
+std::optional<catalog::TpuSliceType> SliceOf(const std::string& accelerator_type) {
+  auto slice = catalog::FindSliceType(accelerator_type);
+  if (!slice) return std::nullopt;
+  return *slice;
+}
+
 std::string Segment(const std::string& name, const std::string& after) {
   auto at = name.find("/" + after + "/");
   if (at == std::string::npos) return "";
@@ -44,14 +79,21 @@ core::Status ScanClusters(ProvisionEnv& env, const ScanRequest& request, const K
       gcp::container::ClusterRef ref{request.project, cluster.location.empty() ? location : cluster.location,
                                      cluster.name};
       if (auto run = RunOf(cluster.resource_labels, request.run_id);
-          run && !ledgered.contains({ResourceKind::kCluster, ref.Name()})) {
+          run && Listed(request, ledgered, {ResourceKind::kCluster, ref.Name()}, cluster.resource_labels)) {
         out.push_back({ResourceKind::kCluster, cluster.name, ref.Name(), *run, ref.location, ""});
+        out.back().expires_at = ExpiresAt(cluster.resource_labels);
       }
       for (const auto& pool : cluster.node_pools) {
         gcp::container::NodePoolRef pool_ref{ref, pool.name};
         auto run = RunOf(pool.resource_labels, request.run_id);
-        if (run && !ledgered.contains({ResourceKind::kNodePool, pool_ref.Name()})) {
+        if (run && Listed(request, ledgered, {ResourceKind::kNodePool, pool_ref.Name()}, pool.resource_labels)) {
           out.push_back({ResourceKind::kNodePool, pool.name, pool_ref.Name(), *run, ref.location, ref.Name()});
+          auto slice = catalog::FindSliceByMachineType(pool.machine_type, pool.tpu_topology);
+          SetChips(out.back(), slice ? std::optional(*slice) : std::nullopt,
+                   slice ? pool.node_count * slice->chips_per_host : 0, pool.resource_labels);
+          out.back().capacity = pool.spot                   ? catalog::CapacityMode::kSpot
+                                : !pool.reservation.empty() ? catalog::CapacityMode::kReservation
+                                                            : catalog::CapacityMode::kOnDemand;
         }
       }
     }
@@ -68,12 +110,15 @@ core::Status ScanTpuVms(ProvisionEnv& env, const ScanRequest& request, const Key
     if (!nodes) return core::Fail(nodes.error());
     for (const auto& node : *nodes) {
       auto run = RunOf(node.labels, request.run_id);
-      if (!run || ledgered.contains({ResourceKind::kTpuVm, node.name})) continue;
+      if (!run || !Listed(request, ledgered, {ResourceKind::kTpuVm, node.name}, node.labels)) continue;
       // A queued resource's node goes with it (ScanQueuedResources); deleted alone, the queued
       // resource would stay, SUSPENDED.
       if (!node.raw.value("queuedResource", "").empty()) continue;
       out.push_back({ResourceKind::kTpuVm, node.name.substr(node.name.rfind('/') + 1), node.name, *run,
                      Segment(node.name, "locations"), ""});
+      auto slice = SliceOf(node.accelerator_type);
+      SetChips(out.back(), slice, slice ? slice->chips : 0, node.labels);
+      out.back().capacity = node.spot ? catalog::CapacityMode::kSpot : catalog::CapacityMode::kOnDemand;
     }
   }
   return {};
@@ -88,9 +133,20 @@ core::Status ScanQueuedResources(ProvisionEnv& env, const ScanRequest& request, 
     if (!resources) return core::Fail(resources.error());
     for (const auto& resource : *resources) {
       auto run = RunOf(resource.labels, request.run_id);
-      if (!run || ledgered.contains({ResourceKind::kQueuedResource, resource.name})) continue;
+      if (!run || !Listed(request, ledgered, {ResourceKind::kQueuedResource, resource.name}, resource.labels)) continue;
       out.push_back({ResourceKind::kQueuedResource, resource.name.substr(resource.name.rfind('/') + 1), resource.name,
                      *run, Segment(resource.name, "locations"), ""});
+      // Its slices bill only while it is ACTIVE.
+      const auto specs = resource.raw.value("tpu", nlohmann::json::object()).value("nodeSpec", nlohmann::json::array());
+      const std::string type = specs.empty() || !specs[0].is_object()
+                                   ? ""
+                                   : specs[0].value("node", nlohmann::json::object()).value("acceleratorType", "");
+      auto slice = SliceOf(type);
+      const bool active = resource.state == gcp::tpu::QueuedResourceState::kActive;
+      SetChips(out.back(), slice, slice && active ? slice->chips * static_cast<int>(resource.node_ids.size()) : 0,
+               resource.labels);
+      out.back().capacity =
+          resource.raw.contains("spot") ? catalog::CapacityMode::kSpot : catalog::CapacityMode::kOnDemand;
     }
   }
   return {};
@@ -103,7 +159,7 @@ core::Status ScanBuckets(ProvisionEnv& env, const ScanRequest& request, const Ke
   if (!buckets) return core::Fail(buckets.error());
   for (const auto& bucket : *buckets) {
     auto run = RunOf(bucket.labels, request.run_id);
-    if (!run || ledgered.contains({ResourceKind::kBucket, bucket.name})) continue;
+    if (!run || !Listed(request, ledgered, {ResourceKind::kBucket, bucket.name}, bucket.labels)) continue;
     out.push_back({ResourceKind::kBucket, bucket.name, bucket.name, *run, bucket.location, ""});
   }
   return {};
@@ -125,7 +181,7 @@ core::Status ScanRepositories(ProvisionEnv& env, const ScanRequest& request, con
     if (!repositories) return core::Fail(repositories.error());
     for (const auto& repository : *repositories) {
       auto run = RunOf(repository.labels, request.run_id);
-      if (!run || ledgered.contains({ResourceKind::kRepository, repository.name})) continue;
+      if (!run || !Listed(request, ledgered, {ResourceKind::kRepository, repository.name}, repository.labels)) continue;
       out.push_back({ResourceKind::kRepository, repository.name.substr(repository.name.rfind('/') + 1), repository.name,
                      *run, region, ""});
     }
@@ -187,6 +243,12 @@ nlohmann::json ToJson(const LeakedResource& leaked) {
                          {"run", leaked.run_id},
                          {"location", leaked.location}};
   if (!leaked.cluster.empty()) json["cluster"] = leaked.cluster;
+  if (!leaked.generation.empty()) {
+    json["tpu"] = {{"generation", leaked.generation},
+                   {"chips", leaked.chips},
+                   {"capacity", catalog::CapacityModeName(leaked.capacity)}};
+  }
+  if (leaked.expires_at > 0) json["expires_at"] = leaked.expires_at;
   return json;
 }
 

@@ -5,7 +5,9 @@
 
 #include "capacity_problem.h"
 #include "provision_steps.h"
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/operations/wait.h"
+#include "tputrain/workflow/spend.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
@@ -80,6 +82,7 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   gcp::tpu::Client client(env.transport, env.endpoints.tpu);
   gcp::tpu::NodeSpec spec = request.spec;
   if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
+  if (env.expires_at > 0) spec.labels.emplace(kExpiresLabel, std::to_string(env.expires_at));
   internal::CreateSteps steps;
   steps.kind = ResourceKind::kQueuedResource;
   steps.name = request.ref.id;
@@ -87,6 +90,15 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   steps.details = {{"project", request.ref.project},    {"zone", request.ref.zone},
                    {"queued_resource", request.ref.id}, {"acceleratorType", spec.accelerator_type},
                    {"slices", request.slices},          {"nodes", SliceNodeIds(request.ref.id, request.slices)}};
+  if (auto slice = catalog::FindSliceType(spec.accelerator_type); slice && env.dry_run == nullptr) {
+    // Nothing bills before the slices are ACTIVE: ready_at is when the wait saw them so.
+    steps.details["cost"] = ToJson(MakeCostRecord(env.prices ? env.prices() : nullptr, slice->generation->family,
+                                                  spec.spot ? catalog::CapacityMode::kSpot
+                                                  : spec.reserved || !request.queueing.reservation_name.empty()
+                                                      ? catalog::CapacityMode::kReservation
+                                                      : catalog::CapacityMode::kOnDemand,
+                                                  request.ref.zone, slice->chips * request.slices));
+  }
   steps.request = client.BuildCreateMultislice(request.ref, spec, request.slices, request.queueing);
   steps.post = [&]() -> core::Result<std::string> {
     auto op = client.CreateMultislice(request.ref, spec, request.slices, request.queueing);

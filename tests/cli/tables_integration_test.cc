@@ -145,10 +145,15 @@ TEST_CASE("runs show, cleanup (plan and results), cleanup --scan and creates fit
   REQUIRE_FALSE(member_name.empty());
   CHECK(member_name.find("/subject/ns/training-workloads/sa/ray-ksa-maxtext") != std::string::npos);
 
+  // What its TPUs cost, under the entries: a blank line, a header, a row each, the spend and its
+  // caveat (issue 33).
+  const std::size_t spend_lines = ledger["spend"].is_null() ? 0 : ledger["spend"]["resources"].size() + 4;
+  CHECK(spend_lines > 0);
+
   // On the terminal: a title, the header, one line per entry, none wider than 80.
   auto shown = run.OnTerminal({"runs", "show", ledgered});
   FitsTerminal(shown);
-  CHECK(shown.lines.size() == entries + 2);
+  CHECK(shown.lines.size() == entries + 2 + spend_lines);
   CHECK(Count(shown.lines, "LOCATION") == 1);
   CHECK(Count(shown.lines, "storage.objectUser for ksa training-workloads/ray-ksa-maxtext") +
             Count(shown.lines, "\u2026") >=
@@ -158,7 +163,7 @@ TEST_CASE("runs show, cleanup (plan and results), cleanup --scan and creates fit
   // --format wide: the full names, wrapped within their column; nothing shortened.
   auto wide = run.OnTerminal({"runs", "show", ledgered, "--format", "wide"});
   FitsTerminal(wide);
-  CHECK(wide.lines.size() > entries + 2);
+  CHECK(wide.lines.size() > entries + 2 + spend_lines);
   CHECK(Count(wide.lines, "\u2026") == 0);
   CHECK(Count(wide.lines, "principal://") == 1);
 
@@ -166,7 +171,7 @@ TEST_CASE("runs show, cleanup (plan and results), cleanup --scan and creates fit
   auto piped = run.Piped({"runs", "show", ledgered});
   REQUIRE(piped.exit_code == 0);
   CHECK(piped.out.find("\u2026") == std::string::npos);
-  CHECK(Lines(piped.out).size() == entries + 2);
+  CHECK(Lines(piped.out).size() == entries + 2 + spend_lines);
   CHECK(piped.out.find(std::string(kCluster) + "/" + kPool) != std::string::npos);
   auto piped_wide = run.Piped({"runs", "show", ledgered, "--format", "wide"});
   CHECK(piped_wide.out.find(member_name) != std::string::npos);
@@ -205,7 +210,8 @@ TEST_CASE("runs show, cleanup (plan and results), cleanup --scan and creates fit
   // cleanup's results.
   auto cleaned = run.OnTerminal({"cleanup", ledgered, "--yes"});
   FitsTerminal(cleaned);
-  CHECK(cleaned.lines.size() == entries + 2);
+  CHECK(cleaned.lines.size() == entries + 3);  // and the run's TPU spend
+  CHECK(Count(cleaned.lines, "TPU spend $") == 1);
   CHECK(Count(cleaned.lines, "RESULT") == 1);
 }
 

@@ -230,3 +230,34 @@ TEST_CASE("threads sharing one store lose no update, with no lock of their own")
     CHECK(entry.operation == "op-" + entry.name);
   }
 }
+
+TEST_CASE("ready_at and deleted_at: the API's times when given, else now; each set once; kept on reload") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  const auto kind = tputrain::state::ResourceKind::kTpuVm;
+  const std::string vm = "projects/p/locations/us-east5-a/nodes/vm";
+  REQUIRE(store.RecordCreating("run-t", {.kind = kind, .name = vm}));
+  REQUIRE(store.RecordState("run-t", kind, vm, EntryState::kCreating, "op-1"));
+  CHECK(store.Load("run-t")->entries[0].ready_at.empty());
+  REQUIRE(store.RecordState("run-t", kind, vm, EntryState::kCreated, "op-1", "2026-11-26T01:00:00.250Z"));
+  // An adoption on a re-run records kCreated again: the first time stands.
+  REQUIRE(store.RecordState("run-t", kind, vm, EntryState::kCreated));
+  CHECK(store.Load("run-t")->entries[0].ready_at == "2026-11-26T01:00:00.250Z");
+  CHECK(store.Load("run-t")->entries[0].deleted_at.empty());
+  REQUIRE(store.RecordState("run-t", kind, vm, EntryState::kDeleted));
+  auto deleted = store.Load("run-t");
+  REQUIRE(deleted);
+  CHECK(deleted->entries[0].ready_at == "2026-11-26T01:00:00.250Z");
+  CHECK(deleted->entries[0].deleted_at.size() == std::string("2026-11-26T01:00:00.250Z").size());
+
+  // A create that failed never became ready: no billed interval, no deleted_at.
+  const std::string failed = "projects/p/locations/us-east5-a/nodes/failed";
+  REQUIRE(store.RecordCreating("run-t", {.kind = kind, .name = failed}));
+  REQUIRE(store.RecordState("run-t", kind, failed, EntryState::kDeleted));
+  auto ledger = store.Load("run-t");
+  CHECK(ledger->Find(kind, failed)->ready_at.empty());
+  CHECK(ledger->Find(kind, failed)->deleted_at.empty());
+  // Absent fields are not written: files stay as earlier releases wrote them.
+  CHECK_FALSE(tputrain::state::ToJson(*ledger)["entries"][1].contains("ready_at"));
+}

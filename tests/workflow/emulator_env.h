@@ -99,8 +99,8 @@ class EmulatorEnv {
 
   std::map<std::string, std::optional<std::string>> Environment() const {
     std::map<std::string, std::optional<std::string>> env;
-    for (const char* api :
-         {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY", "CLOUDBUILD"}) {
+    for (const char* api : {"CONTAINER", "TPU", "IAM", "CLOUDRESOURCEMANAGER", "SERVICEUSAGE", "ARTIFACTREGISTRY",
+                            "CLOUDBUILD", "CLOUDBILLING"}) {
       env[std::string("CLOUDSDK_API_ENDPOINT_OVERRIDES_") + api] = base_url_ + "/";
     }
     env["CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE"] = base_url_ + "/compute/v1/";
@@ -114,6 +114,8 @@ class EmulatorEnv {
     env["CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK"] = "true";
     env["CLOUDSDK_CORE_CHECK_GCE_METADATA"] = "false";
     env["XDG_STATE_HOME"] = (dir_ / "xdg").string();
+    env["XDG_CACHE_HOME"] = (dir_ / "cache").string();  // the TPU price cache
+    env["TPUTRAIN_BILLING_API_KEY"] = std::nullopt;
     env["TPUTRAIN_RUN"] = std::nullopt;
     env["CLOUDSDK_COMPUTE_ZONE"] = std::nullopt;
     env["CLOUDSDK_COMPUTE_REGION"] = std::nullopt;

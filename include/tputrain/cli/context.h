@@ -26,6 +26,8 @@ struct GlobalOptions {
   std::string config_file;
   std::string access_token_file;
   std::string billing_project;
+  std::string billing_api_key;  // the Cloud Billing Catalog's, else TPUTRAIN_BILLING_API_KEY
+  bool refresh_prices = false;
   bool quiet = false;
   bool verbose = false;
   bool log_http = false;

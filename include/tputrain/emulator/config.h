@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
+#include "tputrain/emulator/billing_catalog.h"
 #include "tputrain/emulator/faults.h"
 
 // How an emulator behaves: from `tputrain emulator start`'s flags (StartOptions, as typed) to the
@@ -45,6 +46,7 @@ struct EmulatorConfig {
   // How long GKE keeps retrying a node pool that a stockout left in ERROR: meanwhile the cluster
   // answers "incompatible operation" and the pool turns RUNNING if chips free up. 0: it gives up at once.
   std::chrono::milliseconds stockout_retry{0};
+  std::vector<CatalogPrice> catalog_prices;  // --tpu-price: the Billing Catalog's, over its defaults
 };
 
 // `tputrain emulator start` flags, as typed; MakeConfig checks them (usage errors, exit 2).
@@ -64,6 +66,7 @@ struct StartOptions {
   std::string capacity;                    // ZONE/GEN[/MODE]=CHIPS,...: chips each zone has
   std::string quota;                       // REGION/GEN[/MODE]=CHIPS,...: each API's regional quota
   std::string stockout_retry;              // empty or "0": a stocked-out pool is not retried
+  std::vector<std::string> tpu_prices;     // GEN:REGION:KIND=USD, the Billing Catalog's
 };
 
 core::Result<EmulatorConfig> MakeConfig(const StartOptions& options);

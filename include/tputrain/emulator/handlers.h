@@ -11,6 +11,7 @@
 
 #include "tputrain/core/result.h"
 #include "tputrain/emulator/api.h"
+#include "tputrain/emulator/billing_catalog.h"
 #include "tputrain/emulator/config.h"
 #include "tputrain/emulator/faults.h"
 #include "tputrain/emulator/schema.h"
@@ -55,6 +56,9 @@ struct Route {
   Handler handler;
   ErrorShape shape = ErrorShape::kAip193;
   bool starts_operation = false;
+  // Also answers an API key (?key= or x-goog-api-key) in place of an OAuth token: the Billing
+  // Catalog is the one API Google documents that way.
+  bool accepts_api_key = false;
 };
 
 std::vector<Route> ContainerRoutes();
@@ -64,6 +68,7 @@ std::vector<Route> TpuNodeUpdateRoutes();  // nodes.patch, nodes.getGuestAttribu
 std::vector<Route> StorageRoutes();
 std::vector<Route> IamRoutes();  // iam, cloudresourcemanager
 std::vector<Route> ServiceUsageRoutes();
+std::vector<Route> BillingCatalogRoutes();    // services.list, services.skus.list
 std::vector<Route> ArtifactRegistryRoutes();  // repositories and their docker images
 std::vector<Route> CloudBuildRoutes();
 std::vector<Route> ComputeRoutes();
@@ -77,6 +82,12 @@ std::vector<Route> StorageXmlRoutes();
 // 403 SERVICE_DISABLED, in `shape`, when the call's API is disabled (EmulatorConfig::disabled_apis,
 // until enabled through Service Usage); nothing when it may proceed.
 std::optional<ApiResponse> ServiceDisabled(const Call& call, ErrorShape shape);
+
+// The request's API key (?key= or x-goog-api-key), if it has one.
+std::optional<std::string> ApiKeyOf(const ApiRequest& request);
+// For a request without an OAuth token: 401 when `route` takes no API key, 400 API_KEY_INVALID
+// when the key is not one Google would have issued; nothing when the key is accepted.
+std::optional<ApiResponse> RefuseApiKey(const ApiRequest& request, const Route& route);
 
 // The next step of each API's timed records (operations.h runs them): an operation ends as its API
 // ends it, and the resource it acts on changes with it; a build takes its next phase; a queued

@@ -19,6 +19,7 @@ struct Endpoints {
   std::string serviceusage = "https://serviceusage.googleapis.com/";
   std::string artifactregistry = "https://artifactregistry.googleapis.com/";
   std::string cloudbuild = "https://cloudbuild.googleapis.com/";
+  std::string cloudbilling = "https://cloudbilling.googleapis.com/";
   // Like storage, compute's base carries its version: gcloud's override is written that way.
   std::string compute = "https://compute.googleapis.com/compute/v1/";
 

@@ -32,6 +32,12 @@ struct LedgerEntry {
   nlohmann::json details = nlohmann::json::object();  // what deleting it needs (location, role, ...)
   std::string created_at;
   std::string updated_at;
+  // When it became usable (a TPU VM READY, a node pool's create ended) and when its deletion
+  // ended: the billed interval of what bills by the hour. The API's operation end time when it
+  // gave one, else the moment tputrain saw it; RFC 3339 with milliseconds. Empty: not yet (or
+  // written by a release before these were recorded).
+  std::string ready_at;
+  std::string deleted_at;
   // The name a kUnknown kind was read with, written back unchanged: a ledger a later release
   // wrote keeps its entries when this one updates the file.
   std::string unknown_kind;
@@ -90,8 +96,9 @@ class LedgerStore {
 
   // The recorder calls used by provisioning: each is one atomic update.
   core::Status RecordCreating(const std::string& run_id, const LedgerEntry& entry);
+  // kCreated sets ready_at, kDeleted deleted_at (once each): `at` when the API said when, else now.
   core::Status RecordState(const std::string& run_id, ResourceKind kind, const std::string& name, EntryState state,
-                           const std::string& operation = "");
+                           const std::string& operation = "", const std::string& at = "");
 
  private:
   core::Result<std::string> ResolveRunId(const std::string& explicit_id, const core::Env& env, bool create);

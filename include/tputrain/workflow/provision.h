@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,12 +19,15 @@
 #include "tputrain/gcp/tpu/types.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/prices.h"
 
 // Provisioning: the order of calls, their parallelism, idempotent creates, waiting, and the
 // ledger. The API clients only send; everything that decides lives here.
 namespace tputrain::workflow {
 
 inline constexpr char kRunLabel[] = "tputrain-run";
+// The label --ttl sets on what a create makes: the unix time after which it may be deleted.
+inline constexpr char kExpiresLabel[] = "tputrain-expires";
 
 using state::ResourceKind;
 
@@ -60,6 +64,11 @@ struct ProvisionEnv {
   bool recreate_unusable = false;
   // --dry-run: mutating requests are appended here and nothing is sent (not even reads).
   std::vector<http::Request>* dry_run = nullptr;
+  // TPU list prices, asked for when a TPU resource is about to be created, for the cost record
+  // its ledger entry keeps (spend.h). Unset, or answering null: the record has no rate.
+  std::function<const Prices*()> prices;
+  // --ttl: the tputrain-expires label (unix seconds) of what is created; 0: none.
+  int64_t expires_at = 0;
 };
 
 // What happened to one resource. Code decides on this; tables, progress lines and --format json

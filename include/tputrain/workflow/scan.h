@@ -1,10 +1,12 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/catalog/prices.h"
 #include "tputrain/core/result.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/provision.h"
@@ -22,6 +24,10 @@ struct ScanRequest {
   std::vector<std::string> tpu_zones;
   // Only resources of this run (the label's value); empty: every run.
   std::string run_id;
+  // --expired: only what carries a tputrain-expires label at or before `now_unix`, whether a
+  // ledger knows it or not (a scheduled job clears what any run left past its --ttl).
+  bool expired = false;
+  int64_t now_unix = 0;
 };
 
 struct LeakedResource {
@@ -32,6 +38,11 @@ struct LeakedResource {
   std::string location;  // zone or region ("" for buckets' multi-regions is their location)
   std::string cluster;   // node pools: the cluster's full name
   std::string project;   // the project scanned
+  // TPU resources (TPU VMs, queued resources, TPU node pools): what they burn.
+  std::string generation;  // "" for anything else
+  int chips = 0;
+  catalog::CapacityMode capacity = catalog::CapacityMode::kOnDemand;
+  int64_t expires_at = 0;  // the tputrain-expires label, 0 when none
 };
 
 nlohmann::json ToJson(const LeakedResource& leaked);

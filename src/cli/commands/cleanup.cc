@@ -1,4 +1,6 @@
 // tputrain cleanup [--run ID | --all] [--force] [--dry-run [--detailed-exitcode]] [--scan [--delete-leaked]]
+#include <map>
+
 #include "commands/cleanup_scan.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
@@ -8,6 +10,7 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/cleanup_runs.h"
+#include "tputrain/workflow/spend.h"
 
 namespace tputrain::cli {
 namespace {
@@ -44,8 +47,27 @@ void PrintPlans(Context& context, const std::vector<workflow::CleanupPlan>& plan
   });
 }
 
-void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done) {
-  PrintResult(context, workflow::ToJson(done), [&](std::ostream& out) {
+// Each run's TPU spend, from its ledger as the cleanup left it: the run's total.
+std::map<std::string, workflow::RunSpend> SpendOf(Context& context, state::LedgerStore& store,
+                                                  const std::vector<workflow::RunCleaned>& done) {
+  std::map<std::string, workflow::RunSpend> spends;
+  for (const auto& run : done) {
+    auto ledger = store.Load(run.run_id);
+    if (!ledger) continue;
+    auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
+    if (!spend.resources.empty()) spends.emplace(run.run_id, std::move(spend));
+  }
+  return spends;
+}
+
+void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done,
+               const std::map<std::string, workflow::RunSpend>& spends) {
+  nlohmann::json json = workflow::ToJson(done);
+  for (auto& run : json["runs"]) {
+    auto spend = spends.find(run["run"].get<std::string>());
+    run["spend"] = spend == spends.end() ? nlohmann::json(nullptr) : workflow::ToJson(spend->second);
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
     if (done.empty()) out << "No run to clean up.\n";
     const bool wide = context.global.wide();
     for (const auto& run : done) {
@@ -56,6 +78,9 @@ void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done) 
       }
       out << "run " << run.run_id << ": " << (rows.empty() ? "nothing to delete" : "cleaned up") << "\n";
       if (!rows.empty()) PrintTable(out, {"kind", "name", "location", "result"}, rows, kResourceColumns);
+      if (auto spend = spends.find(run.run_id); spend != spends.end()) {
+        out << workflow::TotalLine(run.run_id, spend->second) << "\n";
+      }
     }
   });
 }
@@ -103,7 +128,7 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   workflow::CleanupRunsEnv env{store, stack.Provision(google), RecordedReach(context), *timeout};
   auto done = workflow::CleanupRuns(env, *plans);
   if (!done) return core::Fail(done.error());
-  PrintDone(context, *done);
+  PrintDone(context, *done, SpendOf(context, store, *done));
   return finish(core::kExitOk);
 }
 

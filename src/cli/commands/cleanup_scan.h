@@ -14,6 +14,7 @@ namespace tputrain::cli {
 struct ScanFlags {
   bool scan = false;
   bool delete_leaked = false;
+  bool expired = false;  // only what is past its tputrain-expires label, ledgered or not
 };
 
 void AddScanFlags(CLI::App* cleanup, ScanFlags& flags);

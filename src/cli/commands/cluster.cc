@@ -154,6 +154,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   AddCapacityFlags(create, options->pool.capacity, true);
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
+  AddTtlFlag(create, options->provision);
   create->footer(
       "Examples:\n"
       "  tputrain cluster create ray-tpu --location us-east5-b --ray-operator --gcs-fuse --workload-identity \\\n"

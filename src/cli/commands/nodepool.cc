@@ -107,6 +107,7 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
                    "On a stockout, try these zones of the cluster's region in turn; auto: those that offer the type");
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
+  AddTtlFlag(create, options->provision);
   create->footer(
       "Examples:\n"
       "  tputrain nodepool create v6e-16 --cluster ray-tpu --location us-east5-b --tpu-type v6e-16\n"

@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include "commands/commands.h"
+#include "commands/plan_price.h"
+#include "commands/prices_common.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/cli/output.h"
 
@@ -13,10 +15,12 @@ struct PlanOptions {
   std::string accelerator;
   std::string dtype;
   int slices = 0;
+  std::string capacity = "on-demand";
+  double hours = 0;
 };
 
 // The stable JSON contract of `plan --format json`, documented in README.
-nlohmann::json PlanToJson(const catalog::SlicePlan& plan) {
+nlohmann::json PlanToJson(const catalog::SlicePlan& plan, const std::optional<PlanPrice>& price) {
   const auto& slice = plan.slice;
   nlohmann::json json = {
       {"model", plan.model.name},
@@ -42,6 +46,7 @@ nlohmann::json PlanToJson(const catalog::SlicePlan& plan) {
       {"peak_bf16_tflops_per_chip", slice.generation->peak_bf16_tflops_per_chip},
       {"ici", nullptr},
       {"formula", plan.formula},
+      {"price", PlanPriceJson(price)},
   };
   if (plan.mode == catalog::WorkloadMode::kTrain) {
     json["ici"] = {{"fsdp", plan.ici.fsdp}, {"tensor", plan.ici.tensor}};
@@ -49,7 +54,7 @@ nlohmann::json PlanToJson(const catalog::SlicePlan& plan) {
   return json;
 }
 
-void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan) {
+void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan, const std::optional<PlanPrice>& price) {
   const auto& slice = plan.slice;
   std::vector<std::vector<std::string>> rows = {
       {"model", fmt::format("{} ({} B parameters, {})", plan.model.name, plan.model.parameters / 1e9,
@@ -65,6 +70,7 @@ void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan) {
     rows.push_back(
         {"ici", fmt::format("ici_fsdp_parallelism={} ici_tensor_parallelism={}", plan.ici.fsdp, plan.ici.tensor)});
   }
+  for (auto& row : PlanPriceRows(price)) rows.push_back(std::move(row));
   PrintTable(out, {"field", "value"}, rows);
   out << "\nwhy: " << plan.formula << "\n";
 }
@@ -80,7 +86,19 @@ core::Result<int> RunPlan(const PlanOptions& options, Context& context) {
   request.slices = options.slices;
   auto plan = catalog::PlanSlice(request);
   if (!plan) return core::Fail(plan.error());
-  PrintResult(context, PlanToJson(*plan), [&](std::ostream& out) { PrintPlanTable(out, *plan); });
+  // Priced where it would run: the location's region. None given, no price (and no network).
+  std::optional<PlanPrice> price;
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  if (auto location = settings->Get("location"); location && !location->empty()) {
+    auto prices = ReadPrices(context);
+    if (!prices) return core::Fail(prices.error());
+    price = PlanPrice{workflow::PriceSlices(prices->table, plan->slice.generation->family, plan->slice.chips,
+                                            plan->slices, *location),
+                      std::move(*prices), *catalog::ParseCapacityMode(options.capacity), std::nullopt};
+    if (options.hours > 0) price->hours = options.hours;
+  }
+  PrintResult(context, PlanToJson(*plan, price), [&](std::ostream& out) { PrintPlanTable(out, *plan, price); });
   return core::kExitOk;
 }
 
@@ -97,10 +115,18 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
   plan->add_option("--accelerator", options->accelerator, "TPU generation: v6e, v5e, v5p, v4 or tpu7x");
   plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the preset's)");
   plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")->check(CLI::Range(1, 64));
+  plan->add_option("--capacity", options->capacity,
+                   "How the slices are had, for their price: on-demand, spot or reservation")
+      ->check(CLI::IsMember({"on-demand", "spot", "reservation"}))
+      ->capture_default_str();
+  plan->add_option("--hours", options->hours, "Hours the job runs: an estimate of what it costs")
+      ->check(CLI::PositiveNumber);
   plan->footer(
       "Examples:\n"
       "  tputrain plan --model llama3-8b --accelerator v6e\n"
-      "  tputrain plan --model saxml-175b-test --format json");
+      "  tputrain plan --model saxml-175b-test --format json\n"
+      "  tputrain plan --model llama3-8b --location us-east5 --capacity spot --hours 10\n"
+      "With --location, the slices are priced from the Cloud Billing Catalog API (see 'tputrain prices').");
   plan->callback([options, &context] { context.outcome = RunPlan(*options, context); });
 }
 

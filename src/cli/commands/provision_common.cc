@@ -3,6 +3,7 @@
 #include <set>
 
 #include "commands/capacity_flags.h"
+#include "commands/prices_common.h"
 #include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
@@ -47,6 +48,12 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   }
   command->add_flag("--enable-apis", flags.enable_apis,
                     "Enable an API the project has not enabled (SERVICE_DISABLED) and carry on");
+}
+
+void AddTtlFlag(CLI::App* command, ProvisionFlags& flags) {
+  command->add_option("--ttl", flags.ttl,
+                      "Label what is created tputrain-expires=<now + this, unix time> (e.g. 8h): 'cleanup --scan "
+                      "--expired --delete-leaked --yes' deletes it once that time has passed");
 }
 
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
@@ -97,11 +104,22 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
                                const OutcomePrinter& print) {
   auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
+  int64_t expires_at = 0;
+  if (!flags.ttl.empty()) {
+    auto ttl = core::ParseDuration("--ttl", flags.ttl);
+    if (!ttl) return core::Fail(ttl.error());
+    const auto at = context.stack().clock().WallNow() + *ttl;
+    // Rounded up: a resource never expires before its time.
+    expires_at =
+        std::chrono::duration_cast<std::chrono::seconds>(at.time_since_epoch() + std::chrono::milliseconds(999))
+            .count();
+  }
   if (context.global.dry_run) {
     // Nothing is sent, not even reads, and no credentials are needed.
     std::vector<http::Request> planned;
     auto env = context.stack().Provision(nullptr);
     env.dry_run = &planned;
+    env.expires_at = expires_at;
     const std::string given = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "") : flags.run_id;
     if (!given.empty()) {
       auto valid = state::ValidateNewRunId(flags.run_id.empty() ? "TPUTRAIN_RUN" : "--run", given);
@@ -123,6 +141,9 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   auto env = stack.Provision(*google);
   env.ledger = &ledger;
   env.run_id = *run_id;
+  auto prices = std::make_shared<LazyPrices>(context);
+  env.prices = [prices] { return prices->Get(); };
+  env.expires_at = expires_at;
   env.async = flags.async;
   env.recreate_unusable = flags.recreate_unusable;
   env.poll.timeout = *timeout;

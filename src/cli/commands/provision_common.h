@@ -23,6 +23,7 @@ struct ProvisionFlags {
   std::string timeout;  // "30m", "90s", "1h" or seconds
   bool recreate_unusable = false;
   bool enable_apis = false;
+  std::string ttl;  // --ttl: the tputrain-expires label, now + this
 };
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);
@@ -30,6 +31,10 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = tr
 // --recreate-unusable on creates of resources that can be left in ERROR (clusters, node pools,
 // TPU VMs): delete such a one and create it again rather than report it.
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags);
+
+// --ttl DURATION on creates of what bills by the hour: the tputrain-expires label, which
+// `cleanup --scan --expired` deletes by.
+void AddTtlFlag(CLI::App* command, ProvisionFlags& flags);
 
 // -y/--yes: delete without asking.
 void AddYesFlag(CLI::App* command, bool& yes);

@@ -1,12 +1,24 @@
+#include <algorithm>
+#include <cstdio>
+
 #include "commands/commands.h"
 #include "output/resource_cells.h"
 #include "parse_error.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/spend.h"
 
 namespace tputrain::cli {
 namespace {
+
+using workflow::FormatMoney;
+
+std::string FormatHours(double hours) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f", hours);
+  return text;
+}
 
 struct RunsOptions {
   std::string state_dir;
@@ -27,16 +39,24 @@ core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
       continue;
     }
     bool is_current = current && *current == run_id;
+    const auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
+    const bool priced = !spend.resources.empty();
     json.push_back({{"run_id", run_id},
                     {"created_at", ledger->created_at},
                     {"current", is_current},
                     {"resources", ledger->entries.size()},
-                    {"live", ledger->Live().size()}});
+                    {"live", ledger->Live().size()},
+                    {"spent", priced ? nlohmann::json(spend.spent) : nlohmann::json(nullptr)},
+                    {"per_hour_now", priced ? nlohmann::json(spend.per_hour_now) : nlohmann::json(nullptr)}});
     rows.push_back({run_id + (is_current ? " *" : ""), ledger->created_at, std::to_string(ledger->entries.size()),
-                    std::to_string(ledger->Live().size())});
+                    std::to_string(ledger->Live().size()), priced ? FormatMoney(spend.spent, spend.currency) : "-",
+                    priced ? FormatMoney(spend.per_hour_now, spend.currency) : "-"});
   }
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintTable(out, {"run", "created", "resources", "live"}, rows);
+    PrintTable(out, {"run", "created", "resources", "live", "spent", "$/h now"}, rows);
+    if (std::any_of(json.begin(), json.end(), [](const auto& run) { return !run["spent"].is_null(); })) {
+      out << "spent, $/h now: TPU estimates at list price, before discounts and taxes\n";
+    }
   });
   return core::kExitOk;
 }
@@ -49,7 +69,10 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
     return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
   auto ledger = store.Load(*run_id);
   if (!ledger) return core::Fail(ledger.error());
-  PrintResult(context, state::ToJson(*ledger), [&](std::ostream& out) {
+  const auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
+  nlohmann::json json = state::ToJson(*ledger);
+  json["spend"] = spend.resources.empty() ? nlohmann::json(nullptr) : workflow::ToJson(spend);
+  PrintResult(context, json, [&](std::ostream& out) {
     out << "run " << ledger->run_id << " (created " << ledger->created_at << ")\n";
     const bool wide = context.global.wide();
     std::vector<std::vector<std::string>> rows;
@@ -63,6 +86,22 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
                       pending || wide ? OperationCell(entry.operation, wide) : ""});
     }
     PrintTable(out, {"kind", "name", "location", "state", "owned", "operation"}, rows, kResourceColumns);
+    if (spend.resources.empty()) return;
+    // What its TPUs cost: chips × the rate recorded at create × the hours they were READY.
+    std::vector<std::vector<std::string>> costs;
+    for (const auto& resource : spend.resources) {
+      const auto& cost = resource.cost;
+      const auto money = [&](std::optional<double> amount) {
+        return amount ? FormatMoney(*amount, cost.currency) : std::string("?");
+      };
+      costs.push_back({std::string(state::KindName(resource.kind)), resource.name.substr(resource.name.rfind('/') + 1),
+                       std::to_string(cost.chips), std::string(catalog::CapacityModeName(cost.capacity)),
+                       money(cost.per_chip_hour), money(resource.per_hour_now), FormatHours(resource.hours),
+                       money(resource.spent)});
+    }
+    out << "\n";
+    PrintTable(out, {"kind", "name", "chips", "capacity", "$/chip-h", "$/h now", "hours", "spent"}, costs);
+    out << workflow::SpendLine(spend) << "\n";
   });
   return core::kExitOk;
 }

@@ -314,6 +314,7 @@ void SetupTpuVmCommand(CLI::App& root, Context& context) {
       ->type_name("check|create|skip");
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
+  AddTtlFlag(create, options->provision);
   create->footer(
       "Examples:\n  tputrain tpu-vm create v5p-node --zone us-east5-a --accelerator-type v5p-8\n"
       "  tputrain tpu-vm create ray-tpu --zone us-east5-a --accelerator-type v6e-16 --ray --pip jax[tpu]\n"
