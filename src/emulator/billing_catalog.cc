@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tputrain/catalog/prices.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/handlers.h"
 
@@ -23,6 +24,21 @@ constexpr const char* kComputeEngineId = "6F81-5844-456A";
 constexpr const char* kCloudTpuId = "E000-3F24-B8AA";
 constexpr int kMaxPageSize = 5000;
 
+// --tpu-price's names of the price kinds.
+std::string KindName(catalog::PriceKind kind) {
+  switch (kind) {
+    case catalog::PriceKind::kOnDemand:
+      return "on-demand";
+    case catalog::PriceKind::kSpot:
+      return "spot";
+    case catalog::PriceKind::kCommit1Yr:
+      return "commit-1y";
+    case catalog::PriceKind::kCommit3Yr:
+      return "commit-3y";
+  }
+  return "on-demand";
+}
+
 struct CatalogService {
   const char* id;
   const char* display_name;
@@ -35,20 +51,17 @@ constexpr CatalogService kCatalogServices[] = {
     {kCloudTpuId, "Cloud TPU"},
 };
 
-// The list prices of ../shared/notes/capacity-cost.md §B.3 for a few regions: enough to plan
-// in, and tests set their own with --tpu-price to prove where a number came from.
+// Until a test sets its own with --tpu-price, the catalog serves tputrain's built-in table: list
+// prices that scripts/generate-price-table.py wrote from a named source on a stated date, so the
+// defaults are real prices and no second copy of them is kept here.
 const std::vector<CatalogPrice>& DefaultPrices() {
-  static const std::vector<CatalogPrice> prices = {
-      {"v6e", "us-east5", "on-demand", 2.70},     {"v6e", "us-east5", "spot", 1.08},
-      {"v6e", "us-east5", "commit-1y", 1.89},     {"v6e", "us-east5", "commit-3y", 1.22},
-      {"v6e", "us-central1", "on-demand", 2.70},  {"v6e", "us-central1", "spot", 0.6483},
-      {"v6e", "europe-west4", "on-demand", 2.97}, {"v6e", "europe-west4", "spot", 0.7132},
-      {"v5p", "us-east5", "on-demand", 4.20},     {"v5p", "us-east5", "spot", 1.5601},
-      {"v5p", "us-central1", "on-demand", 4.20},  {"v5p", "us-central1", "spot", 1.68},
-      {"v5e", "us-east5", "on-demand", 1.20},     {"v5e", "us-east5", "spot", 0.60},
-      {"v5e", "us-central1", "on-demand", 1.20},  {"v5e", "us-central1", "spot", 0.2130},
-      {"v4", "us-central2", "on-demand", 3.22},   {"v4", "us-central2", "spot", 0.9215},
-  };
+  static const std::vector<CatalogPrice> prices = [] {
+    std::vector<CatalogPrice> out;
+    for (const auto& price : catalog::BuiltinPrices().prices) {
+      out.push_back({price.generation, price.region, KindName(price.kind), price.per_chip_hour});
+    }
+    return out;
+  }();
   return prices;
 }
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "emulator_test_util.h"
+#include "tputrain/catalog/prices.h"
 #include "tputrain/emulator/billing_catalog.h"
 
 namespace tputrain::emulator {
@@ -54,8 +55,15 @@ TEST_CASE("billing catalog: services, and TPU SKUs paged, priced as --tpu-price 
   const json skus = AllSkus(driver, "6F81-5844-456A", 3, &pages);
   CHECK(pages == static_cast<int>((skus.size() + 2) / 3));
   CHECK(pages > 2);
-  CHECK(PriceOf(skus, "TpuV6e chip-hour running in us-east5") == Approx(3.15));  // set, not the default 2.70
-  CHECK(PriceOf(skus, "Preemptible TpuV6e chip-hour running in us-east5") == Approx(1.08));
+  // The defaults are tputrain's built-in table (generated, dated); what --tpu-price sets replaces them.
+  const auto& builtin = catalog::BuiltinPrices();
+  const auto default_on_demand = builtin.PerChipHour("v6e", "us-east5", catalog::PriceKind::kOnDemand);
+  const auto default_spot = builtin.PerChipHour("v6e", "us-east5", catalog::PriceKind::kSpot);
+  REQUIRE(default_on_demand);
+  REQUIRE(default_spot);
+  REQUIRE(*default_on_demand != Approx(3.15));
+  CHECK(PriceOf(skus, "TpuV6e chip-hour running in us-east5") == Approx(3.15));
+  CHECK(PriceOf(skus, "Preemptible TpuV6e chip-hour running in us-east5") == Approx(*default_spot));
   CHECK(PriceOf(skus, "Preemptible TpuV5p chip-hour running in asia-east9") == Approx(0.5));  // added
   for (const auto& sku : skus) {
     CHECK(sku["category"]["serviceDisplayName"] == "Compute Engine");
@@ -64,7 +72,9 @@ TEST_CASE("billing catalog: services, and TPU SKUs paged, priced as --tpu-price 
   // v4 is Cloud TPU's, per 8 TensorCores: 4 chips.
   const json tpu_skus = AllSkus(driver, "E000-3F24-B8AA", 5000, &pages);
   CHECK(pages == 1);
-  CHECK(PriceOf(tpu_skus, "Tpu-v4 Pod chip-hour running in us-central2") == Approx(3.22 * 4));
+  const auto v4 = builtin.PerChipHour("v4", "us-central2", catalog::PriceKind::kOnDemand);
+  REQUIRE(v4);
+  CHECK(PriceOf(tpu_skus, "Tpu-v4 Pod chip-hour running in us-central2") == Approx(*v4 * 4));
 }
 
 TEST_CASE("billing catalog: an API key in ?key= or x-goog-api-key stands for a token here only") {

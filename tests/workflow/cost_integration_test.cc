@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emulator_env.h"
+#include "tputrain/catalog/prices.h"
 #include "tputrain/core/timestamp.h"
 
 namespace tputrain::workflow {
@@ -26,8 +27,16 @@ std::optional<double> PriceIn(const json& reply, const std::string& generation, 
   return std::nullopt;
 }
 
+// What the built-in table (scripts/generate-price-table.py's, dated) says: the offline answer.
+double Builtin(const std::string& generation, const std::string& region, catalog::PriceKind kind) {
+  auto price = catalog::BuiltinPrices().PerChipHour(generation, region, kind);
+  REQUIRE(price);
+  return *price;
+}
+
 TEST_CASE("prices come from the emulator's catalog, are cached, and the built-in table stands in, said") {
-  EmulatorEnv env({"--tpu-price", "v6e:us-east5:on-demand=3.33", "--tpu-price", "v6e:us-east5:spot=1.11"});
+  EmulatorEnv env({"--tpu-price", "v6e:us-east5:on-demand=3.33", "--tpu-price", "v6e:us-east5:spot=1.11", "--tpu-price",
+                   "v6e:us-east5:commit-1y=1.77"});
   REQUIRE(env.ready());
   auto result = env.Tputrain({"prices", "--location", "us-east5-b", "--format", "json"}, false);
   REQUIRE(result.exit_code == 0);
@@ -36,7 +45,7 @@ TEST_CASE("prices come from the emulator's catalog, are cached, and the built-in
   CHECK(reply["origin"] == "catalog-api");
   CHECK(PriceIn(reply, "v6e", "us-east5", "on_demand") == Approx(3.33));
   CHECK(PriceIn(reply, "v6e", "us-east5", "spot") == Approx(1.11));
-  CHECK(PriceIn(reply, "v6e", "us-east5", "commit_1y") == Approx(1.89));
+  CHECK(PriceIn(reply, "v6e", "us-east5", "commit_1y") == Approx(1.77));
   CHECK_FALSE(PriceIn(reply, "v6e", "us-central1", "on_demand"));  // only the region asked for
   CHECK_THAT(reply["source"].get<std::string>(), Catch::Contains("Cloud Billing Catalog API"));
 
@@ -83,7 +92,10 @@ TEST_CASE("prices come from the emulator's catalog, are cached, and the built-in
   REQUIRE(result.exit_code == 0);
   reply = json::parse(result.out);
   CHECK(reply["origin"] == "built-in");
-  CHECK(PriceIn(reply, "v6e", "us-east5", "on_demand") == Approx(2.70));
+  CHECK(PriceIn(reply, "v6e", "us-east5", "on_demand") ==
+        Approx(Builtin("v6e", "us-east5", catalog::PriceKind::kOnDemand)));
+  CHECK(reply["source"] == catalog::BuiltinPrices().source);
+  CHECK(reply["as_of"] == catalog::BuiltinPrices().as_of);
   CHECK_THAT(result.err, Catch::Contains("using the built-in table of"));
   CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
 
@@ -105,7 +117,8 @@ double Hours(const std::string& from, const std::string& to) {
 TEST_CASE("plan prices its slices from the emulator's catalog; another price there, another plan; offline, said") {
   double first_per_hour = 0;
   {
-    EmulatorEnv env({"--tpu-price", "v6e:us-east5:on-demand=3.33", "--tpu-price", "v6e:us-east5:spot=1.11"});
+    EmulatorEnv env({"--tpu-price", "v6e:us-east5:on-demand=3.33", "--tpu-price", "v6e:us-east5:spot=1.11",
+                     "--tpu-price", "v6e:us-east5:commit-1y=1.77"});
     REQUIRE(env.ready());
     auto result = env.Tputrain({"plan", "--model", "llama3-8b", "--location", "us-east5", "--format", "json"}, false);
     REQUIRE(result.exit_code == 0);
@@ -119,7 +132,7 @@ TEST_CASE("plan prices its slices from the emulator's catalog; another price the
     CHECK(price["per_chip_hour"]["on_demand"] == Approx(3.33));
     CHECK(price["per_hour"]["on_demand"] == Approx(3.33 * chips));
     CHECK(price["per_hour"]["spot"] == Approx(1.11 * chips));
-    CHECK(price["per_hour"]["commit_1y"] == Approx(1.89 * chips));
+    CHECK(price["per_hour"]["commit_1y"] == Approx(1.77 * chips));
     CHECK_THAT(price["source"].get<std::string>(), Catch::Contains("Cloud Billing Catalog API"));
     first_per_hour = price["per_hour"]["on_demand"].get<double>();
 
@@ -158,8 +171,8 @@ TEST_CASE("plan prices its slices from the emulator's catalog; another price the
     REQUIRE(result.exit_code == 0);
     price = json::parse(result.out)["price"];
     CHECK(price["origin"] == "built-in");
-    CHECK(price["per_chip_hour"]["on_demand"] == Approx(2.70));
-    CHECK(price["source"] != json());
+    CHECK(price["per_chip_hour"]["on_demand"] == Approx(Builtin("v6e", "us-east5", catalog::PriceKind::kOnDemand)));
+    CHECK(price["source"] == catalog::BuiltinPrices().source);
     CHECK_THAT(result.err, Catch::Contains("could not be read") && Catch::Contains("using the built-in table of"));
 
     // No location: no price, and nothing asked of the catalog.

@@ -7,7 +7,7 @@
 #include "tputrain/core/result.h"
 
 // The emulator's Cloud Billing Catalog: TPU list prices per chip-hour, set at start with
-// `--tpu-price GEN:REGION:KIND=USD` on top of a small default table, served as SKUs of the
+// `--tpu-price GEN:REGION:KIND=USD` on top of tputrain's built-in table, served as SKUs of the
 // Compute Engine and Cloud TPU services the way the real catalog is read.
 namespace tputrain::emulator {
 
