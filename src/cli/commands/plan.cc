@@ -1,8 +1,12 @@
+#include <charconv>
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include "commands/commands.h"
 #include "commands/plan_price.h"
 #include "commands/prices_common.h"
+#include "commands/provision_common.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/cli/output.h"
 
@@ -88,9 +92,9 @@ core::Result<int> RunPlan(const PlanOptions& options, Context& context) {
   if (!plan) return core::Fail(plan.error());
   // Priced where it would run: the location's region. None given, no price (and no network).
   std::optional<PlanPrice> price;
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  if (auto location = settings->Get("location"); location && !location->empty()) {
+  auto location = LocationOrAll(context);  // checked: a malformed one is a usage error
+  if (!location) return core::Fail(location.error());
+  if (*location != "-") {
     auto prices = ReadPrices(context);
     if (!prices) return core::Fail(prices.error());
     price = PlanPrice{workflow::PriceSlices(prices->table, plan->slice.generation->family, plan->slice.chips,
@@ -120,7 +124,15 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
       ->check(CLI::IsMember({"on-demand", "spot", "reservation"}))
       ->capture_default_str();
   plan->add_option("--hours", options->hours, "Hours the job runs: an estimate of what it costs")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            double hours = 0;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), hours);
+            const bool ok =
+                !text.empty() && ec == std::errc() && end == text.data() + text.size() && hours > 0 && hours <= 1e6;
+            return ok ? std::string() : "expected a number of hours above 0 (e.g. 10 or 0.5), got '" + text + "'";
+          },
+          "HOURS", "HOURS"));
   plan->footer(
       "Examples:\n"
       "  tputrain plan --model llama3-8b --accelerator v6e\n"

@@ -3,6 +3,7 @@
 
 #include "commands/commands.h"
 #include "commands/prices_common.h"
+#include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/gcp_location.h"
 
@@ -17,11 +18,9 @@ struct PricesOptions {
 core::Result<int> RunPrices(const PricesOptions& options, Context& context) {
   std::string region;
   if (!options.all_regions) {
-    auto settings = context.settings();
-    if (!settings) return core::Fail(settings.error());
-    if (auto location = settings->Get("location"); location && !location->empty()) {
-      region = core::RegionOf(*location);
-    }
+    auto location = LocationOrAll(context);  // checked: a malformed one is a usage error
+    if (!location) return core::Fail(location.error());
+    if (*location != "-") region = core::RegionOf(*location);
   }
   auto prices = ReadPrices(context);
   if (!prices) return core::Fail(prices.error());
@@ -63,7 +62,8 @@ void SetupPricesCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<PricesOptions>();
   auto* prices = root.add_subcommand("prices", "TPU list prices per chip-hour, from the Cloud Billing Catalog API");
   prices->add_flag("--all-regions", options->all_regions, "Every region, whatever --location says");
-  prices->add_option("--accelerator", options->accelerator, "Only this generation: v6e, v5e, v5p or v4");
+  prices->add_option("--accelerator", options->accelerator, "Only this generation: v6e, v5e, v5p or v4")
+      ->check(CLI::IsMember({"v6e", "v5e", "v5p", "v4"}));
   prices->footer(
       "Prices are read from the Cloud Billing Catalog API (Google credentials, or --billing-api-key) and kept\n"
       "for 3 days; when the API cannot be read, the built-in table is used and said to be used.\n"
