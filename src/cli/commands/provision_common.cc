@@ -1,9 +1,9 @@
 #include "commands/provision_common.h"
 
-#include <set>
-
 #include "commands/capacity_flags.h"
+#include "commands/enable_apis.h"
 #include "commands/prices_common.h"
+#include "commands/ttl_flag.h"
 #include "output/resource_cells.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
@@ -11,7 +11,6 @@
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/state/ledger.h"
-#include "tputrain/workflow/services.h"
 
 namespace tputrain::cli {
 namespace {
@@ -48,12 +47,6 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   }
   command->add_flag("--enable-apis", flags.enable_apis,
                     "Enable an API the project has not enabled (SERVICE_DISABLED) and carry on");
-}
-
-void AddTtlFlag(CLI::App* command, ProvisionFlags& flags) {
-  command->add_option("--ttl", flags.ttl,
-                      "Label what is created tputrain-expires=<now + this, unix time> (e.g. 8h): 'cleanup --scan "
-                      "--expired --delete-leaked --yes' deletes it once that time has passed");
 }
 
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
@@ -104,22 +97,14 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
                                const OutcomePrinter& print) {
   auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  int64_t expires_at = 0;
-  if (!flags.ttl.empty()) {
-    auto ttl = core::ParseDuration("--ttl", flags.ttl);
-    if (!ttl) return core::Fail(ttl.error());
-    const auto at = context.stack().clock().WallNow() + *ttl;
-    // Rounded up: a resource never expires before its time.
-    expires_at =
-        std::chrono::duration_cast<std::chrono::seconds>(at.time_since_epoch() + std::chrono::milliseconds(999))
-            .count();
-  }
+  auto expires_at = ExpiresAt(context, flags.ttl);
+  if (!expires_at) return core::Fail(expires_at.error());
   if (context.global.dry_run) {
     // Nothing is sent, not even reads, and no credentials are needed.
     std::vector<http::Request> planned;
     auto env = context.stack().Provision(nullptr);
     env.dry_run = &planned;
-    env.expires_at = expires_at;
+    env.expires_at = *expires_at;
     const std::string given = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "") : flags.run_id;
     if (!given.empty()) {
       auto valid = state::ValidateNewRunId(flags.run_id.empty() ? "TPUTRAIN_RUN" : "--run", given);
@@ -143,27 +128,11 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   env.run_id = *run_id;
   auto prices = std::make_shared<LazyPrices>(context);
   env.prices = [prices] { return prices->Get(); };
-  env.expires_at = expires_at;
+  env.expires_at = *expires_at;
   env.async = flags.async;
   env.recreate_unusable = flags.recreate_unusable;
   env.poll.timeout = *timeout;
-  auto outcomes = body(env);
-  // --enable-apis: an API the project lacks is enabled and the command run again; creates adopt
-  // what the first attempt made, so the second picks up where it stopped. One try per API.
-  std::set<std::string> enabled;
-  while (!outcomes && flags.enable_apis && outcomes.error().reason == gcp::kReasonServiceDisabled) {
-    const auto& metadata = outcomes.error().metadata;
-    auto service = metadata.find("service");
-    if (service == metadata.end() || !enabled.insert(service->second).second) break;
-    // The consumer is "projects/NUMBER": Service Usage takes the number as well as the id.
-    auto consumer = metadata.find("consumer");
-    std::string project = consumer != metadata.end() && consumer->second.rfind("projects/", 0) == 0
-                              ? consumer->second.substr(9)
-                              : context.settings()->Get("project").value_or("");
-    auto changed = workflow::EnableServices(env, project, {service->second});
-    if (!changed) return core::Fail(changed.error());
-    outcomes = body(env);
-  }
+  auto outcomes = RunEnablingApis(context, env, body, flags.enable_apis);
   if (!outcomes) {
     core::Error error = outcomes.error();
     if (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0) {

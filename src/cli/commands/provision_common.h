@@ -32,10 +32,6 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = tr
 // TPU VMs): delete such a one and create it again rather than report it.
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags);
 
-// --ttl DURATION on creates of what bills by the hour: the tputrain-expires label, which
-// `cleanup --scan --expired` deletes by.
-void AddTtlFlag(CLI::App* command, ProvisionFlags& flags);
-
 // -y/--yes: delete without asking.
 void AddYesFlag(CLI::App* command, bool& yes);
 
