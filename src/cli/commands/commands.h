@@ -27,6 +27,7 @@ void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
 void SetupTpuVmCommand(CLI::App& root, Context& context);
+void SetupTpuVmCreateCommand(CLI::App& tpu_vm, Context& context);  // tpu-vm create
 void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context);  // tpu-vm tunnel
 void SetupTpuVmExecCommand(CLI::App& tpu_vm, Context& context);    // tpu-vm exec
 void SetupCompletionCommand(CLI::App& root, Context& context);     // completion, version
