@@ -2,7 +2,6 @@
 #include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "commands/ttl_flag.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"

@@ -3,6 +3,7 @@
 #include "commands/tpu_vm_create.h"
 #include "commands/capacity_flags.h"
 #include "commands/commands.h"
+#include "commands/ttl_flag.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
