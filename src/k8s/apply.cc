@@ -36,12 +36,14 @@ std::map<std::string, std::set<std::string>> KindsDefinedBy(const std::vector<Ob
   return defined;
 }
 
-// The object without the bookkeeping that changes on every write.
+// The object without the bookkeeping that changes on every write, and without its status, which
+// is the controller's: what an apply can change.
 nlohmann::json Comparable(nlohmann::json object) {
   if (object.is_object() && object.contains("metadata") && object["metadata"].is_object()) {
     object["metadata"].erase("managedFields");
     object["metadata"].erase("resourceVersion");
   }
+  if (object.is_object()) object.erase("status");
   return object;
 }
 
@@ -139,9 +141,10 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
   if (response->status == 201 || old_version.empty()) {
     result.action = ApplyAction::kCreated;
   } else {
-    // A dry run never bumps the resourceVersion, so compare what would be stored instead.
-    bool same =
-        options.dry_run ? Comparable(old_object) == Comparable(result.live) : result.resource_version == old_version;
+    // A dry run never bumps the resourceVersion, and a controller's status write between the read
+    // and the patch bumps it without any change of ours: compare what the apply could change.
+    bool same = (!options.dry_run && result.resource_version == old_version) ||
+                Comparable(old_object) == Comparable(result.live);
     result.action = same ? ApplyAction::kUnchanged : ApplyAction::kConfigured;
   }
   return result;

@@ -2,11 +2,14 @@
 // shapes (422, the 500 typed-patch error, 403, 409), dependency order and unknown kinds; custom
 // resources checked against the installed CRD's schema before anything is sent.
 #include <algorithm>
+#include <functional>
 #include <tuple>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
 #include "k8s/k8s_test_util.h"
+#include "tputrain/http/transport_chain.h"
 
 namespace tputrain::testing {
 namespace {
@@ -55,6 +58,54 @@ TEST_CASE("apply creates in dependency order, re-apply changes nothing, dry run 
   auto stored = server.admin().GetJson("/api/v1/namespaces/" + ns + "/configmaps/settings", "");
   REQUIRE(stored);
   CHECK((*stored)["data"]["port"] == "8265");  // ...but did not
+}
+
+// A transport that lets a controller act between apply's read and its patch: `before_patch` runs
+// once, just before the first server-side apply PATCH is sent.
+class BeforePatch final : public http::Transport {
+ public:
+  BeforePatch(http::Transport& next, std::function<void()> before_patch)
+      : next_(next), before_patch_(std::move(before_patch)) {}
+  core::Result<http::Response> Send(const http::Request& request) override {
+    if (request.method == "PATCH" && before_patch_) std::exchange(before_patch_, nullptr)();
+    return next_.Send(request);
+  }
+
+ private:
+  http::Transport& next_;
+  std::function<void()> before_patch_;
+};
+
+TEST_CASE("re-apply is unchanged when a controller writes the status between apply's read and its patch",
+          "[integration]") {
+  auto& server = ApiServer::Shared();
+  server.EnsureCrds();
+  std::string ns = server.NewNamespace("apply-status");
+  REQUIRE(ApplyYaml(*ConnectWith(server.KubeconfigText(server.admin_token(), ns)), RayClusterYaml("ray", ns)));
+  const std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray";
+  // What KubeRay does all the time while its pods come up: a status write, a new resourceVersion.
+  auto operator_writes = [&] { WriteStatus(server.admin(), path, {{"state", "suspended"}}); };
+  static core::Env env;
+  static core::SystemClock clock;
+  auto access = k8s::ClusterAccessFromKubeconfigText(server.KubeconfigText(server.admin_token(), ns), "", {});
+  REQUIRE(access);
+  auto connection = k8s::Connect(*access, {&env, &clock, {}}, [&](const http::CurlOptions& tls, http::Credential& c) {
+    auto chain = std::make_unique<http::TransportChain>();
+    chain->Push<http::CurlTransport>(tls);
+    chain->Push<http::CredentialTransport>(chain->top(), c);
+    chain->Push<BeforePatch>(chain->top(), operator_writes);
+    return chain;
+  });
+  REQUIRE(connection);
+  const std::string before = ResourceVersion(server.admin(), path);
+  auto again = ApplyYaml(**connection, RayClusterYaml("ray", ns));
+  REQUIRE(again);
+  CHECK(ResourceVersion(server.admin(), path) != before);  // the status write happened in between
+  CHECK((*again)[0].action == k8s::ApplyAction::kUnchanged);
+  // A change of the spec in the same window is still a change.
+  auto changed = ApplyYaml(**connection, RayClusterYaml("ray", ns, "{num-cpus: \"0\"}"));
+  REQUIRE(changed);
+  CHECK((*changed)[0].action == k8s::ApplyAction::kConfigured);
 }
 
 // The server's own error shapes (what is seen when the CRD may not be read, so the client-side
