@@ -1,9 +1,10 @@
 // tputrain apply | wait | delete end to end against a real kube-apiserver: `tputrain render ...
 // | tputrain apply -f -`, re-apply, --dry-run, one-line errors, exit codes, and no token in
-// any output.
+// any output. The real control plane beside it (KubeRay, the controller manager, the scheduler,
+// kwok nodes) makes the RayCluster ready and finishes deletions.
 #include <catch2/catch.hpp>
 
-#include "k8s/finalizer.h"
+#include "k8s/integration_plane.h"
 #include "k8s/k8s_test_util.h"
 
 namespace tputrain::testing {
@@ -56,9 +57,12 @@ std::string WithoutCallLog(const std::string& text) {
 }
 
 TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and delete", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = IntegrationPlane();
+  auto& server = plane.server();
+  AddNodePool(server.admin(), V6eSlicePool("cli", "v6e-4x4"));  // the rendered v6e-16 worker group's slice
   std::string ns = server.NewNamespace("cli");
+  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/serviceaccounts",
+               {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "ray"}}}});
   Cli cli{server, server.WriteKubeconfig("cli-" + ns, server.admin_token(), ns)};
 
   auto rendered = cli.Run({"render", "raycluster-maxtext", "--set", "KSA_NAME=ray", "--set", "DOCKER_IMAGE=img",
@@ -106,30 +110,30 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
   REQUIRE(extra);
   CHECK(extra->status == 404);
 
+  // KubeRay's cluster is not ready while its head's container has not started.
+  std::string head = plane.WaitScheduledPod(ns, "ray.io/cluster=ray,ray.io/node-type=head");
   auto timed_out = cli.Run({"wait", "raycluster/ray", "--for", "ready", "--timeout", "1s"});
   CHECK(timed_out.exit_code == 1);
   CHECK(timed_out.err.find("timed out after 1s waiting for RayCluster " + ns + "/ray to be ready") !=
         std::string::npos);
 
-  WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray", {{"state", "ready"}});
+  plane.StartPod(ns, head);
   auto ready = cli.Run({"wait", "raycluster/ray", "--for", "ready", "--timeout", "60s"});
   INFO(ready.err);
   CHECK(ready.exit_code == 0);
   CHECK(ready.out == "RayCluster " + ns + "/ray ready\n");
 
-  // Foreground deletion of an object with no dependents: the test's garbage collector is not
-  // needed when --no-wait is given.
+  // Foreground deletion, not waiting for the garbage collector to finish it.
   auto deleted = cli.Run({"delete", "-f", "-", "--no-wait", "--yes"}, rendered.out);
   INFO(deleted.err);
   CHECK(deleted.exit_code == 0);
   CHECK(deleted.out == "RayCluster " + ns + "/ray deleted\n");
   CHECK(ledger_entry()["state"] == "deleted");
 
-  // What `apply` made, `cleanup` deletes (the test plays the garbage collector).
+  // What `apply` made, `cleanup` deletes (in the foreground: the garbage collector finishes it).
   auto config = cli.Run({"apply", "-f", "-"}, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: made\n");
   REQUIRE(config.exit_code == 0);
   const std::string made = "/api/v1/namespaces/" + ns + "/configmaps/made";
-  Finalizer finalizer(server.admin(), {made});
   auto cleaned = cli.Run({"cleanup", "--yes"});
   INFO(cleaned.err);
   CHECK(cleaned.exit_code == 0);
@@ -137,6 +141,7 @@ TEST_CASE("tputrain render | tputrain apply -f -, re-apply, dry run, wait and de
   REQUIRE(gone);
   CHECK(gone->status == 404);
   cli.CheckNoSecrets();
+  RemoveNodePools(server.admin(), "cli");
 }
 
 TEST_CASE("tputrain apply reports manifest errors on one line and exits non-zero", "[integration]") {

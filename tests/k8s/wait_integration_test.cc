@@ -1,6 +1,8 @@
-// Waiting with watches and deleting, against a real kube-apiserver. Nothing but the API server
-// runs, so the tests play the operators (writing status) and the garbage collector (clearing
-// the foregroundDeletion finalizer).
+// Waiting with watches and deleting, against a real kube-apiserver and the real control plane
+// (KubeRay, LeaderWorkerSet, JobSet, the controller manager, the scheduler, kwok nodes): every
+// status comes from its controller and deletions are finished by the garbage collector. The test
+// decides only when a container starts (a Ray head waits for it) or ends. One exception: the
+// scheduler's event shapes are written by hand, for a pod no scheduler takes (see that test).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -9,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "k8s/finalizer.h"
+#include "k8s/integration_plane.h"
 #include "k8s/k8s_test_util.h"
 #include "tputrain/k8s/delete.h"
 #include "tputrain/k8s/wait.h"
@@ -46,8 +48,8 @@ core::Result<k8s::WaitResult> WaitObjectReady(k8s::Connection& connection, const
 }
 
 TEST_CASE("wait returns when the operator marks the RayCluster ready, seen through a watch", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = IntegrationPlane();
+  auto& server = plane.server();
   std::string ns = server.NewNamespace("wait");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns)));
@@ -58,9 +60,9 @@ TEST_CASE("wait returns when the operator marks the RayCluster ready, seen throu
   auto waiter = std::async(std::launch::async,
                            [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
   REQUIRE(gate.WaitOpened(1));
-  std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray";
-  WriteStatus(server.admin(), path, {{"state", "failed"}});  // not ready: the wait goes on
-  WriteStatus(server.admin(), path, {{"state", "ready"}});
+  // KubeRay has made the head pod and written a status that is not ready: the wait goes on until
+  // the head's container starts.
+  plane.StartPod(ns, plane.WaitScheduledPod(ns, "ray.io/cluster=ray,ray.io/node-type=head"));
   auto result = waiter.get();
   REQUIRE(result);
   CHECK(result->object["status"]["state"] == "ready");
@@ -69,8 +71,8 @@ TEST_CASE("wait returns when the operator marks the RayCluster ready, seen throu
 }
 
 TEST_CASE("a dropped watch is resumed and still sees the change", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = IntegrationPlane();
+  auto& server = plane.server();
   std::string ns = server.NewNamespace("dropped");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns)));
@@ -81,8 +83,9 @@ TEST_CASE("a dropped watch is resumed and still sees the change", "[integration]
   auto waiter = std::async(std::launch::async,
                            [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
   REQUIRE(gate.WaitOpened(1));
+  std::string head = plane.WaitScheduledPod(ns, "ray.io/cluster=ray,ray.io/node-type=head");
   server.RestartApiServer();  // kills the server under the open watch
-  WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray", {{"state", "ready"}});
+  plane.StartPod(ns, head);
   auto result = waiter.get();
   INFO((result ? std::string() : result.error().message));
   REQUIRE(result);
@@ -92,28 +95,23 @@ TEST_CASE("a dropped watch is resumed and still sees the change", "[integration]
 }
 
 TEST_CASE("a wait that times out says why: pending pods and their latest event", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = IntegrationPlane();
+  auto& server = plane.server();
   std::string ns = server.NewNamespace("timeout");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  // A head asking for a TPU chip, which no node of this cluster has: the real scheduler says so.
   REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns) +
-                                     "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ray-head-x7k2p\n  labels:\n"
-                                     "    ray.io/cluster: ray\nspec:\n  containers:\n  - name: ray-head\n"
-                                     "    image: rayproject/ray:2.60.0\n"));
-  nlohmann::json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", "ray-head-x7k2p.1"}, {"namespace", ns}}},
-      {"involvedObject", {{"kind", "Pod"}, {"name", "ray-head-x7k2p"}, {"namespace", ns}, {"apiVersion", "v1"}}},
-      {"reason", "FailedScheduling"},
-      {"message", "0/3 nodes are available: 3 Insufficient google.com/tpu."},
-      {"type", "Warning"},
-      {"lastTimestamp", "2026-11-22T10:00:00Z"},
-      {"firstTimestamp", "2026-11-22T10:00:00Z"},
-      {"count", 1}};
-  auto posted = server.admin().Send("POST", "/api/v1/namespaces/" + ns + "/events", event.dump());
-  REQUIRE(posted);
-  REQUIRE(posted->ok());
+                                     "          resources:\n            limits:\n              google.com/tpu: 4\n"));
+  std::string head;
+  REQUIRE(WaitFor(
+      [&] {
+        auto events = server.admin().GetJson(
+            "/api/v1/namespaces/" + ns + "/events?fieldSelector=" + http::UrlEncode("reason=FailedScheduling"), "");
+        if (!events || (*events)["items"].empty()) return false;
+        head = (*events)["items"][0]["involvedObject"].value("name", "");
+        return true;
+      },
+      std::chrono::seconds(60)));
   k8s::WatchOptions options;
   options.timeout = std::chrono::seconds(2);
   auto result = WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options);
@@ -122,21 +120,23 @@ TEST_CASE("a wait that times out says why: pending pods and their latest event",
   CHECK(result.error().kind == core::ErrorKind::kDeadlineExceeded);
   CHECK(result.error().message.find("timed out after 2s waiting for RayCluster " + ns + "/ray") != std::string::npos);
   CHECK(result.error().message.find("state is not set") != std::string::npos);
-  CHECK(result.error().message.find(
-            "pod ray-head-x7k2p Pending: FailedScheduling: 0/3 nodes are available: 3 Insufficient google.com/tpu.") !=
-        std::string::npos);
+  CHECK(result.error().message.find("pod " + head + " Pending: FailedScheduling: 0/") != std::string::npos);
+  CHECK(result.error().message.find(" Insufficient google.com/tpu") != std::string::npos);
 }
 
 TEST_CASE("the scheduler's events (events.k8s.io/v1: eventTime and series, lastTimestamp null) explain a timeout",
           "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& server = IntegrationPlane().server();
   std::string ns = server.NewNamespace("sched-events");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
+  // A named exception to "the controllers write it": the scheduler's three event shapes, in an
+  // order and with a series that the real scheduler does not give on demand, are written here
+  // for a pod of a scheduler that does not run (so the real one leaves it Pending and silent).
+  // The real scheduler's own event is read in raycluster_plane_integration_test.cc.
   REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns) +
                                      "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ray-tpu-group-worker-4fzkq\n"
-                                     "  labels:\n    ray.io/cluster: ray\nspec:\n  containers:\n  - name: ray-worker\n"
-                                     "    image: rayproject/ray:2.60.0\n"));
+                                     "  labels:\n    ray.io/cluster: ray\nspec:\n  schedulerName: not-running\n"
+                                     "  containers:\n  - name: ray-worker\n    image: rayproject/ray:2.60.0\n"));
   auto pod = server.admin().GetJson("/api/v1/namespaces/" + ns + "/pods/ray-tpu-group-worker-4fzkq", "");
   REQUIRE(pod);
   const nlohmann::json regarding = {{"kind", "Pod"},
@@ -209,19 +209,9 @@ TEST_CASE("the scheduler's events (events.k8s.io/v1: eventTime and series, lastT
 }
 
 TEST_CASE("KubeRay's ReplicaFailure ends the wait at once, with the API server's refusal", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& server = IntegrationPlane().server();
   std::string ns = server.NewNamespace("replica-failure");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
-  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns)));
-  WatchGate gate;
-  k8s::WatchOptions options;
-  options.timeout = std::chrono::minutes(20);  // submit's default: the failure must not wait for it
-  options.on_watch_started = gate.callback();
-  auto waiter = std::async(std::launch::async,
-                           [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
-  REQUIRE(gate.WaitOpened(1));
-
   // A worker pod the API server refuses: the replica key in labelSelector and matchLabelKeys.
   nlohmann::json term = {
       {"labelSelector",
@@ -229,18 +219,23 @@ TEST_CASE("KubeRay's ReplicaFailure ends the wait at once, with the API server's
         {"matchExpressions", {{{"key", "ray.io/worker-group-replica-name"}, {"operator", "Exists"}}}}}},
       {"matchLabelKeys", {"ray.io/worker-group-replica-name"}},
       {"topologyKey", "cloud.google.com/gke-nodepool"}};
+  nlohmann::json affinity = {{"podAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {term}}}}};
+  WatchGate gate;
+  k8s::WatchOptions options;
+  options.timeout = std::chrono::minutes(20);  // submit's default: the failure must not wait for it
+  options.on_watch_started = gate.callback();
+  // The refusal as the API server words it, for a pod like KubeRay's.
   nlohmann::json pod = {
       {"apiVersion", "v1"},
       {"kind", "Pod"},
       {"metadata",
        {{"name", "ray-tpu-group-worker-x7k2p"},
         {"labels",
-         {{"ray.io/cluster", "ray"},
+         {{"ray.io/cluster", "other"},
           {"ray.io/node-type", "worker"},
           {"ray.io/worker-group-replica-name", "ray-tpu-group-0-abcde"}}}}},
       {"spec",
-       {{"containers", {{{"name", "ray-worker"}, {"image", "rayproject/ray:2.60.0"}}}},
-        {"affinity", {{"podAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", {term}}}}}}}}};
+       {{"containers", {{{"name", "ray-worker"}, {"image", "rayproject/ray:2.60.0"}}}}, {"affinity", affinity}}}};
   auto refused = server.admin().Send("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump());
   REQUIRE(refused);
   REQUIRE(refused->status == 422);
@@ -248,26 +243,33 @@ TEST_CASE("KubeRay's ReplicaFailure ends the wait at once, with the API server's
   INFO(api_message);
   CHECK(api_message.find("exists in both matchLabelKeys and labelSelector") != std::string::npos);
 
-  // KubeRay's condition: reason FailedCreateWorkerPod, message errors.Join(marker, API error).
-  WriteStatus(server.admin(), "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray",
-              {{"conditions",
-                {{{"type", "ReplicaFailure"},
-                  {"status", "True"},
-                  {"reason", "FailedCreateWorkerPod"},
-                  {"message", "FailedCreateWorkerPod\n" + api_message},
-                  {"lastTransitionTime", "2026-11-22T10:00:00Z"}}}}});
+  // The real KubeRay meets the same refusal for each worker pod it makes, and says so in its
+  // ReplicaFailure condition (reason FailedCreateWorkerPod).
+  REQUIRE(ApplyYaml(*connection, RayClusterYaml("ray", ns) +
+                                     "  workerGroupSpecs:\n  - groupName: tpu-group\n    replicas: 1\n"
+                                     "    numOfHosts: 2\n    rayStartParams: {}\n    template:\n      spec:\n"
+                                     "        affinity: " +
+                                     affinity.dump() +
+                                     "\n        containers:\n        - name: ray-worker\n"
+                                     "          image: rayproject/ray:2.60.0\n"));
+  auto waiter = std::async(std::launch::async,
+                           [&] { return WaitObjectReady(*connection, "ray.io/v1", "RayCluster", "ray", ns, options); });
+  REQUIRE(gate.WaitOpened(1));
   auto result = waiter.get();
   REQUIRE_FALSE(result);
   INFO(result.error().message);
   CHECK(result.error().kind == core::ErrorKind::kFailedPrecondition);
-  CHECK(result.error().message ==
-        "RayCluster " + ns + "/ray failed: ReplicaFailure: FailedCreateWorkerPod: " + api_message);
+  // KubeRay's pod has a name of its own in the message; the rest is the API server's refusal.
+  const std::string refusal = api_message.substr(api_message.find(" is invalid: "));
+  CHECK(
+      result.error().message.starts_with("RayCluster " + ns + "/ray failed: ReplicaFailure: FailedCreateWorkerPod: "));
+  CHECK(result.error().message.ends_with(refusal));
   CHECK(result.error().message.find('\n') == std::string::npos);
 }
 
 TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from their status", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = IntegrationPlane();
+  auto& server = plane.server();
   std::string ns = server.NewNamespace("kinds");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   std::string pod_template = "      spec:\n        containers:\n        - name: main\n          image: busybox\n";
@@ -277,7 +279,8 @@ TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from t
                 "  leaderWorkerTemplate:\n    size: 2\n    workerTemplate:\n" +
                     pod_template +
                     "---\napiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: js\nspec:\n"
-                    "  replicatedJobs:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n        template:\n"
+                    "  replicatedJobs:\n  - name: w\n    replicas: 1\n    template:\n      spec:\n"
+                    "        backoffLimit: 0\n        template:\n"
                     "          spec:\n            restartPolicy: Never\n            containers:\n"
                     "            - name: main\n              image: busybox\n"
                     "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dep\nspec:\n  replicas: 2\n"
@@ -290,45 +293,29 @@ TEST_CASE("readiness of LeaderWorkerSet, JobSet, Deployment and Pod comes from t
   k8s::WatchOptions options;
   options.timeout = std::chrono::seconds(60);
   auto& admin = server.admin();
-  std::string now = "2026-11-22T10:00:00Z";
 
-  WriteStatus(admin, "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/lws",
-              {{"conditions",
-                {{{"type", "Available"},
-                  {"status", "True"},
-                  {"reason", "AllGroupsReady"},
-                  {"message", "All replicas are ready"},
-                  {"lastTransitionTime", now}}}}});
+  // LWS: Available (AllGroupsReady) once its leader and worker pods run.
   CHECK(WaitObjectReady(*connection, "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", "lws", ns, options));
 
-  WriteStatus(admin, "/apis/jobset.x-k8s.io/v1alpha2/namespaces/" + ns + "/jobsets/js",
-              {{"conditions",
-                {{{"type", "Failed"},
-                  {"status", "True"},
-                  {"reason", "FailedJobs"},
-                  {"message", "jobset failed due to w-0"},
-                  {"lastTransitionTime", now}}}}});
+  // JobSet: its one pod exits 1, so the Job (backoffLimit 0) fails, and the JobSet with it.
+  std::string worker = plane.WaitScheduledPod(ns, "jobset.sigs.k8s.io/jobset-name=js");
+  REQUIRE(WaitFor(
+      [&] {
+        auto pod = admin.GetJson("/api/v1/namespaces/" + ns + "/pods/" + worker, "");
+        return pod && (*pod)["status"].value("phase", "") == "Running";
+      },
+      std::chrono::seconds(60)));
+  plane.EndPod(ns, worker, 1);
   auto jobset = WaitObjectReady(*connection, "jobset.x-k8s.io/v1alpha2", "JobSet", "js", ns, options);
   REQUIRE_FALSE(jobset);
-  CHECK(jobset.error().message.find("failed: Failed: FailedJobs: jobset failed due to w-0") != std::string::npos);
+  CHECK(jobset.error().message.find("failed: Failed: FailedJobs: jobset failed due to") != std::string::npos);
 
-  auto deployment = admin.GetJson("/apis/apps/v1/namespaces/" + ns + "/deployments/dep", "");
-  REQUIRE(deployment);
-  WriteStatus(admin, "/apis/apps/v1/namespaces/" + ns + "/deployments/dep",
-              {{"observedGeneration", (*deployment)["metadata"]["generation"]},
-               {"replicas", 2},
-               {"availableReplicas", 2},
-               {"readyReplicas", 2}});
   CHECK(WaitObjectReady(*connection, "apps/v1", "Deployment", "dep", ns, options));
-
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/pod",
-              {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
   CHECK(WaitObjectReady(*connection, "v1", "Pod", "pod", ns, options));
 }
 
 TEST_CASE("delete goes in reverse order with foreground propagation, each gone before the next", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& server = IntegrationPlane().server();
   std::string ns = "del-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000);
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), "default"));
   std::string yaml = RayClusterYaml("ray", ns) +
@@ -339,9 +326,8 @@ TEST_CASE("delete goes in reverse order with foreground propagation, each gone b
   REQUIRE(applied);
   REQUIRE((*applied)[0].object.kind == "Namespace");
 
-  Finalizer finalizer(server.admin(),
-                      {"/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/ray",
-                       "/api/v1/namespaces/" + ns + "/serviceaccounts/ray", "/api/v1/namespaces/" + ns});
+  // The garbage collector finishes each foreground deletion (the RayCluster's pods first), the
+  // namespace controller the namespace's.
   std::vector<std::string> order;
   std::vector<int> status_after;
   RealTime time;

@@ -7,8 +7,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "k8s/finalizer.h"
 #include "k8s/gke_emulator.h"
+#include "k8s/integration_plane.h"
 #include "k8s/k8s_test_util.h"
 
 namespace tputrain::testing {
@@ -16,7 +16,7 @@ namespace {
 
 TEST_CASE("bind-workload-identity --gsa --annotate-ksa binds and annotates the KSA; cleanup removes both",
           "[integration]") {
-  auto& server = ApiServer::Shared();
+  auto& server = IntegrationPlane().server();  // its garbage collector finishes the deletion
   const std::string ns = server.NewNamespace("wi");
   char home_template[] = "/tmp/tputrain-wi-XXXXXX";
   REQUIRE(mkdtemp(home_template) != nullptr);
@@ -70,8 +70,7 @@ TEST_CASE("bind-workload-identity --gsa --annotate-ksa binds and annotates the K
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.rfind("ERROR: --annotate-ksa: only with --gsa", 0) == 0);
 
-  // The garbage collector, played: foreground deletion waits for it.
-  Finalizer collector(server.admin(), {"/api/v1/namespaces/" + ns + "/serviceaccounts/sax-sa"});
+  // Foreground deletion waits for the garbage collector.
   auto cleaned = tputrain({"cleanup", "--yes"});
   INFO(cleaned.err);
   CHECK(cleaned.exit_code == 0);
