@@ -2,7 +2,8 @@
 // makes the pods, kube-scheduler places them on kwok nodes labelled as GKE labels TPU slice nodes,
 // in two node pools of one topology. What the hand-played tests cannot show: where the real
 // scheduler puts each slice, the events it writes, and the condition KubeRay sets when the API
-// server refuses its pods.
+// server refuses its pods. Each seed's placement on node pools the emulator made, the rendered
+// RayCluster's included: seed_placement_integration_test.cc.
 #include <algorithm>
 
 #include <catch2/catch.hpp>
@@ -73,41 +74,6 @@ ProcessResult Wait(ApiServer& server, const std::string& ns, const std::string& 
                  {"XDG_CONFIG_HOME", kubeconfig + ".config"},
                  {"TPUTRAIN_RUN", std::nullopt}};
   return RunProcess(options, std::chrono::minutes(5));
-}
-
-TEST_CASE("the rendered RayCluster puts each slice on a node pool of its own under the real scheduler",
-          "[integration]") {
-  auto& plane = Plane();
-  auto& server = plane.server();
-  auto& admin = server.admin();
-  // Two v6e 4x4 pools of four hosts: two slices fit only one per pool. Without the template's
-  // rule the scheduler spread both over both pools (placement.md: 20 of 20 replicas split).
-  auto pools = TwoPools(admin, "ct6e-standard-4t", "4x4", 4);
-  std::string ns = server.NewNamespace("placed");
-  auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
-  REQUIRE(ApplyYaml(*connection, Rendered(server, ns, {"NUM_SLICES=2"})));
-
-  auto waited = Wait(server, ns, "raycluster/maxtext-tpu-cluster", "3m");
-  INFO(waited.err << plane.Logs());
-  CHECK(waited.exit_code == 0);
-  CHECK(waited.out == "RayCluster " + ns + "/maxtext-tpu-cluster ready\n");
-
-  auto workers = PodPlacements(admin, ns, "ray.io/node-type=worker");
-  REQUIRE(workers.size() == 8);
-  auto by_replica = PoolsByGroup(workers, kReplicaLabel);
-  REQUIRE(by_replica.size() == 2);
-  std::set<std::string> used;
-  for (const auto& [replica, replica_pools] : by_replica) {
-    INFO(replica);
-    CHECK_FALSE(replica.empty());
-    REQUIRE(replica_pools.size() == 1);
-    used.insert(*replica_pools.begin());
-  }
-  CHECK(used == std::set<std::string>(pools.begin(), pools.end()));
-  // The head runs on the CPU pool.
-  auto head = PodPlacements(admin, ns, "ray.io/node-type=head");
-  REQUIRE(head.size() == 1);
-  CHECK(head[0].pool == "cpu-pool");
 }
 
 TEST_CASE("without the rule (KubeRay not from GKE's add-on): wait says whether the real scheduler split the slice",
