@@ -1,6 +1,9 @@
-// `tputrain serve generate` against seed 002's real serving stack on CPU (MaxText's JetStream
-// engine behind the upstream jetstream-http, in a network namespace playing the pod), reached
-// through the real kube-apiserver's service proxy: no port-forward.
+// `tputrain serve` against seed 002's real serving stack on CPU (MaxText's JetStream engine behind
+// the upstream jetstream-http, in a network namespace serving the leader pod), reached through the
+// real kube-apiserver's service proxy (no port-forward), on the real control plane: the
+// LeaderWorkerSet controller makes the leader and its workers, the scheduler places them on kwok
+// nodes, the endpoints controller lists the leader, the garbage collector finishes deletions.
+// What the kubelet reports of failing containers: serve_states_integration_test.cc.
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,37 +14,63 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/apiserver_fixture.h"
-#include "k8s/fake_kubelet_host.h"
-#include "k8s/finalizer.h"
+#include "k8s/control_plane.h"
 #include "k8s/gke_emulator.h"
-#include "k8s/jetstream_leader.h"
 #include "k8s/k8s_test_util.h"
+#include "k8s/kwok_nodes.h"
 #include "k8s/netns_jetstream.h"
+#include "k8s/serve_run.h"
 #include "testing/scoped_process.h"
 
 namespace tputrain::testing {
 namespace {
 
-// What the LeaderWorkerSet's leader pod and the seed's jetstream-svc Service would be; the test
-// plays the controllers (the pod's status, the Endpoints).
-void PlayJetStreamPod(k8s::Client& admin, const std::string& ns, const std::string& ip) {
-  const std::string pod = "jetstream-0";
+constexpr const char* kServedLabel = "app";  // the leader's label, and the Service's selector
+constexpr const char* kServedValue = "jetstream-pathways";
+
+// The control plane of this binary: LeaderWorkerSet, pods that run until ended, and the pods
+// labelled app=jetstream-pathways (the leader) served by JetStream where the test says; CPU nodes
+// only, until a test adds a slice's pool.
+ControlPlane& Plane() {
+  ControlPlaneOptions options;
+  options.pod_end = PodEnd::kRunForever;
+  options.lws = true;
+  options.answering_pods = {{kServedLabel, kServedValue}};
+  auto& plane = ControlPlane::Shared(options);
+  AddNodePool(plane.server().admin(), CpuPool("serve"));
+  return plane;
+}
+
+// Deletes namespace `ns` and waits until its pods are gone: a LeaderWorkerSet left behind would
+// take the TPU nodes a later test adds (the tests run in random order).
+void DeleteNamespace(k8s::Client& admin, const std::string& ns) {
+  (void)admin.Send("DELETE", "/api/v1/namespaces/" + ns);
+  WaitFor(
+      [&] {
+        auto pods = admin.GetJson("/api/v1/namespaces/" + ns + "/pods", "");
+        return pods && (*pods)["items"].empty();
+      },
+      std::chrono::seconds(60));
+}
+
+// A pod like the seed's leader, and the seed's jetstream-svc Service selecting it: the scheduler
+// places it, kwok runs it at `ip` (the JetStream namespace), the endpoints controller lists it.
+void RunJetStreamPod(ControlPlane& plane, const std::string& ns, const std::string& ip) {
+  auto& admin = plane.server().admin();
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
                {{"apiVersion", "v1"},
                 {"kind", "Pod"},
-                {"metadata", {{"name", pod}, {"labels", {{"app", "jetstream-pathways"}}}}},
+                {"metadata", {{"name", "jetstream-0"}, {"labels", {{kServedLabel, kServedValue}}}}},
                 {"spec", {{"containers", {{{"name", "jetstream-http"}, {"image", "jetstream-http:v0.2.3"}}}}}}});
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"},
-               {"podIP", ip},
-               {"podIPs", {{{"ip", ip}}}},
-               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
   CreateObject(admin, "/api/v1/namespaces/" + ns + "/services",
                {{"apiVersion", "v1"},
                 {"kind", "Service"},
                 {"metadata", {{"name", "jetstream-svc"}}},
-                {"spec", {{"ports", {{{"name", "jetstream-http"}, {"port", 8000}, {"targetPort", 8000}}}}}}});
-  PlayEndpoints(admin, ns, "jetstream-svc", {"jetstream-http", 8000}, ip, pod);
+                {"spec",
+                 {{"selector", {{kServedLabel, kServedValue}}},
+                  {"ports", {{{"name", "jetstream-http"}, {"port", 8000}, {"targetPort", 8000}}}}}}});
+  plane.ServePodAt(ns, plane.WaitScheduledPod(ns, std::string(kServedLabel) + "=" + kServedValue), ip);
+  WaitEndpoint(admin, ns, "jetstream-svc", ip);
 }
 
 ProcessResult Tputrain(const std::vector<std::string>& args) {
@@ -53,10 +82,11 @@ ProcessResult Tputrain(const std::vector<std::string>& args) {
 
 TEST_CASE("serve generate asks the real JetStream server through the service proxy, whole and streamed",
           "[integration]") {
-  auto& server = ApiServer::Shared();
+  auto& plane = Plane();
+  auto& server = plane.server();
   NetnsJetStream jetstream;
   const std::string ns = server.NewNamespace("serve");
-  PlayJetStreamPod(server.admin(), ns, jetstream.ip());
+  RunJetStreamPod(plane, ns, jetstream.ip());
   const std::string kubeconfig = server.WriteKubeconfig("serve-" + ns, server.admin_token(), ns);
   const std::vector<std::string> target = {"--kubeconfig", kubeconfig};
   auto ask = [&](std::vector<std::string> extra) {
@@ -104,7 +134,7 @@ TEST_CASE("serve generate asks the real JetStream server through the service pro
 
 TEST_CASE("serve generate: a missing Service, one with no endpoints, and bad flags are one line each",
           "[integration]") {
-  auto& server = ApiServer::Shared();
+  auto& server = Plane().server();
   const std::string ns = server.NewNamespace("serve-none");
   const std::string kubeconfig = server.WriteKubeconfig("serve-" + ns, server.admin_token(), ns);
   auto missing = Tputrain({"serve", "generate", "--prompt", "hi", "--kubeconfig", kubeconfig});
@@ -113,14 +143,15 @@ TEST_CASE("serve generate: a missing Service, one with no endpoints, and bad fla
   CHECK(missing.err.find("jetstream-svc") != std::string::npos);
   CHECK(std::count(missing.err.begin(), missing.err.end(), '\n') == 1);
 
+  // A Service whose selector matches no pod: the endpoints controller gives it an Endpoints with
+  // no subsets, as it does while no pod is ready.
   CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/services",
                {{"apiVersion", "v1"},
                 {"kind", "Service"},
                 {"metadata", {{"name", "jetstream-svc"}}},
-                {"spec", {{"ports", {{{"port", 8000}, {"targetPort", 8000}}}}}}});
-  // As the endpoints controller leaves it while no pod is ready: an Endpoints with no subsets.
-  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"}, {"kind", "Endpoints"}, {"metadata", {{"name", "jetstream-svc"}}}});
+                {"spec", {{"selector", {{"app", "none"}}}, {"ports", {{{"port", 8000}, {"targetPort", 8000}}}}}}});
+  REQUIRE(WaitFor([&] { return Exists(server.admin(), "/api/v1/namespaces/" + ns + "/endpoints/jetstream-svc"); },
+                  std::chrono::seconds(60)));
   auto no_endpoints = Tputrain({"serve", "generate", "--prompt", "hi", "--kubeconfig", kubeconfig});
   INFO(no_endpoints.err);
   CHECK(no_endpoints.exit_code == 1);
@@ -136,32 +167,12 @@ TEST_CASE("serve generate: a missing Service, one with no endpoints, and bad fla
   }
 }
 
-struct ServeRun {
-  std::string kubeconfig;
-  std::string state_dir;
-  // `ledgered`: the command records in the run ledger (serve up, serve down).
-  ProcessOptions Options(std::vector<std::string> args, bool ledgered = true) const {
-    ProcessOptions options;
-    options.argv = {TputrainBinary()};
-    options.argv.insert(options.argv.end(), args.begin(), args.end());
-    options.argv.insert(options.argv.end(), {"--kubeconfig", kubeconfig});
-    if (ledgered) options.argv.insert(options.argv.end(), {"--state-dir", state_dir, "--run", "r-serve"});
-    options.env = {{"TPUTRAIN_BUCKET", "serve-ckpt"}, {"TPUTRAIN_RUN", std::nullopt}};
-    return options;
-  }
-};
-
-bool Exists(k8s::Client& admin, const std::string& path) {
-  auto response = admin.Send("GET", path, "", "");
-  return response && response->status == 200;
-}
-
 TEST_CASE(
     "serve up applies seed 002's LeaderWorkerSet and waits through the health check's 500 until it serves; "
     "serve down removes it",
     "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = Plane();
+  auto& server = plane.server();
   NetnsJetStream jetstream(/*wait_healthy=*/false);  // still loading when serve up starts asking
   const std::string ns = server.NewNamespace("serveup");
   char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
@@ -169,6 +180,10 @@ TEST_CASE(
   ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
   const std::string lws_path =
       "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
+
+  // A v6e 4x4 slice's pool, for the LWS controller's leader and workers. (Without one, serve up
+  // stops at the scheduler's first refusal: the last test.)
+  AddNodePool(server.admin(), V6eSlicePool("serve", "v6e-4x4"));
 
   // --dry-run: the server validates the applies, nothing is stored, nothing awaited.
   auto dry = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--dry-run", "--format", "json"}));
@@ -183,13 +198,14 @@ TEST_CASE(
   const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
   INFO("serve up: " << up.ReadErr());
   REQUIRE(applied);
-  // The LeaderWorkerSet reports Available at once; only the health check holds serve up back.
-  PlayLeader(server.admin(), ns, jetstream.ip(), nullptr);
+  // The leader runs where JetStream is, its workers where kwok puts them: the LeaderWorkerSet is
+  // then Available, and only the health check holds serve up back.
+  plane.ServePodAt(ns, plane.WaitScheduledPod(ns, std::string(kServedLabel) + "=" + kServedValue), jetstream.ip());
   REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(5)));
   INFO(up.ReadErr());
   REQUIRE(up.Stop() == 0);
   CHECK(up.ReadOut().find("Serving llama3.1-405b on v6e-16 (" + ns + "/jetstream-pathways)") != std::string::npos);
-  CHECK(up.ReadErr().find("no node of a v6e-16 slice") != std::string::npos);  // the test has no TPU nodes
+  CHECK(up.ReadErr().find("no node of a v6e-16 slice") == std::string::npos);  // there is one
   const std::string http_log = jetstream.HttpLog();
   INFO(http_log);
   CHECK(http_log.find("\"GET /healthcheck HTTP/1.1\" 500") != std::string::npos);  // loading
@@ -203,7 +219,7 @@ TEST_CASE(
   CHECK(rows[0]["kind"] == "lws");
   CHECK(rows[0]["name"] == "jetstream-pathways");
   CHECK(rows[0]["available"] == true);
-  CHECK(rows[0]["pods_ready"] == 1);
+  CHECK(rows[0]["pods_ready"] == 5);  // the leader and its four workers, all run by kwok
   CHECK(rows[0]["service"] == "jetstream-svc");
   CHECK(rows[0]["endpoint"] == server.server() + "/api/v1/namespaces/" + ns + "/services/jetstream-svc:8000/proxy/");
 
@@ -217,20 +233,19 @@ TEST_CASE(
       RunProcess(run.Options({"serve", "generate", "--prompt", "Hello", "--max-tokens", "3", "--stream"}, false));
   CHECK(streamed.out == direct + "\n");
 
-  // The garbage collector, played: foreground deletion waits for it.
-  Finalizer collector(server.admin(), {lws_path, "/api/v1/namespaces/" + ns + "/services/jetstream-svc"});
+  // Foreground deletion: the garbage collector deletes the pods first.
   auto down = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes"}));
   INFO(down.err);
   CHECK(down.exit_code == 0);
   CHECK_FALSE(Exists(server.admin(), lws_path));
   CHECK_FALSE(Exists(server.admin(), "/api/v1/namespaces/" + ns + "/services/jetstream-svc"));
+  RemoveNodePools(server.admin(), "serve", {"cpu-pool"});  // the next tests have no TPU node
   std::filesystem::remove_all(state_template);
 }
 
 TEST_CASE("serve down takes down what the run applied for the model, from its ledger, with no values again",
           "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& server = Plane().server();
   const std::string ns = server.NewNamespace("servedown");
   char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
   REQUIRE(mkdtemp(state_template) != nullptr);
@@ -246,7 +261,6 @@ TEST_CASE("serve down takes down what the run applied for the model, from its le
   REQUIRE(Exists(server.admin(), lws_path));
   REQUIRE(Exists(server.admin(), svc_path));
 
-  Finalizer collector(server.admin(), {lws_path, svc_path});
   auto down = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes", "--format", "json"}));
   INFO(down.err);
   REQUIRE(down.exit_code == 0);
@@ -267,153 +281,11 @@ TEST_CASE("serve down takes down what the run applied for the model, from its le
   std::filesystem::remove_all(state_template);
 }
 
-TEST_CASE("serve up stops at once when the leader cannot pull its image", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
-  const std::string ns = server.NewNamespace("serveup-bad");
-  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
-  REQUIRE(mkdtemp(state_template) != nullptr);
-  ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
-  const std::string lws_path =
-      "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
-  ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b"}));
-  const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
-  INFO("serve up: " << up.ReadErr());
-  REQUIRE(applied);
-  PlayLeader(server.admin(), ns, "10.0.0.1",
-             {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"jetstream-pathways:v0.2.0\""}});
-  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
-  INFO(up.ReadErr());
-  CHECK(up.Stop() == 1);
-  CHECK(up.ReadErr().find("ERROR: pod jetstream-pathways-0 container jax-tpu: ImagePullBackOff: Back-off pulling "
-                          "image") != std::string::npos);
-  std::filesystem::remove_all(state_template);
-}
-
-// The seed's leader pod as the kubelet of `node` reports it: its four containers, in the
-// kubelet's order (by name), with the statuses given.
-void PlayLeaderOnNode(k8s::Client& admin, const std::string& ns, const std::string& node,
-                      const std::map<std::string, nlohmann::json>& statuses) {
-  const std::string pod = "jetstream-pathways-0";
-  nlohmann::json containers = nlohmann::json::array();
-  nlohmann::json container_statuses = nlohmann::json::array();
-  for (const auto& [name, status] : statuses) {
-    containers.push_back({{"name", name}, {"image", name + ":v0.2.0"}});
-    nlohmann::json reported = {{"name", name}, {"image", name + ":v0.2.0"}, {"imageID", ""}, {"restartCount", 4}};
-    reported.update(status);
-    container_statuses.push_back(reported);
-  }
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata",
-                 {{"name", pod},
-                  {"labels",
-                   {{"leaderworkerset.sigs.k8s.io/name", "jetstream-pathways"},
-                    {"leaderworkerset.sigs.k8s.io/worker-index", "0"}}}}},
-                {"spec", {{"nodeName", node}, {"containers", containers}}}});
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"}, {"podIP", "10.0.0.1"}, {"containerStatuses", container_statuses}});
-}
-
-nlohmann::json Running(bool ready) {
-  return {{"ready", ready}, {"state", {{"running", {{"startedAt", "2026-11-24T06:00:00Z"}}}}}};
-}
-
-nlohmann::json CrashLooping(const std::string& container) {
-  return {{"ready", false},
-          {"state",
-           {{"waiting",
-             {{"reason", "CrashLoopBackOff"},
-              {"message", "back-off 1m20s restarting failed container=" + container + " pod=jetstream-pathways-0"}}}}},
-          {"lastState", {{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}}};
-}
-
-TEST_CASE(
-    "serve up stops at once on a leader in CrashLoopBackOff or OOMKilled, with the container's last log lines "
-    "read through the API server from the pod's kubelet",
-    "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
-  // One kubelet and its Node for every section (ten lines per container: "<pod>/<container> line N").
-  static FakeKubeletHost kubelet;
-  static const std::string node = [&] {
-    std::string name = "serve-node-" + std::to_string(getpid());
-    kubelet.AddNode(server.admin(), name);
-    return name;
-  }();
-  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
-  REQUIRE(mkdtemp(state_template) != nullptr);
-  // The container's lines, the current instance's or (`previous`) the one before it.
-  auto last_lines = [](bool previous) {
-    std::string lines;
-    for (int n = 1; n <= 10; ++n) {
-      lines += std::string("jetstream-pathways-0/jax-tpu") + (previous ? " previous" : "") + " line " +
-               std::to_string(n) + (n < 10 ? "\n" : "");
-    }
-    return lines;
-  };
-
-  // `statuses` played once serve up has applied; what it says on stderr once it has stopped.
-  auto serve_up_against = [&](const std::string& ns, const std::map<std::string, nlohmann::json>& statuses) {
-    ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
-    // The default wait for 405B is 45 minutes: stopping within the deadline below is stopping at once.
-    ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b"}));
-    const std::string lws_path =
-        "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
-    const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
-    INFO("serve up: " << up.ReadErr());
-    REQUIRE(applied);
-    PlayLeaderOnNode(server.admin(), ns, node, statuses);
-    REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
-    const int exit_code = up.Stop();
-    const std::string err = up.ReadErr();
-    INFO(err);
-    CHECK(exit_code == 1);  // FailedPrecondition: the operation failed
-    const auto error_at = err.find("ERROR: ");
-    REQUIRE(error_at != std::string::npos);
-    // Whatever the kubelet was asked for this pod: the API server passed the tail on.
-    const std::string asked = kubelet.Requests();
-    CHECK((asked.find("/containerLogs/" + ns + "/jetstream-pathways-0/jax-tpu?tailLines=20") != std::string::npos ||
-           asked.find("/containerLogs/" + ns + "/jetstream-pathways-0/jax-tpu?previous=true&tailLines=20") !=
-               std::string::npos));
-    return err.substr(error_at);
-  };
-
-  SECTION("CrashLoopBackOff, with a sibling crash-looping too: the first is named, and its log is the one shown") {
-    const std::string ns = server.NewNamespace("serveup-crash");
-    const std::string said = serve_up_against(ns, {{"jax-tpu", CrashLooping("jax-tpu")},
-                                                   {"jetstream-http", Running(true)},
-                                                   {"pathways-proxy", Running(true)},
-                                                   {"pathways-rm", CrashLooping("pathways-rm")}});
-    CHECK(said ==
-          "ERROR: pod jetstream-pathways-0 container jax-tpu: CrashLoopBackOff: back-off 1m20s "
-          "restarting failed container=jax-tpu pod=jetstream-pathways-0; its last log lines:\n" +
-              last_lines(false) + "\n");
-  }
-
-  SECTION("OOMKilled (the last termination's reason), the container running again") {
-    const std::string ns = server.NewNamespace("serveup-oom");
-    nlohmann::json oom = Running(false);
-    oom["lastState"] = {{"terminated", {{"exitCode", 137}, {"reason", "OOMKilled"}}}};
-    const std::string said = serve_up_against(ns, {{"jax-tpu", oom},
-                                                   {"jetstream-http", Running(true)},
-                                                   {"pathways-proxy", Running(true)},
-                                                   {"pathways-rm", Running(true)}});
-    CHECK(said ==
-          "ERROR: pod jetstream-pathways-0 container jax-tpu: OOMKilled (the model does not fit the "
-          "container's memory; a larger slice or int8 weights); its last log lines:\n" +
-              last_lines(true) + "\n");
-  }
-  std::filesystem::remove_all(state_template);
-}
-
 TEST_CASE(
     "serve up --create-nodepool adds the slices' pools to the GKE cluster (two when disaggregated); cleanup "
     "removes all",
     "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& server = Plane().server();
   const std::string ns = server.NewNamespace("serve-pools");
   char home_template[] = "/tmp/tputrain-serve-pools-XXXXXX";
   REQUIRE(mkdtemp(home_template) != nullptr);
@@ -461,10 +333,8 @@ TEST_CASE(
   std::sort(names.begin(), names.end());
   CHECK(names == std::vector<std::string>{"jetstream-v6e-8-0", "jetstream-v6e-8-1"});
 
-  // Serving objects go before the pools, the pools with their cluster.
-  Finalizer collector(server.admin(),
-                      {"/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways",
-                       "/api/v1/namespaces/" + ns + "/services/jetstream-svc"});
+  // Serving objects go before the pools (the garbage collector finishing each), the pools with
+  // their cluster.
   auto cleaned = tputrain({"cleanup", "--yes"});
   INFO(cleaned.err);
   CHECK(cleaned.exit_code == 0);
@@ -478,47 +348,47 @@ TEST_CASE(
 
 TEST_CASE("serve up: a pod that no node can take ends the wait at once; a load that never ends times out",
           "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
-  const std::string ns = server.NewNamespace("serveup-sched");
+  auto& server = Plane().server();
+  auto& admin = server.admin();
   char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
   REQUIRE(mkdtemp(state_template) != nullptr);
+
+  // Nothing ever becomes ready (the pods are placed on a slice's pool, but the leader's container
+  // never starts): the wait ends at --timeout, saying what stays.
+  AddNodePool(admin, V6eSlicePool("serve", "v6e-4x4"));
+  const std::string loading = server.NewNamespace("serveup-loading");
+  ServeRun waiting{server.WriteKubeconfig("serveup-" + loading, server.admin_token(), loading), state_template};
+  auto timed_out = RunProcess(waiting.Options({"serve", "up", "--model", "llama3.1-405b", "--timeout", "3s"}));
+  INFO(timed_out.err);
+  CHECK(timed_out.exit_code == 1);
+  CHECK(timed_out.err.find("the LeaderWorkerSet stays") != std::string::npos);
+  DeleteNamespace(admin, loading);
+  RemoveNodePools(admin, "serve", {"cpu-pool"});
+
+  const std::string ns = server.NewNamespace("serveup-sched");
   ServeRun run{server.WriteKubeconfig("serveup-" + ns, server.admin_token(), ns), state_template};
   const std::string lws_path =
       "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
-
-  // Nothing ever becomes ready: the wait ends at --timeout, saying what stays.
-  auto timed_out = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--timeout", "3s"}));
-  CHECK(timed_out.exit_code == 1);
-  CHECK(timed_out.err.find("the LeaderWorkerSet stays") != std::string::npos);
-
   ScopedProcess up(run.Options({"serve", "up", "--model", "llama3.1-405b"}));
-  REQUIRE(WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60)));
-  // The scheduler, played: no node has google.com/tpu (the test cluster has no TPU nodes at all).
-  const std::string pod = "jetstream-pathways-0";
-  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", pod}, {"labels", {{"leaderworkerset.sigs.k8s.io/name", "jetstream-pathways"}}}}},
-                {"spec", {{"containers", {{{"name", "jax-tpu"}, {"image", "jetstream-pathways:v0.2.0"}}}}}}});
-  WriteStatus(server.admin(), "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Pending"},
-               {"conditions",
-                {{{"type", "PodScheduled"},
-                  {"status", "False"},
-                  {"reason", "Unschedulable"},
-                  {"message", "0/3 nodes are available: 3 Insufficient google.com/tpu."}}}}});
+  REQUIRE(WaitFor([&] { return Exists(admin, lws_path); }, std::chrono::seconds(60)));
+  // The real scheduler finds no node for the leader (the cluster has CPU nodes only) and says so
+  // in the pod's PodScheduled condition.
   REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
   INFO(up.ReadErr());
   CHECK(up.Stop() == 1);
   CHECK(up.ReadErr().find("ERROR: pod jetstream-pathways-0 cannot be scheduled: 0/3 nodes are available: 3 "
-                          "Insufficient google.com/tpu.; the cluster has no node of a v6e-16 slice") !=
-        std::string::npos);
+                          "node(s) didn't match Pod's node affinity/selector.") != std::string::npos);
+  CHECK(up.ReadErr().find("; the cluster has no node of a v6e-16 slice") != std::string::npos);
+  DeleteNamespace(admin, ns);
   std::filesystem::remove_all(state_template);
 }
 
 TEST_CASE("serve up without LeaderWorkerSet: one line, or --install-operators installs it first", "[integration]") {
   ApiServer bare;  // an API server of its own, without the CRDs the shared one carries
+  // Its own controller manager, scheduler and kwok (no operator): they bring the LWS controller's
+  // Deployment up once serve up has installed it.
+  ControlPlane plane(bare, {});
+  AddNodePool(bare.admin(), CpuPool("serve-op"));
   const std::string ns = bare.NewNamespace("serve-op");
   char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
   REQUIRE(mkdtemp(state_template) != nullptr);
@@ -533,10 +403,8 @@ TEST_CASE("serve up without LeaderWorkerSet: one line, or --install-operators in
   WriteTextFile(manifest, LwsManifest("lws-system"));
   ScopedProcess up(run.Options(
       {"serve", "up", "--model", "llama3.1-405b", "--no-wait", "--install-operators", "--lws-manifest", manifest}));
-  // The controller comes up (played): its Deployment reports an available replica.
-  const std::string deployment = "/apis/apps/v1/namespaces/lws-system/deployments/lws-controller-manager";
-  REQUIRE(WaitFor([&] { return Exists(bare.admin(), deployment); }, std::chrono::seconds(60)));
-  WriteStatus(bare.admin(), deployment, {{"replicas", 1}, {"readyReplicas", 1}, {"availableReplicas", 1}});
+  // The controller comes up: the Deployment controller, the scheduler and kwok make its
+  // Deployment report an available replica.
   REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
   INFO(up.ReadErr());
   CHECK(up.Stop() == 0);
