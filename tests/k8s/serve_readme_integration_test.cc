@@ -1,9 +1,10 @@
 // README.md's "Seed 002 from nothing to nothing", run as written: each command of the block,
 // through bash, against `tputrain emulator start` (Google's APIs) whose clusters are the real
 // kube-apiserver of the test fixture, with seed 002's real JetStream stack on CPU in a network
-// namespace as the serving pod. The test plays the controllers the API server lacks (the Job's
-// Complete condition, the leader pod and its Endpoints, LeaderWorkerSet's Available, the garbage
-// collector). Nothing names the bucket but `bucket create`: serve convert and serve up find it.
+// namespace serving the leader pod, on the real control plane (the Job controller completes the
+// converter, LeaderWorkerSet makes the leader and workers on the Nodes of the pools the path makes
+// on the emulator, the endpoints controller lists the leader, the garbage collector finishes
+// cleanup). Nothing names the bucket but `bucket create`: serve convert and serve up find it.
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -12,10 +13,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "examples/example_cluster.h"
 #include "k8s/apiserver_fixture.h"
-#include "k8s/finalizer.h"
+#include "k8s/control_plane.h"
 #include "k8s/gke_emulator.h"
-#include "k8s/jetstream_leader.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_jetstream.h"
 #include "testing/scoped_process.h"
@@ -65,18 +66,6 @@ bool Exists(k8s::Client& admin, const std::string& path) {
   return response && response->status == 200;
 }
 
-// What the Job controller writes when the converter is done (the fake has no pod to run).
-void CompleteJob(k8s::Client& admin) {
-  const std::string now = "2026-11-24T09:41:08Z";
-  WriteStatus(admin, kJobPath,
-              {{"startTime", "2026-11-24T00:00:00Z"},
-               {"succeeded", 1},
-               {"completionTime", now},
-               {"conditions",
-                {{{"type", "SuccessCriteriaMet"}, {"status", "True"}, {"lastTransitionTime", now}},
-                 {{"type", "Complete"}, {"status", "True"}, {"lastTransitionTime", now}}}}});
-}
-
 json EmulatorState(const GkeEmulator& emulator) {
   return json::parse(RunProcess(ProcessOptions{{"curl", "-s", emulator.url() + "/_emulator/state"}}).out);
 }
@@ -97,14 +86,14 @@ TEST_CASE("README's seed 002 path runs as written against the emulator and a rea
   REQUIRE(commands.front().rfind("tputrain services enable", 0) == 0);
   REQUIRE(commands.back().rfind("tputrain cleanup --yes", 0) == 0);
 
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();  // LeaderWorkerSet is there: --install-operators finds it installed
-  // The README path names no namespace: `default`, whose ServiceAccount the service-account
-  // controller would make (the leader pod played below is refused without it).
-  auto account = server.admin().Send(
-      "POST", "/api/v1/namespaces/default/serviceaccounts",
-      json{{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "default"}}}}.dump());
-  REQUIRE((account && (account->ok() || account->status == 409)));
+  // The converter's pod ends at once, as if it succeeded; LeaderWorkerSet is there (--install-operators
+  // finds it); the leader, which jetstream-svc selects, is the pod that answers.
+  ControlPlaneOptions plane_options;
+  plane_options.pod_end = PodEnd::kJobPodsSucceed;
+  plane_options.lws = true;
+  plane_options.answering_pods = {{"app", "jetstream-pathways"}};
+  auto& plane = ControlPlane::Shared(plane_options);
+  auto& server = plane.server();
   NetnsJetStream jetstream;
   char home_template[] = "/tmp/tputrain-seed002-XXXXXX";
   REQUIRE(mkdtemp(home_template) != nullptr);
@@ -142,8 +131,9 @@ TEST_CASE("README's seed 002 path runs as written against the emulator and a rea
     options.argv = {"/bin/bash", "-euo", "pipefail", "-c", command};
     return options;
   };
-  // The garbage collector, played, for cleanup's foreground deletes.
-  Finalizer collector(server.admin(), {kJobPath, kLwsPath, kServicePath});
+  // The README path names no namespace: `default`. Its pools become Nodes as the path makes them,
+  // and the leader, once placed, runs where JetStream is.
+  ExampleCluster cluster(plane, emulator.url(), "default", {{"app=jetstream-pathways", jetstream.ip()}});
 
   std::string generated;
   for (const auto& command : commands) {
@@ -159,7 +149,6 @@ TEST_CASE("README's seed 002 path runs as written against the emulator and a rea
       CHECK(args.find(std::string("--bucket_name=") + kBucket + " ") != std::string::npos);
       CHECK(args.find(std::string("--output_directory=gs://") + kBucket + "/maxtext/llama-3.1-405b ") !=
             std::string::npos);
-      CompleteJob(server.admin());
       REQUIRE(WaitFor([&] { return !convert.running(); }, std::chrono::seconds(120)));
       INFO(convert.ReadErr());
       REQUIRE(convert.Stop() == 0);
@@ -174,9 +163,8 @@ TEST_CASE("README's seed 002 path runs as written against the emulator and a rea
       const std::string lws = server.admin().GetJson(kLwsPath, "lws")->dump();
       CHECK(lws.find(std::string("gs://") + kBucket + "/maxtext/llama-3.1-405b/int8") != std::string::npos);
       CHECK(lws.find(std::string("gs://") + kBucket + "/tmp") != std::string::npos);
-      PlayLeader(server.admin(), "default", jetstream.ip(), nullptr);
       REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(5)));
-      INFO(up.ReadErr());
+      INFO(up.ReadErr() << "\ncluster:\n" << cluster.SeenText());
       REQUIRE(up.Stop() == 0);
       CHECK(up.ReadErr().find(std::string("Using bucket ") + kBucket + " (from run ") != std::string::npos);
       CHECK(up.ReadOut().find("Serving llama3.1-405b on v6e-16 (default/jetstream-pathways)") != std::string::npos);

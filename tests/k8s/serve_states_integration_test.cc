@@ -36,8 +36,9 @@ TEST_CASE("serve up stops at once when the leader cannot pull its image", "[inte
   const bool applied = WaitFor([&] { return Exists(server.admin(), lws_path); }, std::chrono::seconds(60));
   INFO("serve up: " << up.ReadErr());
   REQUIRE(applied);
-  PlayLeader(server.admin(), ns, "10.0.0.1",
-             {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"jetstream-pathways:v0.2.0\""}});
+  PlayWaitingLeader(
+      server.admin(), ns, "10.0.0.1",
+      {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"jetstream-pathways:v0.2.0\""}});
   REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::seconds(120)));
   INFO(up.ReadErr());
   CHECK(up.Stop() == 1);
