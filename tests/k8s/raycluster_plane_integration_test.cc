@@ -22,14 +22,40 @@ using nlohmann::json;
 constexpr const char* kReplicaLabel = "ray.io/worker-group-replica-name";
 constexpr const char* kCluster = "rayplane";
 
+// The binary's control plane (shared with seed_placement_integration_test.cc, hence its options).
 ControlPlane& Plane() {
   ControlPlaneOptions options;
   options.pod_end = PodEnd::kRunForever;
-  options.kuberay = true;
-  auto& plane = ControlPlane::Shared(options);
-  AddNodePool(plane.server().admin(), CpuPool(kCluster));
-  return plane;
+  options.kuberay = options.lws = options.jobset = true;
+  return ControlPlane::Shared(options);
 }
+
+// One test's nodes and namespace: a CPU pool for the head at the start; at the end the namespace
+// goes first (a RayCluster left behind would take the next test's nodes), then every pool.
+class TestCluster {
+ public:
+  explicit TestCluster(ApiServer& server) : server_(server) { AddNodePool(server.admin(), CpuPool(kCluster)); }
+  ~TestCluster() {
+    auto& admin = server_.admin();
+    for (const auto& ns : namespaces_) {
+      (void)admin.Send("DELETE", "/api/v1/namespaces/" + ns);
+      WaitFor(
+          [&] {
+            auto pods = admin.GetJson("/api/v1/namespaces/" + ns + "/pods", "");
+            return pods && (*pods)["items"].empty();
+          },
+          std::chrono::seconds(60));
+    }
+    RemoveNodePools(admin, kCluster);
+  }
+  TestCluster(const TestCluster&) = delete;
+  TestCluster& operator=(const TestCluster&) = delete;
+  std::string Namespace(const std::string& prefix) { return namespaces_.emplace_back(server_.NewNamespace(prefix)); }
+
+ private:
+  ApiServer& server_;
+  std::vector<std::string> namespaces_;
+};
 
 // Two node pools of one TPU topology as GKE makes them, `hosts` nodes each. Each test has a
 // topology of its own (tests run in random order, sharing the nodes).
@@ -81,8 +107,9 @@ TEST_CASE("without the rule (KubeRay not from GKE's add-on): wait says whether t
   auto& plane = Plane();
   auto& server = plane.server();
   auto& admin = server.admin();
+  TestCluster cluster(server);
   auto pools = TwoPools(admin, "ct5lp-hightpu-4t", "4x4", 4);
-  std::string ns = server.NewNamespace("unruled");
+  std::string ns = cluster.Namespace("unruled");
   // The rendered cluster with its affinity taken out: nothing ties a replica's four hosts to one
   // pool, and the scheduler's spreading nearly always splits them (placement.md: 30 of 30).
   auto objects = Parse(Rendered(server, ns, {"TPU_TYPE=v5litepod-16", "RAY_CLUSTER_NAME=unruled"}));
@@ -116,8 +143,9 @@ TEST_CASE("a slice no pool can take: the wait's timeout quotes the real schedule
   // Three v6e 2x4 slices for two 2x4 pools: the third replica's pods find no TPU capacity (GKE's
   // commonest failure), and the scheduler says so through events.k8s.io/v1, read as core/v1 with
   // lastTimestamp null (which once crashed wait).
+  TestCluster cluster(server);
   TwoPools(server.admin(), "ct6e-standard-4t", "2x4", 2);
-  std::string ns = server.NewNamespace("unplaced");
+  std::string ns = cluster.Namespace("unplaced");
   auto connection = ConnectWith(server.KubeconfigText(server.admin_token(), ns));
   REQUIRE(ApplyYaml(*connection,
                     Rendered(server, ns, {"TPU_TYPE=v6e-8", "NUM_SLICES=3", "RAY_CLUSTER_NAME=three-slices"})));
@@ -142,7 +170,8 @@ TEST_CASE("a slice no pool can take: the wait's timeout quotes the real schedule
 TEST_CASE("KubeRay's FailedCreateWorkerPod ends the wait at once with the API server's refusal", "[integration]") {
   auto& plane = Plane();
   auto& server = plane.server();
-  std::string ns = server.NewNamespace("refused");
+  TestCluster cluster(server);
+  std::string ns = cluster.Namespace("refused");
   // The mistake placement.md records: the replica key in labelSelector too. The API server
   // refuses every worker pod, and KubeRay retries forever.
   auto objects = Parse(Rendered(server, ns, {"RAY_CLUSTER_NAME=refused"}));
