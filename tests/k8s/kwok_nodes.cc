@@ -82,8 +82,18 @@ NodePoolShape ShapeOfGkePool(const std::string& cluster, const std::string& loca
   shape.machine_type = StringAt(config, "machineType", "e2-medium");
   shape.zone = Zone(location, pool, cluster_locations);
   shape.spot = config.contains("spot") && config["spot"].is_boolean() && config["spot"].get<bool>();
+  shape.flex_start =
+      config.contains("flexStart") && config["flexStart"].is_boolean() && config["flexStart"].get<bool>();
   json count = pool.contains("initialNodeCount") ? pool["initialNodeCount"] : json(3);
   shape.nodes = count.is_string() ? std::stoi(count.get<std::string>()) : count.is_number() ? count.get<int>() : 3;
+  // A flex-start pool starts empty and grows to its autoscaling maximum when a workload asks. No
+  // cluster autoscaler runs beside the test API server: its nodes are there from the start, as if
+  // asked for.
+  json autoscaling = ObjectAt(pool, "autoscaling");
+  if (shape.flex_start && autoscaling.contains("maxNodeCount")) {
+    json max = autoscaling["maxNodeCount"];
+    shape.nodes = max.is_string() ? std::stoi(max.get<std::string>()) : max.is_number() ? max.get<int>() : shape.nodes;
+  }
   for (const auto& host : kTpuHosts) {
     std::string prefix = host.prefix;
     if (shape.machine_type.rfind(prefix, 0) != 0) continue;
@@ -141,6 +151,7 @@ std::vector<json> PoolNodes(const NodePoolShape& shape) {
                    {"kubernetes.io/arch", "amd64"},
                    {"type", "kwok"}};
     if (shape.spot) labels["cloud.google.com/gke-spot"] = "true";
+    if (shape.flex_start) labels["cloud.google.com/gke-flex-start"] = "true";
     json resources = {{"cpu", std::to_string(shape.cpus)},
                       {"memory", std::to_string(shape.memory_gib) + "Gi"},
                       {"pods", "110"},

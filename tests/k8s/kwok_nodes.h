@@ -18,7 +18,8 @@ struct NodePoolShape {
   std::string machine_type;  // node.kubernetes.io/instance-type
   std::string zone;          // topology.kubernetes.io/zone
   int nodes = 1;
-  bool spot = false;  // cloud.google.com/gke-spot
+  bool spot = false;        // cloud.google.com/gke-spot
+  bool flex_start = false;  // cloud.google.com/gke-flex-start
   // TPU pools (empty accelerator: a CPU pool, untainted).
   std::string accelerator;  // cloud.google.com/gke-tpu-accelerator
   std::string topology;     // cloud.google.com/gke-tpu-topology

@@ -3,6 +3,8 @@
 // manager, over kwok nodes made from the emulator's node pools. With two node pools of the same
 // topology present, every slice's pods must land on ONE pool, as GKE needs (a multi-host slice is
 // one node pool). (A slice no pool can take, and the rule's absence: raycluster_plane_integration_test.)
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "k8s/emulated_gke.h"
@@ -97,6 +99,62 @@ TEST_CASE("seed 000/001: each slice of the RayCluster's TPU worker group runs on
   auto head = PodPlacements(admin, ns, "ray.io/node-type=head");
   REQUIRE(head.size() == 1);
   CHECK(head[0].pool == "default-pool");
+}
+
+TEST_CASE("flex-start and spot pools the emulator made are Nodes with GKE's labels; a slice runs on each flex pool",
+          "[integration]") {
+  auto& plane = Plane();
+  auto& admin = plane.server().admin();
+  EmulatedGke gke(plane);
+  const std::vector<std::string> at = {"--cluster", "flex", "--location", "us-east5-b"};
+  Ok(gke,
+     {"cluster", "create", "flex", "--location", "us-east5-b", "--machine-type", "n1-standard-16", "--run", "flex"});
+  // Two v6e-16 slices from flex-start (pools flex-0, flex-1), and a spot v6e-8 pool.
+  Ok(gke, {"nodepool", "create", "flex", "--cluster", "flex", "--location", "us-east5-b", "--tpu-type", "v6e-16",
+           "--num-slices", "2", "--capacity", "flex-start", "--run", "flex"});
+  Ok(gke, {"nodepool", "create", "spot", "--cluster", "flex", "--location", "us-east5-b", "--tpu-type", "v6e-8",
+           "--capacity", "spot", "--run", "flex"});
+  gke.Sync();
+  auto nodes = admin.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode("cloud.google.com/gke-nodepool"), "");
+  REQUIRE(nodes);
+  std::map<std::string, int> flex_by_pool;
+  int spot = 0;
+  for (const auto& node : (*nodes)["items"]) {
+    const auto& labels = node["metadata"]["labels"];
+    const std::string pool = labels.value("cloud.google.com/gke-nodepool", "");
+    if (pool.rfind("flex-", 0) == 0) {
+      ++flex_by_pool[pool];
+      CHECK(labels.value("cloud.google.com/gke-flex-start", "") == "true");
+      CHECK_FALSE(labels.contains("cloud.google.com/gke-spot"));
+      CHECK(labels.value("cloud.google.com/gke-tpu-topology", "") == "4x4");
+    } else if (pool == "spot") {
+      ++spot;
+      CHECK(labels.value("cloud.google.com/gke-spot", "") == "true");
+      CHECK(labels.value("cloud.google.com/gke-tpu-topology", "") == "2x4");
+    } else {
+      continue;
+    }
+    CHECK(labels.value("cloud.google.com/gke-tpu-accelerator", "") == "tpu-v6e-slice");
+    CHECK(node["status"]["capacity"].value("google.com/tpu", "") == "4");
+    CHECK(node["spec"]["taints"].dump().find("google.com/tpu") != std::string::npos);
+  }
+  // A flex-start pool has no node until a workload asks; here its hosts stand as if asked for.
+  CHECK(flex_by_pool == std::map<std::string, int>{{"flex-0", 4}, {"flex-1", 4}});
+  CHECK(spot == 2);
+
+  std::string ns = gke.Namespace("flex");
+  CreateServiceAccount(admin, ns, "ray-maxtext-ksa");
+  auto rendered =
+      Ok(gke, {"render", "raycluster-maxtext", "--values", SeedValues("raycluster-maxtext"), "--set", "NUM_SLICES=2"});
+  std::string name = NameOf(rendered.out, "RayCluster");
+  std::vector<std::string> apply = {"apply", "-f", "-", "-n", ns};
+  apply.insert(apply.end(), at.begin(), at.end());
+  Ok(gke, apply, rendered.out);
+  std::vector<std::string> wait = {"wait", "raycluster/" + name, "--for", "ready", "--timeout", "2m", "-n", ns};
+  wait.insert(wait.end(), at.begin(), at.end());
+  Ok(gke, wait);
+  CheckOnePoolPerSlice(PodPlacements(admin, ns, "ray.io/node-type=worker"), "ray.io/worker-group-replica-name", 2,
+                       "flex-");
 }
 
 TEST_CASE("seed 002: the JetStream LeaderWorkerSet's group runs on one of two 4x4 node pools", "[integration]") {
