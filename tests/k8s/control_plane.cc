@@ -96,7 +96,8 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
   if (options_.kuberay) {
     int probe = FreeLoopbackPort();
     StartPeer("kuberay-operator",
-              {PeerPath("kuberay-operator"), "--metrics-addr=127.0.0.1:" + std::to_string(FreeLoopbackPort()),
+              // No metrics server (as LWS's and JobSet's configs say): one port fewer to collide on.
+              {PeerPath("kuberay-operator"), "--metrics-addr=0",
                "--health-probe-bind-address=127.0.0.1:" + std::to_string(probe), "--enable-leader-election=false",
                "--log-stdout-encoder=console"},
               probe, {{"KUBECONFIG", kubeconfig_}});
