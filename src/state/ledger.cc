@@ -122,6 +122,8 @@ std::string_view EntryStateName(EntryState state) {
       return "deleting";
     case EntryState::kDeleted:
       return "deleted";
+    case EntryState::kFailed:
+      return "failed";
   }
   return "creating";
 }
@@ -338,7 +340,8 @@ core::Status LedgerStore::RecordState(const std::string& run_id, ResourceKind ki
       entry = &ledger.entries.back();
     }
     entry->state = state;
-    if (!operation.empty() || state == EntryState::kCreated || state == EntryState::kDeleted) {
+    if (!operation.empty() || state == EntryState::kCreated || state == EntryState::kDeleted ||
+        state == EntryState::kFailed) {
       entry->operation = operation;
     }
     entry->updated_at = Timestamp();

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr EntryState kAllStates[] = {EntryState::kCreating, EntryState::kCreated, EntryState::kDeleting,
-                                     EntryState::kDeleted};
+                                     EntryState::kDeleted, EntryState::kFailed};
 
 core::Error Malformed(const std::string& field, const std::string& expected) {
   auto error = core::Error::Internal(field + ": expected " + expected);

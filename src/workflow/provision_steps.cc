@@ -42,10 +42,12 @@ Outcome MakeOutcome(const CreateSteps& steps, OutcomeAction action, std::string 
 }
 
 // The resource after a failed create: it may exist (GKE keeps a pool in ERROR after a stockout).
+// After a create that failed: what it left exists but is not usable (a pool in ERROR), so it is
+// `failed`, for cleanup to delete and no re-run to adopt; or it is gone.
 void RecordWhatExists(ProvisionEnv& env, const CreateSteps& steps) {
   auto existing = steps.inspect();
   if (existing) {
-    Record(env, steps.kind, steps.resource, EntryState::kCreated);
+    Record(env, steps.kind, steps.resource, EntryState::kFailed);
   } else if (existing.error().kind == core::ErrorKind::kNotFound) {
     Record(env, steps.kind, steps.resource, EntryState::kDeleted);
   }
@@ -119,8 +121,8 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
   if (!existing) return core::Fail(existing.error());
   const bool ours = owned_before || (!env.run_id.empty() && existing->run_label == env.run_id);
   RecordOwner(env, steps.kind, steps.resource, ours);
-  Record(env, steps.kind, steps.resource, EntryState::kCreated);
   if (!existing->differences.empty()) {
+    Record(env, steps.kind, steps.resource, EntryState::kCreated);  // it runs, in another shape
     std::string fields;
     for (const auto& item : existing->differences) fields += "\n  " + item;
     core::Error error =
@@ -144,6 +146,7 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
       once.recreate_unusable = false;  // one replacement per command: a second failure is reported
       return RunCreate(once, steps);
     }
+    Record(env, steps.kind, steps.resource, EntryState::kFailed);  // for cleanup, never adopted
     core::Error error = ready.error();
     error.kind = core::ErrorKind::kFailedPrecondition;
     error.message = task + " exists but is not usable (" + error.message + "); delete it (tputrain " +
@@ -152,6 +155,7 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
     env.reporter.Done(task, "exists, not usable");
     return core::Fail(error);
   }
+  Record(env, steps.kind, steps.resource, EntryState::kCreated);
   env.reporter.Done(task, ours ? "exists (this run's), adopted" : "exists, adopted");
   return MakeOutcome(steps, OutcomeAction::kAdopted);
 }

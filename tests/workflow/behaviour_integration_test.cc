@@ -245,8 +245,9 @@ TEST_CASE("a node pool that ends in a stockout exits non-zero with the server's 
   std::map<std::string, std::string> states;
   for (const auto& entry : ledger["entries"]) states[entry["kind"]] = entry["state"];
   CHECK(states["cluster"] == "created");
-  // GKE keeps a stocked-out pool (status ERROR): it exists, so cleanup must delete it.
-  CHECK(states["nodepool"] == "created");
+  // GKE keeps a stocked-out pool (status ERROR): it exists, so cleanup must delete it, but it never
+  // ran: `failed`, not `created` (which would bill it and let a re-run adopt it).
+  CHECK(states["nodepool"] == "failed");
 }
 
 TEST_CASE("--dry-run prints each request and sends nothing", "[integration]") {

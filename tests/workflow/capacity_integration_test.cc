@@ -235,6 +235,36 @@ TEST_CASE("a node pool fails over within its cluster's region; the stocked-out p
   CHECK(env.State()["clusters"].empty());
 }
 
+TEST_CASE(
+    "a pool a stockout left in ERROR is `failed` in the ledger: billed nothing, never adopted, deleted by cleanup",
+    "[integration]") {
+  EmulatorEnv env({"--capacity", "us-east5-a/v6e=0"});
+  REQUIRE(env.ready());
+  REQUIRE(env.Tputrain({"cluster", "create", "c", "--location", "us-east5-a", "--run", "fl"}).exit_code == 0);
+  const std::vector<std::string> create = {"nodepool",   "create",     "tpu",    "--cluster", "c", "--location",
+                                           "us-east5-a", "--tpu-type", "v6e-16", "--run",     "fl"};
+  auto made = env.Tputrain(create);
+  INFO(made.err);
+  REQUIRE(made.exit_code == 1);
+  CHECK(made.err.find("stockout") != std::string::npos);
+  json entry = EntryEndingIn(LedgerOf(env, "fl"), "nodePools/tpu");
+  CHECK(entry["state"] == "failed");
+  CHECK_FALSE(entry.contains("ready_at"));  // it never ran: no spend
+  const json shown = LedgerOf(env, "fl");
+  for (const auto& resource : shown["spend"]["resources"]) {
+    if (resource["kind"] != "nodepool") continue;
+    CHECK(resource["hours"] == 0);
+    CHECK(resource["per_hour_now"] == 0);
+  }
+  // A re-run meets the ERROR pool and does not adopt it.
+  auto again = env.Tputrain(create);
+  CHECK(again.exit_code != 0);
+  CHECK(again.err.find("not usable") != std::string::npos);
+  CHECK(EntryEndingIn(LedgerOf(env, "fl"), "nodePools/tpu")["state"] == "failed");
+  REQUIRE(env.Tputrain({"cleanup", "--run", "fl", "--yes"}).exit_code == 0);
+  CHECK(env.State()["clusters"].empty());
+}
+
 }  // namespace
 }  // namespace tputrain::workflow::testing
 

@@ -17,7 +17,10 @@ namespace tputrain::state {
 
 // Where one thing tputrain made stands. An entry is written as kCreating *before* the create
 // call is sent, so a process killed mid-create still leaves a trace for cleanup.
-enum class EntryState { kCreating, kCreated, kDeleting, kDeleted };
+// kFailed: the create ended but left the resource unusable (a node pool a stockout left in ERROR,
+// a queued resource FAILED): it still exists and cleanup deletes it, but nothing adopts it and it
+// bills nothing (it never had ready_at).
+enum class EntryState { kCreating, kCreated, kDeleting, kDeleted, kFailed };
 
 std::string_view EntryStateName(EntryState state);
 
