@@ -38,6 +38,8 @@ std::string_view CapacityModeName(CapacityMode mode) {
       return "spot";
     case CapacityMode::kReservation:
       return "reservation";
+    case CapacityMode::kFlexStart:
+      return "flex-start";
   }
   return "on-demand";
 }
@@ -50,6 +52,8 @@ std::optional<CapacityMode> ParseCapacityMode(std::string_view name) {
 }
 
 PriceKind BilledAs(CapacityMode mode) { return mode == CapacityMode::kSpot ? PriceKind::kSpot : PriceKind::kOnDemand; }
+
+bool PricedAsUpperBound(CapacityMode mode) { return mode == CapacityMode::kFlexStart; }
 
 std::optional<double> PriceTable::PerChipHour(std::string_view generation, std::string_view region,
                                               PriceKind kind) const {

@@ -34,18 +34,29 @@ core::Error Conflict(std::string_view flag, std::string_view other) {
 
 }  // namespace
 
-std::string_view CapacityModeName(CapacityMode mode) {
+CapacityMode PoolCapacityMode(bool spot, bool reserved, bool flex_start) {
+  if (spot) return CapacityMode::kSpot;
+  if (reserved) return CapacityMode::kReservation;
+  return flex_start ? CapacityMode::kFlexStart : CapacityMode::kOnDemand;
+}
+
+std::map<std::string, std::string> PoolNodeLabels(CapacityMode mode) {
   switch (mode) {
-    case CapacityMode::kOnDemand:
-      return "on-demand";
     case CapacityMode::kSpot:
-      return "spot";
-    case CapacityMode::kReservation:
-      return "reservation";
+      return {{"cloud.google.com/gke-spot", "true"}};
     case CapacityMode::kFlexStart:
-      return "flex-start";
+      return {{"cloud.google.com/gke-flex-start", "true"}};
+    case CapacityMode::kOnDemand:
+    case CapacityMode::kReservation:
+      break;
   }
-  return "on-demand";
+  return {};
+}
+
+std::string PendingCapacityHint(CapacityMode mode) {
+  if (mode != CapacityMode::kFlexStart) return "";
+  return "waiting for flex-start capacity: the pool grows when the Dynamic Workload Scheduler finds the chips "
+         "(minutes to hours; --ready-timeout bounds the wait)";
 }
 
 core::Result<ReservationPath> ParseReservation(std::string_view text) {
@@ -76,18 +87,12 @@ core::Result<ReservationPath> ParseReservation(std::string_view text) {
 core::Result<Capacity> ResolveCapacity(const CapacityFlags& flags) {
   Capacity capacity;
   if (!flags.capacity.empty()) {
-    bool known = false;
-    for (auto mode :
-         {CapacityMode::kOnDemand, CapacityMode::kSpot, CapacityMode::kReservation, CapacityMode::kFlexStart}) {
-      if (flags.capacity == CapacityModeName(mode)) {
-        capacity.mode = mode;
-        known = true;
-      }
-    }
-    if (!known) {
+    auto mode = catalog::ParseCapacityMode(flags.capacity);
+    if (!mode) {
       return core::Fail(core::Error::Usage("--capacity: expected on-demand, spot, reservation or flex-start, got '" +
                                            flags.capacity + "'"));
     }
+    capacity.mode = *mode;
   }
   const bool chosen = !flags.capacity.empty();
   if (flags.spot && !flags.reservation.empty()) return core::Fail(Conflict("--spot", "--reservation"));

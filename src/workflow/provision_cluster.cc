@@ -6,6 +6,7 @@
 #include "reservation_check.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/container/client.h"
+#include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/spend.h"
 
@@ -44,9 +45,7 @@ void RecordPoolCost(ProvisionEnv& env, const ClusterRef& cluster, const NodePool
   auto slice = catalog::FindSliceByMachineType(spec.machine_type, spec.tpu_topology);
   if (!slice || env.dry_run != nullptr) return;
   const int nodes = spec.node_count > 0 ? spec.node_count : slice->hosts;
-  const auto capacity = spec.spot                   ? catalog::CapacityMode::kSpot
-                        : !spec.reservation.empty() ? catalog::CapacityMode::kReservation
-                                                    : catalog::CapacityMode::kOnDemand;
+  const auto capacity = PoolCapacityMode(spec.spot, !spec.reservation.empty(), spec.flex_start);
   details["cost"] = ToJson(MakeCostRecord(env.prices ? env.prices() : nullptr, slice->generation->family, capacity,
                                           cluster.location, nodes * slice->chips_per_host));
 }

@@ -11,6 +11,7 @@
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/storage/client.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
 
@@ -91,9 +92,7 @@ core::Status ScanClusters(ProvisionEnv& env, const ScanRequest& request, const K
           auto slice = catalog::FindSliceByMachineType(pool.machine_type, pool.tpu_topology);
           SetChips(out.back(), slice ? std::optional(*slice) : std::nullopt,
                    slice ? pool.node_count * slice->chips_per_host : 0, pool.resource_labels);
-          out.back().capacity = pool.spot                   ? catalog::CapacityMode::kSpot
-                                : !pool.reservation.empty() ? catalog::CapacityMode::kReservation
-                                                            : catalog::CapacityMode::kOnDemand;
+          out.back().capacity = PoolCapacityMode(pool.spot, !pool.reservation.empty(), pool.flex_start);
         }
       }
     }

@@ -61,13 +61,29 @@ CostRecord MakeCostRecord(const Prices* prices, const std::string& generation, c
   return record;
 }
 
+namespace {
+
+// A GKE cluster bills its flat fee from the moment it is RUNNING, as a TPU does from READY.
+std::optional<CostRecord> ClusterFeeRecord(const state::LedgerEntry& entry) {
+  if (entry.kind != state::ResourceKind::kCluster) return std::nullopt;
+  CostRecord record;
+  record.currency = std::string(catalog::kGkeClusterFee.currency);
+  record.source = std::string(catalog::kGkeClusterFee.source);
+  record.origin = "published";
+  return record;
+}
+
+}  // namespace
+
 RunSpend SpendOf(const state::Ledger& ledger, std::chrono::system_clock::time_point now) {
   RunSpend spend;
   for (const auto& entry : ledger.entries) {
     if (!entry.owned) continue;
-    auto cost = CostRecordFromJson(entry.details);
+    auto fee = ClusterFeeRecord(entry);
+    auto cost = fee ? fee : CostRecordFromJson(entry.details);
     if (!cost) continue;
-    ResourceSpend resource{entry.kind, entry.name, *cost, 0, std::nullopt, std::nullopt};
+    ResourceSpend resource{entry.kind, entry.name, *cost, 0, std::nullopt, std::nullopt, fee.has_value()};
+    if (catalog::PricedAsUpperBound(cost->capacity)) spend.upper_bound = true;
     auto ready = core::ParseTimestamp(entry.ready_at);
     auto deleted = core::ParseTimestamp(entry.deleted_at);
     const bool billing = ready && !deleted && entry.state != state::EntryState::kDeleted;
@@ -75,7 +91,13 @@ RunSpend SpendOf(const state::Ledger& ledger, std::chrono::system_clock::time_po
       const auto end = deleted ? *deleted : (billing ? now : *ready);
       resource.hours = std::max(0.0, std::chrono::duration<double, std::ratio<3600>>(end - *ready).count());
     }
-    if (cost->per_chip_hour) {
+    if (fee) {
+      resource.spent = catalog::kGkeClusterFee.per_hour * resource.hours;
+      resource.per_hour_now = billing ? catalog::kGkeClusterFee.per_hour : 0.0;
+      spend.spent += *resource.spent;
+      spend.cluster_fees += *resource.spent;
+      spend.per_hour_now += *resource.per_hour_now;
+    } else if (cost->per_chip_hour) {
       const double per_hour = *cost->per_chip_hour * cost->chips;
       resource.spent = per_hour * resource.hours;
       resource.per_hour_now = billing ? per_hour : 0.0;
@@ -102,13 +124,19 @@ std::string SpendLine(const RunSpend& spend) {
                      FormatMoney(spend.per_hour_now, spend.currency) + "/h now\n" +
                      "  (estimates: node-hours × list price, before discounts and taxes)";
   if (!spend.complete) line += "\n  (a TPU resource without a known price is not counted)";
+  if (spend.upper_bound) line += "\n  (flex-start priced at on-demand and as if its nodes ran: an upper bound)";
+  if (spend.cluster_fees > 0) {
+    line += "\n  (with GKE's cluster fee, " + FormatMoney(catalog::kGkeClusterFee.per_hour, spend.currency) +
+            "/h a cluster; one zonal cluster per billing account is free of it)";
+  }
   return line;
 }
 
 std::string TotalLine(const std::string& run_id, const RunSpend& spend) {
-  std::string line =
-      "run " + run_id + ": TPU spend " + FormatMoney(spend.spent, spend.currency) + " (estimate at list price)";
+  std::string line = "run " + run_id + (spend.cluster_fees > 0 ? ": spend " : ": TPU spend ") +
+                     FormatMoney(spend.spent, spend.currency) + " (estimate at list price)";
   if (!spend.complete) line += ", some unpriced";
+  if (spend.upper_bound) line += ", at most";
   return line;
 }
 
@@ -118,7 +146,9 @@ nlohmann::json ToJson(const RunSpend& spend) {
     resources.push_back(
         {{"kind", state::KindName(resource.kind)},
          {"name", resource.name},
-         {"cost", ToJson(resource.cost)},
+         {"cost", resource.cluster_fee ? nlohmann::json{{"cluster_fee_per_hour", catalog::kGkeClusterFee.per_hour},
+                                                        {"source", resource.cost.source}}
+                                       : ToJson(resource.cost)},
          {"hours", resource.hours},
          {"spent", resource.spent ? nlohmann::json(*resource.spent) : nlohmann::json(nullptr)},
          {"per_hour_now", resource.per_hour_now ? nlohmann::json(*resource.per_hour_now) : nlohmann::json(nullptr)}});
@@ -127,6 +157,8 @@ nlohmann::json ToJson(const RunSpend& spend) {
           {"spent", spend.spent},
           {"per_hour_now", spend.per_hour_now},
           {"complete", spend.complete},
+          {"upper_bound", spend.upper_bound},
+          {"cluster_fees", spend.cluster_fees},
           {"estimate", "node-hours × list price recorded at create, before discounts, credits and taxes"},
           {"resources", resources}};
 }

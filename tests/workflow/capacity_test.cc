@@ -92,5 +92,13 @@ TEST_CASE("each choice sends gcloud's fields; flex-start starts at 0 nodes and g
   CHECK(flex["placementPolicy"]["tpuTopology"] == "4x4");
 }
 
+TEST_CASE("a pool's capacity mode from GKE's fields: Spot, then a reservation, then flex-start") {
+  CHECK(PoolCapacityMode(false, false, false) == CapacityMode::kOnDemand);
+  CHECK(PoolCapacityMode(true, false, false) == CapacityMode::kSpot);
+  CHECK(PoolCapacityMode(false, true, false) == CapacityMode::kReservation);
+  CHECK(PoolCapacityMode(false, false, true) == CapacityMode::kFlexStart);
+  CHECK(CapacityModeName(CapacityMode::kFlexStart) == "flex-start");
+}
+
 }  // namespace
 }  // namespace tputrain::workflow

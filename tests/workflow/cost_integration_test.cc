@@ -143,6 +143,21 @@ TEST_CASE("plan prices its slices from the emulator's catalog; another price the
     CHECK_THAT(table.out, Catch::Contains("$35.52/h spot (32 chips × $1.11/chip-hour, us-east5)"));
     CHECK_THAT(table.out, Catch::Contains("on-demand $106.56/h"));
     CHECK_THAT(table.out, Catch::Contains("$355.20 for 10 h"));
+    CHECK_THAT(table.out, Catch::Contains("on GKE, plus $0.1000/h for the cluster"));
+
+    // Flex-start has no TPU price of its own: on-demand's, said to be an upper bound.
+    auto flex = env.Tputrain(
+        {"plan", "--model", "llama3-8b", "--location", "us-east5", "--capacity", "flex-start", "--format", "json"},
+        false);
+    REQUIRE(flex.exit_code == 0);
+    auto flex_price = json::parse(flex.out)["price"];
+    CHECK(flex_price["capacity"] == "flex-start");
+    CHECK(flex_price["billed_as"] == "on_demand");
+    CHECK(flex_price["upper_bound"] == true);
+    CHECK(flex_price["gke_cluster_fee_per_hour"] == Approx(0.10));
+    CHECK_THAT(
+        env.Tputrain({"plan", "--model", "llama3-8b", "--location", "us-east5", "--capacity", "flex-start"}, false).out,
+        Catch::Contains("$3.33/chip-hour") && Catch::Contains("an upper bound"));
   }
   {
     EmulatorEnv env({"--tpu-price", "v6e:us-east5:on-demand=2.50"});

@@ -199,5 +199,45 @@ TEST_CASE("spend: chips × rate × hours from ready_at to deleted_at or now; ado
   CHECK_THAT(SpendLine(spend), Catch::Contains("$32.00 so far") && Catch::Contains("without a known price"));
 }
 
+TEST_CASE("spend: a cluster the run made adds GKE's flat fee for the hours it ran; an adopted one does not") {
+  state::Ledger ledger;
+  ledger.entries = {TpuEntry("vm", 1.5, "2026-11-26T00:00:00Z", "2026-11-26T02:00:00Z")};
+  state::LedgerEntry cluster;
+  cluster.kind = state::ResourceKind::kCluster;
+  cluster.name = "projects/p/locations/us-east5/clusters/c";
+  cluster.owned = true;
+  cluster.state = state::EntryState::kCreated;
+  cluster.ready_at = "2026-11-26T00:00:00Z";
+  ledger.entries.push_back(cluster);
+  cluster.name = "projects/p/locations/us-east5/clusters/shared";
+  cluster.owned = false;
+  ledger.entries.push_back(cluster);
+  auto spend = SpendOf(ledger, *core::ParseTimestamp("2026-11-26T04:00:00Z"));
+  REQUIRE(spend.resources.size() == 2);
+  CHECK(spend.resources[1].cluster_fee);
+  CHECK(spend.cluster_fees == Approx(4 * catalog::kGkeClusterFee.per_hour));
+  CHECK(spend.spent == Approx(8 * 1.5 * 2 + 4 * 0.10));
+  CHECK(spend.per_hour_now == Approx(0.10));
+  CHECK_THAT(SpendLine(spend), Catch::Contains("GKE's cluster fee, $0.1000/h"));
+  CHECK_THAT(TotalLine("r", spend), Catch::StartsWith("run r: spend $24.40"));
+  CHECK(ToJson(spend)["resources"][1]["cost"]["cluster_fee_per_hour"] == Approx(0.10));
+}
+
+TEST_CASE("spend: flex-start is priced at on-demand and said to be an upper bound") {
+  CHECK(catalog::BilledAs(catalog::CapacityMode::kFlexStart) == catalog::PriceKind::kOnDemand);
+  CHECK(catalog::ParseCapacityMode("flex-start") == catalog::CapacityMode::kFlexStart);
+  state::Ledger ledger;
+  ledger.entries = {TpuEntry("pool", 2.7, "2026-11-26T00:00:00Z", "")};
+  auto cost = CostRecordFromJson(ledger.entries[0].details);
+  cost->capacity = catalog::CapacityMode::kFlexStart;
+  ledger.entries[0].details["cost"] = ToJson(*cost);
+  auto spend = SpendOf(ledger, *core::ParseTimestamp("2026-11-26T01:00:00Z"));
+  CHECK(spend.upper_bound);
+  CHECK(ToJson(spend)["upper_bound"] == true);
+  CHECK_THAT(SpendLine(spend), Catch::Contains("an upper bound"));
+  CHECK_THAT(TotalLine("r", spend), Catch::EndsWith("at most"));
+  CHECK(ToJson(spend)["resources"][0]["cost"]["capacity"] == "flex-start");
+}
+
 }  // namespace
 }  // namespace tputrain::workflow

@@ -20,17 +20,33 @@ std::string_view PriceKindKey(PriceKind kind);
 // "on-demand", "Spot", "1-year commitment", "3-year commitment": the words of a table.
 std::string_view PriceKindWords(PriceKind kind);
 
-// How a slice's capacity is had, as tputrain's create commands and plan name it.
-enum class CapacityMode { kOnDemand, kSpot, kReservation };
+// How a slice's capacity is had: exactly one of on-demand, Spot, a reservation or flex-start
+// (GKE's Dynamic Workload Scheduler), as the create commands' --capacity and plan name it.
+enum class CapacityMode { kOnDemand, kSpot, kReservation, kFlexStart };
 
 inline constexpr CapacityMode kCapacityModes[] = {CapacityMode::kOnDemand, CapacityMode::kSpot,
-                                                  CapacityMode::kReservation};
+                                                  CapacityMode::kReservation, CapacityMode::kFlexStart};
 
-std::string_view CapacityModeName(CapacityMode mode);  // "on-demand", "spot", "reservation"
+// "on-demand", "spot", "reservation", "flex-start": the --capacity values.
+std::string_view CapacityModeName(CapacityMode mode);
 std::optional<CapacityMode> ParseCapacityMode(std::string_view name);
 // The price a mode is billed at: a reservation's VMs bill at on-demand rates (a commitment, if
-// one covers them, is a discount the catalog cannot see).
+// one covers them, is a discount the catalog cannot see); flex-start is priced at on-demand too,
+// as an upper bound (see PricedAsUpperBound).
 PriceKind BilledAs(CapacityMode mode);
+// True for flex-start: Google bills it below on-demand ("up to 53%") but publishes no TPU SKU for
+// it, so the on-demand price tputrain shows is the most it can cost, and says so.
+bool PricedAsUpperBound(CapacityMode mode);
+
+// GKE's cluster management fee: a flat rate per cluster-hour whatever the cluster's size (the
+// Standard edition's, on cloud.google.com/kubernetes-engine/pricing, read 2026-11-26). One zonal
+// cluster per billing account is free of it, which a run cannot see.
+struct ClusterFee {
+  double per_hour;
+  std::string_view currency;
+  std::string_view source;
+};
+inline constexpr ClusterFee kGkeClusterFee{0.10, "USD", "GKE pricing page (Standard edition, read 2026-11-26)"};
 
 struct ChipHourPrice {
   std::string generation;  // "v6e", "v5e", "v5p", "v4"

@@ -1,10 +1,12 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "tputrain/catalog/prices.h"
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/tpu/types.h"
 
@@ -13,10 +15,21 @@
 // --reservation kept as short forms.
 namespace tputrain::workflow {
 
-enum class CapacityMode { kOnDemand, kSpot, kReservation, kFlexStart };
+// One enum for the choice, the price and the ledger's cost record: the catalog's.
+using catalog::CapacityMode;
+using catalog::CapacityModeName;
 
-// "on-demand", "spot", "reservation", "flex-start": the --capacity values.
-std::string_view CapacityModeName(CapacityMode mode);
+// The mode of a node pool as GKE describes it (or as tputrain asks for it).
+CapacityMode PoolCapacityMode(bool spot, bool reserved, bool flex_start);
+
+// The node labels TPU pods select to run on pools of `mode`: GKE's cloud.google.com/gke-spot or
+// cloud.google.com/gke-flex-start "true"; nothing for on-demand or a reservation (their nodes
+// carry no label of their own that GKE documents for pods to select).
+std::map<std::string, std::string> PoolNodeLabels(CapacityMode mode);
+
+// What a wait for pods on pools of `mode` says while they are pending: a flex-start pool has no
+// nodes until Google's Dynamic Workload Scheduler finds the chips, which can take hours.
+std::string PendingCapacityHint(CapacityMode mode);
 
 // The capacity flags as typed.
 struct CapacityFlags {

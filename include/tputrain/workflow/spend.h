@@ -14,7 +14,7 @@
 // What a run's TPU resources have cost so far and cost an hour now: an estimate, node-hours ×
 // the list price recorded when each was created, before discounts, credits and taxes. Only what
 // the run owns and created counts; the billed interval is the entry's ready_at to deleted_at
-// (or now).
+// (or now). A GKE cluster the run made adds GKE's flat cluster fee for the same interval.
 namespace tputrain::workflow {
 
 // What a TPU resource's entry records at create, under details["cost"].
@@ -43,14 +43,17 @@ struct ResourceSpend {
   double hours = 0;                    // billed so far
   std::optional<double> spent;         // none when the rate is unknown
   std::optional<double> per_hour_now;  // 0 once deleted or not yet ready
+  bool cluster_fee = false;            // a cluster's flat fee, not chips × a rate
 };
 
 struct RunSpend {
   std::string currency = "USD";
   std::vector<ResourceSpend> resources;
-  double spent = 0;         // of the resources whose rate is known
-  double per_hour_now = 0;  // the same
-  bool complete = true;     // false when some resource's rate is unknown
+  double spent = 0;          // of the resources whose rate is known
+  double per_hour_now = 0;   // the same
+  bool complete = true;      // false when some resource's rate is unknown
+  bool upper_bound = false;  // some resource is priced above what it bills (flex-start)
+  double cluster_fees = 0;   // GKE's cluster fee so far, included in `spent`
 };
 
 RunSpend SpendOf(const state::Ledger& ledger, std::chrono::system_clock::time_point now);

@@ -120,8 +120,8 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
   plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the preset's)");
   plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")->check(CLI::Range(1, 64));
   plan->add_option("--capacity", options->capacity,
-                   "How the slices are had, for their price: on-demand, spot or reservation")
-      ->check(CLI::IsMember({"on-demand", "spot", "reservation"}))
+                   "How the slices are had, for their price: on-demand, spot, reservation or flex-start")
+      ->check(CLI::IsMember({"on-demand", "spot", "reservation", "flex-start"}))
       ->capture_default_str();
   plan->add_option("--hours", options->hours, "Hours the job runs: an estimate of what it costs")
       ->check(CLI::Validator(

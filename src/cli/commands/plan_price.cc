@@ -27,11 +27,13 @@ nlohmann::json PlanPriceJson(const std::optional<PlanPrice>& plan) {
           {"region", price.region},
           {"capacity", catalog::CapacityModeName(plan->capacity)},
           {"billed_as", Kind(catalog::BilledAs(plan->capacity))},
+          {"upper_bound", catalog::PricedAsUpperBound(plan->capacity)},
           {"chips", price.chips * price.slices},
           {"per_chip_hour", per_chip_hour},
           {"per_hour", per_hour},
           {"hours", plan->hours ? nlohmann::json(*plan->hours) : nlohmann::json(nullptr)},
           {"estimate", estimate},
+          {"gke_cluster_fee_per_hour", catalog::kGkeClusterFee.per_hour},
           {"source", plan->prices.table.source},
           {"as_of", plan->prices.table.as_of},
           {"origin", workflow::PriceOriginName(plan->prices.origin)}};
@@ -52,6 +54,9 @@ std::vector<std::vector<std::string>> PlanPriceRows(const std::optional<PlanPric
     rows.push_back({"price", fmt::format("no {} list price for {} in {}", catalog::PriceKindWords(billed),
                                          price.generation, price.region)});
   }
+  if (catalog::PricedAsUpperBound(plan->capacity)) {
+    rows.push_back({"", "flex-start bills below on-demand; no TPU price is published for it: an upper bound"});
+  }
   std::string others;
   for (const auto& [kind, rate] : price.per_chip_hour) {
     if (kind == billed) continue;
@@ -66,6 +71,8 @@ std::vector<std::vector<std::string>> PlanPriceRows(const std::optional<PlanPric
     rows.push_back({"estimate", fmt::format("{} for {} h", FormatMoney(*price.PerHour(billed) * *plan->hours, currency),
                                             *plan->hours)});
   }
+  rows.push_back({"", fmt::format("on GKE, plus {}/h for the cluster (GKE's flat fee)",
+                                  FormatMoney(catalog::kGkeClusterFee.per_hour, currency))});
   rows.push_back({"prices", fmt::format("{}, as of {}: list prices, before discounts and taxes",
                                         plan->prices.table.source, plan->prices.table.as_of.substr(0, 10))});
   return rows;

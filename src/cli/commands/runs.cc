@@ -94,9 +94,11 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
       const auto money = [&](std::optional<double> amount) {
         return amount ? FormatMoney(*amount, cost.currency) : std::string("?");
       };
+      const bool fee = resource.cluster_fee;  // a flat fee: no chips, no capacity mode
       costs.push_back({std::string(state::KindName(resource.kind)), resource.name.substr(resource.name.rfind('/') + 1),
-                       std::to_string(cost.chips), std::string(catalog::CapacityModeName(cost.capacity)),
-                       money(cost.per_chip_hour), money(resource.per_hour_now), FormatHours(resource.hours),
+                       fee ? "-" : std::to_string(cost.chips),
+                       fee ? "cluster fee" : std::string(catalog::CapacityModeName(cost.capacity)),
+                       fee ? "-" : money(cost.per_chip_hour), money(resource.per_hour_now), FormatHours(resource.hours),
                        money(resource.spent)});
     }
     out << "\n";
