@@ -125,11 +125,18 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   });
   if (!applied) return core::Fail(applied.error());
 
-  env.reporter.Progress("raycluster", "waiting for " + what + " to be ready");
+  // A flex-start pool has no nodes until the pods wait on it: say what is being waited for.
+  const std::string capacity_hint = job.slice ? PendingCapacityHint(request.capacity) : "";
+  env.reporter.Progress("raycluster", capacity_hint.empty() ? "waiting for " + what + " to be ready" : capacity_hint);
   k8s::WatchOptions watch_options;
   watch_options.timeout = request.ready_timeout;
   auto ready = k8s::WaitReady(env.client, env.discovery, {cluster.api_version, cluster.kind, cluster.name}, cluster.ns,
                               watch_options, env.watch);
+  if (!ready && !capacity_hint.empty() && ready.error().kind == core::ErrorKind::kDeadlineExceeded) {
+    core::Error error = ready.error();
+    error.message += "\n  the TPU pods select flex-start pools, which had no capacity for them in that time";
+    return core::Fail(error);
+  }
   if (!ready) return core::Fail(ready.error());
   for (const auto& note : ready->notes) env.reporter.Warn(note);
   env.reporter.Done("raycluster", what + " ready");

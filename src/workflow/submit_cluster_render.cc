@@ -2,6 +2,7 @@
 #include <functional>
 
 #include "tputrain/k8s/json_fields.h"
+#include "tputrain/k8s/tpu_node_selector.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/submit_cluster.h"
 #include "tputrain/workflow/template_values.h"
@@ -161,6 +162,13 @@ core::Result<RenderedRayCluster> RenderRayCluster(const MaxTextJob& job, const R
     for (auto& object : *objects) rendered.objects.push_back(std::move(object));
   }
   rendered.objects = k8s::OrderForApply(std::move(rendered.objects));
+  if (auto labels = PoolNodeLabels(request.capacity); !labels.empty()) {
+    if (k8s::AddTpuNodeSelector(rendered.objects, labels) == 0) {
+      return core::Fail(core::Error::Usage(
+          "--capacity " + std::string(CapacityModeName(request.capacity)) + ": template " + rendered.template_name +
+          " has no pods that select TPU nodes (cloud.google.com/gke-tpu-accelerator)"));
+    }
+  }
   if (auto checked = CheckRayCluster(job, rendered); !checked) return core::Fail(checked.error());
   return rendered;
 }

@@ -18,6 +18,7 @@
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/k8s/watch.h"
 #include "tputrain/ray/jobs_client.h"
+#include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/ledger_entries.h"
 #include "tputrain/workflow/submit.h"
 
@@ -39,6 +40,8 @@ struct RayClusterRequest {
   std::vector<std::string> values_files;             // YAML values files, below `sets`
   std::map<std::string, std::string> configuration;  // PROJECT_ID, BUCKET, ...
   std::chrono::milliseconds ready_timeout{std::chrono::minutes(20)};
+  // Which TPU pools the pods select: Spot and flex-start pools by GKE's node labels.
+  CapacityMode capacity = CapacityMode::kOnDemand;
 };
 
 // Stable across submits of the same model and slice, so a second submit finds the cluster

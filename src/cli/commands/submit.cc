@@ -5,6 +5,7 @@
 #include "commands/submit_env.h"
 #include "commands/submit_plan.h"
 #include "stack.h"
+#include "tputrain/catalog/prices.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
@@ -30,6 +31,7 @@ struct SubmitOptions {
   KubeAccessFlags access;
   workflow::RayClusterRequest raycluster;
   std::string ready_timeout = "20m";
+  std::string capacity = "on-demand";
   std::vector<CLI::Option*> cluster_options;  // given one: the job goes to a RayCluster
   CLI::Option* address_option = nullptr;
 
@@ -72,6 +74,7 @@ core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Co
   if (!settings) return core::Fail(settings.error());
   request.raycluster = options.raycluster;
   request.raycluster->ready_timeout = *timeout;
+  request.raycluster->capacity = *catalog::ParseCapacityMode(options.capacity);  // checked by the flag
   request.raycluster->ns = options.access.ns;
   request.raycluster->template_dirs = context.stack().BuiltinTemplateDirs();
   request.raycluster->configuration = workflow::ConfigurationValues(*settings);
@@ -172,6 +175,12 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
   cluster_options.push_back(
       submit->add_option("--raycluster-values", ray_cluster.values_files, "YAML file of template values (repeatable)")
           ->type_name("FILE"));
+  cluster_options.push_back(
+      submit
+          ->add_option("--capacity", options->capacity,
+                       "Which TPU pools the pods select: on-demand (default: any pool of the slice), spot or "
+                       "flex-start (GKE's node labels; a flex-start pool grows when they wait)")
+          ->check(CLI::IsMember({"on-demand", "spot", "flex-start"})));
   cluster_options.push_back(submit->add_option("--ready-timeout", options->ready_timeout,
                                                "How long the RayCluster may take to be ready (default 20m)"));
   submit->footer(
