@@ -391,19 +391,20 @@ TEST_CASE("bad logs input is one line naming the flag, exit 2, before any call",
     std::vector<std::string> args;
     std::string named;
   };
-  for (const auto& [args, named] : std::vector<Case>{{{"lws/../x"}, "TARGET"},
-                                                     {{"pod/a/b"}, "TARGET"},
-                                                     {{"svc/x"}, "TARGET"},
-                                                     {{"Bad_Name"}, "TARGET"},
-                                                     {{"x", "--tail", "-5"}, "--tail"},
-                                                     {{"x", "--tail", "ten"}, "--tail"},
-                                                     {{"x", "--since", "soon"}, "--since"},
-                                                     {{"x", "--previous", "-f"}, "--previous"},
-                                                     {{"x", "--max-log-requests", "0"}, "--max-log-requests"},
-                                                     {{"x", "-c", "../c"}, "-c/--container"},
-                                                     {{"x", "-n", "../kube-system"}, "-n/--namespace"},
-                                                     {{"x", "--format", "json"}, "--format"},
-                                                     {{"x", "--format", "yaml"}, "--format"}}) {
+  for (const auto& [args, named] :
+       std::vector<Case>{{{"lws/../x"}, "TARGET"},
+                         {{"pod/a/b"}, "TARGET"},
+                         {{"svc/x"}, "TARGET"},
+                         {{"Bad_Name"}, "TARGET"},
+                         {{"x", "--tail", "-5"}, "--tail"},
+                         {{"x", "--tail", "ten"}, "--tail"},
+                         {{"x", "--since", "soon"}, "--since"},
+                         {{"x", "--previous", "-f"}, "--previous"},
+                         {{"x", "--max-log-requests", "0"}, "--max-log-requests"},
+                         {{"x", "-c", "../c"}, "-c/--container"},
+                         {{"x", "-n", "../kube-system"}, "--namespace: expected a namespace"},
+                         {{"x", "--format", "json"}, "--format"},
+                         {{"x", "--format", "yaml"}, "--format"}}) {
     auto with_verbose = args;
     with_verbose.push_back("--verbose");
     auto run = Logs(kubeconfig, with_verbose);

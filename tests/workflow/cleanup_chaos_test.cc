@@ -202,7 +202,10 @@ void RunSchedule(const Schedule& schedule, Tally& tally) {
     for (const auto& bad : UnparsableLedgers(env.state_dir())) tally.problems.push_back(where + ": ledger " + bad);
   }
   if (!clean) tally.problems.push_back(where + ": cleanup never exited 0; last " + last);
-  // The label scan, under the same faults, must agree that nothing of the run is left.
+  // The label scan, under the same faults, must agree that nothing of the run is left. A kill
+  // before the first record leaves no state directory; a named one must exist (a typo guard), as
+  // it would on any machine that recorded a run before.
+  fs::create_directories(env.state_dir());
   auto scan = env.Tputrain({"cleanup", "--scan", "--run", schedule.run_id, "--format", "json"});
   json scanned = json::parse(scan.out, nullptr, false);
   if (scan.exit_code != 0 || scanned.is_discarded() || !scanned.value("leaked", json::array()).empty()) {
