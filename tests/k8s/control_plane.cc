@@ -1,5 +1,8 @@
 #include "k8s/control_plane.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -47,6 +50,19 @@ std::string LabelKey(const std::string& label) { return ".metadata.labels[\"" + 
 std::string AnnotationKey(const std::string& annotation) { return ".metadata.annotations[\"" + annotation + "\"]"; }
 
 // Replaces the first `from` in `text` by `to`; the stage's own text must have it.
+// Whether something accepts TCP connections on 127.0.0.1:port.
+bool Listening(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(fd);
+  return connected;
+}
+
 void ReplaceIn(std::string& text, const std::string& from, const std::string& to) {
   auto at = text.find(from);
   if (at == std::string::npos) throw std::runtime_error("kwok's stage has no '" + from + "'");
@@ -118,6 +134,7 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
         std::string(name) + "-controller",
         {PeerPath(std::string(name) + "-controller"), "--config=" + WriteOperatorConfig(name, group, webhook, probe)},
         probe, {{"KUBECONFIG", kubeconfig_}});
+    peers_.back().webhook_port = webhook;
     RegisterWebhooks(name, webhook);
   }
   WaitUp();
@@ -301,6 +318,12 @@ void ControlPlane::WaitUp() {
           return response && response->status == 200;
         },
         std::chrono::seconds(90));
+    // controller-runtime's /readyz answers before its webhook server listens (a ping): on a busy
+    // machine the first create would then meet "connection refused" from the API server.
+    if (ready && peer.webhook_port != 0) {
+      ready =
+          WaitFor([&] { return !peer.process->running() || Listening(peer.webhook_port); }, std::chrono::seconds(90));
+    }
     if (!ready || !peer.process->running()) {
       throw std::runtime_error(peer.name + " did not become ready:\n" + peer.process->ReadErr().substr(0, 6000) +
                                peer.process->ReadOut().substr(0, 6000));

@@ -70,7 +70,8 @@ class ControlPlane {
   struct Peer {
     std::string name;
     std::unique_ptr<ScopedProcess> process;
-    int probe_port = 0;  // controller-runtime's /readyz (0: none)
+    int probe_port = 0;    // controller-runtime's /readyz (0: none)
+    int webhook_port = 0;  // its webhook server, which /readyz does not wait for (0: none)
   };
   void StartPeer(const std::string& name, std::vector<std::string> argv, int probe_port = 0,
                  std::vector<std::pair<std::string, std::string>> env = {});
