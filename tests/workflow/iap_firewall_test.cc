@@ -133,7 +133,8 @@ TEST_CASE("a deny rule of IAP's range beats an allow by priority, and at equal p
     deny.priority = priority;
     INFO(priority);
     CHECK(DeniesIap(deny, "default", 8265));
-    const auto access = IapAccessOf({allow, deny}, "default", 8265);
+    const std::vector<Firewall> rules = {allow, deny};  // access points into it
+    const auto access = IapAccessOf(rules, "default", 8265);
     CHECK(access.admitting == nullptr);
     REQUIRE(access.denying != nullptr);
     CHECK(access.denying->name == "deny-dashboard");
