@@ -11,6 +11,8 @@ build_dir=${TPUTRAIN_SANITIZE_BUILD_DIR:-build-asan}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPUTRAIN_SANITIZE=ON \
   -DTPUTRAIN_DEBUG_INFO=none >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target sanitized_unit_tests
+# scripts/test.sh builds this beside the main suite, then runs the tests once the suite is done.
+[ "${TPUTRAIN_SANITIZE_BUILD_ONLY:-0}" = 1 ] && exit 0
 # halt_on_error: the first report ends the process with a failing status (UBSan findings are
 # already fatal: -fno-sanitize-recover=undefined).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}
