@@ -4,18 +4,14 @@
 #include <set>
 
 #include "saxml_render.h"
-#include "serve_pods.h"
+#include "serve_flow.h"
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/service_proxy.h"
-#include "tputrain/workflow/node_pools.h"
-#include "tputrain/workflow/operators.h"
 #include "tputrain/workflow/serve_saxml.h"
 
 namespace tputrain::workflow {
 namespace {
-
-using std::chrono::milliseconds;
 
 constexpr char kJobSetApiVersion[] = "jobset.x-k8s.io/v1alpha2";
 constexpr char kJobSetKind[] = "JobSet";
@@ -35,17 +31,11 @@ struct Look {
   SaxmlUpOutcome& outcome;
   bool no_nodes = false;
   Phase phase = Phase::kStarting;
-  std::string last_state;
+  serve_flow::Progress progress{env.reporter, "serve " + request.model.id, ""};
 
   k8s::Client& client() { return env.apply.client; }
   std::string NsPath() const { return "/namespaces/" + http::PathSegment(outcome.ns); }
   ServeEndpoint Endpoint() { return {env.transport, outcome.endpoint, env.poll.clock, std::chrono::seconds(60)}; }
-
-  void Say(const std::string& state) {
-    if (state == last_state) return;
-    env.reporter.Progress("serve " + request.model.id, state);
-    last_state = state;
-  }
 
   core::Result<nlohmann::json> Pods(const std::string& selector) {
     return client().GetJson("/api/v1" + NsPath() + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
@@ -84,8 +74,9 @@ struct Look {
     if (!front) return core::Fail(front.error());
     auto servers = ModelServersReady();
     if (!servers) return core::Fail(servers.error());
-    Say(std::string("admin server ") + (*admin ? "ready" : "starting") + ", model servers " + std::to_string(*servers) +
-        "/" + std::to_string(rendered.model_server_pods) + " pods ready, sax-http " + (*front ? "ready" : "starting"));
+    progress.Say(std::string("admin server ") + (*admin ? "ready" : "starting") + ", model servers " +
+                 std::to_string(*servers) + "/" + std::to_string(rendered.model_server_pods) +
+                 " pods ready, sax-http " + (*front ? "ready" : "starting"));
     return *admin && *front && *servers >= rendered.model_server_pods;
   }
 
@@ -128,8 +119,8 @@ struct Look {
     auto listed = ListSaxModel(Endpoint(), request.model.id);
     if (!listed) return core::Fail(listed.error());
     outcome.active_replicas = listed->active_replicas;
-    Say("model " + request.model.id + ": " + std::to_string(listed->active_replicas) + "/" +
-        std::to_string(request.model.replicas) + " replicas active");
+    progress.Say("model " + request.model.id + ": " + std::to_string(listed->active_replicas) + "/" +
+                 std::to_string(request.model.replicas) + " replicas active");
     return listed->active_replicas >= request.model.replicas;
   }
 
@@ -139,7 +130,7 @@ struct Look {
     if (!service) return core::Fail(service.error());
     const auto ingress = k8s::ArrayAt(k8s::ObjectAt(k8s::ObjectAt(*service, "status"), "loadBalancer"), "ingress");
     if (ingress.empty()) {
-      Say("waiting for the LoadBalancer's address");
+      progress.Say("waiting for the LoadBalancer's address");
       return false;
     }
     outcome.ingress = k8s::StringAt(ingress[0], "ip");
@@ -184,22 +175,6 @@ std::string ModelServerTails(k8s::Client& client, const std::string& ns, const s
   return out;
 }
 
-core::Status EnsureJobSet(SaxmlUpEnv& env, const SaxmlUpRequest& request) {
-  if (env.apply.discovery.Lookup(kJobSetApiVersion, kJobSetKind)) return {};
-  if (!request.install_operators || !env.load_jobset_manifest) {
-    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                                        "JobSet is not installed on the cluster: tputrain operators install jobset "
-                                        "(or serve up --install-operators)"));
-  }
-  auto info = FindOperator("jobset");
-  if (!info) return core::Fail(info.error());
-  auto manifest = env.load_jobset_manifest();
-  if (!manifest) return core::Fail(manifest.error());
-  auto installed = InstallOperator(env.apply, *info, *manifest, request.dry_run, std::chrono::minutes(5), env.reporter);
-  if (!installed) return core::Fail(installed.error());
-  return {};
-}
-
 }  // namespace
 
 core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& request) {
@@ -217,45 +192,39 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
   outcome.endpoint = k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, outcome.service,
                                           std::to_string(engine->DefaultPort()));
 
-  if (auto jobset = EnsureJobSet(env, request); !jobset) return core::Fail(jobset.error());
-  const serve_pods::SliceNodes slice_nodes{request.create_nodepool,
-                                           request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool,
-                                           outcome.tpu_type,
-                                           static_cast<int>(request.model.replicas),  // a slice per model-server group
-                                           request.dry_run};
-  auto no_nodes = serve_pods::EnsureSliceNodes(env.create_pools, env.apply.client, env.reporter, slice_nodes);
-  if (!no_nodes) return core::Fail(no_nodes.error());
-
-  k8s::ApplyOptions options;
-  options.ns = outcome.ns;
-  options.dry_run = request.dry_run;
-  env.reporter.Progress("serve " + request.model.id, "applying saxml");
-  auto applied = ApplyRecorded(env.apply, rendered->objects, options);
+  serve_flow::Deployment deployment{
+      "serve " + request.model.id,
+      "saxml",
+      outcome.ns,
+      rendered->objects,
+      "",
+      {{"jobset", kJobSetApiVersion, kJobSetKind, env.load_jobset_manifest}},
+      {request.create_nodepool, request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool,
+       outcome.tpu_type,
+       static_cast<int>(request.model.replicas),  // a slice per model-server group
+       request.dry_run}};
+  serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
+  auto applied = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run);
   if (!applied) return core::Fail(applied.error());
-  outcome.applied = std::move(*applied);
+  outcome.applied = std::move(applied->results);
   // --no-wait returns before the publish: the model servers are not up to load it yet, and a
   // re-run of serve up adopts what is applied and goes on from there.
   if (request.dry_run || !request.wait) return outcome;
 
-  core::PollOptions poll;
-  poll.initial_delay = std::chrono::seconds(2);
-  poll.multiplier = 1.5;
-  poll.max_delay = std::chrono::seconds(15);
-  poll.timeout = request.timeout ? *request.timeout : ServeTimeout(request.parameters);
-  poll.timeout_note =
-      "what was applied and published stays; tputrain serve list shows the model, tputrain serve "
-      "down --engine saxml removes it";
   // Only what cannot get better (a hopeless pod, a refused publish) fails the wait.
-  poll.is_transient = [](const core::Error& error) {
-    return error.kind != core::ErrorKind::kFailedPrecondition && error.kind != core::ErrorKind::kAlreadyExists &&
-           error.kind != core::ErrorKind::kInvalidArgument && error.http_status != 500 && error.http_status != 400;
-  };
-  const auto start = env.poll.clock.Now();
+  serve_flow::Wait wait{request.timeout ? *request.timeout : ServeTimeout(request.parameters),
+                        "what was applied and published stays; tputrain serve list shows the model, tputrain serve "
+                        "down --engine saxml removes it",
+                        [](const core::Error& error) {
+                          return error.kind == core::ErrorKind::kAlreadyExists ||
+                                 error.kind == core::ErrorKind::kInvalidArgument || error.http_status == 500 ||
+                                 error.http_status == 400;
+                        }};
   Look look{env, request, *rendered, outcome};
-  look.no_nodes = *no_nodes;
-  auto done = core::PollUntil([&] { return look.Once(); }, poll, env.poll);
-  if (!done) {
-    core::Error error = done.error();
+  look.no_nodes = applied->no_nodes;
+  auto waited = serve_flow::WaitServing(flow, wait, [&] { return look.Once(); });
+  if (!waited) {
+    core::Error error = waited.error();
     if (error.kind == core::ErrorKind::kDeadlineExceeded && look.phase == Phase::kLoading) {
       const std::string tails = ModelServerTails(env.apply.client, outcome.ns, rendered->jobset);
       if (!tails.empty()) error.message += "; the model servers' last log lines:" + tails;
@@ -263,7 +232,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
     return core::Fail(error);
   }
   outcome.serving = outcome.active_replicas >= request.model.replicas;
-  outcome.waited = std::chrono::duration_cast<milliseconds>(env.poll.clock.Now() - start);
+  outcome.waited = *waited;
   env.reporter.Done("serve " + request.model.id, outcome.serving ? "serving" : "published");
   return outcome;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "serve_flow.h"
+
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/base64.h"
@@ -65,6 +67,17 @@ int IntOr(const std::string& text, int fallback) {
 
 }  // namespace
 
+core::Status CheckVllmModel(const std::string& model) {
+  for (const auto& [preset, repo] : kRepoIds) {
+    if (model == preset) return {};
+  }
+  if (IsModelSource(model)) return {};
+  std::string presets;
+  for (const auto& [preset, repo] : kRepoIds) presets += (presets.empty() ? "" : ", ") + std::string(preset);
+  return core::Fail(core::Error::Usage("--model: expected a catalog model (" + presets +
+                                       "), a Hugging Face repo id ORG/NAME or gs://BUCKET/DIR, got '" + model + "'"));
+}
+
 core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request) {
   VllmPlan plan;
   std::string planned_type;
@@ -78,13 +91,7 @@ core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request) {
     planned_type = sized->slice.accelerator_type;
   }
   if (plan.model.empty()) {
-    if (!IsModelSource(request.model)) {
-      std::string presets;
-      for (const auto& [preset, repo] : kRepoIds) presets += (presets.empty() ? "" : ", ") + std::string(preset);
-      return core::Fail(core::Error::Usage("--model: expected a catalog model (" + presets +
-                                           "), a Hugging Face repo id ORG/NAME or gs://BUCKET/DIR, got '" +
-                                           request.model + "'"));
-    }
+    if (auto valid = CheckVllmModel(request.model); !valid) return core::Fail(valid.error());
     if (request.tpu_type.empty()) {
       return core::Fail(core::Error::Usage("--tpu-type: needed for " + request.model + " (not a catalog model)"));
     }
@@ -138,26 +145,20 @@ core::Result<VllmObjects> RenderVllm(const VllmPlan& plan, const VllmPlanRequest
   render_request.configuration = request.configuration;
   render_request.slice_values = SliceTemplateValues;
   render_request.sets = plan.sets;
-  auto files = render::RenderTemplate(render_request);
-  if (!files) return core::Fail(files.error());
-  VllmObjects rendered;
-  for (const auto& file : files->files) {
-    if (!file.yaml) continue;
-    auto objects = k8s::ParseManifests(file.text, plan.template_name + "/" + file.name);
-    if (!objects) return core::Fail(objects.error());
-    for (auto& object : *objects) {
-      if ((object.kind == "Deployment" || object.kind == "LeaderWorkerSet") && rendered.workload.empty()) {
-        rendered.workload_kind = object.kind;
-        rendered.workload = object.name;
-      }
-      if (object.kind == "Service" && rendered.service.empty()) rendered.service = object.name;
-      rendered.objects.push_back(std::move(object));
-    }
+  return serve_flow::RenderWorkload(render_request, {"Deployment", "LeaderWorkerSet"});
+}
+
+core::Result<VllmPrepared> PrepareVllm(const VllmUpRequest& request) {
+  auto plan = PlanVllm(request.plan);
+  if (!plan) return core::Fail(plan.error());
+  auto rendered = RenderVllm(*plan, request.plan);
+  if (!rendered) return core::Fail(rendered.error());
+  if (request.hf_token) {
+    auto secret = HfTokenSecret("--hf-token-file", plan->hf_token_secret, *request.hf_token);
+    if (!secret) return core::Fail(secret.error());
+    rendered->objects.insert(rendered->objects.begin(), std::move(*secret));  // before the pods that read it
   }
-  if (rendered.workload.empty() || rendered.service.empty()) {
-    return core::Fail(core::Error::Internal("template " + plan.template_name + " lacks its workload or Service"));
-  }
-  return rendered;
+  return VllmPrepared{std::move(*plan), std::move(*rendered)};
 }
 
 core::Result<k8s::Object> HfTokenSecret(const std::string& flag, const std::string& name, const std::string& text) {

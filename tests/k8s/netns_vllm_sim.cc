@@ -15,7 +15,11 @@ std::string Tail(const std::string& text, std::size_t bytes = 3000) {
 
 }  // namespace
 
-NetnsVllmSim::NetnsVllmSim() : host_("vl", 244) {
+NetnsVllmSim::NetnsVllmSim(bool start) : host_("vl", 244) {
+  if (start) Start();
+}
+
+void NetnsVllmSim::Start() {
   auto env = core::Env::FromProcess();
   const std::string cache = env.GetOr("TPUTRAIN_TEST_CACHE", env.Home() + "/.cache/tputrain-test");
   const std::string binary = cache + "/vllm-sim/llm-d-inference-sim";
@@ -59,9 +63,11 @@ NetnsVllmSim::NetnsVllmSim() : host_("vl", 244) {
 
 NetnsVllmSim::~NetnsVllmSim() { sim_.reset(); }
 
-void NetnsVllmSim::Stop() { sim_->Stop(); }
+void NetnsVllmSim::Stop() {
+  if (sim_) sim_->Stop();
+}
 
-std::string NetnsVllmSim::Log() const { return sim_->ReadOut() + sim_->ReadErr(); }
+std::string NetnsVllmSim::Log() const { return sim_ ? sim_->ReadOut() + sim_->ReadErr() : ""; }
 
 nlohmann::json NetnsVllmSim::PostDirect(const std::string& path, const nlohmann::json& body) const {
   http::CurlOptions curl_options;

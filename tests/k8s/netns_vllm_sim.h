@@ -15,10 +15,11 @@ namespace tputrain::testing {
 // built by scripts/peers/vllm-sim.sh, serving model `kModel` in echo mode (an answer repeats the
 // prompt, or the last user message) on port 8000 in its own network namespace. The constructor
 // returns once the simulator says it is ready (its /health/ready, which vLLM itself lacks); the
-// destructor stops it by its PID.
+// destructor stops it by its PID. With `start` false, only the namespace is made: its address
+// refuses connections (as vLLM's port does while it loads its model) until Start().
 class NetnsVllmSim {
  public:
-  NetnsVllmSim();
+  explicit NetnsVllmSim(bool start = true);
   ~NetnsVllmSim();
   NetnsVllmSim(const NetnsVllmSim&) = delete;
   NetnsVllmSim& operator=(const NetnsVllmSim&) = delete;
@@ -29,6 +30,8 @@ class NetnsVllmSim {
   std::string Log() const;
   // Ends the simulator by its PID: its port closed, as vLLM's is while it loads its model.
   void Stop();
+  // Starts the simulator and returns once it is ready.
+  void Start();
 
   // POST `path` with `body` straight to the simulator, past the API server: the reference answer
   // (a whole one; the test compares the text and usage tputrain printed).

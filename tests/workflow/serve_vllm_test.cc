@@ -149,5 +149,38 @@ TEST_CASE("a token file that holds no single token is one line that does not ech
   CHECK(bad_name.error().message.rfind("--set HF_TOKEN_SECRET: ", 0) == 0);
 }
 
+TEST_CASE("vLLM's log milestones: Ray forming (multi-host), weights loaded, the API server up; latest stage wins") {
+  CHECK(VllmMilestone("") == "");
+  CHECK(VllmMilestone("INFO 11-26 08:00:01 [__init__.py:241] Automatically detected platform tpu.\n") == "loading");
+  CHECK(VllmMilestone("Wait for all ray workers to be active. 1/4 is active\n"
+                      "Wait for all ray workers to be active. 3/4 is active\n") == "Ray workers 3/4");
+  CHECK(VllmMilestone("Wait for all ray workers to be active. 3/4 is active\n"
+                      "All ray workers are active and the ray cluster is initialized successfully.\n") ==
+        "Ray cluster up");
+  CHECK(VllmMilestone("INFO [gpu_model_runner.py:1] Model loading took 14.99 GiB and 41.2 seconds\n") ==
+        "weights loaded");
+  CHECK(VllmMilestone("Model loading took 14.99 GiB\nINFO [api_server.py:1] Starting vLLM API server 0 on "
+                      "http://0.0.0.0:8000\n") == "starting the API server");
+  CHECK(VllmMilestone("Starting vLLM API server 0 on http://0.0.0.0:8000\nINFO:     Application startup complete.\n") ==
+        "server up");
+}
+
+TEST_CASE("PrepareVllm: the token's Secret goes first, before the Deployment that reads it; no token, no Secret") {
+  VllmUpRequest request;
+  request.plan = Request("llama3-8b");
+  request.hf_token = "hf_abc123\n";
+  auto prepared = PrepareVllm(request);
+  REQUIRE(prepared);
+  REQUIRE(prepared->rendered.objects.size() == 3);
+  CHECK(prepared->rendered.objects[0].kind == "Secret");
+  CHECK(prepared->rendered.objects[0].name == "hf-token");
+  CHECK(prepared->rendered.objects[1].kind == "Deployment");
+  request.hf_token.reset();
+  auto public_model = PrepareVllm(request);
+  REQUIRE(public_model);
+  CHECK(public_model->rendered.objects.size() == 2);
+  CHECK(public_model->rendered.objects[0].kind == "Deployment");
+}
+
 }  // namespace
 }  // namespace tputrain::workflow

@@ -101,6 +101,14 @@ struct ServeUpOutcome {
   std::chrono::milliseconds waited{0};
 };
 
+// A serving template's objects: its workload (Deployment or LeaderWorkerSet) and its Service.
+struct ServeObjects {
+  std::vector<k8s::Object> objects;
+  std::string workload_kind;
+  std::string workload;
+  std::string service;
+};
+
 // The built-in template that serves `model`, or a usage error naming the models that can be served.
 core::Result<std::string> ServeTemplateFor(const std::string& model, bool disaggregated);
 // How long a model takes to load, by its size: a 405B restore takes 10-20+ minutes.

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/manifest.h"
+#include "tputrain/workflow/serve.h"
 
 // `serve up --engine vllm`: vLLM's OpenAI server on GKE TPUs. One host holding the whole slice
 // runs the `vllm` template (a Deployment); a slice no VM holds runs `vllm-multihost` (a
@@ -35,13 +37,10 @@ struct VllmPlan {
 // a preset, a repo id nor a gs:// directory, a repo id without --tpu-type, or tensor x pipeline
 // parallel that is not the slice's chips. No network.
 core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request);
+// The --model check alone: a preset, a repo id or a gs:// directory.
+core::Status CheckVllmModel(const std::string& model);
 
-struct VllmObjects {
-  std::vector<k8s::Object> objects;
-  std::string workload_kind;  // Deployment or LeaderWorkerSet
-  std::string workload;
-  std::string service;
-};
+using VllmObjects = ServeObjects;  // a Deployment or a LeaderWorkerSet
 core::Result<VllmObjects> RenderVllm(const VllmPlan& plan, const VllmPlanRequest& request);
 
 // The Secret the pods read HF_TOKEN from (key `token`), from the token file's text: one line of
@@ -51,5 +50,46 @@ core::Result<k8s::Object> HfTokenSecret(const std::string& flag, const std::stri
 // The objects as they may be shown: a Secret's data and stringData values replaced by
 // "<redacted>", its keys kept.
 nlohmann::json Shown(const k8s::Object& object);
+
+// What `serve up --engine vllm` applies, worked out before any call: the plan, the template's
+// objects, and (with a token) the Secret first. A usage error for a bad model, slice or token.
+struct VllmUpRequest {
+  VllmPlanRequest plan;
+  std::optional<std::string> hf_token;  // the token file's text; none: no Secret (public models)
+  std::string ns;
+  std::optional<std::chrono::milliseconds> timeout;  // empty: by model size (ServeTimeout)
+  bool wait = true;
+  bool install_operators = false;  // LeaderWorkerSet, for a multi-host slice
+  bool create_nodepool = false;
+  std::string nodepool;  // empty: "vllm-" + the TPU type
+};
+struct VllmPrepared {
+  VllmPlan plan;
+  VllmObjects rendered;
+};
+core::Result<VllmPrepared> PrepareVllm(const VllmUpRequest& request);
+
+struct VllmUpOutcome {
+  std::string ns;
+  std::string endpoint;  // the service proxy's base URL (vLLM's paths go after it: v1/completions)
+  std::vector<k8s::ApplyResult> applied;
+  bool serving = false;
+  std::chrono::milliseconds waited{0};
+};
+
+// Applies what PrepareVllm made (ledgered under the user's --model, the Secret first), after the
+// LeaderWorkerSet operator (multi-host) and the slice's nodes are there, and unless told not to,
+// waits until it serves: the workload Available and vLLM's /health answering 200 through the
+// service proxy. Until then a closed port (the proxy's 502/503) is vLLM loading; progress comes
+// from the pods and the server's log milestones; a pod that cannot get better ends the wait.
+core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request, const VllmPrepared& prepared);
+
+// `serve down --engine vllm --model M`: what the run's ledger records `serve up` applied for M
+// (the Secret too), deleted; nothing is rendered again.
+core::Result<std::vector<k8s::DeleteResult>> VllmDown(RecordedDeleteEnv& env, const std::string& model,
+                                                      const std::string& ns, bool dry_run);
+
+// The last milestone of a vLLM server's log ("Ray workers 2/4", "weights loaded", "server up"), or "".
+std::string VllmMilestone(std::string_view log);
 
 }  // namespace tputrain::workflow

@@ -6,14 +6,7 @@
 #include "commands/provision_common.h"
 #include "commands/serve_bucket.h"
 #include "commands/serve_flags.h"
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/core/duration.h"
-#include "tputrain/core/number.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/k8s/names.h"
-#include "tputrain/workflow/operators.h"
-#include "tputrain/workflow/provision.h"
 
 namespace tputrain::cli {
 namespace {
@@ -39,29 +32,11 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   request.install_operators = flags.install_operators;
   request.create_nodepool = flags.create_nodepool;
   request.nodepool = flags.nodepool;
-  if (!flags.nodepool.empty()) {
-    if (auto valid = gcp::CheckResourceId("--nodepool", flags.nodepool, gcp::kGkeNameLength); !valid) {
-      return core::Fail(valid.error());
-    }
-  }
-  if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
-    return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
-  }
-  if (!flags.tpu_type.empty()) {
-    // Checked before --cluster is looked up: a typo is not reported after a GKE call.
-    if (auto slice = catalog::FindSliceType(flags.tpu_type); !slice) {
-      core::Error error = slice.error();
-      error.message = "--tpu-type: " + error.message;
-      return core::Fail(error);
-    }
-  }
+  auto timeout = CheckUpFlags(flags);
+  if (!timeout) return core::Fail(timeout.error());
+  request.timeout = *timeout;
   if (auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated); !template_name) {
     return core::Fail(template_name.error());
-  }
-  if (!flags.timeout.empty()) {
-    auto timeout = core::ParseDuration("--timeout", flags.timeout);
-    if (!timeout) return core::Fail(timeout.error());
-    request.timeout = *timeout;
   }
   if (!flags.checkpoint.empty() && flags.checkpoint.rfind("gs://", 0) != 0) {
     return core::Fail(core::Error::Usage("--checkpoint: expected gs://BUCKET/PATH, got '" + flags.checkpoint + "'"));
@@ -69,37 +44,14 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, flags.checkpoint, flags.ledger});
   if (!configuration) return core::Fail(configuration.error());
   request.configuration = std::move(*configuration);
-  Stack& stack = context.stack();
-  request.template_dirs = stack.BuiltinTemplateDirs();
-  // The run first: a ledger that cannot record refuses the command before any call.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, request.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
+  request.template_dirs = context.stack().BuiltinTemplateDirs();
   request.ns = flags.access.ns;
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
-  auto load_lws = [&]() -> core::Result<std::vector<k8s::Object>> {
-    auto info = workflow::FindOperator("lws");
-    if (!info) return core::Fail(info.error());
-    return workflow::LoadOperatorManifest(stack.Downloads(),
-                                          flags.lws_manifest.empty() ? info->manifest_url : flags.lws_manifest);
-  };
-  PoolCreator create_pools = PoolCreatorFor(flags.access, *ledger, context);
-  workflow::ServeUpEnv env{apply,
-                           load_lws,
-                           create_pools,
-                           *(*connection)->transport,
-                           {stack.clock(), stack.sleeper(), context.cancel},
-                           context.reporter()};
-  auto up = workflow::ServeUp(env, request);
-  if (!up) return core::Fail(up.error());
-  nlohmann::json applied = nlohmann::json::array();
-  for (const auto& result : up->applied) {
-    applied.push_back({{"kind", result.object.kind},
-                       {"name", result.object.name},
-                       {"action", k8s::ApplyActionName(result.action, request.dry_run)}});
-  }
+  core::Result<workflow::ServeUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
+  auto ran = WithServeUpEnv(flags, context, request.dry_run, [&](workflow::ServeUpEnv& env) -> core::Status {
+    up = workflow::ServeUp(env, request);
+    return up ? core::Status{} : core::Fail(up.error());
+  });
+  if (!ran) return core::Fail(ran.error());
   nlohmann::json json = {{"model", request.model},
                          {"template", up->template_name},
                          {"tpu_type", up->tpu_type},
@@ -109,7 +61,7 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
                          {"endpoint", up->endpoint},
                          {"serving", up->serving},
                          {"waited_s", Rounded(Seconds(up->waited))},
-                         {"applied", applied},
+                         {"applied", AppliedJson(up->applied, request.dry_run)},
                          {"dry_run", request.dry_run}};
   PrintResult(context, json, [&](std::ostream& out) {
     for (const auto& result : up->applied) {
@@ -125,9 +77,10 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
 }
 
 core::Result<int> RunDown(const DownFlags& flags, Context& context) {
-  auto saxml = IsSaxml(flags.engine, flags.model);
-  if (!saxml) return core::Fail(saxml.error());
-  if (*saxml) return RunSaxmlDown(flags, context);
+  auto engine = ServeEngineOf(flags.engine, flags.model);
+  if (!engine) return core::Fail(engine.error());
+  if (*engine == serving::EngineKind::kSaxml) return RunSaxmlDown(flags, context);
+  if (*engine == serving::EngineKind::kVllm) return RunVllmDown(flags, context);
   if (!flags.replicas.empty() || !flags.sax_model.empty()) {
     return core::Fail(core::Error::Usage(std::string(flags.replicas.empty() ? "--sax-model" : "--replicas") +
                                          ": only for --engine saxml"));
@@ -151,77 +104,14 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
                                      flags.access.ns, context.global.dry_run};
   auto deleted = workflow::ServeDown(env, request);
   if (!deleted) return core::Fail(deleted.error());
-  nlohmann::json json = nlohmann::json::array();
-  for (const auto& result : *deleted) {
-    json.push_back({{"kind", result.object.kind}, {"name", result.object.name}, {"deleted", result.existed}});
-  }
-  PrintResult(context, json, [&](std::ostream& out) {
-    for (const auto& result : *deleted) {
-      out << result.object.Describe() << " " << (result.existed ? "deleted" : "not found") << "\n";
-    }
-  });
-  return core::kExitOk;
-}
-
-struct StatusFlags {
-  KubeAccessFlags access;
-};
-
-core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
-  k8s::Client& client = *(*connection)->client;
-  const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
-  auto rows = workflow::ServeStatus(client, ns);
-  if (!rows) return core::Fail(rows.error());
-  nlohmann::json json = nlohmann::json::array();
-  std::vector<std::vector<std::string>> table;
-  for (const auto& row : *rows) {
-    json.push_back({{"kind", row.kind},
-                    {"name", row.name},
-                    {"namespace", ns},
-                    {"available", row.available},
-                    {"pods_ready", row.pods_ready},
-                    {"pods", row.pods},
-                    {"service", row.service},
-                    {"endpoint", row.endpoint},
-                    {"created", row.created}});
-    table.push_back({row.kind + "/" + row.name, row.available ? "yes" : "no",
-                     std::to_string(row.pods_ready) + "/" + std::to_string(row.pods),
-                     row.service.empty() ? "-" : row.service, row.created});
-  }
-  PrintResult(context, json, [&](std::ostream& out) {
-    if (table.empty()) {
-      out << "Nothing served in namespace " << ns << ".\n";
-      return;
-    }
-    PrintTable(out, {"workload", "available", "pods", "service", "created"}, table);
-  });
-  return core::kExitOk;
+  return PrintDeleted(context, *deleted);
 }
 
 }  // namespace
 
-PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context) {
-  if (access.gke_cluster.empty()) return {};
-  return [&access, ledger, &context](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
-    auto cluster = GkeClusterRef(access, context);
-    if (!cluster) return core::Fail(cluster.error());
-    Stack& stack = context.stack();
-    auto google = stack.Google();
-    if (!google) return core::Fail(google.error());
-    auto provision = stack.Provision(*google);
-    provision.ledger = ledger.store;
-    provision.run_id = ledger.run_id;
-    auto created = workflow::CreateNodePools(provision, *cluster, pools);
-    if (!created) return core::Fail(created.error());
-    return {};
-  };
-}
-
 void SetupServeCommand(CLI::App& root, Context& context) {
   auto* serve = root.add_subcommand(
-      "serve", "Serve a model on the cluster (JetStream on LeaderWorkerSet, Saxml on JobSet), ask it");
+      "serve", "Serve a model on the cluster (JetStream on LeaderWorkerSet, Saxml on JobSet, vLLM), ask it");
   serve->require_subcommand(1);
   AddServeConvertCommand(*serve, context);
   AddServeGenerateCommand(*serve, context);
@@ -230,7 +120,8 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   auto up_flags = std::make_shared<UpFlags>();
   auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seeds 002 and 003)");
   up->add_option("--model", up_flags->model,
-                 "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml)")
+                 "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml); "
+                 "vLLM: llama3-8b, llama2-70b, llama3.1-405b, ORG/NAME or gs://BUCKET/DIR")
       ->required();
   AddEngineFlags(*up, *up_flags);
   up->add_flag("--disaggregated", up_flags->disaggregated, "Prefill and decode on separate slices (llama2-70b)");
@@ -265,11 +156,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
       "  tputrain serve up --model saxml-175b-test --cluster saxml-tpu --location us-east1 --install-operators");
   up->callback([up_flags, &context] { context.outcome = RunUp(*up_flags, context); });
 
-  auto status_flags = std::make_shared<StatusFlags>();
-  auto* status = serve->add_subcommand("status", "The served models of a namespace: ready pods and where to ask them");
-  AddKubeAccessFlags(*status, status_flags->access);
-  status->footer("Example:\n  tputrain serve status --cluster ray-tpu --location us-east5-b --format json");
-  status->callback([status_flags, &context] { context.outcome = RunStatus(*status_flags, context); });
+  AddServeStatusCommand(*serve, context);
 
   auto down_flags = std::make_shared<DownFlags>();
   auto* down = serve->add_subcommand("down", "Delete the serving objects (node pools stay)");

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,9 @@
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "tputrain/gcp/container/types.h"
+#include "tputrain/k8s/delete.h"
 #include "tputrain/serving/engine.h"
+#include "tputrain/workflow/serve.h"
 
 namespace tputrain::cli {
 
@@ -67,6 +70,23 @@ core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::strin
 using PoolCreator = std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)>;
 PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context);
 
+// --tpu-type, a slice of the catalog (or empty).
+core::Status CheckTpuType(const std::string& tpu_type);
+// The flags every engine's serve up checks alike, before any call: --tpu-type, --nodepool,
+// --create-nodepool (needs --cluster), and --timeout, returned parsed.
+core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlags& flags);
+
+// An operator's release manifest, from --*-manifest (file or URL) or its pinned release.
+using OperatorLoader = std::function<core::Result<std::vector<k8s::Object>>()>;
+OperatorLoader OperatorLoaderFor(Context& context, const std::string& name, const std::string& manifest);
+
+// serve up's cluster side for every engine: the run's ledger opened first (one that cannot record
+// refuses the command before any call), the cluster connected, then `run` with the env.
+core::Status WithServeUpEnv(const UpFlags& flags, Context& context, bool dry_run,
+                            const std::function<core::Status(workflow::ServeUpEnv&)>& run);
+// What was applied, for --format json.
+nlohmann::json AppliedJson(const std::vector<k8s::ApplyResult>& applied, bool dry_run);
+
 // Durations and rates in --format json, to the thousandth.
 inline double Rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
 inline double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
@@ -81,7 +101,11 @@ void AddEngineFlags(CLI::App& up, UpFlags& flags);
 // serve up for Saxml or vLLM (JetStream's is serve.cc's own).
 core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, Context& context);
 core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context);
-// serve list, serve unpublish.
+core::Result<int> RunVllmDown(const DownFlags& flags, Context& context);
+// What serve down deleted (or found gone), as --format asks.
+core::Result<int> PrintDeleted(Context& context, const std::vector<k8s::DeleteResult>& deleted);
+// serve status; serve list, serve unpublish.
+void AddServeStatusCommand(CLI::App& serve, Context& context);
 void AddSaxmlServeCommands(CLI::App& serve, Context& context);
 
 }  // namespace tputrain::cli

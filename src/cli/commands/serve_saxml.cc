@@ -4,13 +4,9 @@
 #include "tputrain/workflow/serve_saxml.h"
 #include "commands/serve_bucket.h"
 #include "commands/serve_flags.h"
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/core/duration.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/workflow/operators.h"
 
 namespace tputrain::cli {
 namespace {
@@ -23,16 +19,6 @@ double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(
 core::Result<int64_t> ReplicasOf(const std::string& flag, const std::string& value, int64_t preset) {
   if (value.empty()) return preset;
   return core::ParseWhole(flag, value, 1, 64);
-}
-
-core::Status CheckTpuType(const std::string& tpu_type) {
-  if (tpu_type.empty()) return {};
-  if (auto slice = catalog::FindSliceType(tpu_type); !slice) {
-    core::Error error = slice.error();
-    error.message = "--tpu-type: " + error.message;
-    return core::Fail(error);
-  }
-  return {};
 }
 
 // The request serve up and serve down share: the preset, overridden by the flags.
@@ -65,21 +51,10 @@ core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
   auto replicas = ReplicasOf("--replicas", flags.replicas, request.model.replicas);
   if (!replicas) return core::Fail(replicas.error());
   request.model.replicas = *replicas;
-  if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
+  auto timeout = CheckUpFlags(flags);
+  if (!timeout) return core::Fail(timeout.error());
+  request.timeout = *timeout;
   if (!flags.tpu_type.empty()) request.tpu_type = flags.tpu_type;
-  if (!flags.timeout.empty()) {
-    auto timeout = core::ParseDuration("--timeout", flags.timeout);
-    if (!timeout) return core::Fail(timeout.error());
-    request.timeout = *timeout;
-  }
-  if (!flags.nodepool.empty()) {
-    if (auto valid = gcp::CheckResourceId("--nodepool", flags.nodepool, gcp::kGkeNameLength); !valid) {
-      return core::Fail(valid.error());
-    }
-  }
-  if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
-    return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pools to)"));
-  }
   request.expose = flags.expose;
   request.sets = flags.sets;
   request.wait = !flags.no_wait;
@@ -90,12 +65,6 @@ core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
 }
 
 void PrintUp(Context& context, const workflow::SaxmlUpOutcome& up, bool dry_run, const std::string& planned_publish) {
-  nlohmann::json applied = nlohmann::json::array();
-  for (const auto& result : up.applied) {
-    applied.push_back({{"kind", result.object.kind},
-                       {"name", result.object.name},
-                       {"action", k8s::ApplyActionName(result.action, dry_run)}});
-  }
   nlohmann::json json = {{"engine", "saxml"},
                          {"model", up.model.id},
                          {"model_path", up.model.model_path},
@@ -110,7 +79,7 @@ void PrintUp(Context& context, const workflow::SaxmlUpOutcome& up, bool dry_run,
                          {"published", up.published},
                          {"serving", up.serving},
                          {"waited_s", Seconds(up.waited)},
-                         {"applied", applied},
+                         {"applied", AppliedJson(up.applied, dry_run)},
                          {"dry_run", dry_run}};
   if (!up.ingress.empty()) json["ingress"] = up.ingress;
   if (dry_run) json["would_publish"] = core::ParseJson(planned_publish, "").value_or(planned_publish);
@@ -134,10 +103,6 @@ core::Result<bool> IsSaxml(const std::string& engine, const std::string& model) 
   if (engine.empty()) return workflow::IsSaxmlPreset(model);
   auto kind = serving::ParseEngine("--engine", engine);
   if (!kind) return core::Fail(kind.error());
-  if (*kind == serving::EngineKind::kVllm) {
-    return core::Fail(core::Error::Usage(
-        "--engine: serve down does not remove vllm yet; serve generate --engine vllm talks to a running vLLM server"));
-  }
   return *kind == serving::EngineKind::kSaxml;
 }
 
@@ -154,30 +119,17 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, flags.checkpoint, flags.ledger});
   if (!configuration) return core::Fail(configuration.error());
   request->configuration = std::move(*configuration);
-  Stack& stack = context.stack();
-  request->template_dirs = stack.BuiltinTemplateDirs();
-  // The run first: a ledger that cannot record refuses the command before any call.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, request->dry_run);
-  if (!ledger) return core::Fail(ledger.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
+  request->template_dirs = context.stack().BuiltinTemplateDirs();
   request->ns = flags.access.ns;
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
-  auto load_jobset = [&]() -> core::Result<std::vector<k8s::Object>> {
-    auto info = workflow::FindOperator("jobset");
-    if (!info) return core::Fail(info.error());
-    return workflow::LoadOperatorManifest(stack.Downloads(),
-                                          flags.jobset_manifest.empty() ? info->manifest_url : flags.jobset_manifest);
-  };
-  workflow::SaxmlUpEnv env{apply,
-                           load_jobset,
-                           PoolCreatorFor(flags.access, *ledger, context),
-                           *(*connection)->transport,
-                           {stack.clock(), stack.sleeper(), context.cancel},
-                           context.reporter()};
-  auto up = workflow::SaxmlUp(env, *request);
-  if (!up) return core::Fail(up.error());
+  core::Result<workflow::SaxmlUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
+  auto ran = WithServeUpEnv(flags, context, request->dry_run, [&](workflow::ServeUpEnv& env) -> core::Status {
+    workflow::SaxmlUpEnv saxml{env.apply,        OperatorLoaderFor(context, "jobset", flags.jobset_manifest),
+                               env.create_pools, env.transport,
+                               env.poll,         env.reporter};
+    up = workflow::SaxmlUp(saxml, *request);
+    return up ? core::Status{} : core::Fail(up.error());
+  });
+  if (!ran) return core::Fail(ran.error());
   PrintUp(context, *up, request->dry_run, serving::BuildPublish(up->endpoint, request->model).body);
   return core::kExitOk;
 }

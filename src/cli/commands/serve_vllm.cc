@@ -1,72 +1,119 @@
-// tputrain serve up --engine vllm: the vLLM template for the model's slice, rendered. --dry-run
-// prints the objects; applying them is not wired yet.
+// tputrain serve up|down --engine vllm: vLLM's template for the model's slice, applied and
+// waited for (--dry-run prints the objects and sends nothing), and taken down from the ledger.
 #include "tputrain/workflow/serve_vllm.h"
 #include "commands/serve_flags.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/file.h"
 
 namespace tputrain::cli {
+namespace {
 
-core::Result<serving::EngineKind> ServeEngineOf(const std::string& engine, const std::string& model) {
-  if (engine.empty()) {
-    auto saxml = IsSaxml(engine, model);
-    if (!saxml) return core::Fail(saxml.error());
-    return *saxml ? serving::EngineKind::kSaxml : serving::EngineKind::kJetStream;
-  }
-  return serving::ParseEngine("--engine", engine);
-}
-
-void AddEngineFlags(CLI::App& up, UpFlags& flags) {
-  up.add_option("--engine", flags.engine, "jetstream, saxml or vllm (default: the model's)");
-  up.add_option("--hf-token-file", flags.hf_token_file,
-                "vLLM: a file holding a Hugging Face token, for gated models; it becomes a Secret, never printed");
-}
-
-core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, Context& context) {
-  return engine == serving::EngineKind::kVllm ? RunVllmUp(flags, context) : RunSaxmlUp(flags, context);
-}
-
-core::Result<int> RunVllmUp(const UpFlags& flags, Context& context) {
+core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Context& context) {
   for (const auto& [given, flag] :
        {std::pair{flags.disaggregated, "--disaggregated"}, std::pair{!flags.replicas.empty(), "--replicas"},
         std::pair{!flags.model_path.empty(), "--model-path"}, std::pair{!flags.sax_model.empty(), "--sax-model"},
-        std::pair{!flags.checkpoint.empty(), "--checkpoint"},
+        std::pair{!flags.checkpoint.empty(), "--checkpoint"}, std::pair{flags.expose, "--expose"},
         std::pair{!flags.jobset_manifest.empty(), "--jobset-manifest"}}) {
     if (given) return core::Fail(core::Error::Usage(std::string(flag) + ": not for --engine vllm"));
   }
-  workflow::VllmPlanRequest request{flags.model, flags.tpu_type, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
-  auto plan = workflow::PlanVllm(request);
-  if (!plan) return core::Fail(plan.error());
-  auto rendered = workflow::RenderVllm(*plan, request);
-  if (!rendered) return core::Fail(rendered.error());
+  workflow::VllmUpRequest request;
+  request.plan = {flags.model, flags.tpu_type, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
+  request.ns = flags.access.ns;
+  request.wait = !flags.no_wait;
+  request.install_operators = flags.install_operators;
+  request.create_nodepool = flags.create_nodepool;
+  request.nodepool = flags.nodepool;
+  auto timeout = CheckUpFlags(flags);
+  if (!timeout) return core::Fail(timeout.error());
+  request.timeout = *timeout;
   if (!flags.hf_token_file.empty()) {
     auto text = core::ReadFile(flags.hf_token_file, "--hf-token-file", 4096);
     if (!text) return core::Fail(text.error());
-    auto secret = workflow::HfTokenSecret("--hf-token-file", plan->hf_token_secret, *text);
-    if (!secret) return core::Fail(secret.error());
-    rendered->objects.insert(rendered->objects.begin(), std::move(*secret));  // before the pods that read it
+    request.hf_token = std::move(*text);
   }
-  if (!context.global.dry_run) {
-    return core::Fail(
-        core::Error::Usage("--dry-run: serve up --engine vllm only renders so far (it prints the objects)"));
-  }
+  return request;
+}
+
+nlohmann::json Summary(const workflow::VllmPrepared& prepared) {
+  const auto& [plan, rendered] = prepared;
+  return {{"engine", "vllm"},           {"model", plan.model},
+          {"tpu_type", plan.tpu_type},  {"template", plan.template_name},
+          {"hosts", plan.hosts},        {"workload", rendered.workload_kind + "/" + rendered.workload},
+          {"service", rendered.service}};
+}
+
+core::Result<int> PrintDryRun(const workflow::VllmPrepared& prepared, Context& context) {
+  const auto& [plan, rendered] = prepared;
   nlohmann::json objects = nlohmann::json::array();
-  for (const auto& object : rendered->objects) objects.push_back(workflow::Shown(object));
-  nlohmann::json json = {{"engine", "vllm"},
-                         {"model", plan->model},
-                         {"tpu_type", plan->tpu_type},
-                         {"template", plan->template_name},
-                         {"hosts", plan->hosts},
-                         {"workload", rendered->workload_kind + "/" + rendered->workload},
-                         {"service", rendered->service},
-                         {"objects", objects},
-                         {"dry_run", true}};
+  for (const auto& object : rendered.objects) objects.push_back(workflow::Shown(object));
+  nlohmann::json json = Summary(prepared);
+  json["objects"] = objects;
+  json["dry_run"] = true;
   PrintResult(context, json, [&](std::ostream& out) {
-    out << "# " << plan->model << " on " << plan->tpu_type << " (" << plan->template_name << ", " << plan->hosts
-        << (plan->hosts == 1 ? " host" : " hosts") << "): nothing applied\n";
-    for (const auto& object : rendered->objects) out << "---\n" << ToYaml(workflow::Shown(object));
+    out << "# " << plan.model << " on " << plan.tpu_type << " (" << plan.template_name << ", " << plan.hosts
+        << (plan.hosts == 1 ? " host" : " hosts") << "): nothing applied\n";
+    for (const auto& object : rendered.objects) out << "---\n" << ToYaml(workflow::Shown(object));
   });
   return core::kExitOk;
+}
+
+}  // namespace
+
+core::Result<int> RunVllmUp(const UpFlags& flags, Context& context) {
+  auto request = VllmRequestOf(flags, context);
+  if (!request) return core::Fail(request.error());
+  auto prepared = workflow::PrepareVllm(*request);
+  if (!prepared) return core::Fail(prepared.error());
+  if (context.global.dry_run) return PrintDryRun(*prepared, context);
+  core::Result<workflow::VllmUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
+  auto ran = WithServeUpEnv(flags, context, false, [&](workflow::ServeUpEnv& env) -> core::Status {
+    up = workflow::VllmUp(env, *request, *prepared);
+    return up ? core::Status{} : core::Fail(up.error());
+  });
+  if (!ran) return core::Fail(ran.error());
+  nlohmann::json json = Summary(*prepared);
+  json.update({{"namespace", up->ns},
+               {"endpoint", up->endpoint},
+               {"serving", up->serving},
+               {"waited_s", Rounded(Seconds(up->waited))},
+               {"applied", AppliedJson(up->applied, false)},
+               {"dry_run", false}});
+  const auto& rendered = prepared->rendered;
+  PrintResult(context, json, [&](std::ostream& out) {
+    for (const auto& result : up->applied) {
+      out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, false) << "\n";
+    }
+    if (!up->serving) return;
+    const std::string service = rendered.service == "vllm-service" ? "" : " --service " + rendered.service;
+    out << "Serving " << prepared->plan.model << " on " << prepared->plan.tpu_type << " (" << up->ns << "/"
+        << rendered.workload << ").\nAsk it:  tputrain serve generate --engine vllm -n " << up->ns << service
+        << " --prompt \"...\"\nEndpoint: " << up->endpoint << "v1/ (OpenAI API, through the API server)\n";
+  });
+  return core::kExitOk;
+}
+
+core::Result<int> RunVllmDown(const DownFlags& flags, Context& context) {
+  for (const auto& [given, flag] :
+       {std::pair{flags.disaggregated, "--disaggregated"}, std::pair{!flags.replicas.empty(), "--replicas"},
+        std::pair{!flags.sax_model.empty(), "--sax-model"}, std::pair{!flags.sets.empty(), "--set"},
+        std::pair{!flags.tpu_type.empty(), "--tpu-type"}, std::pair{!flags.bucket.empty(), "--bucket"}}) {
+    if (given) {
+      return core::Fail(
+          core::Error::Usage(std::string(flag) + ": not for --engine vllm (what to delete is the ledger's)"));
+    }
+  }
+  if (auto valid = workflow::CheckVllmModel(flags.model); !valid) return core::Fail(valid.error());
+  auto confirmed = ConfirmDelete(context, flags.yes, "serve down",
+                                 "Delete what serve up applied for " + flags.model + " (node pools stay)?");
+  if (!confirmed) return core::Fail(confirmed.error());
+  if (!*confirmed) return NothingDeleted(context);
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  workflow::RecordedDeleteEnv env =
+      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  auto deleted = workflow::VllmDown(env, flags.model, flags.access.ns, context.global.dry_run);
+  if (!deleted) return core::Fail(deleted.error());
+  return PrintDeleted(context, *deleted);
 }
 
 }  // namespace tputrain::cli

@@ -1,0 +1,127 @@
+// tputrain serve up|down: which engine a command is for, the cluster side every engine's up
+// needs, and what every engine's down prints.
+#include "commands/serve_flags.h"
+#include "tputrain/catalog/tpu_types.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/core/duration.h"
+#include "tputrain/gcp/names.h"
+#include "tputrain/workflow/operators.h"
+#include "tputrain/workflow/provision.h"
+
+namespace tputrain::cli {
+
+core::Result<serving::EngineKind> ServeEngineOf(const std::string& engine, const std::string& model) {
+  if (engine.empty()) {
+    auto saxml = IsSaxml(engine, model);
+    if (!saxml) return core::Fail(saxml.error());
+    return *saxml ? serving::EngineKind::kSaxml : serving::EngineKind::kJetStream;
+  }
+  return serving::ParseEngine("--engine", engine);
+}
+
+void AddEngineFlags(CLI::App& up, UpFlags& flags) {
+  up.add_option("--engine", flags.engine, "jetstream, saxml or vllm (default: the model's)");
+  up.add_option("--hf-token-file", flags.hf_token_file,
+                "vLLM: a file holding a Hugging Face token, for gated models; it becomes a Secret, never printed");
+}
+
+core::Status CheckTpuType(const std::string& tpu_type) {
+  if (tpu_type.empty()) return {};
+  if (auto slice = catalog::FindSliceType(tpu_type); !slice) {
+    core::Error error = slice.error();
+    error.message = "--tpu-type: " + error.message;
+    return core::Fail(error);
+  }
+  return {};
+}
+
+core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlags& flags) {
+  // --tpu-type before --cluster is looked up: a typo is not reported after a GKE call.
+  if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
+  if (!flags.nodepool.empty()) {
+    if (auto valid = gcp::CheckResourceId("--nodepool", flags.nodepool, gcp::kGkeNameLength); !valid) {
+      return core::Fail(valid.error());
+    }
+  }
+  if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
+    return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
+  }
+  if (flags.timeout.empty()) return std::optional<std::chrono::milliseconds>();
+  auto timeout = core::ParseDuration("--timeout", flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  return std::optional{*timeout};
+}
+
+core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, Context& context) {
+  return engine == serving::EngineKind::kVllm ? RunVllmUp(flags, context) : RunSaxmlUp(flags, context);
+}
+
+PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context) {
+  if (access.gke_cluster.empty()) return {};
+  return [&access, ledger, &context](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
+    auto cluster = GkeClusterRef(access, context);
+    if (!cluster) return core::Fail(cluster.error());
+    Stack& stack = context.stack();
+    auto google = stack.Google();
+    if (!google) return core::Fail(google.error());
+    auto provision = stack.Provision(*google);
+    provision.ledger = ledger.store;
+    provision.run_id = ledger.run_id;
+    auto created = workflow::CreateNodePools(provision, *cluster, pools);
+    if (!created) return core::Fail(created.error());
+    return {};
+  };
+}
+
+OperatorLoader OperatorLoaderFor(Context& context, const std::string& name, const std::string& manifest) {
+  return [&context, name, manifest]() -> core::Result<std::vector<k8s::Object>> {
+    auto info = workflow::FindOperator(name);
+    if (!info) return core::Fail(info.error());
+    return workflow::LoadOperatorManifest(context.stack().Downloads(),
+                                          manifest.empty() ? info->manifest_url : manifest);
+  };
+}
+
+core::Status WithServeUpEnv(const UpFlags& flags, Context& context, bool dry_run,
+                            const std::function<core::Status(workflow::ServeUpEnv&)>& run) {
+  // The run first: a ledger that cannot record refuses the command before any call.
+  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, dry_run);
+  if (!ledger) return core::Fail(ledger.error());
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  ledger->access = AccessRecordOf(flags.access, **connection, context);
+  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
+  Stack& stack = context.stack();
+  workflow::ServeUpEnv env{apply,
+                           OperatorLoaderFor(context, "lws", flags.lws_manifest),
+                           PoolCreatorFor(flags.access, *ledger, context),
+                           *(*connection)->transport,
+                           {stack.clock(), stack.sleeper(), context.cancel},
+                           context.reporter()};
+  return run(env);
+}
+
+nlohmann::json AppliedJson(const std::vector<k8s::ApplyResult>& applied, bool dry_run) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& result : applied) {
+    json.push_back({{"kind", result.object.kind},
+                    {"name", result.object.name},
+                    {"action", k8s::ApplyActionName(result.action, dry_run)}});
+  }
+  return json;
+}
+
+core::Result<int> PrintDeleted(Context& context, const std::vector<k8s::DeleteResult>& deleted) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& result : deleted) {
+    json.push_back({{"kind", result.object.kind}, {"name", result.object.name}, {"deleted", result.existed}});
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    for (const auto& result : deleted) {
+      out << result.object.Describe() << " " << (result.existed ? "deleted" : "not found") << "\n";
+    }
+  });
+  return core::kExitOk;
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,158 @@
+// The serving skeleton shared by JetStream, Saxml and vLLM: operators, nodes, a ledgered apply,
+// and the wait.
+#include "serve_flow.h"
+
+#include <algorithm>
+
+#include "tputrain/k8s/json_fields.h"
+#include "tputrain/k8s/manifest.h"
+#include "tputrain/workflow/operators.h"
+
+namespace tputrain::workflow::serve_flow {
+namespace {
+
+core::Status EnsureOperator(Env& env, const OperatorNeed& need, bool install, bool dry_run) {
+  if (env.apply.discovery.Lookup(need.api_version, need.kind)) return {};
+  if (!install || !need.load_manifest) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        need.kind + " is not installed on the cluster: tputrain operators install " +
+                                            need.name + " (or serve up --install-operators)"));
+  }
+  auto info = FindOperator(need.name);
+  if (!info) return core::Fail(info.error());
+  auto manifest = need.load_manifest();
+  if (!manifest) return core::Fail(manifest.error());
+  auto installed = InstallOperator(env.apply, *info, *manifest, dry_run, std::chrono::minutes(5), env.reporter);
+  if (!installed) return core::Fail(installed.error());
+  return {};
+}
+
+}  // namespace
+
+core::Result<Applied> Apply(Env& env, const Deployment& deployment, bool install, bool dry_run) {
+  for (const auto& need : deployment.operators) {
+    if (auto present = EnsureOperator(env, need, install, dry_run); !present) return core::Fail(present.error());
+  }
+  auto no_nodes = serve_pods::EnsureSliceNodes(env.create_pools, env.apply.client, env.reporter, deployment.nodes);
+  if (!no_nodes) return core::Fail(no_nodes.error());
+  env.reporter.Progress(deployment.subject, "applying " + deployment.template_name);
+  k8s::ApplyOptions options;
+  options.ns = deployment.ns;
+  options.dry_run = dry_run;
+  auto applied = ApplyRecorded(env.apply, deployment.objects, options, {}, deployment.serve_model);
+  if (!applied) return core::Fail(applied.error());
+  return Applied{std::move(*applied), *no_nodes};
+}
+
+core::Result<std::chrono::milliseconds> WaitServing(Env& env, const Wait& wait,
+                                                    const std::function<core::Result<bool>()>& look) {
+  core::PollOptions poll;
+  poll.initial_delay = std::chrono::seconds(2);
+  poll.multiplier = 1.5;
+  poll.max_delay = std::chrono::seconds(15);
+  poll.timeout = wait.timeout;
+  poll.timeout_note = wait.timeout_note;
+  // Only what cannot get better fails the wait; API hiccups are retried as elsewhere.
+  poll.is_transient = [&wait](const core::Error& error) {
+    return error.kind != core::ErrorKind::kFailedPrecondition && !(wait.hopeless && wait.hopeless(error));
+  };
+  const auto start = env.poll.clock.Now();
+  auto done = core::PollUntil(look, poll, env.poll);
+  if (!done) return core::Fail(done.error());
+  return std::chrono::duration_cast<std::chrono::milliseconds>(env.poll.clock.Now() - start);
+}
+
+k8s::DeleteOptions DownOptions(const std::string& ns, bool dry_run) {
+  k8s::DeleteOptions options;
+  options.ns = ns;
+  options.dry_run = dry_run;
+  options.wait = true;
+  options.timeout = std::chrono::minutes(5);
+  return options;
+}
+
+core::Result<std::optional<std::vector<k8s::DeleteResult>>> DeleteServed(RecordedDeleteEnv& env,
+                                                                         const std::string& model,
+                                                                         const k8s::DeleteOptions& options) {
+  auto recorded = RecordedServeObjects(env.store, env.run_id, env.access, model, options.ns);
+  if (!recorded) return core::Fail(recorded.error());
+  if (recorded->empty()) return std::optional<std::vector<k8s::DeleteResult>>();
+  env.reporter.Info("serve down " + model + ": the " + std::to_string(recorded->size()) + " objects run " + env.run_id +
+                    " applied for it, from its ledger");
+  auto deleted = DeleteRecorded(env, std::move(*recorded), options);
+  if (!deleted) return core::Fail(deleted.error());
+  return std::optional{std::move(*deleted)};
+}
+
+core::Result<ServeObjects> RenderWorkload(const render::RenderRequest& request,
+                                          const std::vector<std::string>& workload_kinds) {
+  auto files = render::RenderTemplate(request);
+  if (!files) return core::Fail(files.error());
+  ServeObjects rendered;
+  for (const auto& file : files->files) {
+    if (!file.yaml) continue;
+    auto objects = k8s::ParseManifests(file.text, request.template_name + "/" + file.name);
+    if (!objects) return core::Fail(objects.error());
+    for (auto& object : *objects) {
+      const bool workload =
+          std::find(workload_kinds.begin(), workload_kinds.end(), object.kind) != workload_kinds.end();
+      if (workload && rendered.workload.empty()) {
+        rendered.workload_kind = object.kind;
+        rendered.workload = object.name;
+      }
+      if (object.kind == "Service" && rendered.service.empty()) rendered.service = object.name;
+      rendered.objects.push_back(std::move(object));
+    }
+  }
+  if (rendered.workload.empty() || rendered.service.empty()) {
+    return core::Fail(core::Error::Internal("template " + request.template_name + " lacks its workload or Service"));
+  }
+  return rendered;
+}
+
+core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std::string& endpoint,
+                            const serving::Engine& engine, bool no_nodes, Progress& progress) {
+  k8s::Client& client = env.apply.client;
+  auto object = client.GetJson(workload.path, workload.what);
+  if (!object) return core::Fail(object.error());
+  auto pods = client.GetJson("/api/v1/namespaces/" + http::PathSegment(workload.ns) +
+                                 "/pods?labelSelector=" + http::UrlEncode(workload.pod_selector),
+                             "pods");
+  if (!pods) return core::Fail(pods.error());
+  if (auto hopeless =
+          serve_pods::HopelessPod(client, workload.ns, *pods, workload.tpu_type, no_nodes, workload.container)) {
+    return core::Fail(*hopeless);
+  }
+  const auto items = k8s::ArrayAt(*pods, "items");
+  std::string leader = workload.leader_pod;
+  if (leader.empty() && !items.empty()) leader = serve_pods::Text(k8s::ObjectAt(items[0], "metadata"), "name");
+  const std::string log =
+      leader.empty() ? "" : serve_pods::LogTail(client, workload.ns, leader, workload.container, 200);
+  if (!workload.fatal_line.empty() && log.find(workload.fatal_line) != std::string::npos) {
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "pod " + leader + ": " + workload.fatal_line + "; " + workload.fatal_hint));
+  }
+  std::string state =
+      std::to_string(serve_pods::CountReady(*pods)) + "/" + std::to_string(items.size()) + " pods ready";
+  if (const std::string milestone = workload.milestone(log); !milestone.empty()) state += ", " + milestone;
+  if (!serve_pods::ConditionTrue(*object, "Available")) {
+    progress.Say(state);
+    return false;
+  }
+  auto serving = IsServing({env.transport, endpoint, env.poll.clock, std::chrono::seconds(30)}, engine);
+  if (serving && !*serving && !workload.loading_note.empty()) state += ", " + workload.loading_note;
+  progress.Say(state);
+  return serving;
+}
+
+core::Result<std::chrono::milliseconds> WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload,
+                                                     const std::string& subject, const std::string& endpoint,
+                                                     const serving::Engine& engine, bool no_nodes) {
+  Env flow{env.apply, env.create_pools, env.poll, env.reporter};
+  Progress progress{env.reporter, subject, ""};
+  auto waited = WaitServing(flow, wait, [&] { return LookOnce(env, workload, endpoint, engine, no_nodes, progress); });
+  if (waited) env.reporter.Done(subject, "serving");
+  return waited;
+}
+
+}  // namespace tputrain::workflow::serve_flow

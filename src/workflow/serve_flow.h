@@ -1,0 +1,120 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "serve_pods.h"
+#include "tputrain/core/poll.h"
+#include "tputrain/core/reporter.h"
+#include "tputrain/render/render.h"
+#include "tputrain/serving/engine.h"
+#include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/serve.h"
+
+// The skeleton every engine's `serve up` runs: the operator its workload needs checked (or
+// installed), the slice's nodes checked (or their pools created), the objects applied as the run
+// ledger records them, then a wait that polls the engine's own look until it serves. What differs
+// between engines is the description (serve_flow::Deployment) and the look. Private to workflow.
+namespace tputrain::workflow::serve_flow {
+
+// An operator a workload kind needs: present when discovery serves `api_version`/`kind`.
+struct OperatorNeed {
+  std::string name;  // as `tputrain operators install` names it: lws, jobset
+  std::string api_version;
+  std::string kind;
+  // Its release manifest, fetched only when it is to be installed.
+  std::function<core::Result<std::vector<k8s::Object>>()> load_manifest;
+};
+
+// What one engine applies for one model.
+struct Deployment {
+  std::string subject;        // the progress lines' subject: "serve NAME"
+  std::string template_name;  // said as it is applied
+  std::string ns;
+  std::vector<k8s::Object> objects;  // in the order they are applied (a Secret before the pods reading it)
+  std::string serve_model;           // recorded with each object: what serve down --model finds
+  std::vector<OperatorNeed> operators;
+  serve_pods::SliceNodes nodes;
+};
+
+struct Env {
+  RecordedApplyEnv& apply;
+  serve_pods::PoolCreator create_pools;
+  core::PollEnv poll;
+  core::Reporter& reporter;
+};
+
+struct Applied {
+  std::vector<k8s::ApplyResult> results;
+  bool no_nodes = false;  // the cluster was seen to have no node of the slice: a refused pod is hopeless
+};
+
+// The operators (a usage-level refusal naming `tputrain operators install` unless `install`), the
+// slice's nodes, then the apply, ledgered. `dry_run` installs, creates and stores nothing.
+core::Result<Applied> Apply(Env& env, const Deployment& deployment, bool install, bool dry_run);
+
+// Polls `look` (true: serving) with serving's backoff until it serves, a failure that waiting
+// will not cure (FailedPrecondition, or what `hopeless` adds), or `timeout`; how long it took.
+struct Wait {
+  std::chrono::milliseconds timeout;
+  std::string timeout_note;  // what stays, and how to see or remove it
+  std::function<bool(const core::Error&)> hopeless;
+};
+core::Result<std::chrono::milliseconds> WaitServing(Env& env, const Wait& wait,
+                                                    const std::function<core::Result<bool>()>& look);
+
+// The template rendered: its objects, the first of `workload_kinds` and the first Service (an
+// internal error when it lacks either).
+core::Result<ServeObjects> RenderWorkload(const render::RenderRequest& request,
+                                          const std::vector<std::string>& workload_kinds);
+
+// A progress line said once: repeated states are not said again.
+struct Progress {
+  core::Reporter& reporter;
+  std::string subject;
+  std::string last;
+  void Say(const std::string& state) {
+    if (state == last) return;
+    reporter.Progress(subject, state);
+    last = state;
+  }
+};
+
+// `serve down --model M`: what the run's ledger records `serve up` applied for M, deleted (and
+// said so); nullopt when it records none.
+k8s::DeleteOptions DownOptions(const std::string& ns, bool dry_run);  // each deletion awaited, 5 min
+core::Result<std::optional<std::vector<k8s::DeleteResult>>> DeleteServed(RecordedDeleteEnv& env,
+                                                                         const std::string& model,
+                                                                         const k8s::DeleteOptions& options);
+
+// One server workload (JetStream's LeaderWorkerSet, vLLM's Deployment or LeaderWorkerSet) and how
+// to look at it.
+struct Workload {
+  std::string path;  // on the API server
+  std::string what;  // as errors name it: leaderworkerset/NAME
+  std::string ns;
+  std::string pod_selector;  // its pods
+  std::string leader_pod;    // whose log tells how far the load is; empty: the first pod
+  std::string container;     // the server's
+  std::string tpu_type;
+  std::function<std::string(std::string_view log)> milestone;
+  // A log line the server never gets past, and what to say of it; empty: none.
+  std::string fatal_line;
+  std::string fatal_hint;
+  std::string loading_note;  // said while Available but not yet healthy; empty: nothing
+};
+
+// One look: the workload, its pods (a hopeless one, or the fatal line in the leader's log, ends
+// the wait), the milestone, then once it is Available one health check through the proxy.
+core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std::string& endpoint,
+                            const serving::Engine& engine, bool no_nodes, Progress& progress);
+
+// WaitServing over LookOnce, the progress said under `subject`, which is then said to serve.
+core::Result<std::chrono::milliseconds> WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload,
+                                                     const std::string& subject, const std::string& endpoint,
+                                                     const serving::Engine& engine, bool no_nodes);
+
+}  // namespace tputrain::workflow::serve_flow

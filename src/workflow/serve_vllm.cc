@@ -1,0 +1,114 @@
+// tputrain serve up|down --engine vllm: vLLM's template applied through the serving skeleton,
+// then a wait that knows vLLM keeps its port closed until the model is loaded and compiled.
+#include "tputrain/workflow/serve_vllm.h"
+#include "serve_flow.h"
+#include "tputrain/k8s/service_proxy.h"
+
+namespace tputrain::workflow {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr char kLwsKind[] = "LeaderWorkerSet";
+constexpr char kLwsApiVersion[] = "leaderworkerset.x-k8s.io/v1";
+serve_flow::Workload WorkloadOf(const VllmPrepared& prepared, const std::string& ns) {
+  const VllmObjects& rendered = prepared.rendered;
+  const bool lws = rendered.workload_kind == kLwsKind;
+  const std::string name = http::PathSegment(rendered.workload);
+  serve_flow::Workload workload;
+  workload.path =
+      lws ? "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + http::PathSegment(ns) + "/leaderworkersets/" + name
+          : "/apis/apps/v1/namespaces/" + http::PathSegment(ns) + "/deployments/" + name;
+  workload.what = (lws ? "leaderworkerset/" : "deployment/") + rendered.workload;
+  workload.ns = ns;
+  // Both templates label their pods app=NAME; an LWS also labels them with its own name.
+  workload.pod_selector = (lws ? "leaderworkerset.sigs.k8s.io/name=" : "app=") + rendered.workload;
+  workload.leader_pod = lws ? rendered.workload + "-0" : "";  // a Deployment's: the first pod
+  workload.container = lws ? "vllm-leader" : "vllm";
+  workload.tpu_type = prepared.plan.tpu_type;
+  workload.milestone = VllmMilestone;
+  // vLLM's front end giving up on its engine (VLLM_ENGINE_READY_TIMEOUT_S): the container exits,
+  // and a restart starts the same slow load over.
+  workload.fatal_line = "Timed out waiting for engine core processes to start";
+  workload.fatal_hint = "vLLM gave up starting its engine: a longer --set ENGINE_READY_TIMEOUT_S, or a larger slice";
+  // The API server's proxy answers 502/503 while vLLM's port is closed.
+  workload.loading_note = "loading (vLLM opens its port once the model is loaded and compiled)";
+  return workload;
+}
+
+}  // namespace
+
+std::string VllmMilestone(std::string_view log) {
+  // vLLM's own lines (and multi-node-serving.sh's, multi-host), the latest stage first.
+  constexpr std::pair<std::string_view, std::string_view> kMilestones[] = {
+      {"Application startup complete", "server up"},
+      {"Starting vLLM API server", "starting the API server"},
+      {"Starting vLLM server on", "starting the API server"},
+      {"Model loading took", "weights loaded"},
+      {"Loading weights took", "weights loaded"},
+      {"All ray workers are active", "Ray cluster up"},
+  };
+  for (const auto& [line, said] : kMilestones) {
+    if (log.find(line) != std::string_view::npos) return std::string(said);
+  }
+  // "Wait for all ray workers to be active. 2/4 is active": the latest count.
+  constexpr std::string_view kRayWait = "Wait for all ray workers to be active. ";
+  if (const auto at = log.rfind(kRayWait); at != std::string_view::npos) {
+    const auto count = log.substr(at + kRayWait.size());
+    const auto end = count.find(" is active");
+    if (end != std::string_view::npos && end <= 12) return "Ray workers " + std::string(count.substr(0, end));
+  }
+  return log.empty() ? "" : "loading";
+}
+
+core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request, const VllmPrepared& prepared) {
+  const VllmObjects& rendered = prepared.rendered;
+  VllmUpOutcome outcome;
+  outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
+  outcome.endpoint =
+      k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, rendered.service,
+                           std::to_string(serving::MakeEngine(serving::EngineKind::kVllm)->DefaultPort()));
+  serve_flow::Deployment deployment;
+  deployment.subject = "serve " + rendered.workload;
+  deployment.template_name = prepared.plan.template_name;
+  deployment.ns = outcome.ns;
+  deployment.objects = rendered.objects;
+  deployment.serve_model = request.plan.model;
+  if (rendered.workload_kind == kLwsKind) {
+    deployment.operators.push_back({"lws", kLwsApiVersion, kLwsKind, env.load_lws_manifest});
+  }
+  deployment.nodes = {request.create_nodepool,
+                      request.nodepool.empty() ? "vllm-" + prepared.plan.tpu_type : request.nodepool,
+                      prepared.plan.tpu_type, 1, false};
+  serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
+  auto applied = serve_flow::Apply(flow, deployment, request.install_operators, false);
+  if (!applied) return core::Fail(applied.error());
+  outcome.applied = std::move(applied->results);
+  if (!request.wait) return outcome;
+
+  // A first start downloads and compiles for 10-30 min, whatever the model's size.
+  const milliseconds patience =
+      std::max<milliseconds>(ServeTimeout(prepared.plan.parameters), std::chrono::minutes(30));
+  serve_flow::Wait wait{request.timeout.value_or(patience),
+                        "the " + rendered.workload_kind + " stays; tputrain serve status shows it, tputrain serve " +
+                            "down --engine vllm --model " + request.plan.model + " removes it",
+                        {}};
+  auto waited =
+      serve_flow::WaitWorkload(env, wait, WorkloadOf(prepared, outcome.ns), deployment.subject, outcome.endpoint,
+                               *serving::MakeEngine(serving::EngineKind::kVllm), applied->no_nodes);
+  if (!waited) return core::Fail(waited.error());
+  outcome.serving = true;
+  outcome.waited = *waited;
+  return outcome;
+}
+
+core::Result<std::vector<k8s::DeleteResult>> VllmDown(RecordedDeleteEnv& env, const std::string& model,
+                                                      const std::string& ns, bool dry_run) {
+  auto served = serve_flow::DeleteServed(env, model, serve_flow::DownOptions(ns, dry_run));
+  if (!served) return core::Fail(served.error());
+  if (*served) return std::move(**served);
+  env.reporter.Info("serve down " + model + ": run " + env.run_id + " recorded nothing applied for it");
+  return std::vector<k8s::DeleteResult>{};
+}
+
+}  // namespace tputrain::workflow
