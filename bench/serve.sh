@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # `tputrain serve generate` against curl, sending the same request through the same
-# kube-apiserver service proxy to the same real JetStream server, in one run, interleaved:
+# kube-apiserver service proxy to the same server, in one run, interleaved. The server is the
+# real JetStream, or with ENGINE=vllm a SIMULATOR of vLLM's OpenAI API (llm-d-inference-sim in
+# echo mode, scripts/peers/vllm-sim.sh; real vLLM does not install on CPU machines) answering
+# /v1/completions:
 #  1. a whole answer: the wall time of the whole command (process start to exit), medians and
 #     their ratio;
 #  2. streamed ("stream": true): time to first token, tputrain's own (`serve generate --stream
@@ -13,12 +16,15 @@
 # JetStream engine with a tiny random-weight model plus the upstream jetstream-http, both in a
 # network namespace playing the pod (scripts/peers/jetstream.sh); a Service (ClusterIP, port 8000,
 # no selector), and the Pod and Endpoints the controllers would make, point at it. Needs root
-# (ip netns). The engine takes 30-50 s to start. Everything is removed on exit, Ctrl-C too.
-# Usage: bench/serve.sh [REPETITIONS]   (default 11; TPUTRAIN=path/to/tputrain, MAX_TOKENS=20)
+# (ip netns). The engine takes 30-50 s to start (the simulator 1 s). Everything is removed on
+# exit, Ctrl-C too.
+# Usage: bench/serve.sh [REPETITIONS]   (default 11; TPUTRAIN=path/to/tputrain, MAX_TOKENS=20,
+#                                        ENGINE=jetstream|vllm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-11}
 max_tokens=${MAX_TOKENS:-20}
+engine=${ENGINE:-jetstream}
 tputrain=$(realpath "${TPUTRAIN:-build/tputrain}")
 cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
 shared=${TPUTRAIN_SHARED_DIR:-$(cd .. && pwd)/shared}
@@ -33,9 +39,15 @@ for tool in ip curl openssl python3 setpriv base64; do
 done
 [ -x "$cache/k8s/etcd" ] && [ -x "$cache/k8s/kube-apiserver" ] ||
   fail "no etcd/kube-apiserver in $cache/k8s (run scripts/peers/k8s.sh)"
-[ -f "$engine_venv/.jetstream-stamp" ] && [ -x "$http_venv/bin/uvicorn" ] ||
-  fail "no JetStream peer in $cache (run scripts/peers/jetstream.sh)"
-[ -f "$http_server_dir/http_server.py" ] || fail "no $http_server_dir/http_server.py (../shared beside the checkout)"
+vllm_sim=$cache/vllm-sim/llm-d-inference-sim
+case $engine in
+  jetstream)
+    [ -f "$engine_venv/.jetstream-stamp" ] && [ -x "$http_venv/bin/uvicorn" ] ||
+      fail "no JetStream peer in $cache (run scripts/peers/jetstream.sh)"
+    [ -f "$http_server_dir/http_server.py" ] || fail "no $http_server_dir/http_server.py (../shared beside the checkout)" ;;
+  vllm) [ -x "$vllm_sim" ] || fail "no vLLM simulator in $cache (run scripts/peers/vllm-sim.sh)" ;;
+  *) fail "ENGINE must be jetstream or vllm, not '$engine'" ;;
+esac
 [[ $reps =~ ^[1-9][0-9]*$ ]] || fail "REPETITIONS must be a positive count, not '$reps'"
 [[ $max_tokens =~ ^[1-9][0-9]*$ ]] || fail "MAX_TOKENS must be a positive count, not '$max_tokens'"
 
@@ -91,6 +103,13 @@ ip netns exec "$netns" ip addr add "$pod_ip/30" dev "trbsn$$"
 ip netns exec "$netns" ip link set "trbsn$$" up
 ip netns exec "$netns" ip link set lo up
 
+if [ "$engine" = vllm ]; then
+  # As the tests run it (tests/k8s/netns_vllm_sim.cc): echo mode, a stream token by token.
+  (cd "$work" && exec ip netns exec "$netns" setpriv --pdeathsig KILL -- "$vllm_sim" --model tiny-test \
+    --port 8000 --mode echo --time-to-first-token 50ms --inter-token-latency 10ms --max-model-len 256 --seed 7) \
+    >"$work/engine.log" 2>&1 &
+  pids+=($!)
+else
 maxtext=$engine_venv/lib/python3.12/site-packages/maxtext
 # The tests' tiny model (tests/k8s/netns_jetstream.cc): same prompt, same text, every time.
 (cd "$work" && exec env JAX_PLATFORMS=cpu LOG_LEVEL=INFO PYTHONDONTWRITEBYTECODE=1 \
@@ -106,6 +125,7 @@ pids+=($!)
   setpriv --pdeathsig KILL -- "$http_venv/bin/uvicorn" http_server:app --host=0.0.0.0 --port=8000) \
   >"$work/http.log" 2>&1 &
 pids+=($!)
+fi
 
 # --- the API server: a throwaway CA, its certificate for 127.0.0.1, a token for the admin --------
 (
@@ -142,26 +162,32 @@ api() {  # api METHOD PATH [BODY [CONTENT-TYPE]]: the response body on stdout; f
 }
 wait_for 60 api GET /readyz >/dev/null 2>&1 || { tail -20 "$work/apiserver.log" >&2; fail "kube-apiserver did not start"; }
 
-# What the controllers would have made for seed 002's jetstream-svc and its leader pod.
+# What the controllers would have made for seed 002's jetstream-svc and its leader pod, or the
+# vllm template's vllm-service and its pod.
 ns=bench
+if [ "$engine" = vllm ]; then
+  svc=vllm-service pod=vllm-tpu-0 port_name=http container=vllm image=vllm/vllm-tpu:latest
+else
+  svc=jetstream-svc pod=jetstream-0 port_name=jetstream-http container=jetstream-http image=jetstream-http:v0.2.3
+fi
 {
   api POST /api/v1/namespaces '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "'$ns'"}}'
   api POST /api/v1/namespaces/$ns/serviceaccounts \
     '{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}'
   api POST /api/v1/namespaces/$ns/pods '{"apiVersion": "v1", "kind": "Pod",
-    "metadata": {"name": "jetstream-0", "labels": {"app": "jetstream"}},
-    "spec": {"containers": [{"name": "jetstream-http", "image": "jetstream-http:v0.2.3"}]}}'
-  api PATCH /api/v1/namespaces/$ns/pods/jetstream-0/status '{"status": {"phase": "Running",
+    "metadata": {"name": "'$pod'", "labels": {"app": "'$pod'"}},
+    "spec": {"containers": [{"name": "'$container'", "image": "'$image'"}]}}'
+  api PATCH /api/v1/namespaces/$ns/pods/$pod/status '{"status": {"phase": "Running",
     "podIP": "'$pod_ip'", "podIPs": [{"ip": "'$pod_ip'"}], "conditions": [{"type": "Ready", "status": "True"}]}}' \
     application/merge-patch+json
   api POST /api/v1/namespaces/$ns/services '{"apiVersion": "v1", "kind": "Service",
-    "metadata": {"name": "jetstream-svc"},
-    "spec": {"type": "ClusterIP", "ports": [{"name": "jetstream-http", "port": 8000, "targetPort": 8000}]}}'
+    "metadata": {"name": "'$svc'"},
+    "spec": {"type": "ClusterIP", "ports": [{"name": "'$port_name'", "port": 8000, "targetPort": 8000}]}}'
   # The proxy only dials addresses that are a Pod's (targetRef), on the port named as the Service's.
   api POST /api/v1/namespaces/$ns/endpoints '{"apiVersion": "v1", "kind": "Endpoints",
-    "metadata": {"name": "jetstream-svc"}, "subsets": [{"addresses": [{"ip": "'$pod_ip'",
-    "targetRef": {"kind": "Pod", "name": "jetstream-0", "namespace": "'$ns'"}}],
-    "ports": [{"name": "jetstream-http", "port": 8000}]}]}'
+    "metadata": {"name": "'$svc'"}, "subsets": [{"addresses": [{"ip": "'$pod_ip'",
+    "targetRef": {"kind": "Pod", "name": "'$pod'", "namespace": "'$ns'"}}],
+    "ports": [{"name": "'$port_name'", "port": 8000}]}]}'
 } >/dev/null
 cat >"$work/kubeconfig" <<EOF
 apiVersion: v1
@@ -180,21 +206,39 @@ users:
   user: {token: $token}
 EOF
 
-echo "waiting for JetStream to load (30-50 s)..." >&2
-# jetstream-http answers /healthcheck 500 until the engine's gRPC port is up, as the pod's probe sees.
+[ "$engine" = vllm ] || echo "waiting for JetStream to load (30-50 s)..." >&2
+# jetstream-http answers /healthcheck 500 until the engine's gRPC port is up, as the pod's probe
+# sees; the simulator its /health/ready 503 until it has "loaded".
+health=/healthcheck
+[ "$engine" = jetstream ] || health=/health/ready
 engine_up() {
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$pod_ip:8000/healthcheck")" != 200 ] || return 0
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$pod_ip:8000$health")" != 200 ] || return 0
   kill -0 "${pids[0]}" 2>/dev/null || { tail -20 "$work/engine.log" >&2; fail "the JetStream engine exited"; }
   return 1
 }
-wait_for 300 engine_up || { tail -20 "$work/engine.log" >&2; fail "JetStream did not become healthy in 5 minutes"; }
+wait_for 300 engine_up || { tail -20 "$work/engine.log" >&2; fail "$engine did not become healthy in 5 minutes"; }
 
 # --- the same request, both ways ---------------------------------------------------------------
 prompt="What are the top 5 programming languages"
 body='{"prompt": "'$prompt'", "max_tokens": '$max_tokens'}'
 stream_body='{"prompt": "'$prompt'", "max_tokens": '$max_tokens', "stream": true}'
 url=$server/api/v1/namespaces/$ns/services/jetstream-svc:8000/proxy/generate
-ask_tputrain() { "$tputrain" serve generate --kubeconfig "$work/kubeconfig" --prompt "$prompt" --max-tokens "$max_tokens" "$@"; }
+engine_flags=()
+text_of='print(json.load(sys.stdin)["response"])'
+if [ "$engine" = vllm ]; then
+  # The model named, as tputrain sends it with --model (without, it first asks /v1/models); the
+  # stream asks for the usage chunk, as tputrain --stream does.
+  body='{"prompt": "'$prompt'", "max_tokens": '$max_tokens', "model": "tiny-test"}'
+  stream_body='{"prompt": "'$prompt'", "max_tokens": '$max_tokens', "model": "tiny-test", "stream": true,
+    "stream_options": {"include_usage": true}}'
+  url=$server/api/v1/namespaces/$ns/services/vllm-service:8000/proxy/v1/completions
+  engine_flags=(--engine vllm --model tiny-test)
+  text_of='print(json.load(sys.stdin)["choices"][0]["text"])'
+fi
+ask_tputrain() {
+  "$tputrain" serve generate "${engine_flags[@]}" --kubeconfig "$work/kubeconfig" --prompt "$prompt" \
+    --max-tokens "$max_tokens" "$@"
+}
 ask_curl() {
   curl -sS --fail-with-body --cacert "$work/ca.crt" -H "Authorization: Bearer $token" \
     -H "Content-Type: application/json" --data-binary "$@" "$url"
@@ -202,7 +246,7 @@ ask_curl() {
 
 # Warm both up, and check that they get the same answer.
 t_text=$(ask_tputrain)
-c_text=$(ask_curl "$body" | python3 -c 'import json, sys; print(json.load(sys.stdin)["response"])')
+c_text=$(ask_curl "$body" | python3 -c "import json, sys; $text_of")
 [ "$t_text" = "$c_text" ] || fail "tputrain and curl got different answers: '$t_text' / '$c_text'"
 ask_tputrain --stream >/dev/null
 ask_curl "$stream_body" -N >/dev/null
@@ -223,8 +267,10 @@ done
 
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 awk -v tw="$(median "$work/t.wall")" -v cw="$(median "$work/c.wall")" -v tt="$(median "$work/t.ttft")" \
-  -v ct="$(median "$work/c.ttft")" -v cb="$(median "$work/c.body")" -v n="$reps" -v m="$max_tokens" 'BEGIN {
-  printf "JetStream (MaxText 0.2.5, tiny model on CPU) behind kube-apiserver'"'"'s service proxy; %d interleaved runs, max_tokens %d\n", n, m
+  -v ct="$(median "$work/c.ttft")" -v cb="$(median "$work/c.body")" -v n="$reps" -v m="$max_tokens" \
+  -v server="$([ "$engine" = vllm ] && echo "the vLLM SIMULATOR (llm-d-inference-sim, echo mode, 50 ms to first token, 10 ms a token)" ||
+    echo "JetStream (MaxText 0.2.5, tiny model on CPU)")" 'BEGIN {
+  printf "%s behind kube-apiserver'"'"'s service proxy; %d interleaved runs, max_tokens %d\n", server, n, m
   printf "whole answer, wall time of the command (median):\n"
   printf "  tputrain serve generate                                 %7.1f ms\n", tw / 1000
   printf "  curl                                                    %7.1f ms\n", cw / 1000
