@@ -24,6 +24,7 @@
 #include "k8s/netns_jetstream.h"
 #include "k8s/netns_ray_head.h"
 #include "k8s/netns_saxml.h"
+#include "k8s/netns_vllm_sim.h"
 #include "testing/scoped_process.h"
 #include "tputrain/core/env.h"
 #include "workflow/emulator_env.h"
@@ -193,7 +194,7 @@ TEST_CASE("every script in examples/ has a scenario in this test", "[integration
   std::sort(scripts.begin(), scripts.end());
   // A new example gets its scenario below (and its peers) before it lands: examples nobody runs rot.
   CHECK(scripts == std::vector<std::string>{"001-train-llama3-8b-gke.sh", "002-serve-jetstream.sh",
-                                            "003-serve-saxml-175b.sh", "004-ray-on-tpu-vms.sh"});
+                                            "003-serve-saxml-175b.sh", "004-ray-on-tpu-vms.sh", "005-serve-vllm.sh"});
 }
 
 TEST_CASE("example 001: seed 001 from nothing to nothing, MaxText trained through KubeRay on the cluster",
@@ -312,6 +313,40 @@ TEST_CASE("example 003: seed 003's Saxml 175B test model served, asked, unpublis
   CHECK(log.find("POST /generate") != std::string::npos);
   CHECK(log.find("POST /unpublish") != std::string::npos);
   CHECK(whole.out.find("run whole-003: cleaned up") != std::string::npos);
+  CheckNamespaceEmpty(cluster);
+  CheckLeftNothing(*world.emulator);
+}
+
+TEST_CASE("example 005: vLLM on a v6e-1 host served, asked whole and streamed, taken down, all deleted",
+          "[integration][005]") {
+  const std::string script = "005-serve-vllm.sh";
+  ControlPlaneOptions options;
+  options.pod_end = PodEnd::kRunForever;  // the server serves until deleted
+  options.answering_pods = {{"app", "vllm-tpu"}};
+  GkeWorld world(options);
+  world.server.EnsureCrds();  // no operator runs here; the namespace check lists their kinds too
+  const std::string ns = world.server.NewNamespace("example-005");
+  const std::string token_file = (world.emulator->dir() / "hf-token").string();
+  std::ofstream(token_file) << "hf_exampleTokenNotPrinted42\n";
+  ExampleEnv example{*world.emulator, {{"NAMESPACE", ns}, {"HF_TOKEN_FILE", token_file}}};
+  Rehearse(example, script);
+
+  NetnsVllmSim sim;  // a SIMULATOR of vLLM's API (llm-d-inference-sim) as the pod
+  auto cluster = world.Cluster(ns, {{"app=vllm-tpu", sim.ip()}});
+  auto whole = RunWhole(example, script, "whole-005");
+  INFO(Tail(whole.out) << Tail(whole.err) << "\ncluster:\n"
+                       << cluster.SeenText() << "\nsimulator:\n"
+                       << Tail(sim.Log()));
+  REQUIRE(whole.exit_code == 0);
+  CHECK(SeenWith(cluster, "served vllm-tpu-"));
+  CHECK(whole.out.find("Serving meta-llama/Meta-Llama-3-8B-Instruct on v6e-1") != std::string::npos);
+  const auto direct = sim.PostDirect(
+      "/v1/completions",
+      {{"model", NetnsVllmSim::kModel}, {"prompt", "What are the top 5 programming languages"}, {"max_tokens", 64}});
+  CHECK(whole.out.find(direct["choices"][0]["text"].get<std::string>() + "\n") != std::string::npos);
+  CHECK(whole.out.find("\"time_to_first_token_s\"") != std::string::npos);
+  CHECK((whole.out + whole.err).find("hf_exampleTokenNotPrinted42") == std::string::npos);
+  CHECK(whole.out.find("run whole-005: cleaned up") != std::string::npos);
   CheckNamespaceEmpty(cluster);
   CheckLeftNothing(*world.emulator);
 }
