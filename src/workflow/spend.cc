@@ -127,7 +127,7 @@ std::string SpendLine(const RunSpend& spend) {
   if (spend.upper_bound) line += "\n  (flex-start priced at on-demand and as if its nodes ran: an upper bound)";
   if (spend.cluster_fees > 0) {
     line += "\n  (with GKE's cluster fee, " + FormatMoney(catalog::kGkeClusterFee.per_hour, spend.currency) +
-            "/h a cluster; one zonal cluster per billing account is free of it)";
+            "/h; one zonal cluster per account is free)";
   }
   return line;
 }
