@@ -41,9 +41,8 @@ Outcome MakeOutcome(const CreateSteps& steps, OutcomeAction action, std::string 
   return Outcome{steps.kind, steps.name, steps.resource, action, std::move(operation), steps.details};
 }
 
-// The resource after a failed create: it may exist (GKE keeps a pool in ERROR after a stockout).
-// After a create that failed: what it left exists but is not usable (a pool in ERROR), so it is
-// `failed`, for cleanup to delete and no re-run to adopt; or it is gone.
+// The resource after a failed create: it may exist (GKE keeps a pool in ERROR after a stockout),
+// unusable, so it is `failed`, for cleanup to delete and no re-run to adopt; or it is gone.
 void RecordWhatExists(ProvisionEnv& env, const CreateSteps& steps) {
   auto existing = steps.inspect();
   if (existing) {
