@@ -68,11 +68,8 @@ inline void CreateObject(k8s::Client& admin, const std::string& path, const nloh
   }
 }
 
-// What KubeRay and the kubelet would have made for RayCluster `name`, with its head at `ip` (a
-// Ray head in a network namespace): the head Pod with that IP, the NAME-head-svc Service, and
-// Endpoints naming the Pod (without the targetRef the proxy answers 503 "no endpoints available").
 // The shape of LeaderWorkerSet's release manifest: its CRD, the namespace `ns`, an account and
-// the controller Deployment (whose availability a test plays).
+// the controller Deployment (whose availability the control plane brings about).
 inline std::string LwsManifest(const std::string& ns) {
   return ReadTextFile(std::string(TPUTRAIN_SOURCE_DIR) + "/data/crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml") +
          "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns +
@@ -123,26 +120,6 @@ inline void RunRayClusterAt(ControlPlane& plane, const std::string& ns, const st
   if (!applied) throw std::runtime_error("applying RayCluster " + name + ": " + applied.error().message);
   plane.ServePodAt(ns, plane.WaitScheduledPod(ns, "ray.io/cluster=" + name + ",ray.io/node-type=head"), ip);
   WaitEndpoint(admin, ns, name + "-head-svc", ip);
-}
-
-inline void PlayRayHead(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
-  std::string pod = name + "-head";
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", pod}, {"labels", {{"ray.io/cluster", name}, {"ray.io/node-type", "head"}}}}},
-                {"spec", {{"containers", {{{"name", "ray-head"}, {"image", "rayproject/ray:2.60.0"}}}}}}});
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"},
-               {"podIP", ip},
-               {"podIPs", {{{"ip", ip}}}},
-               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/services",
-               {{"apiVersion", "v1"},
-                {"kind", "Service"},
-                {"metadata", {{"name", name + "-head-svc"}}},
-                {"spec", {{"ports", {{{"name", "dashboard"}, {"port", 8265}, {"targetPort", 8265}}}}}}});
-  PlayEndpoints(admin, ns, name + "-head-svc", {"dashboard", 8265}, ip, pod);
 }
 
 }  // namespace tputrain::testing

@@ -1,15 +1,16 @@
-// `tputrain submit --model` on a Kubernetes cluster, end to end: a real kube-apiserver with the
-// project's KubeRay CRD, the test playing KubeRay (status.state and the head's Service and
-// Endpoints), a real Ray head from the MaxText venv in a network namespace behind the service
-// proxy, and real MaxText training on CPU. Then the same through the emulator's GKE cluster.
+// `tputrain submit --model` on a Kubernetes cluster, end to end: a real kube-apiserver and the real
+// control plane (KubeRay makes the head pod and its Service, the scheduler places it, kwok runs it,
+// the endpoints controller lists it), the head pod served by a real Ray head from the MaxText venv
+// in a network namespace behind the service proxy, and real MaxText training on CPU. Then the same
+// through the emulator's GKE cluster, on the Nodes of the node pool `cluster create` made.
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <memory>
 
-#include "k8s/finalizer.h"
 #include "k8s/gke_emulator.h"
+#include "k8s/integration_plane.h"
 #include "k8s/k8s_test_util.h"
 #include "k8s/netns_ray_head.h"
 #include "ray/ray_head.h"
@@ -41,12 +42,6 @@ struct TempDir {
     fs::remove_all(path, ignored);
   }
 };
-
-// KubeRay's part once the RayCluster exists: its head (k8s_test_util.h), then status.state = ready.
-void PlayKubeRay(k8s::Client& admin, const std::string& ns, const std::string& name, const std::string& ip) {
-  PlayRayHead(admin, ns, name, ip);
-  WriteStatus(admin, "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name, {{"state", "ready"}});
-}
 
 std::optional<nlohmann::json> GetJson(k8s::Client& admin, const std::string& path) {
   auto response = admin.Send("GET", path);
@@ -82,11 +77,12 @@ std::vector<const state::LedgerEntry*> EntriesOf(const state::Ledger& ledger, co
   return found;
 }
 
-// Runs `submit` in the background and plays KubeRay once the RayCluster shows up; returns what
-// the command printed.
-ProcessResult SubmitPlayingKubeRay(const std::vector<std::string>& argv,
-                                   const std::map<std::string, std::optional<std::string>>& env, ApiServer& server,
-                                   const std::string& ns, const std::string& name, const std::string& head_ip) {
+// Runs `submit` in the background and, once KubeRay's head pod is scheduled, serves it at
+// `head_ip` (the Ray head in a network namespace); returns what the command printed.
+ProcessResult SubmitServingHead(const std::vector<std::string>& argv,
+                                const std::map<std::string, std::optional<std::string>>& env, ControlPlane& plane,
+                                const std::string& ns, const std::string& name, const std::string& head_ip) {
+  ApiServer& server = plane.server();
   ScopedProcess submit(ProcessOptions{argv, env, "", ""});
   std::string path = "/apis/ray.io/v1/namespaces/" + ns + "/rayclusters/" + name;
   bool appeared =
@@ -99,7 +95,7 @@ ProcessResult SubmitPlayingKubeRay(const std::vector<std::string>& argv,
   CHECK_FALSE(RequestsTpu(cluster->dump()));
   CHECK((*cluster)["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] ==
         "tputrain-test/ray-maxtext:cpu");
-  PlayKubeRay(server.admin(), ns, name, head_ip);
+  plane.ServePodAt(ns, plane.WaitScheduledPod(ns, "ray.io/cluster=" + name + ",ray.io/node-type=head"), head_ip);
   WaitFor([&] { return !submit.running(); }, std::chrono::minutes(15));
   ProcessResult result;
   result.exit_code = submit.Stop();
@@ -114,8 +110,8 @@ TEST_CASE(
     "submit --model on a Kubernetes cluster renders, applies, waits, trains through the proxy, and reuses the "
     "RayCluster",
     "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = RayHeadPlane();
+  auto& server = plane.server();
   std::string ns = server.NewNamespace("submit");
   NetnsRayHead head(MaxTextVenv());
   TempDir home;
@@ -171,7 +167,7 @@ TEST_CASE(
   }
 
   SECTION("the first submit applies and waits; the second finds the RayCluster ready and reuses it") {
-    auto first = SubmitPlayingKubeRay(common, env, server, ns, name, head.ip());
+    auto first = SubmitServingHead(common, env, plane, ns, name, head.ip());
     INFO(first.out << first.err.substr(first.err.size() > 4000 ? first.err.size() - 4000 : 0));
     REQUIRE(first.exit_code == 0);
     auto json = ParseOut(first);
@@ -293,8 +289,8 @@ TEST_CASE("submit --address records its Ray job in the run ledger, and refuses c
 }
 
 TEST_CASE("cluster create on the emulator, then submit --model on that cluster, end to end", "[integration]") {
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = RayHeadPlane();
+  auto& server = plane.server();
   std::string ns = server.NewNamespace("emusubmit");
   TempDir home;
   GkeEmulator emulator(server, home.path);
@@ -317,6 +313,8 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
                            "emu-run", "--state-dir", state_dir});
   INFO(created.out << created.err);
   REQUIRE(created.exit_code == 0);
+  // The cluster's default node pool becomes kwok Nodes with GKE's labels, where the head can run.
+  SyncEmulatorNodePools(server.admin(), emulator.url());
   // --dry-run reads the cluster and says where the entry would go, and writes nothing.
   auto dry_credentials = tputrain(
       {"cluster", "get-credentials", "ray-cpu", "--location", "us-east5-b", "--kubeconfig", kubeconfig, "--dry-run"});
@@ -367,7 +365,7 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
 
   NetnsRayHead head(MaxTextVenv());
   submit.insert(submit.end(), {"--format", "json"});
-  auto result = SubmitPlayingKubeRay(submit, env, server, ns, name, head.ip());
+  auto result = SubmitServingHead(submit, env, plane, ns, name, head.ip());
   INFO(result.out << result.err.substr(result.err.size() > 4000 ? result.err.size() - 4000 : 0));
   REQUIRE(result.exit_code == 0);
   auto json = ParseOut(result);
@@ -432,9 +430,8 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
   CHECK(recorded_by_name);
   CHECK(EntriesOf(*ledger, "ray-job").size() == 2);
 
-  // cleanup: the jobs (finished), the RayCluster (Foreground; the test plays the garbage
-  // collector), then the GKE cluster on the emulator; the whole ledger ends deleted.
-  Finalizer finalizer(server.admin(), {path});
+  // cleanup: the jobs (finished), the RayCluster (Foreground; the garbage collector deletes its
+  // pods first), then the GKE cluster on the emulator; the whole ledger ends deleted.
   auto cleaned = tputrain({"cleanup", "--run", "emu-run", "--yes", "--state-dir", state_dir, "--format", "json"});
   INFO(cleaned.out << cleaned.err);
   REQUIRE(cleaned.exit_code == 0);
@@ -455,7 +452,8 @@ TEST_CASE("cluster create on the emulator, then submit --model on that cluster, 
     INFO(entry.KindName() << " " << entry.name);
     CHECK((entry.state == state::EntryState::kDeleted || !entry.owned));
   }
-  CHECK(ledger->Live().size() <= 1);  // at most the RayCluster entry adopted under the GKE access
+  CHECK(ledger->Live().size() <= 1);                      // at most the RayCluster entry adopted under the GKE access
+  SyncEmulatorNodePools(server.admin(), emulator.url());  // the deleted cluster's Nodes go too
 
   for (const auto* run : {&created, &credentials, &dry, &result, &named, &cleaned}) {
     CHECK(run->out.find(server.google_token()) == std::string::npos);
