@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include "testing/free_port.h"
@@ -220,16 +221,21 @@ std::string ControlPlane::WriteOperatorConfig(const std::string& name, const std
   return path;
 }
 
-// The CRDs the operators watch beyond the project's pinned ones (data/crds): KubeRay always runs
-// its RayService controller, LWS its DisaggregatedSet controller.
+// The CRDs the operators watch beyond those ApiServer::EnsureCrds applies: KubeRay always runs its
+// RayJob and RayService controllers, LWS its DisaggregatedSet controller.
 void ControlPlane::ApplyOperatorCrds() {
+  // KubeRay watches RayJobs too: without their CRD its cache never syncs, and two minutes after
+  // it starts (controller-runtime's cache-sync timeout) the operator exits, so any binary that
+  // runs longer loses it. The RayJob CRD is the project's pinned one.
   std::vector<std::string> files;
-  if (options_.kuberay)
-    files = {"manifests/kuberay/ray.io_rayservices.yaml", "manifests/kuberay/ray.io_raycronjobs.yaml"};
-  if (options_.lws) files.push_back("manifests/lws/disaggregatedset.x-k8s.io_disaggregatedsets.yaml");
+  if (options_.kuberay) {
+    files = {PeerPath("manifests/kuberay/ray.io_rayservices.yaml"),
+             PeerPath("manifests/kuberay/ray.io_raycronjobs.yaml"),
+             std::string(TPUTRAIN_SOURCE_DIR) + "/data/crds/ray.io_rayjobs.yaml"};
+  }
+  if (options_.lws) files.push_back(PeerPath("manifests/lws/disaggregatedset.x-k8s.io_disaggregatedsets.yaml"));
   for (const auto& file : files) {
-    std::string path = PeerPath(file);
-    auto objects = k8s::ParseManifests(ReadTextFile(path), path);
+    auto objects = k8s::ParseManifests(ReadTextFile(file), file);
     if (!objects) throw std::runtime_error(objects.error().message);
     for (const auto& crd : *objects) {
       auto created =
@@ -241,7 +247,7 @@ void ControlPlane::ApplyOperatorCrds() {
     }
   }
   for (const auto& file : files) {
-    std::string name = k8s::ParseManifests(ReadTextFile(PeerPath(file)), file)->front().name;
+    std::string name = k8s::ParseManifests(ReadTextFile(file), file)->front().name;
     bool established = WaitFor(
         [&] {
           auto crd = server_.admin().GetJson("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name, "");
@@ -364,8 +370,11 @@ void ControlPlane::Annotate(const std::string& ns, const std::string& pod, const
 
 std::string ControlPlane::WaitScheduledPod(const std::string& ns, const std::string& label_selector) {
   std::string name;
+  // Minutes, not seconds: on a loaded machine the operator, then the scheduler, each take their
+  // time. A controller that has exited will never make the pod: that is said at once.
   WaitFor(
       [&] {
+        if (ExitedPeer()) return true;
         auto pods = server_.admin().GetJson(
             "/api/v1/namespaces/" + ns + "/pods?labelSelector=" + http::UrlEncode(label_selector), "");
         if (!pods) return false;
@@ -377,9 +386,27 @@ std::string ControlPlane::WaitScheduledPod(const std::string& ns, const std::str
         }
         return false;
       },
-      std::chrono::seconds(120));
+      std::chrono::minutes(5));
+  if (const Peer* exited = ExitedPeer()) {
+    // Its error lines, not the tail of its stack trace.
+    std::istringstream err(exited->process->ReadErr());
+    std::string said;
+    for (std::string line; std::getline(err, line);) {
+      if (line.find("rror") != std::string::npos || line.find("panic") != std::string::npos) said += line + "\n";
+    }
+    if (said.size() > 4000) said = "..." + said.substr(said.size() - 4000);
+    throw std::runtime_error(exited->name + " exited while pod " + label_selector + " in " + ns +
+                             " waited to be scheduled; it said:\n" + said);
+  }
   if (name.empty()) throw std::runtime_error("no pod " + label_selector + " in " + ns + " was scheduled:\n" + Logs());
   return name;
+}
+
+const ControlPlane::Peer* ControlPlane::ExitedPeer() const {
+  for (const auto& peer : peers_) {
+    if (!peer.process->running()) return &peer;
+  }
+  return nullptr;
 }
 
 std::string ControlPlane::Logs() const {

@@ -81,6 +81,7 @@ class ControlPlane {
   void ApplyOperatorCrds();
   void RegisterWebhooks(const std::string& name, int port);
   void WaitUp();
+  const Peer* ExitedPeer() const;  // the first peer that is no longer running, if any
   void Annotate(const std::string& ns, const std::string& pod, const std::string& key, const std::string& value);
 
   ApiServer& server_;

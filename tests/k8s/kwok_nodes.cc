@@ -196,7 +196,7 @@ std::vector<std::string> AddNodePool(k8s::Client& admin, const NodePoolShape& sh
         return nodes.size() == names.size() &&
                std::all_of(nodes.begin(), nodes.end(), [](const json& node) { return NodeSchedulable(node); });
       },
-      std::chrono::seconds(90));
+      std::chrono::minutes(3));  // the node-lifecycle controller's untainting, on a loaded machine
   if (!schedulable) throw std::runtime_error("the nodes of pool " + shape.pool + " did not become schedulable");
   return names;
 }
