@@ -97,7 +97,7 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
                                                   : spec.reserved || !request.queueing.reservation_name.empty()
                                                       ? catalog::CapacityMode::kReservation
                                                       : catalog::CapacityMode::kOnDemand,
-                                                  request.ref.zone, slice->chips * request.slices));
+                                                  request.ref.zone, slice->chips * std::max(1, request.slices)));
   }
   steps.request = client.BuildCreateMultislice(request.ref, spec, request.slices, request.queueing);
   steps.post = [&]() -> core::Result<std::string> {
