@@ -124,6 +124,8 @@ std::string_view EntryStateName(EntryState state) {
       return "deleted";
     case EntryState::kFailed:
       return "failed";
+    case EntryState::kPreempted:
+      return "preempted";
   }
   return "creating";
 }
@@ -349,6 +351,8 @@ core::Status LedgerStore::RecordState(const std::string& run_id, ResourceKind ki
     if (state == EntryState::kCreated && entry->ready_at.empty()) entry->ready_at = when;
     if (state == EntryState::kDeleted && entry->deleted_at.empty() && !entry->ready_at.empty())
       entry->deleted_at = when;
+    if (state == EntryState::kPreempted && entry->preempted_at.empty() && !entry->ready_at.empty())
+      entry->preempted_at = when;
   });
 }
 

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 constexpr EntryState kAllStates[] = {EntryState::kCreating, EntryState::kCreated, EntryState::kDeleting,
-                                     EntryState::kDeleted, EntryState::kFailed};
+                                     EntryState::kDeleted,  EntryState::kFailed,  EntryState::kPreempted};
 
 core::Error Malformed(const std::string& field, const std::string& expected) {
   auto error = core::Error::Internal(field + ": expected " + expected);
@@ -64,7 +64,8 @@ core::Result<LedgerEntry> EntryFromJson(const json& item, const std::string& whe
   auto known = std::find_if(std::begin(kAllStates), std::end(kAllStates),
                             [&](EntryState s) { return EntryStateName(s) == *state; });
   if (known == std::end(kAllStates)) {
-    return core::Fail(Malformed(where + "state", "creating, created, deleting or deleted, got '" + *state + "'"));
+    return core::Fail(
+        Malformed(where + "state", "creating, created, deleting, deleted, failed or preempted, got '" + *state + "'"));
   }
   entry.state = *known;
   auto operation = StringField(item, "operation", where, false);
@@ -84,7 +85,8 @@ core::Result<LedgerEntry> EntryFromJson(const json& item, const std::string& whe
   auto updated_at = StringField(item, "updated_at", where, false);
   if (!updated_at) return core::Fail(updated_at.error());
   entry.updated_at = std::move(*updated_at);
-  for (auto [key, field] : {std::pair{"ready_at", &entry.ready_at}, std::pair{"deleted_at", &entry.deleted_at}}) {
+  for (auto [key, field] : {std::pair{"ready_at", &entry.ready_at}, std::pair{"deleted_at", &entry.deleted_at},
+                            std::pair{"preempted_at", &entry.preempted_at}}) {
     auto value = StringField(item, key, where, false);
     if (!value) return core::Fail(value.error());
     *field = std::move(*value);
@@ -107,6 +109,7 @@ json ToJson(const Ledger& ledger) {
                        {"updated_at", entry.updated_at}});
     if (!entry.ready_at.empty()) entries.back()["ready_at"] = entry.ready_at;
     if (!entry.deleted_at.empty()) entries.back()["deleted_at"] = entry.deleted_at;
+    if (!entry.preempted_at.empty()) entries.back()["preempted_at"] = entry.preempted_at;
   }
   return {{"version", kLedgerSchemaVersion},
           {"run_id", ledger.run_id},

@@ -1,4 +1,5 @@
 // The Google Cloud side of cleanup: one ledger entry's delete, after its pending operation.
+#include "entry_details.h"
 #include "source_bucket.h"
 #include "tputrain/gcp/compute/client.h"
 #include "tputrain/gcp/container/client.h"
@@ -12,14 +13,8 @@ namespace tputrain::workflow {
 namespace {
 
 using gcp::container::ClusterRef;
-
-std::string Detail(const state::LedgerEntry& entry, const char* key) {
-  return entry.details.is_object() ? entry.details.value(key, "") : "";
-}
-
-ClusterRef ClusterOf(const state::LedgerEntry& entry) {
-  return {Detail(entry, "project"), Detail(entry, "location"), Detail(entry, "cluster")};
-}
+using internal::ClusterOf;
+using internal::Detail;
 
 core::Error Malformed(const state::LedgerEntry& entry, const std::string& missing) {
   return core::Error::Internal("run ledger: " + entry.KindName() + " " + entry.name + " lacks " + missing +
@@ -80,17 +75,17 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
     return DeleteCluster(env, ref);
   }
   if (entry.kind == ResourceKind::kNodePool) {
-    gcp::container::NodePoolRef ref{ClusterOf(entry), Detail(entry, "nodepool")};
+    gcp::container::NodePoolRef ref = internal::NodePoolOf(entry);
     if (ref.pool.empty() || ref.cluster.cluster.empty()) return core::Fail(Malformed(entry, "cluster/nodepool"));
     return DeleteNodePool(env, ref);
   }
   if (entry.kind == ResourceKind::kTpuVm) {
-    gcp::tpu::NodeRef ref{Detail(entry, "project"), Detail(entry, "zone"), Detail(entry, "node")};
+    gcp::tpu::NodeRef ref = internal::TpuNodeOf(entry);
     if (ref.node.empty() || ref.zone.empty()) return core::Fail(Malformed(entry, "project/zone/node"));
     return DeleteTpuVm(env, ref);
   }
   if (entry.kind == ResourceKind::kQueuedResource) {
-    gcp::tpu::QueuedResourceRef ref{Detail(entry, "project"), Detail(entry, "zone"), Detail(entry, "queued_resource")};
+    gcp::tpu::QueuedResourceRef ref = internal::QueuedResourceOf(entry);
     if (ref.id.empty() || ref.zone.empty()) return core::Fail(Malformed(entry, "project/zone/queued_resource"));
     return DeleteQueuedResource(env, ref);
   }

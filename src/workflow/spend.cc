@@ -86,9 +86,12 @@ RunSpend SpendOf(const state::Ledger& ledger, std::chrono::system_clock::time_po
     if (catalog::PricedAsUpperBound(cost->capacity)) spend.upper_bound = true;
     auto ready = core::ParseTimestamp(entry.ready_at);
     auto deleted = core::ParseTimestamp(entry.deleted_at);
-    const bool billing = ready && !deleted && entry.state != state::EntryState::kDeleted;
+    // A preempted Spot VM stops billing though it still exists until deleted.
+    auto preempted = core::ParseTimestamp(entry.preempted_at);
+    const bool billing = ready && !deleted && !preempted && entry.state != state::EntryState::kDeleted &&
+                         entry.state != state::EntryState::kPreempted;
     if (ready) {
-      const auto end = deleted ? *deleted : (billing ? now : *ready);
+      const auto end = preempted ? *preempted : deleted ? *deleted : (billing ? now : *ready);
       resource.hours = std::max(0.0, std::chrono::duration<double, std::ratio<3600>>(end - *ready).count());
     }
     if (fee) {

@@ -185,7 +185,7 @@ TEST_CASE("a wrong-typed ledger field is one line naming it, not a JSON library 
   CHECK(with("/entries/0", "bucket") == "entries[0]: expected an object");
   CHECK(with("/entries/0/kind", nullptr) == "entries[0].kind: expected a string");
   CHECK(with("/entries/0/state", "gone") ==
-        "entries[0].state: expected creating, created, deleting or deleted, got 'gone'");
+        "entries[0].state: expected creating, created, deleting, deleted, failed or preempted, got 'gone'");
   CHECK(with("/entries/0/owned", "yes") == "entries[0].owned: expected true or false");
   CHECK(with("/entries/0/details", json::array()) == "entries[0].details: expected an object");
   CHECK(with("/entries/0/operation", 3) == "entries[0].operation: expected a string");

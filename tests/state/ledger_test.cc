@@ -251,6 +251,19 @@ TEST_CASE("ready_at and deleted_at: the API's times when given, else now; each s
   CHECK(deleted->entries[0].ready_at == "2026-11-26T01:00:00.250Z");
   CHECK(deleted->entries[0].deleted_at.size() == std::string("2026-11-26T01:00:00.250Z").size());
 
+  // A preempted VM records when tputrain saw it, once; it is still live (cleanup deletes it).
+  const std::string spot = "projects/p/locations/us-east5-a/nodes/spot";
+  REQUIRE(store.RecordCreating("run-t", {.kind = kind, .name = spot}));
+  REQUIRE(store.RecordState("run-t", kind, spot, EntryState::kCreated, "", "2026-11-26T01:00:00.250Z"));
+  REQUIRE(store.RecordState("run-t", kind, spot, EntryState::kPreempted, "", "2026-11-26T02:00:00.000Z"));
+  REQUIRE(store.RecordState("run-t", kind, spot, EntryState::kPreempted));
+  auto preempted = store.Load("run-t");
+  REQUIRE(preempted);
+  CHECK(preempted->Find(kind, spot)->state == EntryState::kPreempted);
+  CHECK(preempted->Find(kind, spot)->preempted_at == "2026-11-26T02:00:00.000Z");
+  CHECK(tputrain::state::ToJson(*preempted)["entries"][1]["state"] == "preempted");
+  CHECK(preempted->Live().size() == 1);
+
   // A create that failed never became ready: no billed interval, no deleted_at.
   const std::string failed = "projects/p/locations/us-east5-a/nodes/failed";
   REQUIRE(store.RecordCreating("run-t", {.kind = kind, .name = failed}));
@@ -259,5 +272,5 @@ TEST_CASE("ready_at and deleted_at: the API's times when given, else now; each s
   CHECK(ledger->Find(kind, failed)->ready_at.empty());
   CHECK(ledger->Find(kind, failed)->deleted_at.empty());
   // Absent fields are not written: files stay as earlier releases wrote them.
-  CHECK_FALSE(tputrain::state::ToJson(*ledger)["entries"][1].contains("ready_at"));
+  CHECK_FALSE(tputrain::state::ToJson(*ledger)["entries"][2].contains("ready_at"));
 }

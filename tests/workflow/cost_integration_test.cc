@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <thread>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -309,6 +311,81 @@ TEST_CASE("cleanup --scan prices a leaked v5p; --ttl then --scan --expired --del
       env.Tputrain({"tpu-vm", "create", "x", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--ttl", "soon"});
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::StartsWith("ERROR: --ttl: "));
+}
+
+TEST_CASE("Spot preemption: runs show --refresh records it, the spend stops, describe says so, cleanup deletes it") {
+  EmulatorEnv env({"--tpu-price", "v5p:us-east5:spot=1.50"}, "1s");
+  REQUIRE(env.ready());
+  auto created = env.Tputrain({"tpu-vm", "create", "spot-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8",
+                               "--spot", "--run", "preempt"});
+  REQUIRE(created.exit_code == 0);
+  auto queued = env.Tputrain({"tpu-vm", "create", "spot-queued", "--zone", "us-east5-a", "--accelerator-type", "v5p-8",
+                              "--spot", "--queued", "--run", "preempt"});
+  INFO(queued.err);
+  REQUIRE(queued.exit_code == 0);
+  // Nothing happened yet: a refresh changes nothing and says so in JSON.
+  auto calm = env.Tputrain({"runs", "show", "--run", "preempt", "--refresh", "--format", "json"});
+  INFO(calm.out);
+  REQUIRE(calm.exit_code == 0);
+  for (const auto& entry : json::parse(calm.out)["refreshed"]) CHECK(entry["before"] == entry["after"]);
+  CHECK(json::parse(calm.out)["spend"]["per_hour_now"] == Approx(2 * 4 * 1.50));
+
+  const std::string parent = "projects/p/locations/us-east5-a";
+  REQUIRE(env.Call("POST", "/_emulator/preempt", json{{"node", parent + "/nodes/spot-vm"}}.dump()) == 200);
+  // Without --refresh runs show reads only the ledger: it cannot know.
+  auto offline = json::parse(env.Tputrain({"runs", "show", "--run", "preempt", "--format", "json"}).out);
+  CHECK_FALSE(offline.contains("refreshed"));
+  CHECK(offline["spend"]["per_hour_now"] == Approx(2 * 4 * 1.50));
+  // The table names what changed, once, with what follows.
+  auto first = env.Tputrain({"runs", "show", "--run", "preempt", "--refresh"});
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK_THAT(first.out, Catch::Contains("tpu-vm " + parent +
+                                        "/nodes/spot-vm: preempted (the API says PREEMPTED): "
+                                        "Google reclaimed its Spot capacity"));
+  CHECK_THAT(first.out, !Catch::Contains("spot-queued: preempted"));
+  auto again = env.Tputrain({"runs", "show", "--run", "preempt", "--refresh"});
+  REQUIRE(again.exit_code == 0);
+  CHECK_THAT(again.out, !Catch::Contains("Google reclaimed") && Catch::Contains("preempted"));
+
+  // A queued resource's node goes with its queued resource, which the service SUSPENDS.
+  REQUIRE(env.Call("POST", "/_emulator/preempt", json{{"node", parent + "/nodes/spot-queued"}}.dump()) == 200);
+  auto refreshed = env.Tputrain({"runs", "show", "--run", "preempt", "--refresh", "--format", "json"});
+  INFO(refreshed.err);
+  REQUIRE(refreshed.exit_code == 0);
+  const json shown = json::parse(refreshed.out);
+  std::map<std::string, std::string> observed;
+  for (const auto& entry : shown["refreshed"]) {
+    INFO(entry.dump());
+    observed[entry["kind"].get<std::string>()] += entry["observed"].get<std::string>() + " ";
+    CHECK(entry["after"] == "preempted");
+    CHECK(entry["before"] == (entry["name"].get<std::string>().ends_with("/spot-vm") ? "preempted" : "created"));
+  }
+  CHECK(observed["tpu-vm"] == "PREEMPTED ");  // the queued resource's node is its, not an entry
+  CHECK(observed["queued-resource"] == "SUSPENDED ");
+  for (const auto& entry : shown["entries"]) {
+    if (entry["state"] == "preempted" && entry.contains("ready_at")) CHECK(entry.contains("preempted_at"));
+  }
+  CHECK(shown["spend"]["per_hour_now"] == Approx(0.0));
+  const double spent = shown["spend"]["spent"];
+  CHECK(spent > 0);
+  // The spend stopped: a later look adds nothing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // lets the wall clock move on
+  auto later = json::parse(env.Tputrain({"runs", "show", "--run", "preempt", "--format", "json"}).out);
+  CHECK(later["spend"]["spent"].get<double>() == Approx(spent));
+
+  auto described = env.Tputrain({"tpu-vm", "describe", "spot-vm", "--zone", "us-east5-a"}, false);
+  INFO(described.err);
+  REQUIRE(described.exit_code == 0);
+  CHECK_THAT(described.out, Catch::Contains("state: \"PREEMPTED\""));
+  CHECK_THAT(described.err, Catch::Contains("spot-vm was preempted: Google reclaimed its Spot capacity"));
+
+  auto cleaned = env.Tputrain({"cleanup", "--run", "preempt", "--yes"});
+  INFO(cleaned.err);
+  REQUIRE(cleaned.exit_code == 0);
+  const json state = env.State();
+  CHECK(state["tpuNodes"].empty());
+  CHECK(state["queuedResources"].empty());
 }
 
 }  // namespace

@@ -199,6 +199,22 @@ TEST_CASE("spend: chips × rate × hours from ready_at to deleted_at or now; ado
   CHECK_THAT(SpendLine(spend), Catch::Contains("$32.00 so far") && Catch::Contains("without a known price"));
 }
 
+TEST_CASE("spend: a preempted Spot VM bills until tputrain saw it preempted, then nothing, though it still exists") {
+  state::Ledger ledger;
+  ledger.entries = {TpuEntry("preempted", 1.5, "2026-11-26T00:00:00Z", "")};
+  ledger.entries[0].state = state::EntryState::kPreempted;
+  ledger.entries[0].preempted_at = "2026-11-26T01:00:00Z";
+  auto spend = SpendOf(ledger, *core::ParseTimestamp("2026-11-26T05:00:00Z"));
+  REQUIRE(spend.resources.size() == 1);
+  CHECK(spend.resources[0].hours == Approx(1.0));
+  CHECK(spend.spent == Approx(8 * 1.5));
+  CHECK(spend.per_hour_now == Approx(0.0));
+  // Deleted later: the billed interval still ends at the preemption.
+  ledger.entries[0].state = state::EntryState::kDeleted;
+  ledger.entries[0].deleted_at = "2026-11-26T04:00:00Z";
+  CHECK(SpendOf(ledger, *core::ParseTimestamp("2026-11-26T05:00:00Z")).spent == Approx(8 * 1.5));
+}
+
 TEST_CASE("spend: a cluster the run made adds GKE's flat fee for the hours it ran; an adopted one does not") {
   state::Ledger ledger;
   ledger.entries = {TpuEntry("vm", 1.5, "2026-11-26T00:00:00Z", "2026-11-26T02:00:00Z")};

@@ -20,7 +20,10 @@ namespace tputrain::state {
 // kFailed: the create ended but left the resource unusable (a node pool a stockout left in ERROR,
 // a queued resource FAILED): it still exists and cleanup deletes it, but nothing adopts it and it
 // bills nothing (it never had ready_at).
-enum class EntryState { kCreating, kCreated, kDeleting, kDeleted, kFailed };
+// kPreempted: a Spot TPU VM Google stopped (PREEMPTED, its queued resource SUSPENDED), seen by a
+// refresh: it still exists and cleanup deletes it, nothing adopts it, and it stopped billing by
+// preempted_at (the moment tputrain saw it: an upper bound, as the API gives no time).
+enum class EntryState { kCreating, kCreated, kDeleting, kDeleted, kFailed, kPreempted };
 
 std::string_view EntryStateName(EntryState state);
 
@@ -41,6 +44,7 @@ struct LedgerEntry {
   // written by a release before these were recorded).
   std::string ready_at;
   std::string deleted_at;
+  std::string preempted_at;
   // The name a kUnknown kind was read with, written back unchanged: a ledger a later release
   // wrote keeps its entries when this one updates the file.
   std::string unknown_kind;

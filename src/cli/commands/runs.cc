@@ -2,11 +2,13 @@
 #include <cstdio>
 
 #include "commands/commands.h"
+#include "commands/provision_common.h"
 #include "output/resource_cells.h"
 #include "parse_error.h"
 #include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/run_refresh.h"
 #include "tputrain/workflow/spend.h"
 
 namespace tputrain::cli {
@@ -23,7 +25,27 @@ std::string FormatHours(double hours) {
 struct RunsOptions {
   std::string state_dir;
   std::string run_id;
+  bool refresh = false;
 };
+
+nlohmann::json ToJson(const workflow::RefreshedEntry& entry) {
+  return {{"kind", state::KindName(entry.kind)},
+          {"name", entry.name},
+          {"observed", entry.observed},
+          {"before", state::EntryStateName(entry.before)},
+          {"after", state::EntryStateName(entry.after)}};
+}
+
+// One line per entry whose state the refresh changed: what the API said, and what follows.
+std::string ChangeLine(const workflow::RefreshedEntry& entry) {
+  std::string line = std::string(state::KindName(entry.kind)) + " " + entry.name + ": " +
+                     std::string(state::EntryStateName(entry.after)) + " (the API says " + entry.observed + ")";
+  if (entry.after == state::EntryState::kPreempted)
+    return line + ": Google reclaimed its Spot capacity; it bills no more, and 'tputrain cleanup' deletes it";
+  if (entry.after == state::EntryState::kDeleted) return line + ": deleted outside tputrain";
+  if (entry.after == state::EntryState::kFailed) return line + ": unusable; 'tputrain cleanup' deletes it";
+  return line;
+}
 
 core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
   state::LedgerStore& store = context.stack().Ledger(options.state_dir);
@@ -67,13 +89,31 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
   if (!run_id) return core::Fail(run_id.error());
   if (run_id->empty())
     return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
+  std::vector<workflow::RefreshedEntry> refreshed;
+  if (options.refresh) {
+    auto read =
+        RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
+          auto entries = workflow::RefreshRun(transport, endpoints, store, *run_id);
+          if (!entries) return core::Fail(entries.error());
+          refreshed = std::move(*entries);
+          return core::kExitOk;
+        });
+    if (!read) return core::Fail(read.error());
+  }
   auto ledger = store.Load(*run_id);
   if (!ledger) return core::Fail(ledger.error());
   const auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
   nlohmann::json json = state::ToJson(*ledger);
   json["spend"] = spend.resources.empty() ? nlohmann::json(nullptr) : workflow::ToJson(spend);
+  if (options.refresh) {
+    json["refreshed"] = nlohmann::json::array();
+    for (const auto& entry : refreshed) json["refreshed"].push_back(ToJson(entry));
+  }
   PrintResult(context, json, [&](std::ostream& out) {
     out << "run " << ledger->run_id << " (created " << ledger->created_at << ")\n";
+    for (const auto& entry : refreshed) {
+      if (entry.after != entry.before) out << ChangeLine(entry) << "\n";
+    }
     const bool wide = context.global.wide();
     std::vector<std::vector<std::string>> rows;
     for (const auto& entry : ledger->entries) {
@@ -125,7 +165,11 @@ void SetupRunsCommand(CLI::App& root, Context& context) {
   list->callback([options, &context] { context.outcome = RunRunsList(*options, context); });
   auto* show = runs->add_subcommand("show", "Show every resource of a run and its state");
   show->add_option("--run", options->run_id, "Run id (default: TPUTRAIN_RUN, else the current run)");
-  show->footer("Example:\n  tputrain runs show --run tr-20261122-120000-ab12");
+  show->add_flag("--refresh", options->refresh,
+                 "Read the run's TPU VMs, queued resources and node pools from their APIs first, and record "
+                 "what happened outside tputrain (Spot preemption, a pool in ERROR, a manual delete)");
+  show->footer(
+      "Examples:\n  tputrain runs show --run tr-20261122-120000-ab12\n  tputrain runs show --refresh --format json");
   show->callback([options, &context] { context.outcome = RunRunsShow(*options, context); });
 }
 

@@ -73,6 +73,12 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
           if (!node) return core::Fail(node.error());
           const auto shown = workflow::WithoutRayToken(node->raw);
           PrintResult(context, shown, [&](std::ostream& out) { out << ToYaml(shown); });
+          if (node->state == "PREEMPTED") {
+            context.reporter().Warn("TPU VM " + options.names.front() +
+                                    " was preempted: Google reclaimed its Spot capacity. It bills no more but "
+                                    "exists until deleted ('tputrain tpu-vm delete " +
+                                    options.names.front() + "', or 'tputrain cleanup' for a run's)");
+          }
           return core::kExitOk;
         }
         auto nodes = client.ListNodes(*project, zone);
