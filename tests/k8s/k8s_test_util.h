@@ -81,23 +81,6 @@ inline std::string LwsManifest(const std::string& ns) {
          "        image: registry.k8s.io/lws/lws:v0.10.0\n";
 }
 
-struct NamedPort {
-  std::string name;
-  int port = 0;
-};
-
-// The endpoints controller, played: Endpoints of `service` at `ip`, the address of pod `pod`.
-inline void PlayEndpoints(k8s::Client& admin, const std::string& ns, const std::string& service, const NamedPort& port,
-                          const std::string& ip, const std::string& pod) {
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"},
-                {"kind", "Endpoints"},
-                {"metadata", {{"name", service}}},
-                {"subsets",
-                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                   {"ports", {{{"name", port.name}, {"port", port.port}}}}}}}});
-}
-
 // Waits until the endpoints controller lists `ip` behind Service `service`.
 inline void WaitEndpoint(k8s::Client& admin, const std::string& ns, const std::string& service, const std::string& ip) {
   bool listed = WaitFor(

@@ -1,7 +1,10 @@
 // `tputrain serve generate --engine vllm` against a SIMULATOR of vLLM's OpenAI-compatible server
-// (llm-d-inference-sim in echo mode, in a network namespace playing the pod; real vLLM does not
-// install here), reached through the real kube-apiserver's service proxy: no port-forward. What
-// tputrain prints is what the simulator answers a direct request with.
+// (llm-d-inference-sim in echo mode; real vLLM does not install here), reached through the real
+// kube-apiserver's service proxy: no port-forward. What tputrain prints is what the simulator
+// answers a direct request with. The pod is real: the Deployment and Service `serve up --engine
+// vllm` renders, its pod made by the real Deployment and ReplicaSet controllers, bound by the real
+// scheduler to a v6e-8 host (kwok its kubelet) and listed by the real endpoints controller; the
+// harness plays only the container runtime: the simulator, in a network namespace, at the pod's IP.
 #include <algorithm>
 #include <regex>
 
@@ -9,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/apiserver_fixture.h"
+#include "k8s/control_plane.h"
 #include "k8s/k8s_test_util.h"
+#include "k8s/kwok_nodes.h"
 #include "k8s/netns_vllm_sim.h"
 #include "testing/scoped_process.h"
 #include "tputrain/core/env.h"
@@ -18,26 +23,50 @@
 namespace tputrain::testing {
 namespace {
 
-// The vLLM Deployment's pod and the Service in front of it, as GKE's vLLM tutorial names them;
-// the test plays the controllers (the pod's status, the Endpoints).
-void PlayVllmPod(k8s::Client& admin, const std::string& ns, const std::string& ip, int port = 8000) {
-  const std::string pod = "vllm-tpu-0";
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", pod}, {"labels", {{"app", "vllm-tpu"}}}}},
-                {"spec", {{"containers", {{{"name", "vllm"}, {"image", "vllm/vllm-tpu:latest"}}}}}}});
-  WriteStatus(admin, "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"},
-               {"podIP", ip},
-               {"podIPs", {{{"ip", ip}}}},
-               {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/services",
-               {{"apiVersion", "v1"},
-                {"kind", "Service"},
-                {"metadata", {{"name", "vllm-service"}}},
-                {"spec", {{"ports", {{{"name", "http"}, {"port", 8000}, {"targetPort", port}}}}}}});
-  PlayEndpoints(admin, ns, "vllm-service", {"http", port}, ip, pod);
+// The control plane, with a pool of v6e-8 hosts (ct6e-standard-8t, one 2x4 slice each): one host
+// per vLLM Deployment the binary makes (the shared one, serve status's, the opt-in real one).
+ControlPlane& Plane() {
+  ControlPlaneOptions options;
+  options.pod_end = PodEnd::kRunForever;
+  options.answering_pods = {{"app", "vllm-tpu"}};  // the template's Deployment pods
+  auto& plane = ControlPlane::Shared(options);
+  AddNodePool(plane.server().admin(), ShapeOfGkePool("vllm", "us-east5-b",
+                                                     {{"name", "v6e-8-pool"},
+                                                      {"initialNodeCount", 3},
+                                                      {"config", {{"machineType", "ct6e-standard-8t"}}},
+                                                      {"placementPolicy", {{"tpuTopology", "2x4"}}}}));
+  return plane;
+}
+
+// What `serve up --engine vllm` renders (the Deployment vllm-tpu, the Service vllm-service),
+// created in `ns` with vLLM's port at `port`; returns the pod once the scheduler has bound it.
+std::string CreateVllmDeployment(ControlPlane& plane, const std::string& ns, int port = NetnsVllmSim::kHttpPort) {
+  auto rendered = RunProcess({.argv = {TputrainBinary(), "serve", "up", "--engine", "vllm", "--model", "org/model",
+                                       "--tpu-type", "v6e-8", "--dry-run", "--format", "json"}});
+  INFO(rendered.err);
+  REQUIRE(rendered.exit_code == 0);
+  auto printed = nlohmann::json::parse(rendered.out);
+  REQUIRE(printed["objects"].size() == 2);
+  for (auto object : printed["objects"]) {
+    if (object["kind"] == "Deployment") {
+      for (auto& container : object["spec"]["template"]["spec"]["containers"]) {
+        for (auto& container_port : container["ports"]) {
+          if (container_port.value("name", "") == "http") container_port["containerPort"] = port;
+        }
+      }
+      CreateObject(plane.server().admin(), "/apis/apps/v1/namespaces/" + ns + "/deployments", object);
+    } else {
+      CreateObject(plane.server().admin(), "/api/v1/namespaces/" + ns + "/services", object);
+    }
+  }
+  return plane.WaitScheduledPod(ns, "app=vllm-tpu");
+}
+
+// The vLLM pod served at `ip` (kwok reports it Running there) and listed behind vllm-service.
+void ServeVllmAt(ControlPlane& plane, const std::string& ns, const std::string& ip,
+                 int port = NetnsVllmSim::kHttpPort) {
+  plane.ServePodAt(ns, CreateVllmDeployment(plane, ns, port), ip);
+  WaitEndpoint(plane.server().admin(), ns, "vllm-service", ip);
 }
 
 struct VllmTarget {
@@ -53,21 +82,26 @@ struct VllmTarget {
 
 long Lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
+// One served vLLM pod for every generate case (they only ask it): made once per binary.
 struct Fixture {
   NetnsVllmSim sim;
   VllmTarget target;
 
   Fixture() {
-    auto& server = ApiServer::Shared();
-    const std::string ns = server.NewNamespace("vllm");
-    PlayVllmPod(server.admin(), ns, sim.ip());
-    target.kubeconfig = server.WriteKubeconfig("vllm-" + ns, server.admin_token(), ns);
+    auto& plane = Plane();
+    const std::string ns = plane.server().NewNamespace("vllm");
+    ServeVllmAt(plane, ns, sim.ip());
+    target.kubeconfig = plane.server().WriteKubeconfig("vllm-" + ns, plane.server().admin_token(), ns);
+  }
+  static Fixture& Shared() {
+    static Fixture fixture;
+    return fixture;
   }
 };
 
 TEST_CASE("serve generate --engine vllm: completions, whole and streamed, as the simulator answers them",
           "[integration]") {
-  Fixture fixture;
+  auto& fixture = Fixture::Shared();
   const std::string prompt = "Tensor processing units multiply matrices";
   const auto direct = fixture.sim.PostDirect("/v1/completions",
                                              {{"model", NetnsVllmSim::kModel}, {"prompt", prompt}, {"max_tokens", 20}});
@@ -123,7 +157,7 @@ TEST_CASE("serve generate --engine vllm: completions, whole and streamed, as the
 }
 
 TEST_CASE("serve generate --engine vllm: chat from --message and from --chat, whole and streamed", "[integration]") {
-  Fixture fixture;
+  auto& fixture = Fixture::Shared();
   const nlohmann::json messages = {{{"role", "system"}, {"content", "Answer in one line."}},
                                    {{"role", "user"}, {"content", "Which chips does v6e have"}}};
   const auto direct = fixture.sim.PostDirect(
@@ -165,7 +199,7 @@ TEST_CASE("serve generate --engine vllm: chat from --message and from --chat, wh
 
 TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are one line each, exit 1",
           "[integration]") {
-  Fixture fixture;
+  auto& fixture = Fixture::Shared();
   for (bool stream : {false, true}) {
     std::vector<std::string> args = {"--prompt", "hi", "--model", "nope"};
     if (stream) args.push_back("--stream");
@@ -215,6 +249,7 @@ TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are
   CHECK(closed.err.rfind("ERROR: the vLLM server does not accept connections yet", 0) == 0);
   CHECK(closed.err.find("connection refused (HTTP 503)") != std::string::npos);
   CHECK(Lines(closed.err) == 1);
+  fixture.sim.Start();  // the shared pod answers again for the cases after this one
 }
 
 // Opt-in, hidden from the default run (real vLLM does not install on these CPU machines):
@@ -223,21 +258,12 @@ TEST_CASE("serve generate --engine vllm: an unknown model and a refused body are
 // which the test puts behind vllm-service and asks as the simulator is asked, greedily.
 TEST_CASE("serve status shows the Deployment serve up --engine vllm renders, with its pods and Service",
           "[integration]") {
-  auto& server = ApiServer::Shared();
+  auto& plane = Plane();
+  auto& server = plane.server();
   const std::string ns = server.NewNamespace("vllm-status");
   const std::string kubeconfig = server.WriteKubeconfig("vllm-status-" + ns, server.admin_token(), ns);
-  auto rendered = RunProcess({.argv = {TputrainBinary(), "serve", "up", "--engine", "vllm", "--model", "org/model",
-                                       "--tpu-type", "v6e-8", "--dry-run", "--format", "json"}});
-  INFO(rendered.err);
-  REQUIRE(rendered.exit_code == 0);
-  // What serve up would apply, created as the API server stores it; the test plays the
-  // controllers (the Deployment's status, its pod).
-  const auto printed = nlohmann::json::parse(rendered.out);
-  for (const auto& object : printed["objects"]) {
-    const std::string plural = object["kind"] == "Deployment" ? "/apis/apps/v1/namespaces/" + ns + "/deployments"
-                                                              : "/api/v1/namespaces/" + ns + "/services";
-    CreateObject(server.admin(), plural, object);
-  }
+  // What serve up would apply; the real controllers make its pod, kwok runs it.
+  plane.StartPod(ns, CreateVllmDeployment(plane, ns));
   // Another Deployment is no vLLM server: status leaves it out.
   CreateObject(server.admin(), "/apis/apps/v1/namespaces/" + ns + "/deployments",
                {{"apiVersion", "apps/v1"},
@@ -248,15 +274,14 @@ TEST_CASE("serve status shows the Deployment serve up --engine vllm renders, wit
                   {"template",
                    {{"metadata", {{"labels", {{"app", "web"}}}}},
                     {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx"}}}}}}}}}}});
-  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", "vllm-tpu-0"}, {"labels", {{"app", "vllm-tpu"}}}}},
-                {"spec", {{"containers", {{{"name", "vllm"}, {"image", "vllm/vllm-tpu"}}}}}}});
-  WriteStatus(server.admin(), "/api/v1/namespaces/" + ns + "/pods/vllm-tpu-0",
-              {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
-  WriteStatus(server.admin(), "/apis/apps/v1/namespaces/" + ns + "/deployments/vllm-tpu",
-              {{"observedGeneration", 1}, {"replicas", 1}, {"readyReplicas", 1}, {"availableReplicas", 1}});
+  // The Deployment controller reports the pod available (minutes: a loaded machine).
+  bool available = WaitFor(
+      [&] {
+        auto deployment = server.admin().GetJson("/apis/apps/v1/namespaces/" + ns + "/deployments/vllm-tpu", "");
+        return deployment && (*deployment)["status"].value("availableReplicas", 0) == 1;
+      },
+      std::chrono::minutes(3));
+  REQUIRE(available);
 
   auto status =
       RunProcess({.argv = {TputrainBinary(), "serve", "status", "--kubeconfig", kubeconfig, "--format", "json"}});
@@ -282,9 +307,10 @@ TEST_CASE("serve generate --engine vllm against a real vLLM server named by TPUT
   const std::string ip = parts[1];
   const int port = std::stoi(parts[2]);
 
-  auto& server = ApiServer::Shared();
+  auto& plane = Plane();
+  auto& server = plane.server();
   const std::string ns = server.NewNamespace("real-vllm");
-  PlayVllmPod(server.admin(), ns, ip, port);
+  ServeVllmAt(plane, ns, ip, port);
   VllmTarget target{server.WriteKubeconfig("real-vllm-" + ns, server.admin_token(), ns)};
 
   http::CurlOptions curl_options;
