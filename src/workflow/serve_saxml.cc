@@ -48,8 +48,28 @@ struct Look {
     return k8s::ReadyVerdict("Deployment", &*deployment).state == k8s::Verdict::State::kDone;
   }
 
-  // Every pod of the three workloads; a hopeless one ends the wait.
+  // The JobSet gives up on a crashing model server by itself: the crash fails its Job
+  // (backoffLimit 0), the JobSet restarts every slice, and after failurePolicy.maxRestarts it is
+  // Failed. Its pods are then gone or ended, so only the JobSet's condition says it: a failed
+  // JobSet ends the wait.
+  core::Status JobSetAlive() {
+    auto jobset =
+        client().GetJson("/apis/jobset.x-k8s.io/v1alpha2" + NsPath() + "/jobsets/" + http::PathSegment(rendered.jobset),
+                         "jobset/" + rendered.jobset);
+    if (!jobset) return core::Fail(jobset.error());
+    const auto verdict = k8s::ReadyVerdict(kJobSetKind, &*jobset);
+    if (verdict.state != k8s::Verdict::State::kFailed) return {};
+    const int64_t restarts = k8s::IntAt(k8s::ObjectAt(*jobset, "status"), "restarts", 0);
+    return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
+                                        "JobSet " + rendered.jobset + " failed after " + std::to_string(restarts) +
+                                            " restarts of its model servers (" + verdict.detail +
+                                            "): kubectl get pods -l jobset.sigs.k8s.io/jobset-name=" + rendered.jobset +
+                                            " shows them"));
+  }
+
+  // Every pod of the three workloads; a hopeless one, or a failed JobSet, ends the wait.
   core::Result<int> ModelServersReady() {
+    if (auto alive = JobSetAlive(); !alive) return core::Fail(alive.error());
     auto pods = Pods("jobset.sigs.k8s.io/jobset-name=" + rendered.jobset);
     if (!pods) return core::Fail(pods.error());
     if (auto hopeless =

@@ -339,11 +339,48 @@ TEST_CASE("serve up --engine saxml: an unknown model path, a model that never lo
     INFO(up.ReadErr());
     CHECK(up.ReadErr().find("0/2 replicas active") != std::string::npos);
     CHECK(up.ReadErr().find("stopped waiting after 25s") != std::string::npos);
-    // (Played before: a model server in CrashLoopBackOff stopping a re-run at once. Under the real
-    // controllers that state never shows: the template's backoffLimit 0, with the OnFailure restart
-    // policy JobSet gives, fails the Job at the container's first restart, and the JobSet restarts
-    // every slice; see PLAYED.md.)
   }
+}
+
+// (Played before: a model server in CrashLoopBackOff. Under the real controllers that state never
+// shows: the template's backoffLimit 0 fails the Job at the container's first exit, the JobSet
+// restarts every slice, and after failurePolicy.maxRestarts (4) the JobSet is Failed.)
+TEST_CASE("serve up --engine saxml: a model server that crashes at every start fails the JobSet; serve up says so",
+          "[integration]") {
+  auto& plane = Plane();
+  auto& server = plane.server();
+  SlicePools pools(server.admin());
+  NetnsSaxHttp sax(SaxHttpVariant::kUpstreamFastApi, /*load_seconds=*/-1);
+  const std::string ns = pools.Own(server.NewNamespace("saxml-crash"));
+  StateDir state;
+  SaxmlRun run{server.WriteKubeconfig("saxml-" + ns, server.admin_token(), ns), state.path};
+  const std::string jobset_path = "/apis/jobset.x-k8s.io/v1alpha2" + Paths(ns, "jobsets/") + kJobSet;
+
+  // A timeout far beyond what the JobSet's restarts take: serve up must stop on the JobSet's
+  // failure, not on its clock.
+  ScopedProcess up(run.Options({"serve", "up", "--model", "saxml-175b-test", "--timeout", "30m"}));
+  REQUIRE(WaitFor([&] { return Exists(server.admin(), jobset_path); }, std::chrono::minutes(2)));
+  ServeSaxHttp(plane, ns, sax.ip());
+  // In each attempt one model server exits 1 as soon as it runs, as a server that cannot start
+  // would; each attempt's pods carry the JobSet's restart-attempt label.
+  for (int attempt = 0; attempt <= 4; ++attempt) {
+    const std::string pod =
+        plane.WaitScheduledPod(ns, std::string("jobset.sigs.k8s.io/jobset-name=") + kJobSet +
+                                       ",jobset.sigs.k8s.io/restart-attempt=" + std::to_string(attempt));
+    plane.EndPod(ns, pod, 1);
+  }
+  REQUIRE(WaitFor([&] { return !up.running(); }, std::chrono::minutes(5)));
+  CHECK(up.Stop() == 1);
+  const std::string err = up.ReadErr();
+  INFO(err);
+  auto jobset = server.admin().GetJson(jobset_path, "");
+  REQUIRE(jobset);
+  INFO((*jobset)["status"].dump());
+  const std::string last = err.substr(err.rfind("ERROR: "));
+  CHECK(last.rfind(std::string("ERROR: JobSet ") + kJobSet + " failed after 4 restarts of its model servers (", 0) ==
+        0);
+  CHECK(last.find("kubectl get pods -l jobset.sigs.k8s.io/jobset-name=" + std::string(kJobSet)) != std::string::npos);
+  CHECK(std::count(last.begin(), last.end(), '\n') == 1);
 }
 
 TEST_CASE(
