@@ -53,10 +53,16 @@ std::map<std::string, std::string> PoolNodeLabels(CapacityMode mode) {
   return {};
 }
 
-std::string PendingCapacityHint(CapacityMode mode) {
+std::string PendingCapacityHint(CapacityMode mode, std::string_view timeout_flag) {
   if (mode != CapacityMode::kFlexStart) return "";
   return "waiting for flex-start capacity: the pool grows when the Dynamic Workload Scheduler finds the chips "
-         "(minutes to hours; --ready-timeout bounds the wait)";
+         "(minutes to hours; " +
+         std::string(timeout_flag) + " bounds the wait)";
+}
+
+std::string NoCapacityNote(CapacityMode mode) {
+  if (mode != CapacityMode::kFlexStart) return "";
+  return "the TPU pods select flex-start pools, which had no capacity for them in that time";
 }
 
 core::Result<ReservationPath> ParseReservation(std::string_view text) {

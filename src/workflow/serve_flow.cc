@@ -6,6 +6,7 @@
 
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/manifest.h"
+#include "tputrain/k8s/tpu_node_selector.h"
 #include "tputrain/workflow/operators.h"
 
 namespace tputrain::workflow::serve_flow {
@@ -52,6 +53,12 @@ core::Result<std::chrono::milliseconds> WaitServing(Env& env, const Wait& wait,
   poll.max_delay = std::chrono::seconds(15);
   poll.timeout = wait.timeout;
   poll.timeout_note = wait.timeout_note;
+  if (const std::string note = NoCapacityNote(wait.capacity); !note.empty()) {
+    poll.timeout_note = note + (poll.timeout_note.empty() ? "" : "; " + poll.timeout_note);
+  }
+  if (const std::string hint = PendingCapacityHint(wait.capacity, "--timeout"); !hint.empty()) {
+    env.reporter.Info(hint);
+  }
   // Only what cannot get better fails the wait; API hiccups are retried as elsewhere.
   poll.is_transient = [&wait](const core::Error& error) {
     return error.kind != core::ErrorKind::kFailedPrecondition && !(wait.hopeless && wait.hopeless(error));
@@ -82,6 +89,17 @@ core::Result<std::optional<std::vector<k8s::DeleteResult>>> DeleteServed(Recorde
   auto deleted = DeleteRecorded(env, std::move(*recorded), options);
   if (!deleted) return core::Fail(deleted.error());
   return std::optional{std::move(*deleted)};
+}
+
+core::Status SelectCapacity(std::vector<k8s::Object>& objects, CapacityMode mode, const std::string& template_name) {
+  const auto labels = PoolNodeLabels(mode);
+  if (labels.empty()) return {};
+  if (k8s::AddTpuNodeSelector(objects, labels) == 0) {
+    return core::Fail(core::Error::Usage("--capacity " + std::string(CapacityModeName(mode)) + ": template " +
+                                         template_name +
+                                         " has no pods that select TPU nodes (cloud.google.com/gke-tpu-accelerator)"));
+  }
+  return {};
 }
 
 core::Result<ServeObjects> RenderWorkload(const render::RenderRequest& request,

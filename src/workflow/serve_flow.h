@@ -62,9 +62,16 @@ struct Wait {
   std::chrono::milliseconds timeout;
   std::string timeout_note;  // what stays, and how to see or remove it
   std::function<bool(const core::Error&)> hopeless;
+  // The pools the TPU pods select: with flex-start the wait says it waits for capacity, and a
+  // timeout says the pools had none in that time.
+  CapacityMode capacity = CapacityMode::kOnDemand;
 };
 core::Result<std::chrono::milliseconds> WaitServing(Env& env, const Wait& wait,
                                                     const std::function<core::Result<bool>()>& look);
+
+// The TPU pods of `objects` select the pools of `mode` (GKE's node labels, PoolNodeLabels); a
+// usage error naming --capacity when template `template_name` has no pod that selects TPU nodes.
+core::Status SelectCapacity(std::vector<k8s::Object>& objects, CapacityMode mode, const std::string& template_name);
 
 // The template rendered: its objects, the first of `workload_kinds` and the first Service (an
 // internal error when it lacks either).

@@ -128,13 +128,19 @@ bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::
 
 core::Result<bool> EnsureSliceNodes(const PoolCreator& create_pools, k8s::Client& client, core::Reporter& reporter,
                                     const SliceNodes& nodes) {
-  if (!nodes.create) return WarnWithoutNodes(client, reporter, nodes.tpu_type);
+  auto capacity = ResolveCapacity(nodes.capacity);
+  if (!capacity) return core::Fail(capacity.error());
+  if (!nodes.create) {
+    if (capacity->mode == CapacityMode::kFlexStart) return false;  // the pools grow when the pods wait
+    return WarnWithoutNodes(client, reporter, nodes.tpu_type);
+  }
   if (!create_pools) {
     return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
   }
   TpuPoolRequest request;
   request.tpu_type = nodes.tpu_type;
   request.num_slices = nodes.slices;
+  request.capacity = nodes.capacity;
   auto pools = NodePoolsFor(nodes.pool, request);
   if (!pools) return core::Fail(pools.error());
   if (!nodes.dry_run) {

@@ -11,6 +11,7 @@
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/k8s/client.h"
+#include "tputrain/workflow/capacity.h"
 
 // What serving waits read from pods, for every engine: a pod that cannot get better, with its
 // container's last log lines, and a slice nobody can schedule on. Private to workflow.
@@ -39,6 +40,9 @@ struct SliceNodes {
   std::string tpu_type;
   int slices = 1;
   bool dry_run = false;
+  // The pools' capacity choice, as typed (checked by the caller). A flex-start pool has no node
+  // until the pods wait on it: finding none then is not a hopeless refusal.
+  CapacityFlags capacity;
 };
 core::Result<bool> EnsureSliceNodes(const PoolCreator& create_pools, k8s::Client& client, core::Reporter& reporter,
                                     const SliceNodes& nodes);

@@ -203,8 +203,13 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
   outcome.model = request.model;
   SaxmlRender render{request.tpu_type, request.model.replicas, request.expose,
                      request.sets,     request.configuration,  request.template_dirs};
+  auto capacity = ResolveCapacity(request.capacity);
+  if (!capacity) return core::Fail(capacity.error());
   auto rendered = RenderSaxml(render);
   if (!rendered) return core::Fail(rendered.error());
+  if (auto selected = serve_flow::SelectCapacity(rendered->objects, capacity->mode, "saxml"); !selected) {
+    return core::Fail(selected.error());
+  }
   outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
   outcome.jobset = rendered->jobset;
   outcome.service = rendered->service;
@@ -222,7 +227,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
       {request.create_nodepool, request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool,
        outcome.tpu_type,
        static_cast<int>(request.model.replicas),  // a slice per model-server group
-       request.dry_run}};
+       request.dry_run, request.capacity}};
   serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
   auto applied = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run);
   if (!applied) return core::Fail(applied.error());
@@ -239,7 +244,8 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
                           return error.kind == core::ErrorKind::kAlreadyExists ||
                                  error.kind == core::ErrorKind::kInvalidArgument || error.http_status == 500 ||
                                  error.http_status == 400;
-                        }};
+                        },
+                        capacity->mode};
   Look look{env, request, *rendered, outcome};
   look.no_nodes = applied->no_nodes;
   auto waited = serve_flow::WaitServing(flow, wait, [&] { return look.Once(); });

@@ -60,6 +60,8 @@ std::string ServingMilestone(std::string_view log) {
 }
 
 core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request) {
+  auto capacity = ResolveCapacity(request.capacity);
+  if (!capacity) return core::Fail(capacity.error());
   auto template_name = ServeTemplateFor(request.model, request.disaggregated);
   if (!template_name) return core::Fail(template_name.error());
   auto plan = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "", 0});
@@ -69,6 +71,9 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   outcome.tpu_type = request.tpu_type.empty() ? plan->slice.accelerator_type : request.tpu_type;
   auto rendered = RenderServe(request, *template_name, outcome.tpu_type);
   if (!rendered) return core::Fail(rendered.error());
+  if (auto selected = serve_flow::SelectCapacity(rendered->objects, capacity->mode, *template_name); !selected) {
+    return core::Fail(selected.error());
+  }
   outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
   outcome.leaderworkerset = rendered->workload;
   outcome.service = rendered->service;
@@ -86,7 +91,7 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
       {request.create_nodepool, request.nodepool.empty() ? "jetstream-" + outcome.tpu_type : request.nodepool,
        outcome.tpu_type,
        request.disaggregated ? 2 : 1,  // prefill and decode on a slice each
-       request.dry_run}};
+       request.dry_run, request.capacity}};
   serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
   auto applied = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run);
   if (!applied) return core::Fail(applied.error());
@@ -106,7 +111,8 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   workload.milestone = ServingMilestone;
   serve_flow::Wait wait{request.timeout ? *request.timeout : ServeTimeout(plan->model.parameters),
                         "the LeaderWorkerSet stays; tputrain serve status shows it, tputrain serve down removes it",
-                        {}};
+                        {},
+                        capacity->mode};
   auto waited =
       serve_flow::WaitWorkload(env, wait, workload, deployment.subject, outcome.endpoint, *engine, applied->no_nodes);
   if (!waited) return core::Fail(waited.error());

@@ -79,7 +79,10 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
   }
   deployment.nodes = {request.create_nodepool,
                       request.nodepool.empty() ? "vllm-" + prepared.plan.tpu_type : request.nodepool,
-                      prepared.plan.tpu_type, 1, false};
+                      prepared.plan.tpu_type,
+                      1,
+                      false,
+                      request.capacity};
   serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
   auto applied = serve_flow::Apply(flow, deployment, request.install_operators, false);
   if (!applied) return core::Fail(applied.error());
@@ -92,7 +95,8 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
   serve_flow::Wait wait{request.timeout.value_or(patience),
                         "the " + rendered.workload_kind + " stays; tputrain serve status shows it, tputrain serve " +
                             "down --engine vllm --model " + request.plan.model + " removes it",
-                        {}};
+                        {},
+                        ResolveCapacity(request.capacity).value_or(Capacity{}).mode};
   auto waited =
       serve_flow::WaitWorkload(env, wait, WorkloadOf(prepared, outcome.ns), deployment.subject, outcome.endpoint,
                                *serving::MakeEngine(serving::EngineKind::kVllm), applied->no_nodes);

@@ -126,7 +126,7 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   if (!applied) return core::Fail(applied.error());
 
   // A flex-start pool has no nodes until the pods wait on it: say what is being waited for.
-  const std::string capacity_hint = job.slice ? PendingCapacityHint(request.capacity) : "";
+  const std::string capacity_hint = job.slice ? PendingCapacityHint(request.capacity, "--ready-timeout") : "";
   env.reporter.Progress("raycluster", capacity_hint.empty() ? "waiting for " + what + " to be ready" : capacity_hint);
   k8s::WatchOptions watch_options;
   watch_options.timeout = request.ready_timeout;
@@ -134,7 +134,7 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
                               watch_options, env.watch);
   if (!ready && !capacity_hint.empty() && ready.error().kind == core::ErrorKind::kDeadlineExceeded) {
     core::Error error = ready.error();
-    error.message += "\n  the TPU pods select flex-start pools, which had no capacity for them in that time";
+    error.message += "\n  " + NoCapacityNote(request.capacity);
     return core::Fail(error);
   }
   if (!ready) return core::Fail(ready.error());

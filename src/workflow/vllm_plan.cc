@@ -149,10 +149,15 @@ core::Result<VllmObjects> RenderVllm(const VllmPlan& plan, const VllmPlanRequest
 }
 
 core::Result<VllmPrepared> PrepareVllm(const VllmUpRequest& request) {
+  auto capacity = ResolveCapacity(request.capacity);
+  if (!capacity) return core::Fail(capacity.error());
   auto plan = PlanVllm(request.plan);
   if (!plan) return core::Fail(plan.error());
   auto rendered = RenderVllm(*plan, request.plan);
   if (!rendered) return core::Fail(rendered.error());
+  if (auto selected = serve_flow::SelectCapacity(rendered->objects, capacity->mode, plan->template_name); !selected) {
+    return core::Fail(selected.error());
+  }
   if (request.hf_token) {
     auto secret = HfTokenSecret("--hf-token-file", plan->hf_token_secret, *request.hf_token);
     if (!secret) return core::Fail(secret.error());

@@ -59,6 +59,10 @@ const std::vector<BadInput>& Cases() {
       {"name", {"serve", "up", "--engine", "vllm", "--model", "org/m;reboot", "--tpu-type", "v6e-8"}, "--model"},
       {"name", {"serve", "up", "--engine", "vllm", "--model", "org/m\xff", "--tpu-type", "v6e-8"}, "--model"},
       {"name", {"serve", "up", "--engine", "vllm", "--model", "org/model"}, "--tpu-type"},
+      {"capacity", {"serve", "up", "--model", "llama3.1-405b", "--capacity", "reservation"}, "--capacity reservation"},
+      {"capacity",
+       {"serve", "up", "--engine", "vllm", "--model", "llama3-8b", "--spot", "--capacity", "flex-start"},
+       "--spot"},
       {"file",
        {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file",
         "/nonexistent/t", "--dry-run"},
@@ -276,5 +280,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 12);
+  CHECK(families.size() == 13);  // 13: capacity choices that conflict or lack their reservation
 }

@@ -57,8 +57,9 @@ TEST_CASE("submit --capacity flex-start or spot: every TPU worker selects the mo
     CHECK((selector.is_null() ||
            (!selector.contains("cloud.google.com/gke-flex-start") && !selector.contains("cloud.google.com/gke-spot"))));
   }
-  CHECK_THAT(PendingCapacityHint(CapacityMode::kFlexStart), Catch::StartsWith("waiting for flex-start capacity"));
-  CHECK(PendingCapacityHint(CapacityMode::kSpot).empty());
+  CHECK_THAT(PendingCapacityHint(CapacityMode::kFlexStart, "--ready-timeout"),
+             Catch::StartsWith("waiting for flex-start capacity") && Catch::Contains("--ready-timeout bounds"));
+  CHECK(PendingCapacityHint(CapacityMode::kSpot, "--timeout").empty());
 }
 
 TEST_CASE("submit --capacity spot with a template that has no TPU pods is a usage error naming the flag", "[unit]") {

@@ -29,7 +29,11 @@ std::map<std::string, std::string> PoolNodeLabels(CapacityMode mode);
 
 // What a wait for pods on pools of `mode` says while they are pending: a flex-start pool has no
 // nodes until Google's Dynamic Workload Scheduler finds the chips, which can take hours.
-std::string PendingCapacityHint(CapacityMode mode);
+// `timeout_flag` names the caller's flag that bounds the wait (--ready-timeout, --timeout).
+std::string PendingCapacityHint(CapacityMode mode, std::string_view timeout_flag);
+
+// What a wait that timed out adds when its pods selected pools of `mode` (empty: nothing).
+std::string NoCapacityNote(CapacityMode mode);
 
 // The capacity flags as typed.
 struct CapacityFlags {

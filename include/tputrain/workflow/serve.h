@@ -20,6 +20,7 @@
 #include "tputrain/k8s/apply.h"
 #include "tputrain/serving/engine.h"
 #include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/capacity.h"
 
 // Talking to a served model through the API server's service proxy: no port-forward, no public
 // IP. The engine (serving::Engine) owns the wire shapes; this times and streams.
@@ -76,6 +77,9 @@ struct ServeUpRequest {
   // Create the slice's node pools first (one per slice, at once), named NODEPOOL[-i].
   bool create_nodepool = false;
   std::string nodepool;  // empty: "jetstream-" + the TPU type
+  // Which pools the TPU pods select (and --create-nodepool makes): GKE's Spot and flex-start
+  // node labels; a flex-start pool grows when the pods wait on it.
+  CapacityFlags capacity;
 };
 
 struct ServeUpEnv {

@@ -50,6 +50,7 @@ struct SaxmlUpRequest {
   bool install_operators = false;  // install JobSet (its pinned release) when it is missing
   bool create_nodepool = false;    // a pool per replica first, named NODEPOOL-i
   std::string nodepool;            // empty: "saxml-" + the TPU type
+  CapacityFlags capacity;          // which pools the model servers select (and --create-nodepool makes)
 };
 
 struct SaxmlUpEnv {

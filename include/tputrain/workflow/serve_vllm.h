@@ -61,7 +61,8 @@ struct VllmUpRequest {
   bool wait = true;
   bool install_operators = false;  // LeaderWorkerSet, for a multi-host slice
   bool create_nodepool = false;
-  std::string nodepool;  // empty: "vllm-" + the TPU type
+  std::string nodepool;    // empty: "vllm-" + the TPU type
+  CapacityFlags capacity;  // which pools the TPU pods select (and --create-nodepool makes)
 };
 struct VllmPrepared {
   VllmPlan plan;

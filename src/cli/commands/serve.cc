@@ -1,6 +1,7 @@
 // tputrain serve up, down and status: JetStream's (Saxml's in serve_saxml.cc), and the serve
 // command's subcommands put together.
 #include "tputrain/workflow/serve.h"
+#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
@@ -32,6 +33,7 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   request.install_operators = flags.install_operators;
   request.create_nodepool = flags.create_nodepool;
   request.nodepool = flags.nodepool;
+  request.capacity = flags.capacity;
   auto timeout = CheckUpFlags(flags);
   if (!timeout) return core::Fail(timeout.error());
   request.timeout = *timeout;
@@ -137,6 +139,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
                "Create the slice's node pool(s) in the --cluster first (two with --disaggregated)");
   up->add_option("--nodepool", up_flags->nodepool,
                  "Name of the pool --create-nodepool makes (default jetstream-TPU_TYPE)");
+  AddCapacityFlags(up, up_flags->capacity, true);
   up->add_flag("--install-operators", up_flags->install_operators,
                "Install LeaderWorkerSet (its pinned release) if the cluster lacks it");
   up->add_option("--lws-manifest", up_flags->lws_manifest, "LeaderWorkerSet manifest to install from (file or URL)")

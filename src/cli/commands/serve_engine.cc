@@ -46,6 +46,7 @@ core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlag
   if (flags.create_nodepool && flags.access.gke_cluster.empty()) {
     return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
   }
+  if (auto capacity = workflow::ResolveCapacity(flags.capacity); !capacity) return core::Fail(capacity.error());
   if (flags.timeout.empty()) return std::optional<std::chrono::milliseconds>();
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());

@@ -15,6 +15,7 @@
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/k8s/delete.h"
 #include "tputrain/serving/engine.h"
+#include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/serve.h"
 
 namespace tputrain::cli {
@@ -36,6 +37,7 @@ struct UpFlags {
   std::string jobset_manifest;  // likewise
   bool create_nodepool = false;
   std::string nodepool;
+  workflow::CapacityFlags capacity;  // the pools the TPU pods select (and --create-nodepool makes)
   // Saxml only
   std::string replicas;    // empty: the preset's
   std::string model_path;  // empty: the preset's

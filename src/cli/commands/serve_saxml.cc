@@ -61,6 +61,7 @@ core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
   request.install_operators = flags.install_operators;
   request.create_nodepool = flags.create_nodepool;
   request.nodepool = flags.nodepool;
+  request.capacity = flags.capacity;
   return request;
 }
 

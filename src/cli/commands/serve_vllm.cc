@@ -23,6 +23,7 @@ core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Contex
   request.install_operators = flags.install_operators;
   request.create_nodepool = flags.create_nodepool;
   request.nodepool = flags.nodepool;
+  request.capacity = flags.capacity;
   auto timeout = CheckUpFlags(flags);
   if (!timeout) return core::Fail(timeout.error());
   request.timeout = *timeout;
