@@ -71,15 +71,21 @@ bool RunsSaxml(const nlohmann::json& jobset) {
   return false;
 }
 
-// Whether a Deployment runs vLLM's server (`serve up --engine vllm` on one host, GKE's tutorial):
-// a container that runs `vllm serve`, or is named vllm.
-bool RunsVllm(const nlohmann::json& deployment) {
-  const auto pod_spec = k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(deployment, "spec"), "template"), "spec");
-  for (const auto& container : k8s::ArrayAt(pod_spec, "containers")) {
+// Whether a pod template runs vLLM's server: a container named vllm (GKE's tutorial) or
+// vllm-leader (serve up's multi-host leader), or one whose command is `vllm` (`vllm serve`).
+bool RunsVllm(const nlohmann::json& pod_template) {
+  for (const auto& container : k8s::ArrayAt(k8s::ObjectAt(pod_template, "spec"), "containers")) {
     const auto command = k8s::ArrayAt(container, "command");
-    if (Text(container, "name") == "vllm" || (!command.empty() && command[0] == "vllm")) return true;
+    const std::string name = Text(container, "name");
+    if (name == "vllm" || name == "vllm-leader" || (!command.empty() && command[0] == "vllm")) return true;
   }
   return false;
+}
+
+// A vLLM row's server, asked through the Service in front of it.
+void AskServer(k8s::Client& client, ServeStatusRow& row) {
+  row.engine = serving::EngineKind::kVllm;
+  if (!row.endpoint.empty()) row.server = AskVllmServer(client.transport(), row.endpoint);
 }
 
 }  // namespace
@@ -101,12 +107,13 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
     if (auto counted = CountPods(client, ns, "leaderworkerset.sigs.k8s.io/name=" + row.name, row); !counted) {
       return core::Fail(counted.error());
     }
-    const auto leader_labels = k8s::ObjectAt(
-        k8s::ObjectAt(
-            k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(lws, "spec"), "leaderWorkerTemplate"), "leaderTemplate"),
-            "metadata"),
-        "labels");
+    const auto leader =
+        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(lws, "spec"), "leaderWorkerTemplate"), "leaderTemplate");
+    auto leader_labels = k8s::ObjectAt(k8s::ObjectAt(leader, "metadata"), "labels");
+    // The LWS controller labels its pods with the set's name too (vLLM's Service selects by it).
+    leader_labels["leaderworkerset.sigs.k8s.io/name"] = row.name;
     if (const auto* service = ServiceSelecting(*services, leader_labels)) SetEndpoint(client, ns, *service, row);
+    if (RunsVllm(leader)) AskServer(client, row);
     rows.push_back(std::move(row));
   }
 
@@ -117,6 +124,7 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
     if (!RunsSaxml(jobset)) continue;  // a training JobSet serves nothing
     const auto metadata = k8s::ObjectAt(jobset, "metadata");
     ServeStatusRow row{"jobset", Text(metadata, "name")};
+    row.engine = serving::EngineKind::kSaxml;
     row.created = Text(metadata, "creationTimestamp");
     row.available = k8s::ReadyVerdict("JobSet", &jobset).state == k8s::Verdict::State::kDone;
     if (auto counted = CountPods(client, ns, "jobset.sigs.k8s.io/jobset-name=" + row.name, row); !counted) {
@@ -129,7 +137,8 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
   auto deployments = ItemsOrNone(client, "/apis/apps/v1/namespaces/" + ns_path + "/deployments", "deployments");
   if (!deployments) return core::Fail(deployments.error());
   for (const auto& deployment : *deployments) {
-    if (!RunsVllm(deployment)) continue;  // Saxml's admin server and sax-http are the JobSet's row
+    const auto pod_template = k8s::ObjectAt(k8s::ObjectAt(deployment, "spec"), "template");
+    if (!RunsVllm(pod_template)) continue;  // Saxml's admin server and sax-http are the JobSet's row
     const auto metadata = k8s::ObjectAt(deployment, "metadata");
     ServeStatusRow row{"deployment", Text(metadata, "name")};
     row.created = Text(metadata, "creationTimestamp");
@@ -138,9 +147,9 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
     if (!selector.empty()) {
       if (auto counted = CountPods(client, ns, selector, row); !counted) return core::Fail(counted.error());
     }
-    const auto pod_labels = k8s::ObjectAt(
-        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(deployment, "spec"), "template"), "metadata"), "labels");
+    const auto pod_labels = k8s::ObjectAt(k8s::ObjectAt(pod_template, "metadata"), "labels");
     if (const auto* service = ServiceSelecting(*services, pod_labels)) SetEndpoint(client, ns, *service, row);
+    AskServer(client, row);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -19,6 +19,7 @@
 #include "tputrain/http/transport.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/serving/engine.h"
+#include "tputrain/serving/vllm_status.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/capacity.h"
 
@@ -141,8 +142,21 @@ struct ServeDownRequest {
 };
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request);
 
+// What a vLLM server answered `serve status` through its Service: its GET /health (a closed port
+// while it loads is "loading", not an error), then, once it serves, GET /v1/models and /metrics.
+struct VllmServerStatus {
+  serving::VllmState state = serving::VllmState::kFailing;
+  std::string detail;               // why it does not serve, or why its models or metrics are missing
+  std::vector<std::string> models;  // the base model first, then its LoRA adapters
+  std::optional<serving::VllmMetrics> metrics;
+};
+// Asks the server behind `base_url` (its service proxy URL, ending in '/'); never fails: what
+// could not be asked is the state's detail.
+VllmServerStatus AskVllmServer(http::Transport& transport, const std::string& base_url);
+
 // `tputrain serve status`: each serving workload of the namespace (JetStream's and vLLM's
-// LeaderWorkerSets, Saxml's model-server JobSets, vLLM's Deployments), with its pods and where to ask it.
+// LeaderWorkerSets, Saxml's model-server JobSets, vLLM's Deployments), with its pods and where to
+// ask it; a vLLM server is asked through its Service (AskVllmServer).
 struct ServeStatusRow {
   std::string kind;  // "lws", "jobset" or "deployment" (vLLM): with the name, what `tputrain logs` takes
   std::string name;
@@ -152,6 +166,8 @@ struct ServeStatusRow {
   std::string service;   // the Service in front (JetStream: whose selector picks the leader pods; Saxml: sax-http's)
   std::string endpoint;  // its service proxy URL
   std::string created;   // metadata.creationTimestamp
+  serving::EngineKind engine = serving::EngineKind::kJetStream;
+  std::optional<VllmServerStatus> server;  // vLLM's, when a Service is in front of it
 };
 core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const std::string& ns);
 

@@ -1,4 +1,6 @@
 // tputrain serve status: the served models of a namespace, whatever their engine.
+#include <cmath>
+
 #include "commands/serve_flags.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/workflow/serve.h"
@@ -10,6 +12,43 @@ struct StatusFlags {
   KubeAccessFlags access;
 };
 
+// A gauge for the table: a whole number, or "-" where the server exports none.
+std::string Count(const std::optional<double>& value) {
+  return value ? std::to_string(static_cast<long long>(std::llround(*value))) : "-";
+}
+
+nlohmann::json ServerJson(const workflow::VllmServerStatus& server) {
+  nlohmann::json json = {{"state", serving::VllmStateName(server.state)}, {"models", server.models}};
+  if (!server.detail.empty()) json["detail"] = server.detail;
+  if (server.metrics) {
+    const auto& metrics = *server.metrics;
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [key, value] : {std::pair{"num_requests_running", metrics.requests_running},
+                                     std::pair{"num_requests_waiting", metrics.requests_waiting},
+                                     std::pair{"kv_cache_usage_perc", metrics.kv_cache_usage},
+                                     std::pair{"time_to_first_token_mean_s", metrics.time_to_first_token_mean_s},
+                                     std::pair{"prompt_tokens_total", metrics.prompt_tokens},
+                                     std::pair{"generation_tokens_total", metrics.generation_tokens},
+                                     std::pair{"request_success_total", metrics.requests_finished}}) {
+      if (value) values[key] = Rounded(*value);
+    }
+    json["metrics"] = values;
+  }
+  return json;
+}
+
+// The table's server columns: state, model, running, waiting, KV cache.
+std::vector<std::string> ServerCells(const std::optional<workflow::VllmServerStatus>& server) {
+  if (!server) return {"-", "-", "-", "-", "-"};
+  std::vector<std::string> cells = {std::string(serving::VllmStateName(server->state)),
+                                    server->models.empty() ? "-" : server->models.front()};
+  const auto metrics = server->metrics.value_or(serving::VllmMetrics{});
+  cells.push_back(Count(metrics.requests_running));
+  cells.push_back(Count(metrics.requests_waiting));
+  cells.push_back(metrics.kv_cache_usage ? Count(*metrics.kv_cache_usage * 100) + "%" : "-");
+  return cells;
+}
+
 core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
@@ -19,8 +58,10 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
   if (!rows) return core::Fail(rows.error());
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
+  std::vector<std::string> notes;  // why a server does not serve, or what it did not say
   for (const auto& row : *rows) {
     json.push_back({{"kind", row.kind},
+                    {"engine", serving::EngineName(row.engine)},
                     {"name", row.name},
                     {"namespace", ns},
                     {"available", row.available},
@@ -29,16 +70,25 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
                     {"service", row.service},
                     {"endpoint", row.endpoint},
                     {"created", row.created}});
-    table.push_back({row.kind + "/" + row.name, row.available ? "yes" : "no",
-                     std::to_string(row.pods_ready) + "/" + std::to_string(row.pods),
-                     row.service.empty() ? "-" : row.service, row.created});
+    if (row.server) json.back()["server"] = ServerJson(*row.server);
+    std::vector<std::string> cells = {row.kind + "/" + row.name, row.available ? "yes" : "no",
+                                      std::to_string(row.pods_ready) + "/" + std::to_string(row.pods)};
+    for (auto& cell : ServerCells(row.server)) cells.push_back(std::move(cell));
+    cells.push_back(row.service.empty() ? "-" : row.service);
+    cells.push_back(row.created);
+    table.push_back(std::move(cells));
+    if (row.server && !row.server->detail.empty()) notes.push_back(row.name + ": " + row.server->detail);
   }
   PrintResult(context, json, [&](std::ostream& out) {
     if (table.empty()) {
       out << "Nothing served in namespace " << ns << ".\n";
       return;
     }
-    PrintTable(out, {"workload", "available", "pods", "service", "created"}, table);
+    PrintTable(
+        out,
+        {"workload", "available", "pods", "server", "model", "running", "waiting", "kv cache", "service", "created"},
+        table);
+    for (const auto& note : notes) out << note << "\n";
   });
   return core::kExitOk;
 }
