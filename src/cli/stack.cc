@@ -2,12 +2,8 @@
 
 #include <filesystem>
 
-#include "tputrain/gcp/auth/adc.h"
-#include "tputrain/gcp/auth/auth_transport.h"
-#include "tputrain/gcp/auth/metadata_server.h"
-#include "tputrain/gcp/billing/client.h"
+#include "google_chain.h"
 #include "tputrain/gcp/error_from_http.h"
-#include "tputrain/gcp/names.h"
 #include "tputrain/http/curl_transport.h"
 #include "tputrain/http/dry_run_transport.h"
 #include "tputrain/http/header_transport.h"
@@ -42,17 +38,6 @@ std::string CaBundleFromEnv(const core::Env& env) {
   if (auto file = env.Get("CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE")) return *file;
   return env.GetOr("REQUESTS_CA_BUNDLE", "");
 }
-
-// Google's chain, and the token endpoints' and metadata server's own (Retry → [Logging] → Curl;
-// only the metadata chain may use plain http, to its one host).
-struct Stack::GoogleChain {
-  std::unique_ptr<http::Transport> token_endpoints;
-  std::unique_ptr<http::Transport> metadata;
-  std::unique_ptr<gcp::auth::TokenSource> tokens;
-  std::unique_ptr<gcp::auth::TokenCredential> credential;
-  std::unique_ptr<http::Transport> api;
-  http::Headers api_headers;  // x-goog-user-project, when a quota project is set
-};
 
 Stack::Stack(Context& context)
     : context_(context), sleeper_(context.cancel), endpoints_(gcp::Endpoints::FromEnv(context.env)) {}
@@ -91,86 +76,6 @@ std::unique_ptr<http::WebSocketConnector> Stack::WebSocket(const http::CurlOptio
     chain->Push<http::CredentialWebSocketConnector>(chain->top(), *credential, &context_.redactor);
   }
   return chain;
-}
-
-core::Result<http::Transport*> Stack::Google() {
-  std::lock_guard lock(google_mutex_);
-  if (google_) return google_->api.get();
-  if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
-  http::Headers api_headers;
-  auto settings = context_.settings();
-  if (!settings) return core::Fail(settings.error());
-  if (auto quota = settings->Get("quota_project"); quota && !quota->empty()) {
-    const std::string field = settings->Lookup("quota_project").FieldName("quota_project");
-    if (auto valid = gcp::CheckProjectId(field, *quota); !valid) return core::Fail(valid.error());
-    api_headers.emplace_back("x-goog-user-project", *quota);  // as gcloud sends it
-  }
-  auto google = std::make_unique<GoogleChain>();
-  const http::RetryPolicy default_retries;
-  const http::RetryPolicy metadata_retries{.max_attempts = 3};
-  google->token_endpoints = Chain({}, nullptr, &default_retries, false);
-  http::CurlOptions metadata;
-  metadata.connect_timeout = std::chrono::milliseconds(3000);  // google-auth's GCE_METADATA_TIMEOUT
-  metadata.plain_http_host = gcp::auth::MetadataHost(context_.env);
-  google->metadata = Chain(std::move(metadata), nullptr, &metadata_retries, false);
-  auto tokens = gcp::auth::DefaultCredentials(
-      context_.env, context_.global.access_token_file,
-      {google->token_endpoints.get(), google->metadata.get(), &context_.redactor}, clock_);
-  if (!tokens) return core::Fail(tokens.error());
-  google->tokens = std::move(*tokens);
-  google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);
-  google->api_headers = api_headers;
-  google->api = Chain({}, google->credential.get(), &default_retries, context_.global.dry_run, std::move(api_headers));
-  google_ = std::move(google);
-  return google_->api.get();
-}
-
-core::Result<gcp::auth::TokenSource*> Stack::GoogleTokens() {
-  auto google = Google();
-  if (!google) return core::Fail(google.error());
-  return google_->tokens.get();
-}
-
-core::Result<Stack::GoogleWebSocket> Stack::GoogleRelay() {
-  auto google = Google();
-  if (!google) return core::Fail(google.error());
-  return GoogleWebSocket{WebSocket({}, google_->credential.get()), google_->credential.get()};
-}
-
-core::Result<workflow::PriceSource> Stack::Prices() {
-  workflow::PriceSource source;
-  source.billing_url = endpoints_.cloudbilling;
-  source.refresh = context_.global.refresh_prices;
-  source.cache_path = workflow::DefaultPriceCachePath(context_.env);
-  std::string field = "--billing-api-key";
-  source.api_key = context_.global.billing_api_key;
-  if (source.api_key.empty()) {
-    source.api_key = context_.env.GetOr("TPUTRAIN_BILLING_API_KEY", "");
-    field = "TPUTRAIN_BILLING_API_KEY";
-  }
-  if (!source.api_key.empty()) {
-    if (auto valid = gcp::billing::CheckApiKey(field, source.api_key); !valid) return core::Fail(valid.error());
-    context_.redactor.Hold(source.api_key);
-  }
-  if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
-  // One retry: a catalog that cannot be read is a notice and the built-in table, not a long wait.
-  static const http::RetryPolicy kBillingRetries{.max_attempts = 2, .initial_backoff = std::chrono::milliseconds(500)};
-  if (!billing_) {
-    http::Credential* credential = nullptr;
-    http::Headers headers;
-    if (source.api_key.empty()) {
-      auto google = Google();
-      if (!google) {
-        source.unavailable = "no Google credentials: " + google.error().message;
-        return source;
-      }
-      credential = google_->credential.get();
-      headers = google_->api_headers;
-    }
-    billing_ = Chain({}, credential, &kBillingRetries, false, std::move(headers));
-  }
-  source.transport = billing_.get();
-  return source;
 }
 
 http::Transport& Stack::Downloads() {

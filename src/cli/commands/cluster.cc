@@ -1,12 +1,11 @@
-// tputrain cluster create|delete|describe|list|get-credentials.
+// tputrain cluster create|delete (the reads: cluster_read.cc).
 #include "commands/capacity_flags.h"
+#include "commands/cluster_read.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/core/number.h"
 #include "tputrain/gcp/container/client.h"
-#include "tputrain/workflow/cluster_access.h"
 
 namespace tputrain::cli {
 namespace {
@@ -81,58 +80,6 @@ core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& conte
                       });
 }
 
-core::Result<int> RunClusterDescribe(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name, "NAME");
-  if (!ref) return core::Fail(ref.error());
-  return RunRead(context,
-                 [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-                   auto cluster = gcp::container::Client(transport, endpoints.container).GetCluster(*ref);
-                   if (!cluster) return core::Fail(cluster.error());
-                   PrintResult(context, cluster->raw, [&](std::ostream& out) { out << ToYaml(cluster->raw); });
-                   return core::kExitOk;
-                 });
-}
-
-core::Result<int> RunClusterList(Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto location = LocationOrAll(context);
-  if (!location) return core::Fail(location.error());
-  return RunRead(
-      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        auto clusters = gcp::container::Client(transport, endpoints.container).ListClusters({*project, *location});
-        if (!clusters) return core::Fail(clusters.error());
-        nlohmann::json json = nlohmann::json::array();
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& cluster : *clusters) {
-          json.push_back(cluster.raw);
-          rows.push_back(
-              {cluster.name, cluster.location, cluster.current_master_version, cluster.endpoint, cluster.status});
-        }
-        PrintResult(context, json, [&](std::ostream& out) {
-          PrintTable(out, {"name", "location", "master_version", "endpoint", "status"}, rows);
-        });
-        return core::kExitOk;
-      });
-}
-
-core::Result<int> RunGetCredentials(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name, "NAME");
-  if (!ref) return core::Fail(ref.error());
-  return RunRead(
-      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        auto written = workflow::WriteClusterCredentials(transport, endpoints.container, *ref, options.kubeconfig,
-                                                         context.env, options.token_exec, context.global.dry_run);
-        if (!written) return core::Fail(written.error());
-        context.reporter().Info("kubeconfig entry " + written->context +
-                                (context.global.dry_run ? " would be written to " : " written to ") + written->path);
-        PrintResult(
-            context, {{"context", written->context}, {"kubeconfig", written->path}, {"server", written->server}},
-            [&](std::ostream& out) { out << "context " << written->context << " in " << written->path << "\n"; });
-        return core::kExitOk;
-      });
-}
-
 void SetupCluster(CLI::App& root, Context& context) {
   auto options = std::make_shared<ClusterOptions>();
   auto* cluster = root.add_subcommand("cluster", "GKE clusters (with TPU slice node pools)");
@@ -174,7 +121,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   auto* describe = cluster->add_subcommand("describe", "Show a cluster");
   describe->add_option("name", options->name, "Cluster name")->required();
   describe->footer("Example:\n  tputrain cluster describe ray-tpu --location us-east5-b --format json");
-  describe->callback([options, &context] { context.outcome = RunClusterDescribe(*options, context); });
+  describe->callback([options, &context] { context.outcome = RunClusterDescribe(options->name, context); });
 
   auto* list = cluster->add_subcommand("list", "List clusters (every location unless --location)");
   list->footer("Example:\n  tputrain cluster list --project my-project");
@@ -188,7 +135,9 @@ void SetupCluster(CLI::App& root, Context& context) {
                         "Authenticate with 'tputrain auth print-access-token' instead of gke-gcloud-auth-plugin");
   credentials->footer(
       "Example:\n  tputrain cluster get-credentials ray-tpu --location us-east5-b && kubectl get nodes");
-  credentials->callback([options, &context] { context.outcome = RunGetCredentials(*options, context); });
+  credentials->callback([options, &context] {
+    context.outcome = RunGetCredentials(options->name, options->kubeconfig, options->token_exec, context);
+  });
 }
 
 }  // namespace

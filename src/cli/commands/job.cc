@@ -1,8 +1,7 @@
 #include "commands/commands.h"
 #include "commands/job_output.h"
+#include "commands/job_session.h"
 #include "commands/job_submit.h"
-#include "commands/k8s_access.h"
-#include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/core/duration.h"
@@ -10,43 +9,6 @@
 
 namespace tputrain::cli {
 namespace {
-
-struct JobOptions {
-  ray::ConnectionFlags connection;
-  RayClusterFlags raycluster;
-  TpuVmRayTarget tpu_vm;
-  JobSubmitFlags submit;
-  std::string id;
-  bool no_wait = false;
-  bool follow = false;
-  std::string timeout;  // job wait --timeout: core::ParseDuration's grammar, bare seconds too
-};
-
-// One session per process, so the version handshake happens once: through the RayCluster's
-// API server, or at the address.
-core::Result<std::unique_ptr<RaySession>> Connect(const JobOptions& options, Context& context) {
-  if (!options.tpu_vm.name.empty()) {
-    if (!options.raycluster.name.empty()) {
-      return core::Fail(core::Error::Usage("--tpu-vm and --raycluster are exclusive: pass one"));
-    }
-    return ConnectTpuVmRay(options.tpu_vm, options.connection, context);
-  }
-  if (!options.raycluster.name.empty()) return ConnectRayCluster(options.raycluster, options.connection, context);
-  auto client_options = ResolveRayClient(options.connection, context);
-  if (!client_options) return core::Fail(client_options.error());
-  return context.stack().Ray(std::move(*client_options));
-}
-
-// How to reach this Ray again: through the same RayCluster, or at the same address.
-std::string ReattachFlags(const JobOptions& options, Context& context) {
-  if (!options.tpu_vm.name.empty()) {
-    auto settings = context.settings();
-    const std::string zone = settings ? settings->Get("location").value_or("") : "";
-    return "--tpu-vm " + options.tpu_vm.name + (zone.empty() ? "" : " --zone " + zone) +
-           (options.tpu_vm.reach.via == "iap" ? "" : " --via " + options.tpu_vm.reach.via);
-  }
-  return options.raycluster.name.empty() ? "" : RayClusterFlagsText(options.raycluster, context);
-}
 
 core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
   std::string local_dir;

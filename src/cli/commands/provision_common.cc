@@ -182,4 +182,6 @@ void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_
   AddCapacityFlags(command, flags.capacity, true);
 }
 
+std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }
+
 }  // namespace tputrain::cli

@@ -79,4 +79,7 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const st
 // names), bound to the request workflow::NodePoolsFor checks.
 void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type);
 
+// A bucket as given (NAME or gs://NAME), without the scheme.
+std::string BucketName(const std::string& name);
+
 }  // namespace tputrain::cli

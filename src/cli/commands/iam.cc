@@ -1,4 +1,4 @@
-// tputrain bucket create|delete and tputrain iam (workload identity, service accounts).
+// tputrain iam (workload identity, service accounts).
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
@@ -9,15 +9,6 @@
 
 namespace tputrain::cli {
 namespace {
-
-struct BucketOptions {
-  std::string name;
-  std::string location;
-  std::string storage_class;
-  bool uniform = false;
-  bool force = false;
-  ProvisionFlags provision;
-};
 
 struct IamOptions {
   std::string ksa;
@@ -32,37 +23,6 @@ struct IamOptions {
   bool annotate_ksa = false;
   KubeAccessFlags access;  // where the KSA lives, for --annotate-ksa
 };
-
-std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }
-
-core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context) {
-  if (auto valid = gcp::CheckBucketName("NAME", BucketName(options.name)); !valid) return core::Fail(valid.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  gcp::storage::BucketSpec spec{BucketName(options.name), options.location, options.storage_class, options.uniform, {}};
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::CreateBucket(env, *project, spec);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
-}
-
-core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
-  if (auto valid = gcp::CheckBucketName("NAME", BucketName(options.name)); !valid) return core::Fail(valid.error());
-  auto confirmed = ConfirmDelete(
-      context, options.provision.yes, "bucket delete",
-      "Delete bucket gs://" + BucketName(options.name) + (options.force ? " and every object in it?" : "?"));
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::DeleteBucket(env, BucketName(options.name), options.force);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
-}
-
 core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& context) {
   auto slash = options.ksa.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == options.ksa.size()) {
@@ -167,30 +127,7 @@ core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& co
         return outcomes;
       });
 }
-
 }  // namespace
-
-void SetupBucketCommand(CLI::App& root, Context& context) {
-  auto options = std::make_shared<BucketOptions>();
-  auto* bucket = root.add_subcommand("bucket", "Cloud Storage buckets");
-  bucket->require_subcommand(1);
-  auto* create = bucket->add_subcommand("create", "Create a bucket");
-  create->add_option("name", options->name, "Bucket (NAME or gs://NAME)")->required();
-  create->add_option("--default-storage-class,--storage-class", options->storage_class, "STANDARD, NEARLINE, ...");
-  create->add_option("--bucket-location", options->location, "Bucket location (us-east5, US); default: the server's");
-  create->add_flag("--uniform-bucket-level-access", options->uniform, "Uniform bucket-level access");
-  AddProvisionFlags(create, options->provision, /*waits=*/false);
-  create->footer(
-      "Example:\n  tputrain bucket create gs://my-ckpt --bucket-location us-east5 --uniform-bucket-level-access");
-  create->callback([options, &context] { context.outcome = RunBucketCreate(*options, context); });
-  auto* remove = bucket->add_subcommand("delete", "Delete a bucket");
-  remove->add_option("name", options->name, "Bucket (NAME or gs://NAME)")->required();
-  remove->add_flag("--force", options->force, "Delete the bucket's objects (every version) first");
-  AddProvisionFlags(remove, options->provision, /*waits=*/false);
-  AddYesFlag(remove, options->provision.yes);
-  remove->footer("Example:\n  tputrain bucket delete gs://my-ckpt --force --yes");
-  remove->callback([options, &context] { context.outcome = RunBucketDelete(*options, context); });
-}
 
 void SetupIamCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<IamOptions>();
@@ -226,5 +163,4 @@ void SetupIamCommand(CLI::App& root, Context& context) {
   create->footer("Example:\n  tputrain iam service-account create sax-sa --role roles/storage.objectUser");
   create->callback([options, &context] { context.outcome = RunServiceAccountCreate(*options, context); });
 }
-
 }  // namespace tputrain::cli
