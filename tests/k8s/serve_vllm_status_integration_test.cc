@@ -1,13 +1,18 @@
 // `tputrain serve status` asks the vLLM server behind each vLLM Deployment and LeaderWorkerSet
 // (its /health, /v1/models and /metrics) through the real kube-apiserver's service proxy. The
 // server is a SIMULATOR of vLLM's API (llm-d-inference-sim; real vLLM does not install on these
-// CPU machines) in a network namespace playing the pod. Its port stays closed until the test
-// starts it, as vLLM's does while it loads: that is "loading", not an error.
+// CPU machines) in a network namespace at the pod's address. Its port stays closed until the test
+// starts it, as vLLM's does while it loads: that is "loading", not an error. The pods are real:
+// what `serve up --engine vllm --dry-run` renders, made by the real Deployment and LeaderWorkerSet
+// controllers, bound by the real scheduler to v6e hosts (kwok their kubelet) and listed by the
+// real endpoints controller; the harness plays only the container runtime.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "k8s/apiserver_fixture.h"
+#include "k8s/control_plane.h"
 #include "k8s/k8s_test_util.h"
+#include "k8s/kwok_nodes.h"
 #include "k8s/netns_vllm_sim.h"
 #include "testing/scoped_process.h"
 
@@ -21,50 +26,52 @@ ProcessResult Tputrain(std::vector<std::string> args) {
   return RunProcess(options, std::chrono::seconds(120));
 }
 
-// What `serve up --engine vllm --tpu-type TPU --dry-run` would apply, created in `ns` as the API
-// server stores it (a LeaderWorkerSet needs LWS's CRD, whose schema then validates it).
-std::vector<nlohmann::json> CreateRendered(ApiServer& server, const std::string& ns, const std::string& tpu_type) {
+// The control plane with LeaderWorkerSet, a v6e-8 host (one 2x4 slice) for the Deployment and a
+// v6e-16 slice (4 hosts, 4x4) for the LeaderWorkerSet. Every vLLM pod answers only once served.
+ControlPlane& Plane() {
+  ControlPlaneOptions options;
+  options.pod_end = PodEnd::kRunForever;
+  options.lws = true;
+  options.answering_pods = {{"app", "vllm-tpu"}};  // both templates' pods
+  auto& plane = ControlPlane::Shared(options);
+  static const bool pools = [&] {
+    AddNodePool(plane.server().admin(), ShapeOfGkePool("vllm-st", "us-east5-b",
+                                                       {{"name", "v6e-8-pool"},
+                                                        {"initialNodeCount", 1},
+                                                        {"config", {{"machineType", "ct6e-standard-8t"}}},
+                                                        {"placementPolicy", {{"tpuTopology", "2x4"}}}}));
+    AddNodePool(plane.server().admin(), V6eSlicePool("vllm-st", "v6e-16-pool"));
+    return true;
+  }();
+  (void)pools;
+  return plane;
+}
+
+// What `serve up --engine vllm --tpu-type TPU --dry-run` would apply, created in `ns`; returns
+// the pod that answers (the Deployment's, or the LeaderWorkerSet's leader) once it is bound.
+std::string CreateRendered(ControlPlane& plane, const std::string& ns, const std::string& tpu_type) {
   auto rendered = Tputrain({"serve", "up", "--engine", "vllm", "--model", "org/model", "--tpu-type", tpu_type,
                             "--dry-run", "--format", "json"});
   INFO(rendered.err);
   REQUIRE(rendered.exit_code == 0);
   const auto printed = nlohmann::json::parse(rendered.out);
-  std::vector<nlohmann::json> objects;
+  bool lws = false;
   for (const auto& object : printed["objects"]) {
     const std::string kind = object["kind"];
+    lws = lws || kind == "LeaderWorkerSet";
     const std::string path = kind == "Deployment" ? "/apis/apps/v1/namespaces/" + ns + "/deployments"
                              : kind == "LeaderWorkerSet"
                                  ? "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets"
                                  : "/api/v1/namespaces/" + ns + "/services";
-    CreateObject(server.admin(), path, object);
-    objects.push_back(object);
+    CreateObject(plane.server().admin(), path, object);
   }
-  return objects;
+  return plane.WaitScheduledPod(ns, lws ? "app=vllm-tpu,role=leader" : "app=vllm-tpu");
 }
 
-// The endpoints controller, played (tests/k8s/PLAYED.md): Endpoints of `service` at `ip`, pod `pod`'s.
-void PlayEndpoints(k8s::Client& admin, const std::string& ns, const std::string& service, int port,
-                   const std::string& ip, const std::string& pod) {
-  CreateObject(admin, "/api/v1/namespaces/" + ns + "/endpoints",
-               {{"apiVersion", "v1"},
-                {"kind", "Endpoints"},
-                {"metadata", {{"name", service}}},
-                {"subsets",
-                 {{{"addresses", {{{"ip", ip}, {"targetRef", {{"kind", "Pod"}, {"name", pod}, {"namespace", ns}}}}}},
-                   {"ports", {{{"name", "http"}, {"port", port}}}}}}}});
-}
-
-// The controllers, played: the server's pod at the simulator's address, Ready, behind vllm-service.
-void PlayServerPod(ApiServer& server, const std::string& ns, const std::string& ip, const nlohmann::json& labels) {
-  const std::string pod = "vllm-tpu-0";
-  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/pods",
-               {{"apiVersion", "v1"},
-                {"kind", "Pod"},
-                {"metadata", {{"name", pod}, {"labels", labels}}},
-                {"spec", {{"containers", {{{"name", "vllm"}, {"image", "vllm/vllm-tpu"}}}}}}});
-  WriteStatus(server.admin(), "/api/v1/namespaces/" + ns + "/pods/" + pod,
-              {{"phase", "Running"}, {"podIP", ip}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
-  PlayEndpoints(server.admin(), ns, "vllm-service", NetnsVllmSim::kHttpPort, ip, pod);
+// The answering pod served at the simulator's address and listed behind vllm-service.
+void ServeAt(ControlPlane& plane, const std::string& ns, const std::string& pod, const std::string& ip) {
+  plane.ServePodAt(ns, pod, ip);
+  WaitEndpoint(plane.server().admin(), ns, "vllm-service", ip);
 }
 
 nlohmann::json StatusRows(const std::string& kubeconfig) {
@@ -77,11 +84,11 @@ nlohmann::json StatusRows(const std::string& kubeconfig) {
 TEST_CASE("serve status: a vLLM Deployment whose port is closed is loading; once it serves, its models and metrics",
           "[integration]") {
   NetnsVllmSim sim(/*start=*/false);
-  auto& server = ApiServer::Shared();
+  auto& plane = Plane();
+  auto& server = plane.server();
   const std::string ns = server.NewNamespace("vllm-st");
   const std::string kubeconfig = server.WriteKubeconfig("vllm-st-" + ns, server.admin_token(), ns);
-  CreateRendered(server, ns, "v6e-8");
-  PlayServerPod(server, ns, sim.ip(), {{"app", "vllm-tpu"}});
+  ServeAt(plane, ns, CreateRendered(plane, ns, "v6e-8"), sim.ip());
 
   auto rows = StatusRows(kubeconfig);
   REQUIRE(rows.size() == 1);
@@ -131,15 +138,12 @@ TEST_CASE("serve status: a vLLM Deployment whose port is closed is loading; once
 TEST_CASE("serve status: a multi-host vLLM LeaderWorkerSet (v6e-16) is asked through the Service on its leader",
           "[integration]") {
   NetnsVllmSim sim;
-  auto& server = ApiServer::Shared();
-  server.EnsureCrds();
+  auto& plane = Plane();
+  auto& server = plane.server();
   const std::string ns = server.NewNamespace("vllm-lws-st");
   const std::string kubeconfig = server.WriteKubeconfig("vllm-lws-st-" + ns, server.admin_token(), ns);
-  auto objects = CreateRendered(server, ns, "v6e-16");
-  REQUIRE(objects.size() == 2);
-  // The leader pod as LWS labels it: the Service selects the set's name and role leader.
-  PlayServerPod(server, ns, sim.ip(),
-                {{"leaderworkerset.sigs.k8s.io/name", "vllm-tpu"}, {"role", "leader"}, {"app", "vllm-tpu"}});
+  // The leader LWS made, as the Service selects it (the set's name, role leader).
+  ServeAt(plane, ns, CreateRendered(plane, ns, "v6e-16"), sim.ip());
 
   const auto rows = StatusRows(kubeconfig);
   REQUIRE(rows.size() == 1);
