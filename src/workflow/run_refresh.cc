@@ -73,7 +73,8 @@ bool Refreshable(const state::LedgerEntry& entry) {
 }  // namespace
 
 core::Result<std::vector<RefreshedEntry>> RefreshRun(http::Transport& transport, const ApiEndpoints& endpoints,
-                                                     state::LedgerStore& ledger, const std::string& run_id) {
+                                                     state::LedgerStore& ledger, const std::string& run_id,
+                                                     bool record) {
   auto loaded = ledger.Load(run_id);
   if (!loaded) return core::Fail(loaded.error());
   std::vector<RefreshedEntry> refreshed;
@@ -86,7 +87,7 @@ core::Result<std::vector<RefreshedEntry>> RefreshRun(http::Transport& transport,
     EntryState after = observed->state.value_or(entry.state);
     if (entry.state == EntryState::kPreempted && after == EntryState::kCreated) after = entry.state;
     if (entry.state == EntryState::kFailed && after == EntryState::kCreated) after = entry.state;
-    if (after != entry.state) {
+    if (after != entry.state && record) {
       if (auto recorded = ledger.RecordState(run_id, entry.kind, entry.name, after); !recorded)
         return core::Fail(recorded.error());
     }

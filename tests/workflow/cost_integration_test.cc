@@ -336,6 +336,15 @@ TEST_CASE("Spot preemption: runs show --refresh records it, the spend stops, des
   auto offline = json::parse(env.Tputrain({"runs", "show", "--run", "preempt", "--format", "json"}).out);
   CHECK_FALSE(offline.contains("refreshed"));
   CHECK(offline["spend"]["per_hour_now"] == Approx(2 * 4 * 1.50));
+  // --dry-run reads and says what it found, and writes nothing.
+  auto dry = env.Tputrain({"--dry-run", "runs", "show", "--run", "preempt", "--refresh", "--format", "json"});
+  INFO(dry.err);
+  REQUIRE(dry.exit_code == 0);
+  const json dry_json = json::parse(dry.out);
+  int seen = 0;
+  for (const auto& entry : dry_json["refreshed"]) seen += entry["after"] == "preempted" ? 1 : 0;
+  CHECK(seen == 1);
+  for (const auto& entry : dry_json["entries"]) CHECK(entry["state"] == "created");
   // The table names what changed, once, with what follows.
   auto first = env.Tputrain({"runs", "show", "--run", "preempt", "--refresh"});
   INFO(first.err);

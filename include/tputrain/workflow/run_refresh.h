@@ -25,8 +25,9 @@ struct RefreshedEntry {
 // Reads each settled (created, failed or preempted) TPU VM, queued resource and node pool of
 // `run_id` and records the state it is found in; pending entries are cleanup's to settle. The
 // first read that fails (other than NOT_FOUND) ends the refresh with its error; what was read
-// before stays recorded.
+// before stays recorded. `record` false (--dry-run): the same reads and answer, nothing written.
 core::Result<std::vector<RefreshedEntry>> RefreshRun(http::Transport& transport, const ApiEndpoints& endpoints,
-                                                     state::LedgerStore& ledger, const std::string& run_id);
+                                                     state::LedgerStore& ledger, const std::string& run_id,
+                                                     bool record = true);
 
 }  // namespace tputrain::workflow

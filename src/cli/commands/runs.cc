@@ -93,7 +93,8 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
   if (options.refresh) {
     auto read =
         RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-          auto entries = workflow::RefreshRun(transport, endpoints, store, *run_id);
+          // --dry-run: the reads and what they show, the ledger left as it is.
+          auto entries = workflow::RefreshRun(transport, endpoints, store, *run_id, !context.global.dry_run);
           if (!entries) return core::Fail(entries.error());
           refreshed = std::move(*entries);
           return core::kExitOk;
