@@ -39,11 +39,13 @@ void SetEndpoint(k8s::Client& client, const std::string& ns, const nlohmann::jso
       k8s::ServiceProxyUrl(client.server(), ns, row.service, ports[0].value("port", nlohmann::json(0)).dump());
 }
 
-// The Service whose selector the pods' `labels` satisfy, if any.
+// The Service with a port whose selector the pods' `labels` satisfy, if any. One without ports
+// is skipped: the LeaderWorkerSet controller's own headless Service selects every pod of the set
+// by its name, for DNS only, and is not the one that serves.
 const nlohmann::json* ServiceSelecting(const nlohmann::json& services, const nlohmann::json& labels) {
   for (const auto& service : services) {
     const auto selector = k8s::ObjectAt(k8s::ObjectAt(service, "spec"), "selector");
-    if (selector.empty()) continue;
+    if (selector.empty() || k8s::ArrayAt(k8s::ObjectAt(service, "spec"), "ports").empty()) continue;
     bool matches = true;
     for (const auto& [key, value] : selector.items()) matches = matches && labels.value(key, nlohmann::json()) == value;
     if (matches) return &service;
