@@ -34,8 +34,8 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   auto created =
       env.Tputrain({"tpu-vm", "create", "ms", "--zone", "us-east5-a", "--accelerator-type", "v5p-16", "--num-slices",
                     "2", "--ray", "--ray-start-args", "--num-cpus=1 --object-store-memory=100000000", "--ray-timeout",
-                    "4m", "--run", "ms-run", "--format", "json"},
-                   true, std::chrono::seconds(300));
+                    "8m", "--run", "ms-run", "--format", "json"},
+                   true, std::chrono::seconds(540));  // four Ray hosts start slowly on a loaded 2-core machine
   INFO(created.err);
   REQUIRE(created.exit_code == 0);
   const auto outcome = nlohmann::json::parse(created.out)["resources"][0];
