@@ -28,12 +28,8 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   request.tpu_type = flags.tpu_type;
   request.checkpoint = flags.checkpoint;
   request.sets = flags.sets;
-  request.wait = !flags.no_wait;
   request.dry_run = context.global.dry_run;
-  request.install_operators = flags.install_operators;
-  request.create_nodepool = flags.create_nodepool;
-  request.nodepool = flags.nodepool;
-  request.capacity = flags.capacity;
+  SetCommonUp(flags, request);
   auto timeout = CheckUpFlags(flags);
   if (!timeout) return core::Fail(timeout.error());
   request.timeout = *timeout;

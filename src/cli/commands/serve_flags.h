@@ -78,6 +78,16 @@ core::Status CheckTpuType(const std::string& tpu_type);
 // --create-nodepool (needs --cluster), and --timeout, returned parsed.
 core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlags& flags);
 
+// The serve-up flags every engine's request takes alike (JetStream's, Saxml's and vLLM's).
+template <typename Request>
+void SetCommonUp(const UpFlags& flags, Request& request) {
+  request.wait = !flags.no_wait;
+  request.install_operators = flags.install_operators;
+  request.create_nodepool = flags.create_nodepool;
+  request.nodepool = flags.nodepool;
+  request.capacity = flags.capacity;
+}
+
 // An operator's release manifest, from --*-manifest (file or URL) or its pinned release.
 using OperatorLoader = std::function<core::Result<std::vector<k8s::Object>>()>;
 OperatorLoader OperatorLoaderFor(Context& context, const std::string& name, const std::string& manifest);

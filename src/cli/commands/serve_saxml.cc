@@ -57,11 +57,7 @@ core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
   if (!flags.tpu_type.empty()) request.tpu_type = flags.tpu_type;
   request.expose = flags.expose;
   request.sets = flags.sets;
-  request.wait = !flags.no_wait;
-  request.install_operators = flags.install_operators;
-  request.create_nodepool = flags.create_nodepool;
-  request.nodepool = flags.nodepool;
-  request.capacity = flags.capacity;
+  SetCommonUp(flags, request);
   return request;
 }
 

@@ -19,11 +19,7 @@ core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Contex
   workflow::VllmUpRequest request;
   request.plan = {flags.model, flags.tpu_type, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
   request.ns = flags.access.ns;
-  request.wait = !flags.no_wait;
-  request.install_operators = flags.install_operators;
-  request.create_nodepool = flags.create_nodepool;
-  request.nodepool = flags.nodepool;
-  request.capacity = flags.capacity;
+  SetCommonUp(flags, request);
   auto timeout = CheckUpFlags(flags);
   if (!timeout) return core::Fail(timeout.error());
   request.timeout = *timeout;
