@@ -6,6 +6,7 @@
 
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/manifest.h"
+#include "tputrain/k8s/service_proxy.h"
 #include "tputrain/k8s/tpu_node_selector.h"
 #include "tputrain/workflow/operators.h"
 
@@ -30,19 +31,28 @@ core::Status EnsureOperator(Env& env, const OperatorNeed& need, bool install, bo
 
 }  // namespace
 
-core::Result<Applied> Apply(Env& env, const Deployment& deployment, bool install, bool dry_run) {
+OperatorNeed LwsOperator(std::function<core::Result<std::vector<k8s::Object>>()> load_manifest) {
+  return {"lws", "leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", std::move(load_manifest)};
+}
+
+core::Result<bool> Apply(Env& env, const Deployment& deployment, bool install, bool dry_run, ServedOutcome& outcome) {
+  k8s::Client& client = env.apply.client;
+  outcome.ns = deployment.ns.empty() ? client.default_namespace() : deployment.ns;
+  outcome.endpoint = k8s::ServiceProxyUrl(client.server(), outcome.ns, deployment.service,
+                                          std::to_string(serving::MakeEngine(deployment.engine)->DefaultPort()));
   for (const auto& need : deployment.operators) {
     if (auto present = EnsureOperator(env, need, install, dry_run); !present) return core::Fail(present.error());
   }
-  auto no_nodes = serve_pods::EnsureSliceNodes(env.create_pools, env.apply.client, env.reporter, deployment.nodes);
+  auto no_nodes = serve_pods::EnsureSliceNodes(env.create_pools, client, env.reporter, deployment.nodes);
   if (!no_nodes) return core::Fail(no_nodes.error());
   env.reporter.Progress(deployment.subject, "applying " + deployment.template_name);
   k8s::ApplyOptions options;
-  options.ns = deployment.ns;
+  options.ns = outcome.ns;
   options.dry_run = dry_run;
   auto applied = ApplyRecorded(env.apply, deployment.objects, options, {}, deployment.serve_model);
   if (!applied) return core::Fail(applied.error());
-  return Applied{std::move(*applied), *no_nodes};
+  outcome.applied = std::move(*applied);
+  return *no_nodes;
 }
 
 core::Result<std::chrono::milliseconds> WaitServing(Env& env, const Wait& wait,
@@ -128,19 +138,33 @@ core::Result<ServeObjects> RenderWorkload(const render::RenderRequest& request,
   return rendered;
 }
 
+std::string Milestone(std::string_view log, Milestones milestones) {
+  for (const auto& [line, said] : milestones) {
+    if (log.find(line) != std::string_view::npos) return std::string(said);
+  }
+  return log.empty() ? "" : "loading";
+}
+
+Workload WorkloadAt(const std::string& kind, const std::string& ns, const std::string& name) {
+  const bool lws = kind == "LeaderWorkerSet";
+  const std::string at = "/namespaces/" + http::PathSegment(ns) + (lws ? "/leaderworkersets/" : "/deployments/");
+  Workload workload;
+  workload.path = (lws ? "/apis/leaderworkerset.x-k8s.io/v1" : "/apis/apps/v1") + at + http::PathSegment(name);
+  workload.what = (lws ? "leaderworkerset/" : "deployment/") + name;
+  workload.ns = ns;
+  workload.pod_selector = (lws ? "leaderworkerset.sigs.k8s.io/name=" : "app=") + name;
+  workload.leader_pod = lws ? name + "-0" : "";
+  return workload;
+}
+
 core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std::string& endpoint,
                             const serving::Engine& engine, bool no_nodes, Progress& progress) {
   k8s::Client& client = env.apply.client;
   auto object = client.GetJson(workload.path, workload.what);
   if (!object) return core::Fail(object.error());
-  auto pods = client.GetJson("/api/v1/namespaces/" + http::PathSegment(workload.ns) +
-                                 "/pods?labelSelector=" + http::UrlEncode(workload.pod_selector),
-                             "pods");
+  auto pods =
+      serve_pods::LivePods(client, workload.ns, workload.pod_selector, workload.tpu_type, no_nodes, workload.container);
   if (!pods) return core::Fail(pods.error());
-  if (auto hopeless =
-          serve_pods::HopelessPod(client, workload.ns, *pods, workload.tpu_type, no_nodes, workload.container)) {
-    return core::Fail(*hopeless);
-  }
   const auto items = k8s::ArrayAt(*pods, "items");
   std::string leader = workload.leader_pod;
   if (leader.empty() && !items.empty()) leader = serve_pods::Text(k8s::ObjectAt(items[0], "metadata"), "name");
@@ -163,14 +187,18 @@ core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std
   return serving;
 }
 
-core::Result<std::chrono::milliseconds> WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload,
-                                                     const std::string& subject, const std::string& endpoint,
-                                                     const serving::Engine& engine, bool no_nodes) {
+core::Status WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload, const Deployment& deployment,
+                          bool no_nodes, ServedOutcome& outcome) {
   Env flow{env.apply, env.create_pools, env.poll, env.reporter};
-  Progress progress{env.reporter, subject, ""};
-  auto waited = WaitServing(flow, wait, [&] { return LookOnce(env, workload, endpoint, engine, no_nodes, progress); });
-  if (waited) env.reporter.Done(subject, "serving");
-  return waited;
+  Progress progress{env.reporter, deployment.subject, ""};
+  const auto engine = serving::MakeEngine(deployment.engine);
+  auto waited =
+      WaitServing(flow, wait, [&] { return LookOnce(env, workload, outcome.endpoint, *engine, no_nodes, progress); });
+  if (!waited) return core::Fail(waited.error());
+  env.reporter.Done(deployment.subject, "serving");
+  outcome.serving = true;
+  outcome.waited = *waited;
+  return {};
 }
 
 }  // namespace tputrain::workflow::serve_flow

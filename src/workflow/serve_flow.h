@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "serve_pods.h"
@@ -28,16 +31,20 @@ struct OperatorNeed {
   // Its release manifest, fetched only when it is to be installed.
   std::function<core::Result<std::vector<k8s::Object>>()> load_manifest;
 };
+// LeaderWorkerSet, which JetStream's and vLLM's multi-host servers run on.
+OperatorNeed LwsOperator(std::function<core::Result<std::vector<k8s::Object>>()> load_manifest);
 
 // What one engine applies for one model.
 struct Deployment {
-  std::string subject;        // the progress lines' subject: "serve NAME"
-  std::string template_name;  // said as it is applied
-  std::string ns;
+  std::string subject;               // the progress lines' subject: "serve NAME"
+  std::string template_name;         // said as it is applied
+  std::string ns;                    // as asked; empty: the client's default
   std::vector<k8s::Object> objects;  // in the order they are applied (a Secret before the pods reading it)
   std::string serve_model;           // recorded with each object: what serve down --model finds
   std::vector<OperatorNeed> operators;
   serve_pods::SliceNodes nodes;
+  std::string service;  // the Service in front, reached through the API server's proxy
+  serving::EngineKind engine = serving::EngineKind::kJetStream;  // whose port the Service has
 };
 
 struct Env {
@@ -47,14 +54,11 @@ struct Env {
   core::Reporter& reporter;
 };
 
-struct Applied {
-  std::vector<k8s::ApplyResult> results;
-  bool no_nodes = false;  // the cluster was seen to have no node of the slice: a refused pod is hopeless
-};
-
 // The operators (a usage-level refusal naming `tputrain operators install` unless `install`), the
-// slice's nodes, then the apply, ledgered. `dry_run` installs, creates and stores nothing.
-core::Result<Applied> Apply(Env& env, const Deployment& deployment, bool install, bool dry_run);
+// slice's nodes, then the apply, ledgered; `outcome` says where it is reached and what was
+// applied. True when the cluster was seen to have no node of the slice (a refused pod is then
+// hopeless). `dry_run` installs, creates and stores nothing.
+core::Result<bool> Apply(Env& env, const Deployment& deployment, bool install, bool dry_run, ServedOutcome& outcome);
 
 // Polls `look` (true: serving) with serving's backoff until it serves, a failure that waiting
 // will not cure (FailedPrecondition, or what `hopeless` adds), or `timeout`; how long it took.
@@ -77,6 +81,11 @@ core::Status SelectCapacity(std::vector<k8s::Object>& objects, CapacityMode mode
 // internal error when it lacks either).
 core::Result<ServeObjects> RenderWorkload(const render::RenderRequest& request,
                                           const std::vector<std::string>& workload_kinds);
+
+// The first of `milestones` (a log line and what to say of it, the latest stage first) that `log`
+// has; "loading" for a log with none of them, "" for no log.
+using Milestones = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+std::string Milestone(std::string_view log, Milestones milestones);
 
 // A progress line said once: repeated states are not said again.
 struct Progress {
@@ -114,14 +123,19 @@ struct Workload {
   std::string loading_note;  // said while Available but not yet healthy; empty: nothing
 };
 
+// The server workload `name` of `kind` (LeaderWorkerSet or Deployment) in `ns`: its path, its
+// pods (a Deployment's are labelled app=NAME by every template) and its leader (an LWS's NAME-0; a
+// Deployment's: its first pod). The rest is the engine's to fill.
+Workload WorkloadAt(const std::string& kind, const std::string& ns, const std::string& name);
+
 // One look: the workload, its pods (a hopeless one, or the fatal line in the leader's log, ends
 // the wait), the milestone, then once it is Available one health check through the proxy.
 core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std::string& endpoint,
                             const serving::Engine& engine, bool no_nodes, Progress& progress);
 
-// WaitServing over LookOnce, the progress said under `subject`, which is then said to serve.
-core::Result<std::chrono::milliseconds> WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload,
-                                                     const std::string& subject, const std::string& endpoint,
-                                                     const serving::Engine& engine, bool no_nodes);
+// WaitServing over LookOnce at the outcome's endpoint, the progress said under the deployment's
+// subject, which is then said to serve (and the outcome so, with how long it took).
+core::Status WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload, const Deployment& deployment,
+                          bool no_nodes, ServedOutcome& outcome);
 
 }  // namespace tputrain::workflow::serve_flow

@@ -177,5 +177,21 @@ std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& n
   return std::nullopt;
 }
 
+core::Result<nlohmann::json> Pods(k8s::Client& client, const std::string& ns, const std::string& selector) {
+  return client.GetJson(
+      "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
+}
+
+core::Result<nlohmann::json> LivePods(k8s::Client& client, const std::string& ns, const std::string& selector,
+                                      const std::string& tpu_type, bool no_nodes,
+                                      const std::string& default_container) {
+  auto pods = Pods(client, ns, selector);
+  if (!pods) return core::Fail(pods.error());
+  if (auto hopeless = HopelessPod(client, ns, *pods, tpu_type, no_nodes, default_container)) {
+    return core::Fail(*hopeless);
+  }
+  return pods;
+}
+
 }  // namespace serve_pods
 }  // namespace tputrain::workflow

@@ -55,4 +55,11 @@ std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& n
                                        const std::string& tpu_type, bool no_nodes,
                                        const std::string& default_container);
 
+// The pods of `selector` in `ns`.
+core::Result<nlohmann::json> Pods(k8s::Client& client, const std::string& ns, const std::string& selector);
+
+// The pods of `selector`, unless one cannot get better: then HopelessPod's FailedPrecondition.
+core::Result<nlohmann::json> LivePods(k8s::Client& client, const std::string& ns, const std::string& selector,
+                                      const std::string& tpu_type, bool no_nodes, const std::string& default_container);
+
 }  // namespace tputrain::workflow::serve_pods

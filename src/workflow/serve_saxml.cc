@@ -7,7 +7,6 @@
 #include "serve_flow.h"
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
-#include "tputrain/k8s/service_proxy.h"
 #include "tputrain/workflow/serve_saxml.h"
 
 namespace tputrain::workflow {
@@ -36,10 +35,6 @@ struct Look {
   k8s::Client& client() { return env.apply.client; }
   std::string NsPath() const { return "/namespaces/" + http::PathSegment(outcome.ns); }
   ServeEndpoint Endpoint() { return {env.transport, outcome.endpoint, env.poll.clock, std::chrono::seconds(60)}; }
-
-  core::Result<nlohmann::json> Pods(const std::string& selector) {
-    return client().GetJson("/api/v1" + NsPath() + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
-  }
 
   core::Result<bool> DeploymentReady(const std::string& name) {
     auto deployment =
@@ -70,23 +65,17 @@ struct Look {
   // Every pod of the three workloads; a hopeless one, or a failed JobSet, ends the wait.
   core::Result<int> ModelServersReady() {
     if (auto alive = JobSetAlive(); !alive) return core::Fail(alive.error());
-    auto pods = Pods("jobset.sigs.k8s.io/jobset-name=" + rendered.jobset);
+    auto pods = serve_pods::LivePods(client(), outcome.ns, "jobset.sigs.k8s.io/jobset-name=" + rendered.jobset,
+                                     outcome.tpu_type, no_nodes, kModelServerContainer);
     if (!pods) return core::Fail(pods.error());
-    if (auto hopeless =
-            serve_pods::HopelessPod(client(), outcome.ns, *pods, outcome.tpu_type, no_nodes, kModelServerContainer)) {
-      return core::Fail(*hopeless);
-    }
     return serve_pods::CountReady(*pods);
   }
 
   core::Result<bool> Starting() {
     for (const auto& [deployment, container] : {std::pair{rendered.admin_deployment, std::string("sax-admin-server")},
                                                 std::pair{rendered.http_deployment, std::string("sax-http")}}) {
-      auto pods = Pods("app=" + deployment);
+      auto pods = serve_pods::LivePods(client(), outcome.ns, "app=" + deployment, "", false, container);
       if (!pods) return core::Fail(pods.error());
-      if (auto hopeless = serve_pods::HopelessPod(client(), outcome.ns, *pods, "", false, container)) {
-        return core::Fail(*hopeless);
-      }
     }
     auto admin = DeploymentReady(rendered.admin_deployment);
     if (!admin) return core::Fail(admin.error());
@@ -177,9 +166,7 @@ struct Look {
 
 // The model servers' last log lines, for a load that never completed: one pod per slice.
 std::string ModelServerTails(k8s::Client& client, const std::string& ns, const std::string& jobset) {
-  auto pods = client.GetJson("/api/v1/namespaces/" + http::PathSegment(ns) +
-                                 "/pods?labelSelector=" + http::UrlEncode("jobset.sigs.k8s.io/jobset-name=" + jobset),
-                             "pods");
+  auto pods = serve_pods::Pods(client, ns, "jobset.sigs.k8s.io/jobset-name=" + jobset);
   if (!pods) return "";
   std::string out;
   std::set<std::string> jobs_seen;
@@ -210,28 +197,24 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
   if (auto selected = serve_flow::SelectCapacity(rendered->objects, capacity->mode, "saxml"); !selected) {
     return core::Fail(selected.error());
   }
-  outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
   outcome.jobset = rendered->jobset;
   outcome.service = rendered->service;
-  auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
-  outcome.endpoint = k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, outcome.service,
-                                          std::to_string(engine->DefaultPort()));
-
   serve_flow::Deployment deployment{
       "serve " + request.model.id,
       "saxml",
-      outcome.ns,
+      request.ns,
       rendered->objects,
       "",
       {{"jobset", kJobSetApiVersion, kJobSetKind, env.load_jobset_manifest}},
       {request.create_nodepool, request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool,
        outcome.tpu_type,
        static_cast<int>(request.model.replicas),  // a slice per model-server group
-       request.dry_run, request.capacity}};
+       request.dry_run, request.capacity},
+      outcome.service,
+      serving::EngineKind::kSaxml};
   serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
-  auto applied = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run);
-  if (!applied) return core::Fail(applied.error());
-  outcome.applied = std::move(applied->results);
+  auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run, outcome);
+  if (!no_nodes) return core::Fail(no_nodes.error());
   // --no-wait returns before the publish: the model servers are not up to load it yet, and a
   // re-run of serve up adopts what is applied and goes on from there.
   if (request.dry_run || !request.wait) return outcome;
@@ -247,7 +230,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
                         },
                         capacity->mode};
   Look look{env, request, *rendered, outcome};
-  look.no_nodes = applied->no_nodes;
+  look.no_nodes = *no_nodes;
   auto waited = serve_flow::WaitServing(flow, wait, [&] { return look.Once(); });
   if (!waited) {
     core::Error error = waited.error();

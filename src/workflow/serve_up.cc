@@ -3,18 +3,12 @@
 // and a pod that cannot start said at once).
 #include "serve_flow.h"
 #include "tputrain/catalog/sizing.h"
-#include "tputrain/k8s/service_proxy.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {
-
-using std::chrono::milliseconds;
-
-constexpr char kLwsKind[] = "LeaderWorkerSet";
-constexpr char kLwsApiVersion[] = "leaderworkerset.x-k8s.io/v1";
 
 core::Result<ServeObjects> RenderServe(const ServeUpRequest& request, const std::string& template_name,
                                        const std::string& tpu_type) {
@@ -26,7 +20,7 @@ core::Result<ServeObjects> RenderServe(const ServeUpRequest& request, const std:
   render_request.sets = {"TPU_TYPE=" + tpu_type};
   if (!request.checkpoint.empty()) render_request.sets.push_back("CHECKPOINT_PATH=" + request.checkpoint);
   render_request.sets.insert(render_request.sets.end(), request.sets.begin(), request.sets.end());
-  return serve_flow::RenderWorkload(render_request, {kLwsKind});
+  return serve_flow::RenderWorkload(render_request, {"LeaderWorkerSet"});
 }
 
 }  // namespace
@@ -40,7 +34,7 @@ core::Result<std::string> ServeTemplateFor(const std::string& model, bool disagg
       "--disaggregated"));
 }
 
-milliseconds ServeTimeout(double parameters) {
+std::chrono::milliseconds ServeTimeout(double parameters) {
   if (parameters >= 100e9) return std::chrono::minutes(45);
   if (parameters >= 20e9) return std::chrono::minutes(30);
   return std::chrono::minutes(15);
@@ -48,15 +42,9 @@ milliseconds ServeTimeout(double parameters) {
 
 std::string ServingMilestone(std::string_view log) {
   // The seed's own progress lines (LOG_LEVEL=INFO), latest first.
-  constexpr std::pair<std::string_view, std::string_view> kMilestones[] = {
-      {"Server up and ready to process requests", "server up"},
-      {"Driver initialized.", "driver initialized"},
-      {"Loaded all weights.", "weights loaded"},
-  };
-  for (const auto& [line, said] : kMilestones) {
-    if (log.find(line) != std::string_view::npos) return std::string(said);
-  }
-  return log.empty() ? "" : "loading";
+  return serve_flow::Milestone(log, {{"Server up and ready to process requests", "server up"},
+                                     {"Driver initialized.", "driver initialized"},
+                                     {"Loaded all weights.", "weights loaded"}});
 }
 
 core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request) {
@@ -74,38 +62,28 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
   if (auto selected = serve_flow::SelectCapacity(rendered->objects, capacity->mode, *template_name); !selected) {
     return core::Fail(selected.error());
   }
-  outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
   outcome.leaderworkerset = rendered->workload;
   outcome.service = rendered->service;
-  auto engine = serving::MakeEngine(serving::EngineKind::kJetStream);
-  outcome.endpoint = k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, outcome.service,
-                                          std::to_string(engine->DefaultPort()));
-
   serve_flow::Deployment deployment{
       "serve " + outcome.leaderworkerset,
       outcome.template_name,
-      outcome.ns,
+      request.ns,
       std::move(rendered->objects),
       request.model,
-      {{"lws", kLwsApiVersion, kLwsKind, env.load_lws_manifest}},
+      {serve_flow::LwsOperator(env.load_lws_manifest)},
       {request.create_nodepool, request.nodepool.empty() ? "jetstream-" + outcome.tpu_type : request.nodepool,
        outcome.tpu_type,
        request.disaggregated ? 2 : 1,  // prefill and decode on a slice each
-       request.dry_run, request.capacity}};
+       request.dry_run, request.capacity},
+      outcome.service,
+      serving::EngineKind::kJetStream};
   serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
-  auto applied = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run);
-  if (!applied) return core::Fail(applied.error());
-  outcome.applied = std::move(applied->results);
+  auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run, outcome);
+  if (!no_nodes) return core::Fail(no_nodes.error());
   if (request.dry_run || !request.wait) return outcome;
 
-  serve_flow::Workload workload;
-  workload.path = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + http::PathSegment(outcome.ns) +
-                  "/leaderworkersets/" + http::PathSegment(outcome.leaderworkerset);
-  workload.what = "leaderworkerset/" + outcome.leaderworkerset;
-  workload.ns = outcome.ns;
-  workload.pod_selector = "leaderworkerset.sigs.k8s.io/name=" + outcome.leaderworkerset;
-  // The leader's log says how far the load is; the pod is LWS_NAME-0, its server jax-tpu.
-  workload.leader_pod = outcome.leaderworkerset + "-0";
+  // The leader's log (LWS_NAME-0's, its server jax-tpu) says how far the load is.
+  auto workload = serve_flow::WorkloadAt("LeaderWorkerSet", outcome.ns, outcome.leaderworkerset);
   workload.container = "jax-tpu";
   workload.tpu_type = outcome.tpu_type;
   workload.milestone = ServingMilestone;
@@ -113,11 +91,9 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
                         "the LeaderWorkerSet stays; tputrain serve status shows it, tputrain serve down removes it",
                         {},
                         capacity->mode};
-  auto waited =
-      serve_flow::WaitWorkload(env, wait, workload, deployment.subject, outcome.endpoint, *engine, applied->no_nodes);
-  if (!waited) return core::Fail(waited.error());
-  outcome.serving = true;
-  outcome.waited = *waited;
+  if (auto waited = serve_flow::WaitWorkload(env, wait, workload, deployment, *no_nodes, outcome); !waited) {
+    return core::Fail(waited.error());
+  }
   return outcome;
 }
 

@@ -2,29 +2,14 @@
 // then a wait that knows vLLM keeps its port closed until the model is loaded and compiled.
 #include "tputrain/workflow/serve_vllm.h"
 #include "serve_flow.h"
-#include "tputrain/k8s/service_proxy.h"
 
 namespace tputrain::workflow {
 namespace {
 
-using std::chrono::milliseconds;
-
-constexpr char kLwsKind[] = "LeaderWorkerSet";
-constexpr char kLwsApiVersion[] = "leaderworkerset.x-k8s.io/v1";
 serve_flow::Workload WorkloadOf(const VllmPrepared& prepared, const std::string& ns) {
   const VllmObjects& rendered = prepared.rendered;
-  const bool lws = rendered.workload_kind == kLwsKind;
-  const std::string name = http::PathSegment(rendered.workload);
-  serve_flow::Workload workload;
-  workload.path =
-      lws ? "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + http::PathSegment(ns) + "/leaderworkersets/" + name
-          : "/apis/apps/v1/namespaces/" + http::PathSegment(ns) + "/deployments/" + name;
-  workload.what = (lws ? "leaderworkerset/" : "deployment/") + rendered.workload;
-  workload.ns = ns;
-  // Both templates label their pods app=NAME; an LWS also labels them with its own name.
-  workload.pod_selector = (lws ? "leaderworkerset.sigs.k8s.io/name=" : "app=") + rendered.workload;
-  workload.leader_pod = lws ? rendered.workload + "-0" : "";  // a Deployment's: the first pod
-  workload.container = lws ? "vllm-leader" : "vllm";
+  auto workload = serve_flow::WorkloadAt(rendered.workload_kind, ns, rendered.workload);
+  workload.container = rendered.workload_kind == "LeaderWorkerSet" ? "vllm-leader" : "vllm";
   workload.tpu_type = prepared.plan.tpu_type;
   workload.milestone = VllmMilestone;
   // vLLM's front end giving up on its engine (VLLM_ENGINE_READY_TIMEOUT_S): the container exits,
@@ -40,17 +25,13 @@ serve_flow::Workload WorkloadOf(const VllmPrepared& prepared, const std::string&
 
 std::string VllmMilestone(std::string_view log) {
   // vLLM's own lines (and multi-node-serving.sh's, multi-host), the latest stage first.
-  constexpr std::pair<std::string_view, std::string_view> kMilestones[] = {
-      {"Application startup complete", "server up"},
-      {"Starting vLLM API server", "starting the API server"},
-      {"Starting vLLM server on", "starting the API server"},
-      {"Model loading took", "weights loaded"},
-      {"Loading weights took", "weights loaded"},
-      {"All ray workers are active", "Ray cluster up"},
-  };
-  for (const auto& [line, said] : kMilestones) {
-    if (log.find(line) != std::string_view::npos) return std::string(said);
-  }
+  const std::string said = serve_flow::Milestone(log, {{"Application startup complete", "server up"},
+                                                       {"Starting vLLM API server", "starting the API server"},
+                                                       {"Starting vLLM server on", "starting the API server"},
+                                                       {"Model loading took", "weights loaded"},
+                                                       {"Loading weights took", "weights loaded"},
+                                                       {"All ray workers are active", "Ray cluster up"}});
+  if (said != "loading") return said;
   // "Wait for all ray workers to be active. 2/4 is active": the latest count.
   constexpr std::string_view kRayWait = "Wait for all ray workers to be active. ";
   if (const auto at = log.rfind(kRayWait); at != std::string_view::npos) {
@@ -58,51 +39,44 @@ std::string VllmMilestone(std::string_view log) {
     const auto end = count.find(" is active");
     if (end != std::string_view::npos && end <= 12) return "Ray workers " + std::string(count.substr(0, end));
   }
-  return log.empty() ? "" : "loading";
+  return said;
 }
 
 core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request, const VllmPrepared& prepared) {
   const VllmObjects& rendered = prepared.rendered;
-  VllmUpOutcome outcome;
-  outcome.ns = request.ns.empty() ? env.apply.client.default_namespace() : request.ns;
-  outcome.endpoint =
-      k8s::ServiceProxyUrl(env.apply.client.server(), outcome.ns, rendered.service,
-                           std::to_string(serving::MakeEngine(serving::EngineKind::kVllm)->DefaultPort()));
-  serve_flow::Deployment deployment;
-  deployment.subject = "serve " + rendered.workload;
-  deployment.template_name = prepared.plan.template_name;
-  deployment.ns = outcome.ns;
-  deployment.objects = rendered.objects;
-  deployment.serve_model = request.plan.model;
-  if (rendered.workload_kind == kLwsKind) {
-    deployment.operators.push_back({"lws", kLwsApiVersion, kLwsKind, env.load_lws_manifest});
+  serve_flow::Deployment deployment{
+      "serve " + rendered.workload,
+      prepared.plan.template_name,
+      request.ns,
+      rendered.objects,
+      request.plan.model,
+      {},
+      {request.create_nodepool, request.nodepool.empty() ? "vllm-" + prepared.plan.tpu_type : request.nodepool,
+       prepared.plan.tpu_type, 1, false, request.capacity},
+      rendered.service,
+      serving::EngineKind::kVllm};
+  if (rendered.workload_kind == "LeaderWorkerSet") {
+    deployment.operators.push_back(serve_flow::LwsOperator(env.load_lws_manifest));
   }
-  deployment.nodes = {request.create_nodepool,
-                      request.nodepool.empty() ? "vllm-" + prepared.plan.tpu_type : request.nodepool,
-                      prepared.plan.tpu_type,
-                      1,
-                      false,
-                      request.capacity};
+  VllmUpOutcome outcome;
   serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
-  auto applied = serve_flow::Apply(flow, deployment, request.install_operators, false);
-  if (!applied) return core::Fail(applied.error());
-  outcome.applied = std::move(applied->results);
+  auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, false, outcome);
+  if (!no_nodes) return core::Fail(no_nodes.error());
   if (!request.wait) return outcome;
 
   // A first start downloads and compiles for 10-30 min, whatever the model's size.
-  const milliseconds patience =
-      std::max<milliseconds>(ServeTimeout(prepared.plan.parameters), std::chrono::minutes(30));
+  const auto patience =
+      std::max<std::chrono::milliseconds>(ServeTimeout(prepared.plan.parameters), std::chrono::minutes(30));
   serve_flow::Wait wait{request.timeout.value_or(patience),
                         "the " + rendered.workload_kind + " stays; tputrain serve status shows it, tputrain serve " +
                             "down --engine vllm --model " + request.plan.model + " removes it",
                         {},
                         ResolveCapacity(request.capacity).value_or(Capacity{}).mode};
-  auto waited =
-      serve_flow::WaitWorkload(env, wait, WorkloadOf(prepared, outcome.ns), deployment.subject, outcome.endpoint,
-                               *serving::MakeEngine(serving::EngineKind::kVllm), applied->no_nodes);
-  if (!waited) return core::Fail(waited.error());
-  outcome.serving = true;
-  outcome.waited = *waited;
+  if (auto waited =
+          serve_flow::WaitWorkload(env, wait, WorkloadOf(prepared, outcome.ns), deployment, *no_nodes, outcome);
+      !waited) {
+    return core::Fail(waited.error());
+  }
   return outcome;
 }
 

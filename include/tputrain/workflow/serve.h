@@ -94,16 +94,21 @@ struct ServeUpEnv {
   core::Reporter& reporter;
 };
 
-struct ServeUpOutcome {
-  std::string template_name;
-  std::string tpu_type;
+// What every engine's `serve up` tells: where the model is reached, what was applied, and
+// whether (and how soon) it served.
+struct ServedOutcome {
   std::string ns;
-  std::string leaderworkerset;
-  std::string service;
-  std::string endpoint;  // the service proxy's base URL
+  std::string endpoint;  // the service proxy's base URL (the engine's paths go after it)
   std::vector<k8s::ApplyResult> applied;
   bool serving = false;
   std::chrono::milliseconds waited{0};
+};
+
+struct ServeUpOutcome : ServedOutcome {
+  std::string template_name;
+  std::string tpu_type;
+  std::string leaderworkerset;
+  std::string service;
 };
 
 // A serving template's objects: its workload (Deployment or LeaderWorkerSet) and its Service.

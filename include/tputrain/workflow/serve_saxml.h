@@ -62,19 +62,15 @@ struct SaxmlUpEnv {
   core::Reporter& reporter;
 };
 
-struct SaxmlUpOutcome {
+// The endpoint is sax-http's; serving: active_replicas == replicas.
+struct SaxmlUpOutcome : ServedOutcome {
   std::string tpu_type;
-  std::string ns;
   std::string jobset;
   std::string service;
-  std::string endpoint;  // sax-http's service proxy base URL
-  std::vector<k8s::ApplyResult> applied;
   serving::SaxModel model;
   bool published = false;       // published by this command (false: it already was, adopted)
   int64_t active_replicas = 0;  // as /listcell last said
-  bool serving = false;         // active_replicas == replicas
   std::string ingress;          // --expose: the LoadBalancer's address
-  std::chrono::milliseconds waited{0};
 };
 
 // Renders the saxml template, checks JobSet (or installs it) and the slice's nodes, applies

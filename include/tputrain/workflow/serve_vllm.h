@@ -70,13 +70,7 @@ struct VllmPrepared {
 };
 core::Result<VllmPrepared> PrepareVllm(const VllmUpRequest& request);
 
-struct VllmUpOutcome {
-  std::string ns;
-  std::string endpoint;  // the service proxy's base URL (vLLM's paths go after it: v1/completions)
-  std::vector<k8s::ApplyResult> applied;
-  bool serving = false;
-  std::chrono::milliseconds waited{0};
-};
+using VllmUpOutcome = ServedOutcome;  // vLLM's paths go after the endpoint: v1/completions
 
 // Applies what PrepareVllm made (ledgered under the user's --model, the Secret first), after the
 // LeaderWorkerSet operator (multi-host) and the slice's nodes are there, and unless told not to,
