@@ -7,6 +7,9 @@ set -euo pipefail
 cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
 mkdir -p "$cache"
 here=$(cd "$(dirname "$0")" && pwd)
+# The Go builds (k8s.sh's and vllm-sim.sh's) share one module and build cache, kept after a
+# failure so that a retry reuses them and removed once every peer is set up.
+export TPUTRAIN_GO_CACHES=$cache/.go
 TPUTRAIN_TEST_CACHE=$cache bash "$here/peers/k8s.sh" &
 k8s=$!
 for step in "$here"/peers/*.sh; do
@@ -18,3 +21,7 @@ for step in "$here"/peers/*.sh; do
   fi
 done
 wait "$k8s"
+if [ -d "$TPUTRAIN_GO_CACHES" ]; then
+  chmod -R u+w "$TPUTRAIN_GO_CACHES" 2>/dev/null || true
+  rm -rf "$TPUTRAIN_GO_CACHES"
+fi

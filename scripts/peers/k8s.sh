@@ -65,8 +65,10 @@ mkdir -p "$dir" "$stamps"
 work=$dir/.build   # kept after a failure, so that a retry reuses the downloads and compiled packages
 mkdir -p "$work"
 # One module cache and one build cache for both lanes: the go command locks them for concurrent
-# use, and the standard library and common dependencies then compile once.
-export GOMODCACHE=$work/gomod GOCACHE=$work/gocache GOFLAGS=-modcacherw GOTOOLCHAIN=local
+# use, and the standard library and common dependencies then compile once. setup-test-peers.sh
+# hands the same pair to vllm-sim.sh (TPUTRAIN_GO_CACHES), which builds beside these lanes.
+go_caches=${TPUTRAIN_GO_CACHES:-$work}
+export GOMODCACHE=$go_caches/gomod GOCACHE=$go_caches/gocache GOFLAGS=-modcacherw GOTOOLCHAIN=local
 export CGO_ENABLED=0
 ldflags_strip="-s -w"
 

@@ -25,7 +25,10 @@ command -v go >/dev/null || { echo "vllm-sim.sh: Go is required to build the vLL
 mkdir -p "$dir"
 work=$dir/.build
 mkdir -p "$work"
-export GOMODCACHE=$work/gomod GOCACHE=$work/gocache GOFLAGS=-modcacherw GOTOOLCHAIN=local
+# The Kubernetes peers' caches when setup-test-peers.sh shares them (TPUTRAIN_GO_CACHES): the
+# standard library and the k8s.io modules both builds use then compile once.
+go_caches=${TPUTRAIN_GO_CACHES:-$work}
+export GOMODCACHE=$go_caches/gomod GOCACHE=$go_caches/gocache GOFLAGS=-modcacherw GOTOOLCHAIN=local
 log=$work/build.log
 t0=$(date +%s)
 fail() {
