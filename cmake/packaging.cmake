@@ -38,4 +38,8 @@ set(CPACK_STRIP_FILES ON)  # the build's debug info would make the package ~50 M
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# tputrain opens libcurl when it first sends and libarchive when it packs a build context
+# (dlopen: src/http/curl_library.cc, src/archive/archive_library.cc): dpkg-shlibdeps cannot see
+# them in the ELF header, so the package names them.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.85.0), libarchive13 (>= 3.4)")
 include(CPack)

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 
+#include "curl_library.h"
 #include "tputrain/core/version.h"
 
 namespace tputrain::http {
@@ -17,6 +18,7 @@ struct TransferState {
   Headers headers;
   const ChunkHandler* on_chunk = nullptr;
   bool stopped_by_handler = false;
+  const CurlLibrary* api = nullptr;
   CURL* curl = nullptr;
   std::optional<bool> streaming;  // decided at the first body byte, once the status is known
   size_t max_body = 0;            // of a body kept whole
@@ -38,7 +40,7 @@ std::string SizeText(size_t bytes) {
 bool StreamsToHandler(TransferState& state) {
   if (!state.streaming) {
     long status = 0;
-    curl_easy_getinfo(state.curl, CURLINFO_RESPONSE_CODE, &status);
+    state.api->easy_getinfo(state.curl, CURLINFO_RESPONSE_CODE, &status);
     state.streaming = status >= 200 && status < 300;
   }
   return *state.streaming;
@@ -89,24 +91,16 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-core::Error TransportError(CURLcode code, const std::string& url, const char* detail) {
+core::Error TransportError(const CurlLibrary& api, CURLcode code, const std::string& url, const char* detail) {
   core::ErrorKind kind = core::ErrorKind::kUnavailable;
   if (code == CURLE_OPERATION_TIMEDOUT) kind = core::ErrorKind::kDeadlineExceeded;
   if (code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE || code == CURLE_SSL_CERTPROBLEM) {
     kind = core::ErrorKind::kPermissionDenied;
   }
-  std::string message = "cannot reach " + url + ": " + (detail[0] != '\0' ? detail : curl_easy_strerror(code));
+  std::string message = "cannot reach " + url + ": " + (detail[0] != '\0' ? detail : api.easy_strerror(code));
   auto error = core::Error::Make(kind, message);
   error.where = "http";
   return error;
-}
-
-// libcurl's process-wide set-up initialises OpenSSL, which costs ~6 ms: done on the first
-// transport, not in main, so that commands without network calls start in about 1 ms. It is
-// never undone; the process exit releases it.
-void EnsureCurlGlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 }  // namespace
@@ -126,24 +120,22 @@ core::Status CheckUrlAllowed(const std::string& url, const std::string& plain_ht
 }
 
 CurlTransport::CurlTransport(CurlOptions options) : options_(std::move(options)) {
-  EnsureCurlGlobalInit();
   if (options_.user_agent.empty()) options_.user_agent = std::string("tputrain/") + core::kVersion;
 }
 
 CurlTransport::~CurlTransport() {
-  for (void* handle : idle_handles_) curl_easy_cleanup(static_cast<CURL*>(handle));
+  if (idle_handles_.empty()) return;  // nothing was sent: libcurl may never have been opened
+  auto api = OpenCurl();
+  if (!api) return;
+  for (void* handle : idle_handles_) (*api)->easy_cleanup(static_cast<CURL*>(handle));
 }
 
-void* CurlTransport::Acquire() {
-  {
-    std::lock_guard lock(mutex_);
-    if (!idle_handles_.empty()) {
-      void* handle = idle_handles_.back();
-      idle_handles_.pop_back();
-      return handle;
-    }
-  }
-  return curl_easy_init();
+void* CurlTransport::TakeIdle() {
+  std::lock_guard lock(mutex_);
+  if (idle_handles_.empty()) return nullptr;
+  void* handle = idle_handles_.back();
+  idle_handles_.pop_back();
+  return handle;
 }
 
 void CurlTransport::Release(void* handle) {
@@ -160,11 +152,16 @@ core::Result<Response> CurlTransport::Stream(const Request& request, const Chunk
 core::Result<Response> CurlTransport::Perform(const Request& request, const ChunkHandler* on_chunk) {
   if (auto allowed = CheckUrlAllowed(request.url, options_.plain_http_host); !allowed)
     return core::Fail(allowed.error());
-  CURL* curl = static_cast<CURL*>(Acquire());
+  auto opened = OpenCurl();
+  if (!opened) return core::Fail(opened.error());
+  const CurlLibrary& api = **opened;
+  CURL* curl = static_cast<CURL*>(TakeIdle());
+  if (curl == nullptr) curl = api.easy_init();
   if (curl == nullptr) return core::Fail(core::Error::Internal("curl_easy_init failed"));
-  curl_easy_reset(curl);
+  api.easy_reset(curl);
 
   TransferState state;
+  state.api = &api;
   state.on_chunk = on_chunk;
   state.curl = curl;
   state.max_body = request.max_response_bytes > 0 ? request.max_response_bytes : options_.max_response_bytes;
@@ -172,70 +169,70 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
   curl_slist* header_list = nullptr;
   bool has_content_type = false;
   for (const auto& [name, value] : request.headers) {
-    header_list = curl_slist_append(header_list, (name + ": " + value).c_str());
+    header_list = api.slist_append(header_list, (name + ": " + value).c_str());
     if (FindHeader({{name, value}}, "content-type")) has_content_type = true;
   }
   if (!request.body.empty() && !has_content_type) {
-    header_list = curl_slist_append(header_list, "Content-Type: application/json");
+    header_list = api.slist_append(header_list, "Content-Type: application/json");
   }
-  header_list = curl_slist_append(header_list, "Expect:");  // no 100-continue round trip
+  header_list = api.slist_append(header_list, "Expect:");  // no 100-continue round trip
 
   auto timeout = request.timeout.count() > 0 ? request.timeout : options_.total_timeout;
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  api.easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   // The path goes out as built: libcurl would otherwise resolve "/x/../.." into another resource
   // (a name is never a path; servers refuse a literal ".." segment).
-  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  if (request.method == "HEAD") curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  api.easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
+  api.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  if (request.method == "HEAD") api.easy_setopt(curl, CURLOPT_NOBODY, 1L);
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    api.easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    api.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  api.easy_setopt(curl, CURLOPT_HTTPHEADER, header_list);
+  api.easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
   if (on_chunk == nullptr || request.timeout.count() > 0) {
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+    api.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   }
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   if (options_.insecure_skip_tls_verify) {
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+    api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
   }
-  if (!options_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  if (!options_.ca_bundle.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
   if (!options_.ca_pem.empty()) {
     curl_blob ca{options_.ca_pem.data(), options_.ca_pem.size(), CURL_BLOB_NOCOPY};
-    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
-    curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);  // the system directory must not widen the trust
+    api.easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
+    api.easy_setopt(curl, CURLOPT_CAPATH, nullptr);  // the system directory must not widen the trust
   }
   if (!options_.client_cert_pem.empty()) {
     curl_blob cert{options_.client_cert_pem.data(), options_.client_cert_pem.size(), CURL_BLOB_NOCOPY};
     curl_blob key{options_.client_key_pem.data(), options_.client_key_pem.size(), CURL_BLOB_NOCOPY};
-    curl_easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
-    curl_easy_setopt(curl, CURLOPT_SSLCERT_BLOB, &cert);
-    curl_easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
-    curl_easy_setopt(curl, CURLOPT_SSLKEY_BLOB, &key);
+    api.easy_setopt(curl, CURLOPT_SSLCERTTYPE, "PEM");
+    api.easy_setopt(curl, CURLOPT_SSLCERT_BLOB, &cert);
+    api.easy_setopt(curl, CURLOPT_SSLKEYTYPE, "PEM");
+    api.easy_setopt(curl, CURLOPT_SSLKEY_BLOB, &key);
   }
-  if (!options_.plain_http_host.empty()) curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate, decoded by curl
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &state);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  if (!options_.plain_http_host.empty()) api.easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // gzip/deflate, decoded by curl
+  api.easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
+  api.easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  api.easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  api.easy_setopt(curl, CURLOPT_HEADERDATA, &state);
+  api.easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   if (request.cancel != nullptr) {
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<core::CancelToken*>(request.cancel));
+    api.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    api.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    api.easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<core::CancelToken*>(request.cancel));
   }
 
-  CURLcode code = curl_easy_perform(curl);
+  CURLcode code = api.easy_perform(curl);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_slist_free_all(header_list);
+  api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  api.slist_free_all(header_list);
   Release(curl);
 
   if (code == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->cancelled()) {
@@ -252,7 +249,7 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
     return core::Fail(error);
   }
   if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && state.stopped_by_handler)) {
-    return core::Fail(TransportError(code, request.url, error_buffer));
+    return core::Fail(TransportError(api, code, request.url, error_buffer));
   }
   Response response;
   response.status = static_cast<int>(status);

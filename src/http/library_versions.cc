@@ -1,14 +1,21 @@
 #include "tputrain/http/library_versions.h"
 
-#include <curl/curl.h>
 #include <wslay/wslay.h>
+
+#include "curl_library.h"
 
 namespace tputrain::http {
 
 std::vector<std::pair<std::string, std::string>> NetworkLibraryVersions() {
-  const curl_version_info_data* curl = curl_version_info(CURLVERSION_NOW);
-  std::vector<std::pair<std::string, std::string>> versions = {{"libcurl", curl->version}};
-  if (curl->ssl_version != nullptr) versions.emplace_back("tls", curl->ssl_version);
+  std::vector<std::pair<std::string, std::string>> versions;
+  // The one place besides a request that opens libcurl: the version is the loaded library's.
+  if (auto curl = OpenCurl()) {
+    const curl_version_info_data* info = (*curl)->version_info(CURLVERSION_NOW);
+    versions.emplace_back("libcurl", info->version);
+    if (info->ssl_version != nullptr) versions.emplace_back("tls", info->ssl_version);
+  } else {
+    versions.emplace_back("libcurl", "not loaded: " + curl.error().message);
+  }
   versions.emplace_back("wslay", WSLAY_VERSION);
   return versions;
 }

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <random>
 
+#include "curl_library.h"
 #include "tputrain/core/version.h"
 #include "tputrain/http/curl_transport.h"
 #include "websocket_handshake.h"
@@ -35,8 +36,8 @@ int MillisLeft(Clock::time_point deadline) {
 // opened (plain or TLS, through a proxy if curl was told to use one).
 class CurlWebSocketConnection final : public WebSocketConnection {
  public:
-  CurlWebSocketConnection(CURL* curl, curl_socket_t socket, std::string already_read)
-      : curl_(curl), socket_(socket), pending_(std::move(already_read)), random_(std::random_device{}()),
+  CurlWebSocketConnection(const CurlLibrary& api, CURL* curl, curl_socket_t socket, std::string already_read)
+      : api_(api), curl_(curl), socket_(socket), pending_(std::move(already_read)), random_(std::random_device{}()),
         wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
     wslay_event_callbacks callbacks{};
     callbacks.recv_callback = &OnRecv;
@@ -49,7 +50,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
 
   ~CurlWebSocketConnection() override {
     wslay_event_context_free(context_);
-    curl_easy_cleanup(curl_);
+    api_.easy_cleanup(curl_);
     if (wake_ >= 0) close(wake_);
   }
 
@@ -126,7 +127,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
       return static_cast<ssize_t>(n);
     }
     size_t received = 0;
-    CURLcode code = curl_easy_recv(self->curl_, buffer, length, &received);
+    CURLcode code = self->api_.easy_recv(self->curl_, buffer, length, &received);
     if (code == CURLE_AGAIN) {
       wslay_event_set_error(context, WSLAY_ERR_WOULDBLOCK);
       return -1;
@@ -142,7 +143,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
   static ssize_t OnSend(wslay_event_context_ptr context, const uint8_t* data, size_t length, int, void* user) {
     auto* self = static_cast<CurlWebSocketConnection*>(user);
     size_t sent = 0;
-    CURLcode code = curl_easy_send(self->curl_, data, length, &sent);
+    CURLcode code = self->api_.easy_send(self->curl_, data, length, &sent);
     if (code == CURLE_AGAIN) {
       wslay_event_set_error(context, WSLAY_ERR_WOULDBLOCK);
       return -1;
@@ -175,6 +176,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
     self->messages_.push_back(std::move(message));
   }
 
+  const CurlLibrary& api_;
   CURL* curl_;
   curl_socket_t socket_;
   std::string pending_;  // bytes read past the handshake reply
@@ -187,25 +189,25 @@ class CurlWebSocketConnection final : public WebSocketConnection {
 };
 
 // Sends all of `data` and reads the reply header block (plus, for errors, a short body).
-core::Result<std::string> Exchange(CURL* curl, curl_socket_t socket, const std::string& data,
+core::Result<std::string> Exchange(const CurlLibrary& api, CURL* curl, curl_socket_t socket, const std::string& data,
                                    Clock::time_point deadline, internal::HandshakeReply& reply) {
   size_t offset = 0;
   while (offset < data.size()) {
     size_t sent = 0;
-    CURLcode code = curl_easy_send(curl, data.data() + offset, data.size() - offset, &sent);
+    CURLcode code = api.easy_send(curl, data.data() + offset, data.size() - offset, &sent);
     if (code == CURLE_AGAIN) {
       pollfd fd{socket, POLLOUT, 0};
       if (poll(&fd, 1, MillisLeft(deadline)) <= 0) return core::Fail(Unavailable("WebSocket upgrade timed out"));
       continue;
     }
-    if (code != CURLE_OK) return core::Fail(Unavailable(std::string("WebSocket upgrade: ") + curl_easy_strerror(code)));
+    if (code != CURLE_OK) return core::Fail(Unavailable(std::string("WebSocket upgrade: ") + api.easy_strerror(code)));
     offset += sent;
   }
   std::string received;
   char buffer[4096];
   while (true) {
     size_t n = 0;
-    CURLcode code = curl_easy_recv(curl, buffer, sizeof buffer, &n);
+    CURLcode code = api.easy_recv(curl, buffer, sizeof buffer, &n);
     if (code == CURLE_AGAIN) {
       pollfd fd{socket, POLLIN, 0};
       if (poll(&fd, 1, MillisLeft(deadline)) <= 0) {
@@ -214,7 +216,7 @@ core::Result<std::string> Exchange(CURL* curl, curl_socket_t socket, const std::
       }
       continue;
     }
-    if (code != CURLE_OK) return core::Fail(Unavailable(std::string("WebSocket upgrade: ") + curl_easy_strerror(code)));
+    if (code != CURLE_OK) return core::Fail(Unavailable(std::string("WebSocket upgrade: ") + api.easy_strerror(code)));
     if (n == 0) {
       if (reply.status != 0) return received;
       return core::Fail(Unavailable("WebSocket upgrade: the server closed the connection"));
@@ -249,59 +251,60 @@ core::Result<std::unique_ptr<WebSocketConnection>> CurlWebSocketConnector::Conne
   auto parts = ParseUrl(http_url);
   if (!parts) return core::Fail(parts.error());
 
-  static std::once_flag once;  // curl counts init calls, so this pairs with the transport's own
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  CURL* curl = curl_easy_init();
+  auto opened = OpenCurl();
+  if (!opened) return core::Fail(opened.error());
+  const CurlLibrary& api = **opened;
+  CURL* curl = api.easy_init();
   if (curl == nullptr) return core::Fail(core::Error::Internal("curl_easy_init failed"));
   char error_buffer[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl, CURLOPT_URL, http_url.c_str());
-  curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);  // as CurlTransport: dot segments are not resolved
-  curl_easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);
+  api.easy_setopt(curl, CURLOPT_URL, http_url.c_str());
+  api.easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);  // as CurlTransport: dot segments are not resolved
+  api.easy_setopt(curl, CURLOPT_CONNECT_ONLY, 1L);
   // The upgrade is HTTP/1.1: TLS must not negotiate h2 (a Kubernetes API server would).
-  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
-  curl_easy_setopt(curl, CURLOPT_HTTPPROXYTUNNEL, 1L);  // through a proxy, a CONNECT tunnel
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-  if (!options_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  api.easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  api.easy_setopt(curl, CURLOPT_HTTPPROXYTUNNEL, 1L);  // through a proxy, a CONNECT tunnel
+  api.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  api.easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options_.ca_bundle.empty()) api.easy_setopt(curl, CURLOPT_CAINFO, options_.ca_bundle.c_str());
   curl_blob ca{options_.ca_pem.data(), options_.ca_pem.size(), CURL_BLOB_COPY};
   if (!options_.ca_pem.empty()) {
-    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
-    curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);
+    api.easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
+    api.easy_setopt(curl, CURLOPT_CAPATH, nullptr);
   }
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  if (CURLcode code = curl_easy_perform(curl); code != CURLE_OK) {
-    curl_easy_cleanup(curl);
-    return core::Fail(Unavailable("cannot reach " + url + ": " +
-                                  (error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code))));
+  api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  api.easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  api.easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  if (CURLcode code = api.easy_perform(curl); code != CURLE_OK) {
+    api.easy_cleanup(curl);
+    return core::Fail(
+        Unavailable("cannot reach " + url + ": " + (error_buffer[0] != '\0' ? error_buffer : api.easy_strerror(code))));
   }
   curl_socket_t socket = CURL_SOCKET_BAD;
-  curl_easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
+  api.easy_getinfo(curl, CURLINFO_ACTIVESOCKET, &socket);
 
   std::string key = internal::NewClientKey();
   internal::HandshakeReply reply;
-  auto received = Exchange(curl, socket, internal::UpgradeRequest(*parts, key, options_.user_agent, headers),
+  auto received = Exchange(api, curl, socket, internal::UpgradeRequest(*parts, key, options_.user_agent, headers),
                            Clock::now() + options_.connect_timeout, reply);
   if (!received) {
-    curl_easy_cleanup(curl);
+    api.easy_cleanup(curl);
     return core::Fail(received.error());
   }
   if (reply.status != 101) {
-    curl_easy_cleanup(curl);
+    api.easy_cleanup(curl);
     auto error = core::Error::Make(core::KindFromHttpStatus(reply.status), received->substr(reply.header_bytes));
     error.http_status = reply.status;
     error.where = "websocket";
     return core::Fail(error);
   }
   if (FindHeader(reply.headers, "sec-websocket-accept").value_or("") != internal::AcceptFor(key)) {
-    curl_easy_cleanup(curl);
+    api.easy_cleanup(curl);
     return core::Fail(Unavailable("WebSocket upgrade: the server's Sec-WebSocket-Accept does not match"));
   }
   return std::unique_ptr<WebSocketConnection>(
-      std::make_unique<CurlWebSocketConnection>(curl, socket, received->substr(reply.header_bytes)));
+      std::make_unique<CurlWebSocketConnection>(api, curl, socket, received->substr(reply.header_bytes)));
 }
 
 }  // namespace tputrain::http

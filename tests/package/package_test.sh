@@ -3,7 +3,8 @@
 # into a throwaway root, and the installed tree works on its own: --version, the templates found
 # beside the binary (render --list), the completion script, the man page, and the emulator
 # (tputrain-emulator, beside tputrain, which `tputrain emulator start` runs). Its Depends must be
-# Debian's runtime libraries (libcurl, libyaml-cpp, ...), computed by dpkg-shlibdeps.
+# Debian's runtime libraries (libyaml-cpp, ... computed by dpkg-shlibdeps; libcurl, which
+# tputrain opens when it first sends, named by the package).
 # Usage: tests/package/package_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -17,7 +18,7 @@ echo "package: $(basename "$deb"), $(du -k "$deb" | cut -f1) KiB"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for library in libcurl libyaml-cpp libc6 libstdc++ libcpp-httplib; do
+for library in libcurl libarchive libyaml-cpp libc6 libstdc++ libcpp-httplib; do
   [[ $depends == *"$library"* ]] || { echo "package_test: Depends lacks $library" >&2; exit 1; }
 done
 
@@ -44,6 +45,15 @@ emulator="$root/usr/bin/tputrain-emulator"
 [ -x "$emulator" ] || fail "no /usr/bin/tputrain-emulator in the package"
 # tputrain itself links neither the emulator nor cpp-httplib; the emulator does.
 if readelf -d "$bin" | grep -q 'libcpp-httplib'; then fail "tputrain links cpp-httplib"; fi
+# libcurl is opened on the first request, libarchive when a build context is packed (the Depends
+# above names them): --version loads neither; `emulator state` below sends, so it shows the
+# opened libcurl works from the package.
+for library in libcurl libarchive; do
+  if readelf -d "$bin" | grep -q "$library"; then fail "tputrain links $library (it should open it when needed)"; fi
+  if LD_DEBUG=libs env -u TPUTRAIN_TEMPLATE_DIR "$bin" --version 2>&1 >/dev/null | grep -q "$library"; then
+    fail "tputrain --version loads $library"
+  fi
+done
 readelf -d "$emulator" | grep -q 'libcpp-httplib' || fail "tputrain-emulator does not link cpp-httplib"
 # `tputrain emulator start` runs the installed emulator: it listens, answers, and stops on SIGTERM.
 env -u TPUTRAIN_TEMPLATE_DIR "$bin" emulator start --port 0 >"$work/emulator.out" 2>"$work/emulator.err" &

@@ -35,6 +35,7 @@ struct CurlOptions {
 
 // The one real Transport. Keeps a pool of easy handles so that connections are reused across
 // calls and across threads (creates run in parallel). Proxies come from curl's own variables.
+// libcurl is opened on the first request (src/http/curl_library.h), not when this is built.
 class CurlTransport final : public Transport {
  public:
   explicit CurlTransport(CurlOptions options = {});
@@ -45,7 +46,7 @@ class CurlTransport final : public Transport {
 
  private:
   core::Result<Response> Perform(const Request& request, const ChunkHandler* on_chunk);
-  void* Acquire();
+  void* TakeIdle();  // an idle easy handle, or nullptr when there is none
   void Release(void* handle);
 
   CurlOptions options_;

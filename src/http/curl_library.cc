@@ -1,0 +1,48 @@
+#include "curl_library.h"
+
+#include <mutex>
+
+#include "tputrain/core/shared_library.h"
+
+namespace tputrain::http {
+namespace {
+
+core::Result<CurlLibrary> Load() {
+  auto library = core::SharedLibrary::Open("libcurl.so.4", "libcurl4");
+  if (!library) return core::Fail(library.error());
+  CurlLibrary api;
+  library->Resolve("curl_easy_init", api.easy_init);
+  library->Resolve("curl_easy_setopt", api.easy_setopt);
+  library->Resolve("curl_easy_perform", api.easy_perform);
+  library->Resolve("curl_easy_getinfo", api.easy_getinfo);
+  library->Resolve("curl_easy_reset", api.easy_reset);
+  library->Resolve("curl_easy_cleanup", api.easy_cleanup);
+  library->Resolve("curl_easy_strerror", api.easy_strerror);
+  library->Resolve("curl_easy_send", api.easy_send);
+  library->Resolve("curl_easy_recv", api.easy_recv);
+  library->Resolve("curl_slist_append", api.slist_append);
+  library->Resolve("curl_slist_free_all", api.slist_free_all);
+  library->Resolve("curl_version_info", api.version_info);
+  decltype(&curl_global_init) global_init = nullptr;
+  library->Resolve("curl_global_init", global_init);
+  if (auto complete = library->Complete("libcurl 7.85"); !complete) return core::Fail(complete.error());
+  // The process-wide set-up (it initialises OpenSSL, ~6 ms) is never undone: the exit releases it.
+  if (CURLcode code = global_init(CURL_GLOBAL_DEFAULT); code != CURLE_OK) {
+    return core::Fail(core::Error::Internal(std::string("curl_global_init failed: ") + api.easy_strerror(code)));
+  }
+  return api;
+}
+
+}  // namespace
+
+core::Result<const CurlLibrary*> OpenCurl() {
+  // Loaded at most once per process (dlopen and curl_global_init are process-wide by nature);
+  // a failure is kept too, so that every caller reports the same cause.
+  static std::once_flag once;
+  static core::Result<CurlLibrary> library = core::Fail(core::Error::Internal("libcurl not loaded"));
+  std::call_once(once, [] { library = Load(); });
+  if (!library) return core::Fail(library.error());
+  return &*library;
+}
+
+}  // namespace tputrain::http
