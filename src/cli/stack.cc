@@ -40,7 +40,8 @@ std::string CaBundleFromEnv(const core::Env& env) {
 }
 
 Stack::Stack(Context& context)
-    : context_(context), sleeper_(context.cancel), endpoints_(gcp::Endpoints::FromEnv(context.env)) {}
+    : context_(context), sleeper_(context.cancel), runtime_{{clock_, sleeper_, context.cancel}, context.reporter()},
+      endpoints_(gcp::Endpoints::FromEnv(context.env)) {}
 
 Stack::~Stack() = default;
 
@@ -136,14 +137,10 @@ core::Result<std::unique_ptr<RaySession>> Stack::Ray(ray::ClientOptions options,
 workflow::ProvisionEnv Stack::Provision(http::Transport* google) {
   if (google == nullptr && !no_google_) no_google_ = std::make_unique<NoGoogleCalls>();
   const auto& e = endpoints_;
-  workflow::ProvisionEnv env{google != nullptr ? *google : *no_google_,
-                             {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage,
-                              e.artifactregistry, e.cloudbuild, e.compute},
-                             clock_,
-                             sleeper_,
-                             context_.reporter()};
-  env.cancel = context_.cancel;
-  return env;
+  return workflow::ProvisionEnv{runtime_,
+                                google != nullptr ? *google : *no_google_,
+                                {e.container, e.tpu, e.storage, e.iam, e.cloudresourcemanager, e.serviceusage,
+                                 e.artifactregistry, e.cloudbuild, e.compute}};
 }
 
 std::unique_ptr<http::WebSocketConnector> Stack::WebSocketFor(const k8s::Connection* kube) {

@@ -9,6 +9,7 @@
 
 #include "tputrain/cli/context.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/gcp/auth/token_source.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/gcp/endpoints.h"
@@ -80,6 +81,8 @@ class Stack {
   core::Clock& clock() { return clock_; }
   core::Sleeper& sleeper() { return sleeper_; }
   const core::CancelToken* cancel() const { return context_.cancel; }
+  // The clock, sleeper, Ctrl-C token and reporter every workflow environment is built on.
+  const core::Runtime& runtime() const { return runtime_; }
 
   // Google APIs. Credentials are resolved (Application Default Credentials order) on first
   // use; a missing or malformed credentials file fails with exit 4.
@@ -135,6 +138,7 @@ class Stack {
   Context& context_;
   core::SystemClock clock_;
   core::RealSleeper sleeper_;
+  core::Runtime runtime_;
   gcp::Endpoints endpoints_;
   std::mutex google_mutex_;
   std::unique_ptr<GoogleChain> google_;

@@ -120,16 +120,16 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
   }
   core::Status recorded;
   std::set<std::string> landed;
-  auto applied = k8s::Apply(env.client, env.discovery, std::move(to_apply), options, env.watch,
-                            [&](const k8s::ApplyResult& result) {
-                              if (!options.dry_run) {
-                                auto entry = K8sObjectEntry(env.access, result.object, true);
-                                landed.insert(entry.name);
-                                auto status = env.ledger.Created(entry);
-                                if (!status && recorded) recorded = status;
-                              }
-                              if (on_applied) on_applied(result);
-                            });
+  auto applied =
+      k8s::Apply(env.client, env.discovery, std::move(to_apply), options, env, [&](const k8s::ApplyResult& result) {
+        if (!options.dry_run) {
+          auto entry = K8sObjectEntry(env.access, result.object, true);
+          landed.insert(entry.name);
+          auto status = env.ledger.Created(entry);
+          if (!status && recorded) recorded = status;
+        }
+        if (on_applied) on_applied(result);
+      });
   if (!applied) {
     // A manifest refused locally (its CRD's schema) was never sent: what did not land is not
     // there to clean up. Any other failure may have reached the server, so its entries stay.
@@ -159,11 +159,10 @@ core::Result<std::vector<k8s::DeleteResult>> DeleteRecorded(
     });
     if (!status && status.error().kind != core::ErrorKind::kNotFound) env.reporter.Warn(status.error().message);
   };
-  return k8s::Delete(env.client, env.discovery, std::move(objects), options, env.watch,
-                     [&](const k8s::DeleteResult& result) {
-                       if (record) forget(result.object);
-                       if (on_deleted) on_deleted(result);
-                     });
+  return k8s::Delete(env.client, env.discovery, std::move(objects), options, env, [&](const k8s::DeleteResult& result) {
+    if (record) forget(result.object);
+    if (on_deleted) on_deleted(result);
+  });
 }
 
 }  // namespace tputrain::workflow

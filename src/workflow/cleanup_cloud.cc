@@ -27,24 +27,23 @@ core::Error Malformed(const state::LedgerEntry& entry, const std::string& missin
 core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry& entry) {
   bool pending = entry.state == state::EntryState::kCreating || entry.state == state::EntryState::kDeleting;
   if (!pending || entry.operation.empty() || env.dry_run != nullptr) return {};
-  gcp::operations::PollEnv poll_env{env.clock, env.sleeper, env.cancel};
   env.reporter.Progress(entry.KindName() + " " + entry.name, "waiting for " + entry.operation);
   core::Error error;
   if (entry.kind == ResourceKind::kCluster || entry.kind == ResourceKind::kNodePool) {
     gcp::container::Client client(env.transport, env.endpoints.container);
     auto done = gcp::operations::Wait(
-        gcp::container::OperationWaiting(client, ClusterOf(entry).Location(), entry.operation), env.poll, poll_env);
+        gcp::container::OperationWaiting(client, ClusterOf(entry).Location(), entry.operation), env.poll, env);
     if (done) return {};
     error = done.error();
   } else if (entry.kind == ResourceKind::kTpuVm || entry.kind == ResourceKind::kQueuedResource) {
     gcp::tpu::Client client(env.transport, env.endpoints.tpu);
-    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, entry.operation), env.poll, poll_env);
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, entry.operation), env.poll, env);
     if (done) return {};
     error = done.error();
   } else if (entry.kind == ResourceKind::kFirewallRule) {
     gcp::compute::Client client(env.transport, env.endpoints.compute);
     auto done = gcp::operations::Wait(
-        gcp::compute::GlobalOperationWaiting(client, Detail(entry, "project"), entry.operation), env.poll, poll_env);
+        gcp::compute::GlobalOperationWaiting(client, Detail(entry, "project"), entry.operation), env.poll, env);
     if (done) return {};
     error = done.error();
   } else {

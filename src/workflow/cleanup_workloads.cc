@@ -157,14 +157,13 @@ core::Result<std::vector<Outcome>> DeleteK8sEntries(ProvisionEnv& env, const std
   };
   k8s::DeleteOptions options;
   if (env.poll.timeout) options.timeout = *env.poll.timeout;
-  auto deleted =
-      k8s::Delete(*(*connection)->client, *(*connection)->discovery, objects, options,
-                  {env.clock, env.sleeper, env.cancel}, [&](const k8s::DeleteResult& result) {
-                    const state::LedgerEntry* entry = entry_of(result.object);
-                    if (entry == nullptr) return;
-                    outcomes.push_back(Done(env, *entry, result.object.Describe(),
-                                            result.existed ? OutcomeAction::kDeleted : OutcomeAction::kAlreadyGone));
-                  });
+  auto deleted = k8s::Delete(
+      *(*connection)->client, *(*connection)->discovery, objects, options, env, [&](const k8s::DeleteResult& result) {
+        const state::LedgerEntry* entry = entry_of(result.object);
+        if (entry == nullptr) return;
+        outcomes.push_back(Done(env, *entry, result.object.Describe(),
+                                result.existed ? OutcomeAction::kDeleted : OutcomeAction::kAlreadyGone));
+      });
   if (!deleted) return fail(deleted.error());
   return outcomes;
 }

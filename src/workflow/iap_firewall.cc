@@ -23,8 +23,7 @@ core::Result<std::string> Pending(const core::Result<gcp::compute::Operation>& o
 core::Status Wait(ProvisionEnv& env, Client& client, const std::string& project, const std::string& operation,
                   const std::string& task) {
   env.reporter.Progress(task, "waiting for " + operation);
-  auto done = gcp::operations::Wait(gcp::compute::GlobalOperationWaiting(client, project, operation), env.poll,
-                                    {env.clock, env.sleeper, env.cancel});
+  auto done = gcp::operations::Wait(gcp::compute::GlobalOperationWaiting(client, project, operation), env.poll, env);
   if (!done) return core::Fail(done.error());
   return {};
 }

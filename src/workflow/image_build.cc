@@ -101,8 +101,8 @@ core::Result<gcp::cloudbuild::Build> Follow(ProvisionEnv& env, const std::string
     return {};
   };
   const std::string task = "build " + ref.id;
-  auto done = gcp::operations::Wait(gcp::cloudbuild::BuildWaiting(builds, ref), FollowOptions(env.poll),
-                                    {env.clock, env.sleeper, env.cancel}, [&](const gcp::cloudbuild::Build& build) {
+  auto done = gcp::operations::Wait(gcp::cloudbuild::BuildWaiting(builds, ref), FollowOptions(env.poll), env,
+                                    [&](const gcp::cloudbuild::Build& build) {
                                       last = build;
                                       // A log that cannot be read (a 403 on a bucket outside a
                                       // perimeter) is said once, and the build still followed: its

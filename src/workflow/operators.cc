@@ -117,7 +117,7 @@ core::Result<OperatorInstall> InstallOperator(RecordedApplyEnv& env, const Opera
     k8s::WatchOptions watch;
     watch.timeout = timeout;
     auto ready = k8s::WaitReady(env.client, env.discovery, {"apps/v1", "Deployment", result.object.name},
-                                result.object.ns, watch, env.watch);
+                                result.object.ns, watch, env);
     if (!ready) return core::Fail(ready.error());
     install.ready.push_back(what);
   }

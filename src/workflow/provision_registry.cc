@@ -12,7 +12,7 @@ using gcp::artifactregistry::RepositoryRef;
 // Waits for an Artifact Registry operation; an `error` in it becomes an Error.
 core::Status WaitRegistry(ProvisionEnv& env, Client& client, const std::string& name, const std::string& task) {
   auto done = gcp::operations::Wait(
-      gcp::artifactregistry::OperationWaiting(client, name), env.poll, {env.clock, env.sleeper, env.cancel},
+      gcp::artifactregistry::OperationWaiting(client, name), env.poll, env,
       [&](const gcp::artifactregistry::Operation& op) { env.reporter.Progress(task, op.done ? "done" : "running"); });
   if (!done) return core::Fail(done.error());
   return {};

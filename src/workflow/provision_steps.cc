@@ -130,7 +130,7 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
     return core::Fail(error);
   }
   env.reporter.Progress(task, "exists; waiting until it is usable");
-  auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, {env.clock, env.sleeper, env.cancel});
+  auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, env);
   if (!ready) {
     if (ready.error().kind == core::ErrorKind::kDeadlineExceeded || ready.error().kind == core::ErrorKind::kCancelled) {
       return core::Fail(ready.error());
@@ -181,7 +181,7 @@ core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
     auto existing = steps.inspect();
     if (existing) {
       env.reporter.Progress(task, "the create's reply was lost; it exists, waiting for it");
-      auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, {env.clock, env.sleeper, env.cancel});
+      auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, env);
       if (!ready) return core::Fail(steps.explain ? steps.explain(ready.error()) : ready.error());
       Record(env, steps.kind, steps.resource, EntryState::kCreated);
       env.reporter.Done(task, "created");

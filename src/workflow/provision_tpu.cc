@@ -53,8 +53,7 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   steps.wait = [&](const std::string& op) -> core::Status {
     auto start = env.clock.Now();
     auto done = gcp::operations::Wait(
-        gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel},
-        [&](const gcp::tpu::Operation& seen) {
+        gcp::tpu::OperationWaiting(client, op), env.poll, env, [&](const gcp::tpu::Operation& seen) {
           auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
           env.reporter.Progress(task, std::string(seen.done ? "done " : "creating ") + internal::Seconds(elapsed));
         });
@@ -124,8 +123,7 @@ core::Result<Outcome> DeleteTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
   std::string ended_at;
   steps.ended_at = [&ended_at] { return ended_at; };
   steps.wait = [&](const std::string& op) -> core::Status {
-    auto done =
-        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, env);
     if (!done) return core::Fail(done.error());
     ended_at = EndTimeOf(*done);
     return {};

@@ -173,7 +173,7 @@ class Follower {
         }
         if (state.phase == JobState::Phase::kFailed) return core::Fail(FailedError(state));
       }
-      if (!env_.poll.sleeper.Sleep(core::PollDelay(pacing, attempt++)) || Interrupted()) {
+      if (!env_.sleeper.Sleep(core::PollDelay(pacing, attempt++)) || Interrupted()) {
         return core::Fail(core::Error::Cancelled());
       }
     }
@@ -187,7 +187,7 @@ class Follower {
     env_.reporter.Progress(task, state);
   }
 
-  bool Interrupted() const { return env_.poll.cancel != nullptr && env_.poll.cancel->cancelled(); }
+  bool Interrupted() const { return env_.cancel != nullptr && env_.cancel->cancelled(); }
 
   // Follows `pod`'s log once if there is one to follow: true when lines came. A pod that cannot
   // start is an error; one not started yet, or a dropped stream, is reported and tried again.
@@ -215,7 +215,7 @@ class Follower {
     if (resume_) {
       // Again after the stream ended: what came since, with a margin (sinceSeconds is whole);
       // the lines already shown are recognised by their timestamps and dropped.
-      const auto gone = std::chrono::duration_cast<std::chrono::seconds>(env_.poll.clock.WallNow() - *resume_);
+      const auto gone = std::chrono::duration_cast<std::chrono::seconds>(env_.clock.WallNow() - *resume_);
       request.log.since_seconds = std::max<int64_t>(gone.count(), 0) + 2;
     } else if (first_tail_ > 0) {
       request.log.tail_lines = first_tail_;
@@ -253,7 +253,7 @@ class Follower {
     };
     sinks.notice = [&](std::string_view line) { env_.reporter.Warn(line); };
     Say(task, "following pod " + name);
-    auto status = StreamLogs(env_.apply.client, request, sinks, env_.poll.cancel);
+    auto status = StreamLogs(env_.apply.client, request, sinks, env_.cancel);
     if (Interrupted()) return core::Fail(core::Error::Cancelled());
     if (!status) {
       const core::Error& error = status.error();
@@ -262,14 +262,14 @@ class Follower {
       Say(task, k8s::IsWaitingToStart(error) ? error.message
                 : waiting                    ? "pod " + name + " " + PodState(pod)
                                              : error.message);
-      if (!waiting) resume_ = env_.poll.clock.WallNow();
+      if (!waiting) resume_ = env_.clock.WallNow();
       return any;
     }
     first_tail_ = 0;  // shown once; what follows is new
     if (finished) {
       done_pod_ = name;
     } else {
-      resume_ = env_.poll.clock.WallNow();  // the stream ended: the container exited, or the connection did
+      resume_ = env_.clock.WallNow();  // the stream ended: the container exited, or the connection did
     }
     return any;
   }

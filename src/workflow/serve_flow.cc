@@ -73,10 +73,10 @@ core::Result<std::chrono::milliseconds> WaitServing(Env& env, const Wait& wait,
   poll.is_transient = [&wait](const core::Error& error) {
     return error.kind != core::ErrorKind::kFailedPrecondition && !(wait.hopeless && wait.hopeless(error));
   };
-  const auto start = env.poll.clock.Now();
-  auto done = core::PollUntil(look, poll, env.poll);
+  const auto start = env.clock.Now();
+  auto done = core::PollUntil(look, poll, env);
   if (!done) return core::Fail(done.error());
-  return std::chrono::duration_cast<std::chrono::milliseconds>(env.poll.clock.Now() - start);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(env.clock.Now() - start);
 }
 
 k8s::DeleteOptions DownOptions(const std::string& ns, bool dry_run) {
@@ -181,7 +181,7 @@ core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std
     progress.Say(state);
     return false;
   }
-  auto serving = IsServing({env.transport, endpoint, env.poll.clock, std::chrono::seconds(30)}, engine);
+  auto serving = IsServing({env.transport, endpoint, env.clock, std::chrono::seconds(30)}, engine);
   if (serving && !*serving && !workload.loading_note.empty()) state += ", " + workload.loading_note;
   progress.Say(state);
   return serving;
@@ -189,7 +189,7 @@ core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std
 
 core::Status WaitWorkload(ServeUpEnv& env, const Wait& wait, const Workload& workload, const Deployment& deployment,
                           bool no_nodes, ServedOutcome& outcome) {
-  Env flow{env.apply, env.create_pools, env.poll, env.reporter};
+  Env flow{env, env.apply, env.create_pools};
   Progress progress{env.reporter, deployment.subject, ""};
   const auto engine = serving::MakeEngine(deployment.engine);
   auto waited =

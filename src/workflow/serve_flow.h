@@ -12,6 +12,7 @@
 #include "serve_pods.h"
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/render/render.h"
 #include "tputrain/serving/engine.h"
 #include "tputrain/workflow/apply_recorded.h"
@@ -47,11 +48,9 @@ struct Deployment {
   serving::EngineKind engine = serving::EngineKind::kJetStream;  // whose port the Service has
 };
 
-struct Env {
+struct Env : core::Runtime {
   RecordedApplyEnv& apply;
   serve_pods::PoolCreator create_pools;
-  core::PollEnv poll;
-  core::Reporter& reporter;
 };
 
 // The operators (a usage-level refusal naming `tputrain operators install` unless `install`), the

@@ -34,7 +34,7 @@ struct Look {
 
   k8s::Client& client() { return env.apply.client; }
   std::string NsPath() const { return "/namespaces/" + http::PathSegment(outcome.ns); }
-  ServeEndpoint Endpoint() { return {env.transport, outcome.endpoint, env.poll.clock, std::chrono::seconds(60)}; }
+  ServeEndpoint Endpoint() { return {env.transport, outcome.endpoint, env.clock, std::chrono::seconds(60)}; }
 
   core::Result<bool> DeploymentReady(const std::string& name) {
     auto deployment =
@@ -212,7 +212,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
        request.dry_run, request.capacity},
       outcome.service,
       serving::EngineKind::kSaxml};
-  serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
+  serve_flow::Env flow{env, env.apply, env.create_pools};
   auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run, outcome);
   if (!no_nodes) return core::Fail(no_nodes.error());
   // --no-wait returns before the publish: the model servers are not up to load it yet, and a

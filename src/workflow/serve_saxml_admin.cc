@@ -80,8 +80,7 @@ core::Result<SaxmlDownOutcome> SaxmlDown(RecordedDeleteEnv& env, http::Transport
   const std::string ns = request.ns.empty() ? env.client.default_namespace() : request.ns;
   SaxmlDownOutcome outcome;
   if (!request.dry_run) {
-    ServeEndpoint endpoint{transport, SaxHttpEndpoint(env.client.server(), ns), env.watch.clock,
-                           std::chrono::seconds(60)};
+    ServeEndpoint endpoint{transport, SaxHttpEndpoint(env.client.server(), ns), env.clock, std::chrono::seconds(60)};
     auto unpublished = UnpublishSaxModel(endpoint, request.model_id);
     if (unpublished) {
       outcome.unpublished = *unpublished;

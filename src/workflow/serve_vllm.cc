@@ -59,7 +59,7 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
     deployment.operators.push_back(serve_flow::LwsOperator(env.load_lws_manifest));
   }
   VllmUpOutcome outcome;
-  serve_flow::Env flow{env.apply, env.create_pools, env.poll, env.reporter};
+  serve_flow::Env flow{env, env.apply, env.create_pools};
   auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, false, outcome);
   if (!no_nodes) return core::Fail(no_nodes.error());
   if (!request.wait) return outcome;

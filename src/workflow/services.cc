@@ -39,8 +39,7 @@ core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const
     env.reporter.Progress(task, "enabling");
     auto op = client.Enable(project, batch);
     if (!op) return core::Fail(op.error());
-    auto done = gcp::operations::WaitFrom(*op, gcp::serviceusage::OperationWaiting(client, op->name), env.poll,
-                                          {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::WaitFrom(*op, gcp::serviceusage::OperationWaiting(client, op->name), env.poll, env);
     if (!done) return core::Fail(done.error());
     env.reporter.Done(task, "enabled");
   }

@@ -118,7 +118,7 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   env.reporter.Progress("raycluster", "applying " + what);
   k8s::ApplyOptions apply_options;
   apply_options.ns = cluster.ns;
-  RecordedApplyEnv apply_env{env.client, env.discovery, env.watch, env.access, env.ledger};
+  RecordedApplyEnv apply_env{env, env.client, env.discovery, env.access, env.ledger};
   auto applied = ApplyRecorded(apply_env, rendered->objects, apply_options, [&](const k8s::ApplyResult& result) {
     outcome.applied.push_back({result.object, result.action, result.resource_version});
     env.reporter.Info(result.object.Describe() + " " + std::string(k8s::ApplyActionName(result.action, false)));
@@ -131,7 +131,7 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   k8s::WatchOptions watch_options;
   watch_options.timeout = request.ready_timeout;
   auto ready = k8s::WaitReady(env.client, env.discovery, {cluster.api_version, cluster.kind, cluster.name}, cluster.ns,
-                              watch_options, env.watch);
+                              watch_options, env);
   if (!ready && !capacity_hint.empty() && ready.error().kind == core::ErrorKind::kDeadlineExceeded) {
     core::Error error = ready.error();
     error.message += "\n  " + NoCapacityNote(request.capacity);
@@ -145,7 +145,7 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   if (!endpoint) return core::Fail(endpoint.error());
   auto ray_client = env.make_ray_client(*endpoint);
   if (!ray_client) return core::Fail(ray_client.error());
-  if (auto probed = ProbeHead(**ray_client, env.watch, what); !probed) return core::Fail(probed.error());
+  if (auto probed = ProbeHead(**ray_client, env, what); !probed) return core::Fail(probed.error());
 
   auto submitted = SubmitRecorded(**ray_client, job, RayJobTarget::OnRayCluster(cluster.name, cluster.ns, env.access),
                                   env.ledger, wait, follow, callbacks);

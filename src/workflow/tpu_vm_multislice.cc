@@ -107,8 +107,7 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
   };
   steps.wait = [&](const std::string& op) -> core::Status {
     // The operation ends once the request is accepted; the slices come when capacity does.
-    auto accepted =
-        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
+    auto accepted = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, env);
     if (!accepted) return core::Fail(accepted.error());
     return WaitForSlices(env, client, request);
   };
@@ -164,8 +163,7 @@ core::Result<Outcome> DeleteQueuedResource(ProvisionEnv& env, const gcp::tpu::Qu
     return op->name;
   };
   steps.wait = [&](const std::string& op) -> core::Status {
-    auto done =
-        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, env);
     if (!done) return core::Fail(done.error());
     return {};
   };
@@ -209,8 +207,7 @@ core::Status HandOutRayHead(ProvisionEnv& env, const MultisliceCreate& request) 
     operations.push_back(op->name);
   }
   for (const auto& op : operations) {
-    auto done =
-        gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(client, op), env.poll, env);
     if (!done) return core::Fail(done.error());
   }
   env.reporter.Progress("ray " + request.ref.id, "head at " + head + " (" + ids.front() + " worker 0), handed to " +
@@ -227,8 +224,7 @@ core::Result<Outcome> CreateRayMultislice(ProvisionEnv& env, const MultisliceCre
   nlohmann::json ray = nlohmann::json::object();
   for (const auto& id : SliceNodeIds(request.ref.id, request.slices)) {
     // The slices boot together; one slice's wait covers most of the next one's.
-    auto rows = WaitForRay(client, {request.ref.project, request.ref.zone, id}, hosts, timeout,
-                           {env.clock, env.sleeper, env.cancel}, env.reporter);
+    auto rows = WaitForRay(client, {request.ref.project, request.ref.zone, id}, hosts, timeout, env, env.reporter);
     if (!rows) return core::Fail(rows.error());
     nlohmann::json hosts_json = nlohmann::json::array();
     for (const auto& row : *rows) {

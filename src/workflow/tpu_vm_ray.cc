@@ -151,7 +151,7 @@ core::Result<std::vector<Outcome>> CreateRayTpuVms(
   gcp::tpu::Client client(env.transport, env.endpoints.tpu);
   for (std::size_t i = 0; i < nodes.size() && i < outcomes->size(); ++i) {
     // The hosts boot together; one node's wait covers most of the next one's.
-    auto rows = WaitForRay(client, nodes[i].first, hosts, timeout, {env.clock, env.sleeper, env.cancel}, env.reporter);
+    auto rows = WaitForRay(client, nodes[i].first, hosts, timeout, env, env.reporter);
     if (!rows) return core::Fail(rows.error());
     nlohmann::json ray = nlohmann::json::array();
     for (const auto& row : *rows) {

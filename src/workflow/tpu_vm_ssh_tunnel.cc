@@ -124,8 +124,7 @@ core::Status EnsureAuthorized(gcp::tpu::Client& tpu, const TpuVmSshRequest& requ
     gcp::operations::PollOptions options;
     options.initial_delay = std::chrono::milliseconds(500);
     options.timeout = std::chrono::minutes(5);
-    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(tpu, operation->name), options,
-                                      {env.clock, env.sleeper, env.cancel});
+    auto done = gcp::operations::Wait(gcp::tpu::OperationWaiting(tpu, operation->name), options, env);
     if (!done) return core::Fail(done.error());
   }
   plan.key_added = true;
@@ -247,7 +246,7 @@ core::Result<std::unique_ptr<SshTunnel>> StartTpuVmSshTunnel(const TpuVmSshPlan&
           if (auto ended = running.Ended()) return core::Fail(*ended);
           return Accepts(local_port);
         },
-        wait, {env.clock, env.sleeper, env.cancel});
+        wait, env);
     if (ready) return tunnel;
     tunnel->child_->Stop();
     auto log = core::ReadFile(tunnel->log_path_, "ssh's log", 1024 * 1024);
@@ -268,7 +267,7 @@ core::Status KeepTpuVmSshTunnel(SshTunnel& tunnel, const TpuVmSshEnv& env) {
         if (auto ended = tunnel.Ended()) return core::Fail(*ended);
         return false;
       },
-      wait, {env.clock, env.sleeper, env.cancel});
+      wait, env);
   tunnel.Stop();
   if (!kept && kept.error().kind != core::ErrorKind::kCancelled) return kept;
   return {};

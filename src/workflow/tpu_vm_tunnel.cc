@@ -22,8 +22,7 @@ core::Status KeepTpuVmTunnel(const TpuVmTunnelEnv& env, const TpuVmTunnelRequest
   core::PollOptions wait;
   wait.initial_delay = std::chrono::milliseconds(200);
   wait.max_delay = std::chrono::milliseconds(200);
-  auto waited =
-      core::PollUntil([]() -> core::Result<bool> { return false; }, wait, {env.clock, env.sleeper, env.cancel});
+  auto waited = core::PollUntil([]() -> core::Result<bool> { return false; }, wait, env);
   (*listening)->Stop();
   if (!waited && waited.error().kind != core::ErrorKind::kCancelled) return waited;
   return {};

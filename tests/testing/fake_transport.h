@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tputrain/core/clock.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::testing {
@@ -85,5 +86,10 @@ class FakeClock final : public core::Clock, public core::Sleeper {
   std::chrono::milliseconds now_{0};
   std::vector<std::chrono::milliseconds> sleeps_;
 };
+
+// A runtime on fake time: what the CLI's Stack builds for a workflow, for tests.
+inline core::Runtime RuntimeOn(FakeClock& clock, core::Reporter& reporter, const core::CancelToken* cancel = nullptr) {
+  return {{clock, clock, cancel}, reporter};
+}
 
 }  // namespace tputrain::testing

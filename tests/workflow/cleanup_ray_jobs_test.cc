@@ -15,7 +15,7 @@ struct Fixture {
   FakeTransport transport;
   FakeClock clock;
   core::NullReporter reporter;
-  ProvisionEnv env{transport, {}, clock, clock, reporter};
+  ProvisionEnv env{testing::RuntimeOn(clock, reporter), transport, {}};
   state::LedgerEntry job = RayJobEntry("raysubmit_1", RayJobTarget::OnTpuVmRay({"p", "us-east5-a", "ray-v6e"}, "iap"));
   std::vector<RayJobTarget> asked;
 

@@ -207,7 +207,7 @@ struct Fixture {
   FakeTransport transport;
   FakeClock clock;
   Warnings reporter;
-  ProvisionEnv env{transport, {}, clock, clock, reporter};
+  ProvisionEnv env{testing::RuntimeOn(clock, reporter), transport, {}};
   Fixture() { env.endpoints.compute = "http://x/compute/v1/"; }
 };
 

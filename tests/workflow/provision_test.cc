@@ -37,8 +37,9 @@ struct Fixture {
   FakeTransport transport;
   FakeClock clock;
   core::NullReporter reporter;
-  ProvisionEnv env{
-      transport, {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"}, clock, clock, reporter};
+  ProvisionEnv env{testing::RuntimeOn(clock, reporter),
+                   transport,
+                   {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"}};
 };
 
 TEST_CASE("the seed 001 node pool body is gcloud's, field by field, and valid against discovery") {

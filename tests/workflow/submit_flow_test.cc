@@ -33,7 +33,7 @@ struct Lines final : core::Reporter {
 struct Flow {
   FakeClock clock;
   Lines reporter;
-  SubmitEnv env{clock, reporter, {}, {}, {}, {}};
+  SubmitEnv env{testing::RuntimeOn(clock, reporter), {}, {}, {}, {}};
   int connects = 0;
   int ledgers = 0;
 

@@ -27,8 +27,9 @@ struct Fixture {
   testing::FakeTransport transport;
   testing::FakeClock clock;
   core::NullReporter reporter;
-  ProvisionEnv env{
-      transport, {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"}, clock, clock, reporter};
+  ProvisionEnv env{testing::RuntimeOn(clock, reporter),
+                   transport,
+                   {"http://c/", "http://t/", "http://s/storage/v1/", "http://i/", "http://r/"}};
   gcp::tpu::Client client{transport, "http://t/"};
 };
 

@@ -8,6 +8,7 @@
 
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/clock.h"
+#include "tputrain/core/poll.h"
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/client.h"
 
@@ -25,11 +26,8 @@ struct Verdict {
 };
 using Predicate = std::function<Verdict(const nlohmann::json* object)>;
 
-struct WatchDeps {
-  core::Clock& clock;
-  core::Sleeper& sleeper;
-  const core::CancelToken* cancel = nullptr;
-};
+// Time, sleep and Ctrl-C: what any wait needs.
+using WatchDeps = core::PollEnv;
 
 struct WatchOptions {
   std::chrono::milliseconds timeout{300'000};

@@ -8,6 +8,7 @@
 
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/client.h"
 #include "tputrain/k8s/delete.h"
@@ -31,10 +32,9 @@ core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8
                                                          const std::vector<k8s::Object>& objects,
                                                          const std::string& ns);
 
-struct RecordedApplyEnv {
+struct RecordedApplyEnv : core::Runtime {
   k8s::Client& client;
   k8s::Discovery& discovery;
-  k8s::WatchDeps watch;
   state::AccessRecord access;  // how cleanup reaches this cluster again
   LedgerRecorder ledger;
 };
@@ -54,11 +54,9 @@ core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerS
                                                             const state::AccessRecord& access,
                                                             const std::string& serve_model, const std::string& ns);
 
-struct RecordedDeleteEnv {
+struct RecordedDeleteEnv : core::Runtime {
   k8s::Client& client;
   k8s::Discovery& discovery;
-  k8s::WatchDeps watch;
-  core::Reporter& reporter;
   state::AccessRecord access;
   // The run whose ledger may hold the objects; none (null store or empty run): nothing to mark.
   state::LedgerStore* store = nullptr;

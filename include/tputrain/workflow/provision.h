@@ -12,6 +12,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/gcp/operations/wait.h"
@@ -43,14 +44,10 @@ struct ApiEndpoints {
   std::string compute;  // ends in compute/v1/
 };
 
-// What every provisioning call needs from its caller.
-struct ProvisionEnv {
+// What every provisioning call needs from its caller, beside the runtime.
+struct ProvisionEnv : core::Runtime {
   http::Transport& transport;
   ApiEndpoints endpoints;
-  core::Clock& clock;
-  core::Sleeper& sleeper;
-  core::Reporter& reporter;
-  const core::CancelToken* cancel = nullptr;
   // Where creates and deletes are recorded; null records nothing.
   state::LedgerStore* ledger = nullptr;
   std::string run_id;  // also the value of the tputrain-run label

@@ -15,6 +15,7 @@
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/k8s/apply.h"
@@ -83,15 +84,13 @@ struct ServeUpRequest {
   CapacityFlags capacity;
 };
 
-struct ServeUpEnv {
+struct ServeUpEnv : core::Runtime {
   RecordedApplyEnv& apply;
   // The LeaderWorkerSet release manifest, fetched only when it is to be installed.
   std::function<core::Result<std::vector<k8s::Object>>()> load_lws_manifest;
   // Creates node pools in the GKE cluster (ledgered); set when the cluster is a GKE one.
   std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
   http::Transport& transport;  // the cluster's, for the health check through the service proxy
-  core::PollEnv poll;
-  core::Reporter& reporter;
 };
 
 // What every engine's `serve up` tells: where the model is reached, what was applied, and

@@ -15,6 +15,7 @@
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/workflow/apply_recorded.h"
@@ -70,10 +71,9 @@ struct ServeConvertRequest {
   int reattach_tail = 20;
 };
 
-struct ServeConvertEnv {
+// The runtime's cancel token is Ctrl-C: the follow stops, the Job goes on.
+struct ServeConvertEnv : core::Runtime {
   RecordedApplyEnv& apply;
-  core::PollEnv poll;  // its cancel token is Ctrl-C: the follow stops, the Job goes on
-  core::Reporter& reporter;
   std::function<void(std::string_view)> on_log;  // the converter's log, whole lines
 };
 

@@ -10,6 +10,7 @@
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/k8s/apply.h"
@@ -53,13 +54,11 @@ struct SaxmlUpRequest {
   CapacityFlags capacity;          // which pools the model servers select (and --create-nodepool makes)
 };
 
-struct SaxmlUpEnv {
+struct SaxmlUpEnv : core::Runtime {
   RecordedApplyEnv& apply;
   std::function<core::Result<std::vector<k8s::Object>>()> load_jobset_manifest;
   std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
   http::Transport& transport;  // the cluster's, for sax-http through the service proxy
-  core::PollEnv poll;
-  core::Reporter& reporter;
 };
 
 // The endpoint is sax-http's; serving: active_replicas == replicas.

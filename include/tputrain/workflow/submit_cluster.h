@@ -11,6 +11,7 @@
 
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/client.h"
 #include "tputrain/k8s/discovery.h"
@@ -63,11 +64,9 @@ core::Result<RenderedRayCluster> RenderRayCluster(const MaxTextJob& job, const R
 // and the transport that trusts the cluster's CA).
 using RayClientFactory = std::function<core::Result<std::unique_ptr<ray::JobsClient>>(const k8s::ProxyEndpoint&)>;
 
-struct ClusterSubmitEnv {
+struct ClusterSubmitEnv : core::Runtime {
   k8s::Client& client;
   k8s::Discovery& discovery;
-  k8s::WatchDeps watch;
-  core::Reporter& reporter;
   state::AccessRecord access;  // how cleanup reaches this cluster again
   LedgerRecorder ledger;
   RayClientFactory make_ray_client;

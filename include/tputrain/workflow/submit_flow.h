@@ -9,6 +9,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/workflow/ledger_entries.h"
 #include "tputrain/workflow/submit.h"
 #include "tputrain/workflow/submit_cluster.h"
@@ -42,9 +43,7 @@ struct ClusterRay {
   FollowFunction follow;
 };
 
-struct SubmitEnv {
-  core::Clock& clock;
-  core::Reporter& reporter;
+struct SubmitEnv : core::Runtime {
   std::function<core::Result<DirectRay>()> connect_direct;
   // Called with the RayCluster's name (for re-attach hints).
   std::function<core::Result<ClusterRay>(const std::string& raycluster)> connect_cluster;

@@ -9,6 +9,7 @@
 #include "tputrain/core/clock.h"
 #include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/core/subprocess.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/tpu_vm_ssh.h"
@@ -28,11 +29,8 @@ struct TpuVmSshRequest {
   bool dry_run = false;  // no key made, no metadata patched, no ssh started: the steps are said
 };
 
-struct TpuVmSshEnv {
+struct TpuVmSshEnv : core::Runtime {
   const core::Env& env;  // HOME, USER, PATH (ssh, ssh-keygen), and the child's environment
-  core::Clock& clock;
-  core::Sleeper& sleeper;
-  const core::CancelToken* cancel = nullptr;
   // Every metadata value that is sent back in the patch but must never be printed (the Ray token).
   std::function<void(const std::string&)> hold_secret;
   // One line per step taken (or, under dry_run, that would be).

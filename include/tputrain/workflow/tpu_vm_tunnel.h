@@ -5,18 +5,16 @@
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/runtime.h"
 #include "tputrain/gcp/iap/tunnel_session.h"
 #include "tputrain/http/credential.h"
 #include "tputrain/http/websocket.h"
 
 namespace tputrain::workflow {
 
-struct TpuVmTunnelEnv {
+struct TpuVmTunnelEnv : core::Runtime {
   http::WebSocketConnector& websocket;  // with the Google credential on each upgrade
   http::Credential* credential;         // invalidated when the relay asks for a new token
-  core::Clock& clock;
-  core::Sleeper& sleeper;
-  const core::CancelToken* cancel;
   std::function<void(int local_port)> on_listening;
   std::function<void(const core::Error&)> on_connection_error;  // from connection threads
 };

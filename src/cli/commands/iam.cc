@@ -86,9 +86,9 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
           auto connection = ConnectCluster(options.access, context);
           if (!connection) return core::Fail(connection.error());
           Stack& stack = context.stack();
-          workflow::RecordedApplyEnv apply{*(*connection)->client,
+          workflow::RecordedApplyEnv apply{stack.runtime(),
+                                           *(*connection)->client,
                                            *(*connection)->discovery,
-                                           {stack.clock(), stack.sleeper(), context.cancel},
                                            AccessRecordOf(options.access, **connection, context),
                                            {env.ledger, env.run_id}};
           auto annotated = workflow::AnnotateServiceAccount(apply, ns, ksa, options.gsa, env.dry_run != nullptr);

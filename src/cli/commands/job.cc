@@ -73,8 +73,7 @@ core::Result<int> RunWait(const JobOptions& options, Context& context) {
   auto session = Connect(options, context);
   if (!session) return core::Fail(session.error());
   Stack& stack = context.stack();
-  auto job = ray::WaitUntilTerminal(*(*session)->client, options.id, {stack.clock(), stack.sleeper(), context.cancel},
-                                    timeout);
+  auto job = ray::WaitUntilTerminal(*(*session)->client, options.id, stack.runtime(), timeout);
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }

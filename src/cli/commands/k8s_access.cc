@@ -138,11 +138,7 @@ core::Result<ray::ClientOptions> RayThroughProxy(const ray::ConnectionFlags& ray
 
 workflow::RecordedApplyEnv RecordedApplyEnvOf(const k8s::Connection& connection, const ApplyLedger& ledger,
                                               Context& context) {
-  Stack& stack = context.stack();
-  return workflow::RecordedApplyEnv{*connection.client,
-                                    *connection.discovery,
-                                    {stack.clock(), stack.sleeper(), context.cancel},
-                                    ledger.access,
+  return workflow::RecordedApplyEnv{context.stack().runtime(), *connection.client, *connection.discovery, ledger.access,
                                     ledger.recorder()};
 }
 
@@ -152,13 +148,9 @@ workflow::RecordedDeleteEnv RecordedDeleteEnvOf(const KubeAccessFlags& flags, co
   Stack& stack = context.stack();
   state::LedgerStore& store = stack.Ledger(state_dir);
   auto run = store.ResolveRun(run_flag, context.env, /*create=*/false);
-  return workflow::RecordedDeleteEnv{*connection.client,
-                                     *connection.discovery,
-                                     {stack.clock(), stack.sleeper(), context.cancel},
-                                     context.reporter(),
-                                     AccessRecordOf(flags, connection, context),
-                                     &store,
-                                     run ? *run : ""};
+  return workflow::RecordedDeleteEnv{
+      stack.runtime(), *connection.client, *connection.discovery, AccessRecordOf(flags, connection, context),
+      &store,          run ? *run : ""};
 }
 
 }  // namespace tputrain::cli

@@ -61,10 +61,8 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
   // The converter's log is for people, as a followed job's output is for `submit --logs`: stderr,
   // so stdout keeps the one result (--format json).
-  workflow::ServeConvertEnv env{
-      apply, {stack.clock(), stack.sleeper(), context.cancel}, context.reporter(), [&context](std::string_view lines) {
-        context.err << lines << std::flush;
-      }};
+  workflow::ServeConvertEnv env{stack.runtime(), apply,
+                                [&context](std::string_view lines) { context.err << lines << std::flush; }};
   auto converted = workflow::ServeConvert(env, request);
   if (!converted) {
     core::Error error = converted.error();

@@ -93,12 +93,8 @@ core::Status WithServeUpEnv(const UpFlags& flags, Context& context, bool dry_run
   ledger->access = AccessRecordOf(flags.access, **connection, context);
   workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
   Stack& stack = context.stack();
-  workflow::ServeUpEnv env{apply,
-                           OperatorLoaderFor(context, "lws", flags.lws_manifest),
-                           PoolCreatorFor(flags.access, *ledger, context),
-                           *(*connection)->transport,
-                           {stack.clock(), stack.sleeper(), context.cancel},
-                           context.reporter()};
+  workflow::ServeUpEnv env{stack.runtime(), apply, OperatorLoaderFor(context, "lws", flags.lws_manifest),
+                           PoolCreatorFor(flags.access, *ledger, context), *(*connection)->transport};
   return run(env);
 }
 

@@ -120,9 +120,8 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
   request->ns = flags.access.ns;
   core::Result<workflow::SaxmlUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
   auto ran = WithServeUpEnv(flags, context, request->dry_run, [&](workflow::ServeUpEnv& env) -> core::Status {
-    workflow::SaxmlUpEnv saxml{env.apply,        OperatorLoaderFor(context, "jobset", flags.jobset_manifest),
-                               env.create_pools, env.transport,
-                               env.poll,         env.reporter};
+    workflow::SaxmlUpEnv saxml{env, env.apply, OperatorLoaderFor(context, "jobset", flags.jobset_manifest),
+                               env.create_pools, env.transport};
     up = workflow::SaxmlUp(saxml, *request);
     return up ? core::Status{} : core::Fail(up.error());
   });

@@ -6,7 +6,7 @@
 namespace tputrain::cli {
 
 workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, SubmitConnections& kept) {
-  workflow::SubmitEnv env{context.stack().clock(), context.reporter(), {}, {}, {}, {}};
+  workflow::SubmitEnv env{context.stack().runtime(), {}, {}, {}, {}};
   auto follow = [&context, &kept](std::string reattach) -> workflow::FollowFunction {
     return [&context, &kept, reattach](ray::JobsClient& client, const std::string& id,
                                        const std::function<void(std::string_view)>& on_text) {
@@ -41,13 +41,8 @@ workflow::SubmitEnv MakeSubmitEnv(const SubmitFlags& options, Context& context, 
     k8s::Connection& kube = *kept.kube;
     Stack& stack = context.stack();
     kept.websocket = stack.WebSocketFor(&kube);
-    kept.cluster.reset(new workflow::ClusterSubmitEnv{*kube.client,
-                                                      *kube.discovery,
-                                                      {stack.clock(), stack.sleeper(), context.cancel},
-                                                      context.reporter(),
-                                                      AccessRecordOf(options.access, kube, context),
-                                                      {},
-                                                      {}});
+    kept.cluster.reset(new workflow::ClusterSubmitEnv{
+        stack.runtime(), *kube.client, *kube.discovery, AccessRecordOf(options.access, kube, context), {}, {}});
     kept.cluster->make_ray_client =
         [options, &context,
          &kube](const k8s::ProxyEndpoint& endpoint) -> core::Result<std::unique_ptr<ray::JobsClient>> {

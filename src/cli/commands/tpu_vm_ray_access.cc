@@ -61,11 +61,7 @@ void AddTpuVmRayFlag(CLI::App& command, TpuVmRayTarget& tpu_vm) {
 
 workflow::TpuVmSshEnv MakeTpuVmSshEnv(Context& context) {
   Stack& stack = context.stack();
-  return {context.env,
-          stack.clock(),
-          stack.sleeper(),
-          stack.cancel(),
-          [&context](const std::string& secret) { context.redactor.Hold(secret); },
+  return {stack.runtime(), context.env, [&context](const std::string& secret) { context.redactor.Hold(secret); },
           [&context](const std::string& step) { context.err << context.redactor(step) << std::endl; }};
 }
 

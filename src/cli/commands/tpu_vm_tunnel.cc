@@ -96,11 +96,7 @@ core::Result<int> RunTunnel(const TunnelOptions& options, Context& context) {
   if (!relay) return core::Fail(relay.error());
 
   std::mutex err_mutex;
-  workflow::TpuVmTunnelEnv env{*relay->connector,
-                               relay->credential,
-                               stack.clock(),
-                               stack.sleeper(),
-                               stack.cancel(),
+  workflow::TpuVmTunnelEnv env{stack.runtime(), *relay->connector, relay->credential,
                                [&](int local_port) {
                                  std::lock_guard lock(err_mutex);
                                  context.out << "127.0.0.1:" << local_port << std::endl;
