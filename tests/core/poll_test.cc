@@ -3,6 +3,7 @@
 #include <chrono>
 #include <vector>
 
+#include "testing/fake_clock.h"
 #include "tputrain/core/poll.h"
 
 using std::chrono::milliseconds;
@@ -13,25 +14,9 @@ using tputrain::core::PollDelay;
 using tputrain::core::PollOptions;
 using tputrain::core::PollUntil;
 using tputrain::core::Result;
+using tputrain::testing::FakeClock;
 
 namespace {
-
-// Time passes only when the code under test sleeps.
-class FakeTime final : public tputrain::core::Clock, public tputrain::core::Sleeper {
- public:
-  TimePoint Now() override { return TimePoint{} + now_; }
-  std::chrono::system_clock::time_point WallNow() override { return std::chrono::system_clock::time_point{} + now_; }
-  bool Sleep(milliseconds duration) override {
-    sleeps.push_back(duration);
-    now_ += duration;
-    return !cancel_sleeps;
-  }
-  std::vector<milliseconds> sleeps;
-  bool cancel_sleeps = false;
-
- private:
-  milliseconds now_{0};
-};
 
 PollOptions Fast() {
   PollOptions options;
@@ -53,16 +38,16 @@ TEST_CASE("poll delays start at the initial delay, grow by the multiplier and st
 }
 
 TEST_CASE("PollUntil polls at once, then after each delay, until done", "[unit]") {
-  FakeTime time;
+  FakeClock time;
   int polls = 0;
   auto status = PollUntil([&]() -> Result<bool> { return ++polls == 4; }, Fast(), {time, time});
   CHECK(status);
   CHECK(polls == 4);
-  CHECK(time.sleeps == std::vector<milliseconds>{milliseconds(100), milliseconds(200), milliseconds(400)});
+  CHECK(time.sleeps() == std::vector<milliseconds>{milliseconds(100), milliseconds(200), milliseconds(400)});
 }
 
 TEST_CASE("PollUntil: a timeout stops waiting, the last sleep is cut to it, and a last look is taken", "[unit]") {
-  FakeTime time;
+  FakeClock time;
   auto options = Fast();
   options.timeout = milliseconds(1000);
   options.timeout_note = "the operation goes on";
@@ -71,13 +56,13 @@ TEST_CASE("PollUntil: a timeout stops waiting, the last sleep is cut to it, and 
   REQUIRE_FALSE(status);
   CHECK(status.error().kind == ErrorKind::kDeadlineExceeded);
   CHECK(status.error().message == "stopped waiting after 1s (the operation goes on)");
-  CHECK(time.sleeps ==
+  CHECK(time.sleeps() ==
         std::vector<milliseconds>{milliseconds(100), milliseconds(200), milliseconds(400), milliseconds(300)});
   CHECK(polls == 5);
 }
 
 TEST_CASE("PollUntil tolerates a few transient failures in a row, not more, and not other kinds", "[unit]") {
-  FakeTime time;
+  FakeClock time;
   auto options = Fast();
   options.transient_failures = 2;
   int polls = 0;
@@ -115,7 +100,7 @@ TEST_CASE("PollUntil tolerates a few transient failures in a row, not more, and 
 }
 
 TEST_CASE("PollUntil: the caller says what is transient, and may want the last failure at the timeout", "[unit]") {
-  FakeTime time;
+  FakeClock time;
   auto options = Fast();
   options.is_transient = [](const Error& error) { return error.kind == ErrorKind::kAborted; };
   options.transient_failures = 1000;
@@ -137,7 +122,7 @@ TEST_CASE("PollUntil: the caller says what is transient, and may want the last f
 }
 
 TEST_CASE("PollUntil stops when cancelled, before a poll or during a sleep", "[unit]") {
-  FakeTime time;
+  FakeClock time;
   tputrain::core::CancelToken cancel;
   int polls = 0;
   auto status = PollUntil(
@@ -150,7 +135,7 @@ TEST_CASE("PollUntil stops when cancelled, before a poll or during a sleep", "[u
   CHECK(status.error().kind == ErrorKind::kCancelled);
   CHECK(polls == 2);
 
-  time.cancel_sleeps = true;
+  time.CancelSleeps();
   polls = 0;
   auto cut = PollUntil([&]() -> Result<bool> { return ++polls < 0; }, Fast(), {time, time});
   REQUIRE_FALSE(cut);

@@ -6,23 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tputrain/core/clock.h"
+#include "testing/fake_clock.h"
 #include "tputrain/emulator/emulator.h"
 
 namespace tputrain::emulator::testing {
-
-// Wall time that moves only when a test says so: operations finish without sleeping.
-class ManualClock final : public core::Clock {
- public:
-  TimePoint Now() override { return TimePoint{} + offset_; }
-  std::chrono::system_clock::time_point WallNow() override {
-    return std::chrono::system_clock::time_point{} + std::chrono::milliseconds(1'800'000'000'000) + offset_;
-  }
-  void Advance(std::chrono::milliseconds by) { offset_ += by; }
-
- private:
-  std::chrono::milliseconds offset_{0};
-};
 
 struct Reply {
   int status = 0;
@@ -33,7 +20,8 @@ struct Reply {
 // Drives an Emulator in-process, as gcloud would over HTTP.
 class Driver {
  public:
-  // Operations take config.op_latency (2 s unless set) of ManualClock time.
+  // Operations take config.op_latency (2 s unless set) of FakeClock time: they finish without
+  // sleeping, when the test advances it.
   explicit Driver(EmulatorConfig config = {}) { emulator_ = Emulator::Create(std::move(config), clock_).value(); }
 
   Reply Send(const std::string& method, const std::string& path_and_query, const nlohmann::json& body = nullptr,
@@ -69,7 +57,7 @@ class Driver {
   Emulator& emulator() { return *emulator_; }
 
  private:
-  ManualClock clock_;
+  tputrain::testing::FakeClock clock_{std::chrono::system_clock::time_point{std::chrono::seconds(1'800'000'000)}};
   std::unique_ptr<Emulator> emulator_;
 };
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gcp/test_keys.h"
+#include "testing/fake_clock.h"
 #include "testing/loopback_server.h"
 #include "tputrain/gcp/auth/adc.h"
 #include "tputrain/gcp/auth/auth_transport.h"
@@ -21,6 +22,9 @@ using tputrain::gcp::auth::AuthTransport;
 using tputrain::gcp::auth::DefaultCredentials;
 using tputrain::testing::FakeClock;
 using tputrain::testing::LoopbackServer;
+
+// Wall time in 2027: tokens and assertions carry plausible timestamps.
+const std::chrono::system_clock::time_point kWallStart{std::chrono::seconds(1'800'000'000)};
 
 constexpr const char* kScope = "https://www.googleapis.com/auth/cloud-platform";
 
@@ -61,7 +65,7 @@ void ServeApi(httplib::Server& server, const std::string* expected_token, std::a
 
 TEST_CASE("service account key: RS256 JWT verified by the token endpoint, its token used on the API call", "[auth]") {
   auto keys = tputrain::testing::GenerateRsaKeyPair();
-  FakeClock clock;
+  FakeClock clock{kWallStart};
   httplib::Server server;
   std::atomic<int> exchanges{0};
   std::atomic<int> api_hits{0};
@@ -139,7 +143,7 @@ TEST_CASE("service account key: RS256 JWT verified by the token endpoint, its to
 }
 
 TEST_CASE("authorized_user file: the refresh-token grant", "[auth]") {
-  FakeClock clock;
+  FakeClock clock{kWallStart};
   httplib::Server server;
   std::atomic<int> api_hits{0};
   std::string issued = "none";
@@ -202,7 +206,7 @@ TEST_CASE("authorized_user file: the refresh-token grant", "[auth]") {
 }
 
 TEST_CASE("metadata server: token and account with Metadata-Flavor: Google", "[auth]") {
-  FakeClock clock;
+  FakeClock clock{kWallStart};
   httplib::Server server;
   std::atomic<int> api_hits{0};
   std::string issued = "ya29.metadata-token";
@@ -241,7 +245,7 @@ TEST_CASE("metadata server: token and account with Metadata-Flavor: Google", "[a
 }
 
 TEST_CASE("no metadata server and no files: exit 4 with what was tried", "[auth]") {
-  FakeClock clock;
+  FakeClock clock{kWallStart};
   TempDir dir;
   httplib::Server server;  // answers 404 without the Metadata-Flavor header
   LoopbackServer loopback(server);
@@ -257,7 +261,7 @@ TEST_CASE("no metadata server and no files: exit 4 with what was tried", "[auth]
 }
 
 TEST_CASE("access token file: first in the order, re-read after a 401", "[auth]") {
-  FakeClock clock;
+  FakeClock clock{kWallStart};
   TempDir dir;
   std::string path = dir.Write("token", "ya29.from-file\n");
   Env env({{"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", path}, {"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json"}});
@@ -277,7 +281,7 @@ TEST_CASE("access token file: first in the order, re-read after a 401", "[auth]"
 }
 
 TEST_CASE("missing or malformed credentials files: one line naming the file, exit 4", "[auth]") {
-  FakeClock clock;
+  FakeClock clock{kWallStart};
   TempDir dir;
   tputrain::http::CurlTransport curl;
   auto expect_failure = [&](const std::string& path, const std::string& problem) {

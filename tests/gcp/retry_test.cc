@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "testing/fake_clock.h"
 #include "testing/loopback_server.h"
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/http/curl_transport.h"
@@ -11,17 +12,8 @@
 namespace {
 
 using tputrain::http::RetryingTransport;
+using tputrain::testing::FakeClock;
 using tputrain::testing::LoopbackServer;
-
-// Records the waits instead of sleeping: retry tests take microseconds of backoff.
-class RecordingSleeper final : public tputrain::core::Sleeper {
- public:
-  bool Sleep(std::chrono::milliseconds duration) override {
-    waits.push_back(duration);
-    return true;
-  }
-  std::vector<std::chrono::milliseconds> waits;
-};
 
 constexpr const char* kUnavailable =
     R"({"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}})";
@@ -74,18 +66,18 @@ TEST_CASE("503 three times, then success: four attempts, three backoff waits, no
   scripted.failures = 3;
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
   CHECK(reply->status == 200);
   CHECK(scripted.attempts == 4);
-  REQUIRE(sleeper.waits.size() == 3);
+  REQUIRE(sleeper.sleeps().size() == 3);
   // Exponential with jitter: each wait within [ceiling/2, ceiling] of 1 s, 2 s, 4 s.
   for (size_t i = 0; i < 3; ++i) {
     long long ceiling = 1000LL << i;
-    CHECK(sleeper.waits[i].count() >= ceiling / 2);
-    CHECK(sleeper.waits[i].count() <= ceiling);
+    CHECK(sleeper.sleeps()[i].count() >= ceiling / 2);
+    CHECK(sleeper.sleeps()[i].count() <= ceiling);
   }
 }
 
@@ -94,7 +86,7 @@ TEST_CASE("503 forever: gives up after max_attempts and returns the last reply",
   scripted.failures = 100;
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {.max_attempts = 4}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
@@ -111,14 +103,14 @@ TEST_CASE("429 with RetryInfo is retried after the server's delay", "[retry]") {
   scripted.body = kRateLimited;
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
   CHECK(reply->status == 200);
   CHECK(scripted.attempts == 2);
-  REQUIRE(sleeper.waits.size() == 1);
-  CHECK(sleeper.waits[0] == std::chrono::seconds(30));
+  REQUIRE(sleeper.sleeps().size() == 1);
+  CHECK(sleeper.sleeps()[0] == std::chrono::seconds(30));
 }
 
 TEST_CASE("429 with Retry-After is retried after that many seconds", "[retry]") {
@@ -129,15 +121,15 @@ TEST_CASE("429 with Retry-After is retried after that many seconds", "[retry]") 
   scripted.retry_after = "7";
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
   CHECK(reply->status == 200);
   CHECK(scripted.attempts == 3);
-  REQUIRE(sleeper.waits.size() == 2);
-  CHECK(sleeper.waits[0] >= std::chrono::seconds(7));
-  CHECK(sleeper.waits[1] >= std::chrono::seconds(7));
+  REQUIRE(sleeper.sleeps().size() == 2);
+  CHECK(sleeper.sleeps()[0] >= std::chrono::seconds(7));
+  CHECK(sleeper.sleeps()[1] >= std::chrono::seconds(7));
 }
 
 TEST_CASE("429 without retry information is quota: one attempt, reported as such", "[retry]") {
@@ -147,12 +139,12 @@ TEST_CASE("429 without retry information is quota: one attempt, reported as such
   scripted.body = kQuota;
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
   CHECK(scripted.attempts == 1);
-  CHECK(sleeper.waits.empty());
+  CHECK(sleeper.sleeps().empty());
   auto error = tputrain::gcp::ErrorFromHttp(*reply, "tpu.nodes.get");
   CHECK(error.kind == tputrain::core::ErrorKind::kResourceExhausted);
   CHECK(error.reason == "RATE_LIMIT_EXCEEDED");
@@ -168,15 +160,15 @@ TEST_CASE("429 for a request-rate quota (per minute) is retried with backoff", "
                   R"(requests per minute' of service 'tpu.googleapis.com'.","status":"RESOURCE_EXHAUSTED"}})";
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
   CHECK(reply->status == 200);
   CHECK(scripted.attempts == 3);
-  REQUIRE(sleeper.waits.size() == 2);
-  CHECK(sleeper.waits[0] >= std::chrono::seconds(1));
-  CHECK(sleeper.waits[1] >= std::chrono::seconds(1));
+  REQUIRE(sleeper.sleeps().size() == 2);
+  CHECK(sleeper.sleeps()[0] >= std::chrono::seconds(1));
+  CHECK(sleeper.sleeps()[1] >= std::chrono::seconds(1));
 }
 
 TEST_CASE("non-retryable statuses are tried exactly once", "[retry]") {
@@ -187,13 +179,13 @@ TEST_CASE("non-retryable statuses are tried exactly once", "[retry]") {
   scripted.body = R"({"error":{"code":)" + std::to_string(status) + R"(,"message":"no","status":"INVALID_ARGUMENT"}})";
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Get(loopback));
   REQUIRE(reply.has_value());
   CHECK(reply->status == status);
   CHECK(scripted.attempts == 1);
-  CHECK(sleeper.waits.empty());
+  CHECK(sleeper.sleeps().empty());
 }
 
 TEST_CASE("a create POST that fails ambiguously is not sent again", "[retry]") {
@@ -203,7 +195,7 @@ TEST_CASE("a create POST that fails ambiguously is not sent again", "[retry]") {
   scripted.status = status;
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   // The caller resolves it by reading the resource back (GET, then adopt), never a blind POST.
   auto reply = retrying.Send(Create(loopback));
@@ -217,7 +209,7 @@ TEST_CASE("a create POST answered 503 is retried: the server says it did not act
   scripted.failures = 2;
   LoopbackServer loopback(scripted.server);
   tputrain::http::CurlTransport curl;
-  RecordingSleeper sleeper;
+  FakeClock sleeper;
   RetryingTransport retrying(curl, sleeper, {}, tputrain::gcp::RetryDelayOf);
   auto reply = retrying.Send(Create(loopback));
   REQUIRE(reply.has_value());

@@ -1,10 +1,7 @@
 #pragma once
 
-#include <chrono>
 #include <string>
 #include <string_view>
-
-#include "tputrain/core/clock.h"
 
 namespace tputrain::testing {
 
@@ -25,19 +22,5 @@ std::string JwtClaimsJson(const std::string& jwt);
 
 // form-urlencoded field value, percent-decoded.
 std::string FormField(const std::string& body, const std::string& name);
-
-class FakeClock final : public core::Clock {
- public:
-  TimePoint Now() override { return steady_; }
-  std::chrono::system_clock::time_point WallNow() override { return wall_; }
-  void Advance(std::chrono::seconds by) {
-    steady_ += by;
-    wall_ += by;
-  }
-
- private:
-  TimePoint steady_{};
-  std::chrono::system_clock::time_point wall_{std::chrono::seconds(1'800'000'000)};
-};
 
 }  // namespace tputrain::testing

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "testing/fake_transport.h"
+
 #include "tputrain/http/credential.h"
 #include "tputrain/http/dry_run_transport.h"
 #include "tputrain/http/logging_transport.h"
@@ -15,38 +17,11 @@ using tputrain::core::Result;
 using tputrain::http::Request;
 using tputrain::http::Response;
 
-// Scripted replies and recorded requests: transport behaviour without a network.
-class ScriptedTransport final : public tputrain::http::Transport {
- public:
-  Result<Response> Send(const Request& request) override {
-    requests.push_back(request);
-    if (script.empty()) return Response{200, {}, "{}"};
-    auto next = script.front();
-    script.pop_front();
-    return next;
-  }
-  std::deque<Result<Response>> script;
-  std::vector<Request> requests;
-};
+using tputrain::testing::FakeClock;
+using tputrain::testing::FakeTransport;
 
-class FakeSleeper final : public tputrain::core::Sleeper {
- public:
-  bool Sleep(std::chrono::milliseconds duration) override {
-    waits.push_back(duration);
-    return !cancelled;
-  }
-  std::vector<std::chrono::milliseconds> waits;
-  bool cancelled = false;
-};
-
-class StepClock final : public tputrain::core::Clock {
- public:
-  TimePoint Now() override { return now_ += std::chrono::milliseconds(12); }
-  std::chrono::system_clock::time_point WallNow() override { return {}; }
-
- private:
-  TimePoint now_{};
-};
+// The time a logged request seems to take: the logger reads the clock before and after it.
+constexpr std::chrono::milliseconds kRequestTime{12};
 
 Result<Response> ConnectionRefused() {
   return tputrain::core::Fail(
@@ -67,58 +42,62 @@ Request Post() {
 }
 
 TEST_CASE("connection errors are retried for idempotent requests only", "[retry]") {
-  ScriptedTransport inner;
-  FakeSleeper sleeper;
+  FakeTransport inner;
+  FakeClock sleeper;
   tputrain::http::RetryingTransport retrying(inner, sleeper);
-  inner.script = {ConnectionRefused(), Timeout(), Response{200, {}, "{}"}};
+  inner.Reply(ConnectionRefused());
+  inner.Reply(Timeout());
+  inner.Reply(Response{200, {}, "{}"});
   Request get;
   get.url = "https://tpu.googleapis.com/v2/x";
   auto reply = retrying.Send(get);
   REQUIRE(reply.has_value());
-  CHECK(inner.requests.size() == 3);
-  CHECK(sleeper.waits.size() == 2);
+  CHECK(inner.requests().size() == 3);
+  CHECK(sleeper.sleeps().size() == 2);
 
-  inner.requests.clear();
-  inner.script = {Timeout(), Response{200, {}, "{}"}};
+  inner.Clear();
+  inner.Reply(Timeout());
+  inner.Reply(Response{200, {}, "{}"});
   auto create = retrying.Send(Post());
   REQUIRE_FALSE(create.has_value());  // ambiguous: the caller reads the resource back
-  CHECK(inner.requests.size() == 1);
+  CHECK(inner.requests().size() == 1);
 }
 
 TEST_CASE("a cancelled backoff returns the last reply at once", "[retry]") {
-  ScriptedTransport inner;
-  FakeSleeper sleeper;
-  sleeper.cancelled = true;
+  FakeTransport inner;
+  FakeClock sleeper;
+  sleeper.CancelSleeps();
   tputrain::http::RetryingTransport retrying(inner, sleeper);
-  inner.script = {Response{503, {}, ""}, Response{200, {}, ""}};
+  inner.Reply(Response{503, {}, ""});
+  inner.Reply(Response{200, {}, ""});
   auto reply = retrying.Send(Request{});
   REQUIRE(reply.has_value());
   CHECK(reply->status == 503);
-  CHECK(inner.requests.size() == 1);
+  CHECK(inner.requests().size() == 1);
 }
 
 TEST_CASE("a server delay beyond the policy's limit is not waited for", "[retry]") {
-  ScriptedTransport inner;
-  FakeSleeper sleeper;
+  FakeTransport inner;
+  FakeClock sleeper;
   tputrain::http::RetryingTransport retrying(inner, sleeper, {.max_server_delay = std::chrono::seconds(60)});
-  inner.script = {Response{429, {{"Retry-After", "3600"}}, ""}};
+  inner.Reply(Response{429, {{"Retry-After", "3600"}}, ""});
   auto reply = retrying.Send(Request{});
   REQUIRE(reply.has_value());
   CHECK(reply->status == 429);
-  CHECK(sleeper.waits.empty());
+  CHECK(sleeper.sleeps().empty());
 }
 
 TEST_CASE("--verbose logs method, URL, status and time; --log-http adds redacted bodies", "[logging]") {
-  ScriptedTransport inner;
-  StepClock clock;
+  FakeTransport inner;
+  FakeClock clock;
+  clock.StepEachRead(kRequestTime);
   std::ostringstream sink;
   Request request;
   request.method = "POST";
   request.url = "https://oauth2.googleapis.com/token";
   request.headers = {{"Authorization", "Bearer ya29.header-secret"}};
   request.body = "grant_type=refresh_token&client_id=c&client_secret=s3cr3t&refresh_token=1//r3fr3sh";
-  inner.script = {
-      Response{200, {}, R"({"access_token": "ya29.body-secret", "expires_in": 3599, "id_token": "eyJ.x.y"})"}};
+  inner.Reply(Response{200, {}, R"({"access_token": "ya29.body-secret", "expires_in": 3599, "id_token": "eyJ.x.y"})"});
 
   SECTION("verbose") {
     tputrain::core::Redactor redactor;
@@ -156,10 +135,10 @@ class CountingCredential final : public tputrain::http::Credential {
 // The stack src/cli/stack.cc builds for every API, innermost first: the network, the secret
 // holder, --log-http, retries, the credential, and --dry-run outermost, above the credential.
 struct ProductStack {
-  ScriptedTransport network;
-  StepClock clock;
+  FakeTransport network;
+  FakeClock clock;
   std::ostringstream log;
-  FakeSleeper sleeper;
+  FakeClock sleeper;
   CountingCredential credential;
   std::ostringstream out;
   tputrain::core::Redactor redactor;
@@ -168,6 +147,7 @@ struct ProductStack {
   tputrain::http::RetryingTransport retrying{logging, sleeper};
   tputrain::http::CredentialTransport authorized{retrying, credential, &redactor};
   tputrain::http::DryRunTransport dry_run{authorized, out, redactor};
+  ProductStack() { clock.StepEachRead(kRequestTime); }
 };
 
 TEST_CASE("a token a server echoes where no pattern finds it is still redacted: the stack holds what it sent",
@@ -176,8 +156,7 @@ TEST_CASE("a token a server echoes where no pattern finds it is still redacted: 
   // A 403 whose message quotes the token in prose: "ya29." is one pattern, but this token is not
   // Google's (a kubeconfig exec plugin's), so only its value can find it.
   stack.credential.token = "k8s-exec-plugin-token-0123456789";
-  stack.network.script = {
-      Response{403, {}, R"({"message":"token k8s-exec-plugin-token-0123456789 may not list pods"})"}};
+  stack.network.Reply(Response{403, {}, R"({"message":"token k8s-exec-plugin-token-0123456789 may not list pods"})"});
   Request get;
   get.url = "https://10.0.0.1/api/v1/pods";
   auto reply = stack.dry_run.Send(get);
@@ -202,14 +181,15 @@ TEST_CASE("--dry-run prints mutations exactly, above the credential, and sends n
         "POST https://tpu.googleapis.com/v2/projects/p/locations/z/nodes?nodeId=n\n"
         "{\"acceleratorType\":\"v5litepod-8\"}\n"
         "DELETE https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n\n");
-  CHECK(stack.network.requests.empty());
+  CHECK(stack.network.requests().empty());
   CHECK(stack.log.str().empty());      // nothing reached the wire, so --log-http has nothing to show
   CHECK(stack.credential.asked == 0);  // a dry run needs no token for what it only prints
 }
 
 TEST_CASE("under --dry-run a read goes through the whole stack: authorized, retried, logged", "[dry-run]") {
   ProductStack stack;
-  stack.network.script = {Response{503, {}, ""}, Response{200, {}, R"({"name":"n"})"}};
+  stack.network.Reply(Response{503, {}, ""});
+  stack.network.Reply(Response{200, {}, R"({"name":"n"})"});
   Request get;
   get.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n";
   auto reply = stack.dry_run.Send(get);
@@ -217,13 +197,13 @@ TEST_CASE("under --dry-run a read goes through the whole stack: authorized, retr
   CHECK(reply->status == 200);
   CHECK(reply->body == R"({"name":"n"})");
   CHECK_FALSE(tputrain::http::DryRunTransport::IsDryRunReply(*reply));
-  REQUIRE(stack.network.requests.size() == 2);
-  for (const auto& sent : stack.network.requests) {
+  REQUIRE(stack.network.requests().size() == 2);
+  for (const auto& sent : stack.network.requests()) {
     CHECK(tputrain::http::FindHeader(sent.headers, "Authorization") ==
           std::optional<std::string>("Bearer ya29.dry-run-secret"));
   }
   CHECK(stack.credential.asked >= 1);
-  CHECK(stack.sleeper.waits.size() == 1);
+  CHECK(stack.sleeper.sleeps().size() == 1);
   CHECK(stack.out.str().empty());
   CHECK_THAT(stack.log.str(), Catch::Contains("GET " + get.url + " -> 503"));
   CHECK_THAT(stack.log.str(), Catch::Contains("GET " + get.url + " -> 200"));
@@ -232,7 +212,7 @@ TEST_CASE("under --dry-run a read goes through the whole stack: authorized, retr
 
 TEST_CASE("under --dry-run a POST that only reads (getGuestAttributes) is sent, not printed", "[dry-run]") {
   ProductStack stack;
-  stack.network.script = {Response{200, {}, R"({"guestAttributes":[]})"}};
+  stack.network.Reply(Response{200, {}, R"({"guestAttributes":[]})"});
   Request read;
   read.method = "POST";
   read.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n:getGuestAttributes";
@@ -241,7 +221,7 @@ TEST_CASE("under --dry-run a POST that only reads (getGuestAttributes) is sent, 
   auto reply = stack.dry_run.Send(read);
   REQUIRE(reply.has_value());
   CHECK_FALSE(tputrain::http::DryRunTransport::IsDryRunReply(*reply));
-  CHECK(stack.network.requests.size() == 1);
+  CHECK(stack.network.requests().size() == 1);
   CHECK(stack.out.str().empty());
 }
 
@@ -249,16 +229,16 @@ TEST_CASE("--log-http never prints a secret a server answers with: by name, and 
   ProductStack stack;
   stack.redactor.HoldField("tputrain-ray-token");
   const std::string token = "4f1c9e0a7b3d4c2e9f8a6b5c4d3e2f1a";
-  stack.network.script = {
-      // nodes.get: the token in the node's metadata map.
-      Response{200, {}, R"({"name":"n","metadata":{"tputrain-ray-token":")" + token + R"(","x":"y"}})"},
-      // A server that echoes it with no name beside it.
-      Response{401, {}, R"({"error":{"message":"Ray says: bad token )" + token + R"("}})"},
-      // Compute's shape, and the usual token fields of an exec plugin's or TokenRequest's answer.
-      Response{
-          200,
-          {},
-          R"({"items":[{"key":"tputrain-ray-token","value":"abcdefgh-other"}],"status":{"token":"k8s-sa-token-xyz"}})"}};
+  // nodes.get: the token in the node's metadata map.
+  stack.network.Reply(
+      Response{200, {}, R"({"name":"n","metadata":{"tputrain-ray-token":")" + token + R"(","x":"y"}})"});
+  // A server that echoes it with no name beside it.
+  stack.network.Reply(Response{401, {}, R"({"error":{"message":"Ray says: bad token )" + token + R"("}})"});
+  // Compute's shape, and the usual token fields of an exec plugin's or TokenRequest's answer.
+  stack.network.Reply(Response{
+      200,
+      {},
+      R"({"items":[{"key":"tputrain-ray-token","value":"abcdefgh-other"}],"status":{"token":"k8s-sa-token-xyz"}})"});
   Request get;
   get.url = "https://tpu.googleapis.com/v2/projects/p/locations/z/nodes/n";
   REQUIRE(stack.dry_run.Send(get).has_value());
@@ -277,8 +257,9 @@ TEST_CASE("--log-http never prints a secret a server answers with: by name, and 
 }
 
 TEST_CASE("--log-http shows a binary or large body as its size, and no server's escape sequence", "[logging]") {
-  ScriptedTransport inner;
-  StepClock clock;
+  FakeTransport inner;
+  FakeClock clock;
+  clock.StepEachRead(kRequestTime);
   std::ostringstream sink;
   tputrain::core::Redactor redactor;
   redactor.HoldField("tputrain-ray-token");
@@ -296,8 +277,8 @@ TEST_CASE("--log-http shows a binary or large body as its size, and no server's 
   large += R"({"echo":"held-secret-across-the-cut-9876"},)";
   while (large.size() < 200 * 1024) large += R"({"name":"n"},)";
   large += R"({"name":"n"}]})";
-  inner.script = {Response{200, {{"Content-Type", "application/json"}}, large},
-                  Response{500, {}, "{\"message\":\"oops \x1b]0;pwned\x07\x1b[2J\"}"}};
+  inner.Reply(Response{200, {{"Content-Type", "application/json"}}, large});
+  inner.Reply(Response{500, {}, "{\"message\":\"oops \x1b]0;pwned\x07\x1b[2J\"}"});
   REQUIRE(logging.Send(upload).has_value());
   Request get;
   get.url = "https://tpu.googleapis.com/v2/x";

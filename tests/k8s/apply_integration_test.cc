@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "k8s/k8s_test_util.h"
+#include "testing/fake_transport.h"
 #include "tputrain/http/transport_chain.h"
 
 namespace tputrain::testing {
@@ -271,37 +272,22 @@ TEST_CASE("a CRD in the same file is created and Established before its objects"
   CHECK((*applied)[1].live["spec"]["size"] == 3);
 }
 
-// Records every request, then sends it on: what reached the server, without an audit log.
-class RecordingTransport : public http::Transport {
- public:
-  explicit RecordingTransport(http::Transport& inner) : inner_(inner) {}
-  core::Result<http::Response> Send(const http::Request& request) override {
-    sent_.push_back(request.method + " " + request.url);
-    return inner_.Send(request);
+// Every request but a GET that reached the server: what could have changed something.
+std::vector<std::string> Writes(FakeTransport& transport) {
+  std::vector<std::string> writes;
+  for (const auto& request : transport.requests()) {
+    if (request.method != "GET") writes.push_back(request.method + " " + request.url);
   }
-  core::Result<http::Response> Stream(const http::Request& request, const http::ChunkHandler& on_chunk) override {
-    sent_.push_back(request.method + " " + request.url);
-    return inner_.Stream(request, on_chunk);
-  }
-  // Every request but a GET: what could have changed something.
-  std::vector<std::string> Writes() const {
-    std::vector<std::string> writes;
-    for (const auto& line : sent_) {
-      if (!line.starts_with("GET ")) writes.push_back(line);
-    }
-    return writes;
-  }
-  // Requests with this method whose URL ends in `path`.
-  int Count(const std::string& method, const std::string& path) const {
-    return static_cast<int>(std::count_if(sent_.begin(), sent_.end(), [&](const std::string& line) {
-      return line.starts_with(method + " ") && line.ends_with(path);
-    }));
-  }
+  return writes;
+}
 
- private:
-  http::Transport& inner_;
-  std::vector<std::string> sent_;
-};
+// Requests with this method whose URL ends in `path`.
+int Count(FakeTransport& transport, const std::string& method, const std::string& path) {
+  const auto requests = transport.requests();
+  return static_cast<int>(std::count_if(requests.begin(), requests.end(), [&](const http::Request& request) {
+    return request.method == method && request.url.ends_with(path);
+  }));
+}
 
 // A client of its own over the connection's transport, and so a CRD cache of its own.
 struct RecordedClient {
@@ -314,7 +300,7 @@ struct RecordedClient {
     return k8s::Apply(client, discovery, Parse(yaml), options, time.deps());
   }
 
-  RecordingTransport transport;
+  FakeTransport transport;  // records what reaches the server
   k8s::Client client;
   k8s::Discovery discovery;
 };
@@ -337,7 +323,7 @@ TEST_CASE("a custom resource that does not fit its installed CRD is refused befo
   auto good = recorded.Apply(RayClusterYaml("good", ns));
   REQUIRE(good);
   std::string version = ResourceVersion(server.admin(), clusters + "good");
-  auto writes_before = recorded.transport.Writes().size();
+  auto writes_before = Writes(recorded.transport).size();
   CHECK(writes_before == 1);
 
   std::string unknown_field = RayClusterYaml("good", ns);
@@ -363,10 +349,10 @@ TEST_CASE("a custom resource that does not fit its installed CRD is refused befo
       CHECK(error.http_status == 0);
     }
   }
-  CHECK(recorded.transport.Writes().size() == writes_before);  // no PATCH after the good one
+  CHECK(Writes(recorded.transport).size() == writes_before);  // no PATCH after the good one
   // The installed CRD was read once for all five applies.
-  CHECK(recorded.transport.Count("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io") ==
-        1);
+  CHECK(Count(recorded.transport, "GET",
+              "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io") == 1);
   CHECK(Status(server.admin(), clusters + "bad") == 404);
   CHECK(Status(server.admin(), "/api/v1/namespaces/" + ns + "/configmaps/before") == 404);
   CHECK(ResourceVersion(server.admin(), clusters + "good") == version);
@@ -436,10 +422,10 @@ TEST_CASE("a CRD this user may not read leaves the check to the server", "[integ
   auto applied = recorded.Apply(RayClusterYaml("typed", ns, "{num-cpus: 1}"));
   REQUIRE_FALSE(applied);
   INFO(applied.error().message);
-  CHECK(recorded.transport.Count("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io") ==
-        1);
-  CHECK(recorded.transport.Writes().size() == 1);  // the PATCH went out...
-  CHECK(applied.error().reason == "TypedPatch");   // ...and the server refused it
+  CHECK(Count(recorded.transport, "GET",
+              "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayclusters.ray.io") == 1);
+  CHECK(Writes(recorded.transport).size() == 1);  // the PATCH went out...
+  CHECK(applied.error().reason == "TypedPatch");  // ...and the server refused it
   CHECK(recorded.Apply(RayClusterYaml("fits", ns)));
 }
 

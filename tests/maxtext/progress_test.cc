@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "testing/fake_clock.h"
+
 using namespace tputrain::maxtext;
+using tputrain::testing::FakeClock;
 
 namespace {
 
@@ -11,13 +14,6 @@ std::string Step(int step, double seconds) {
   return "completed step: " + std::to_string(step) + ", seconds: " + std::to_string(seconds) +
          ", TFLOP/s/device: 1.000, Tokens/s/device: 1000.000, total_weights: 128, loss: 4.250\n";
 }
-
-class FakeClock final : public tputrain::core::Clock {
- public:
-  TimePoint Now() override { return now; }
-  std::chrono::system_clock::time_point WallNow() override { return {}; }
-  TimePoint now{};
-};
 
 struct Recorder final : public tputrain::core::Reporter {
   void Info(std::string_view) override {}
@@ -70,7 +66,7 @@ TEST_CASE("the live bar is redrawn at most every 100 ms, and the last state is f
   for (int step = 0; step < 6; ++step) {
     model.Feed(Step(step, 0.01));
     printer.Update(model.State());
-    clock.now += std::chrono::milliseconds(30);
+    clock.Advance(std::chrono::milliseconds(30));
   }
   CHECK(reporter.shown.size() == 2);  // at 0 ms and at 120 ms; 150 ms is held back
   printer.Flush();

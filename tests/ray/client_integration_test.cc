@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "ray/ray_head.h"
+#include "testing/fake_transport.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/http/curl_transport.h"
 #include "tputrain/http/websocket.h"
@@ -15,22 +16,19 @@
 namespace tputrain::ray {
 namespace {
 
-// Passes every request to the real transport and records what was sent.
-class RecordingTransport final : public http::Transport {
- public:
-  core::Result<http::Response> Send(const http::Request& request) override {
-    sent.push_back(request.method + " " + request.url.substr(request.url.find("/api/")));
-    return real.Send(request);
+// "METHOD /api/..." requests that reached the head, counted exactly.
+size_t Count(tputrain::testing::FakeTransport& transport, const std::string& line) {
+  size_t count = 0;
+  for (const auto& request : transport.requests()) {
+    if (request.method + " " + request.url.substr(request.url.find("/api/")) == line) ++count;
   }
-  size_t Count(const std::string& line) const { return std::count(sent.begin(), sent.end(), line); }
-
-  http::CurlTransport real;
-  std::vector<std::string> sent;
-};
+  return count;
+}
 
 struct Fixture {
   testing::RayHead& head = testing::SharedRayHead();
-  RecordingTransport transport;
+  http::CurlTransport real;
+  tputrain::testing::FakeTransport transport{real};  // records what reaches the head
   core::RealSleeper sleeper;
   JobsClient client{transport, sleeper, ClientOptions{.address = head.address()}};
   http::CurlWebSocketConnector connector;
@@ -51,8 +49,8 @@ TEST_CASE("one version handshake per client, whatever the calls", "[integration]
   REQUIRE(version);
   CHECK(version->api_version >= 4);
   CHECK(version->ray_version == "2.60.0");
-  CHECK(f.transport.Count("GET /api/version") == 1);
-  CHECK(f.transport.Count("POST /api/jobs/") == 1);  // the trailing slash
+  CHECK(Count(f.transport, "GET /api/version") == 1);
+  CHECK(Count(f.transport, "POST /api/jobs/") == 1);  // the trailing slash
 }
 
 TEST_CASE("following over the WebSocket and by polling deliver the same text as the final log", "[integration]") {
@@ -70,8 +68,8 @@ TEST_CASE("following over the WebSocket and by polling deliver the same text as 
   });
   REQUIRE(job);
   CHECK(job->status == JobStatus::kSucceeded);
-  CHECK(chunks > 1);                                               // streamed as it came, not once at the end
-  CHECK(f.transport.Count("GET /api/jobs/" + id + "/logs") == 1);  // no polling, only the end's check
+  CHECK(chunks > 1);                                                // streamed as it came, not once at the end
+  CHECK(Count(f.transport, "GET /api/jobs/" + id + "/logs") == 1);  // no polling, only the end's check
 
   auto full = f.client.Logs(id);
   REQUIRE(full);
@@ -139,8 +137,8 @@ TEST_CASE("a working_dir is uploaded once and referenced by its gcs:// URI", "[i
   auto again = f.client.UploadWorkingDir(dir);
   REQUIRE(again);
   CHECK(*again == *uri);
-  CHECK(f.transport.Count("PUT /api/packages/gcs/" + package->name) <= 1);
-  CHECK(f.transport.Count("GET /api/packages/gcs/" + package->name) == 2);
+  CHECK(Count(f.transport, "PUT /api/packages/gcs/" + package->name) <= 1);
+  CHECK(Count(f.transport, "GET /api/packages/gcs/" + package->name) == 2);
 
   SubmitRequest request{.entrypoint = "python hello.py"};
   request.runtime_env["working_dir"] = *uri;

@@ -1,15 +1,16 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-#include "ray/scripted.h"
+#include "testing/fake_transport.h"
 #include "tputrain/ray/jobs_client.h"
 
 namespace tputrain::ray {
 namespace {
 
-using testing::RecordingSleeper;
-using testing::ScriptedTransport;
+using tputrain::testing::FakeClock;
+using tputrain::testing::FakeTransport;
 
 constexpr const char* kVersion = R"({"version":"4","ray_version":"2.60.0","ray_commit":"abc","session_name":"s"})";
 
@@ -19,7 +20,7 @@ constexpr const char* kDuplicate =
     "RuntimeError: Request failed with status code 400: Traceback (most recent call last):\n"
     "ValueError: Job with submission_id job-7 already exists. Please use a different submission_id.\n.\n";
 
-JobsClient MakeClient(ScriptedTransport& transport, RecordingSleeper& sleeper) {
+JobsClient MakeClient(FakeTransport& transport, FakeClock& sleeper) {
   ClientOptions options;
   options.address = "http://127.0.0.1:8265";
   options.headers = {{"X-Extra", "1"}};
@@ -86,8 +87,8 @@ TEST_CASE("the submit body holds only set fields, and fields the head's Ray lack
 }
 
 TEST_CASE("'No available agent' right after start is retried with backoff; other errors are not") {
-  ScriptedTransport transport;
-  RecordingSleeper sleeper;
+  FakeTransport transport;
+  FakeClock sleeper;
   auto client = MakeClient(transport, sleeper);
   transport.Reply(200, kVersion);
   transport.Reply(500, "No available agent to submit job, please try again later.");
@@ -97,23 +98,23 @@ TEST_CASE("'No available agent' right after start is retried with backoff; other
   REQUIRE(result);
   CHECK(result->submission_id == "raysubmit_fixed");
   CHECK_FALSE(result->reattached);
-  REQUIRE(sleeper.sleeps.size() == 2);
-  CHECK(sleeper.sleeps[1] == 2 * sleeper.sleeps[0]);
-  REQUIRE(transport.sent.size() == 4);
-  CHECK(transport.sent[1].url == "http://127.0.0.1:8265/api/jobs/");
-  CHECK(transport.sent[1].body == transport.sent[3].body);  // same id every time
-  CHECK(http::FindHeader(transport.sent[1].headers, "X-Extra") == "1");
+  REQUIRE(sleeper.sleeps().size() == 2);
+  CHECK(sleeper.sleeps()[1] == 2 * sleeper.sleeps()[0]);
+  REQUIRE(transport.requests().size() == 4);
+  CHECK(transport.requests()[1].url == "http://127.0.0.1:8265/api/jobs/");
+  CHECK(transport.requests()[1].body == transport.requests()[3].body);  // same id every time
+  CHECK(http::FindHeader(transport.requests()[1].headers, "X-Extra") == "1");
 
   transport.Reply(404, "Job x does not exist");
   auto missing = client.Get("x");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().kind == core::ErrorKind::kNotFound);
-  CHECK(sleeper.sleeps.size() == 2);
+  CHECK(sleeper.sleeps().size() == 2);
 }
 
 TEST_CASE("a submit whose reply was lost re-attaches when the retry finds its own id taken") {
-  ScriptedTransport transport;
-  RecordingSleeper sleeper;
+  FakeTransport transport;
+  FakeClock sleeper;
   auto client = MakeClient(transport, sleeper);
   transport.Reply(200, kVersion);
   transport.Lose();
@@ -128,8 +129,8 @@ TEST_CASE("a submit whose reply was lost re-attaches when the retry finds its ow
   auto duplicate = client.Submit(SubmitRequest{.entrypoint = "true", .submission_id = "job-7"});
   REQUIRE_FALSE(duplicate);
   CHECK(duplicate.error().kind == core::ErrorKind::kAlreadyExists);
-  CHECK(std::count_if(transport.sent.begin(), transport.sent.end(),
-                      [](const http::Request& r) { return r.url.ends_with("/api/version"); }) == 1);
+  CHECK(std::ranges::count_if(transport.requests(),
+                              [](const http::Request& r) { return r.url.ends_with("/api/version"); }) == 1);
 }
 
 TEST_CASE("addresses, headers and the Ray token resolve as the Ray CLI's do") {
@@ -187,23 +188,22 @@ TEST_CASE("job statuses and exit codes") {
 namespace tputrain::ray {
 
 TEST_CASE("a head that does not answer at all is given up on after a few quick tries") {
-  ScriptedTransport transport;
-  RecordingSleeper sleeper;
+  FakeTransport transport;
+  FakeClock sleeper;
   auto client = MakeClient(transport, sleeper);
   for (int i = 0; i < 5; ++i) transport.Lose();
   auto job = client.Get("x");
   REQUIRE_FALSE(job);
   CHECK(job.error().kind == core::ErrorKind::kUnavailable);
   CHECK(job.error().where == "ray.jobs.get");
-  CHECK(transport.sent.size() == 3);
-  CHECK(sleeper.sleeps.size() == 2);
+  CHECK(transport.requests().size() == 3);
+  CHECK(sleeper.sleeps().size() == 2);
 
   // A stop is not idempotent: no reply means no retry (the head may have acted).
-  transport.replies.clear();
-  transport.sent.clear();
+  transport.Clear();
   transport.Lose();
   CHECK_FALSE(client.Stop("x"));
-  CHECK(transport.sent.size() == 1);
+  CHECK(transport.requests().size() == 1);
 }
 
 }  // namespace tputrain::ray

@@ -1,14 +1,15 @@
 #include <catch2/catch.hpp>
 
 #include "ray/scripted.h"
+#include "testing/fake_transport.h"
 #include "tputrain/ray/log_follower.h"
 
 namespace tputrain::ray {
 namespace {
 
-using testing::RecordingSleeper;
 using testing::ScriptedConnector;
-using testing::ScriptedTransport;
+using tputrain::testing::FakeClock;
+using tputrain::testing::FakeTransport;
 
 std::string Job(const char* status) {
   return std::string(R"({"type":"SUBMISSION","submission_id":"j","status":")") + status + R"(","message":"m"})";
@@ -17,8 +18,8 @@ std::string Job(const char* status) {
 std::string Logs(const char* text) { return nlohmann::json{{"logs", text}}.dump(); }
 
 struct Fixture {
-  ScriptedTransport transport;
-  RecordingSleeper sleeper;
+  FakeTransport transport;
+  FakeClock sleeper;
   ScriptedConnector connector;
   JobsClient client{transport, sleeper, ClientOptions{.address = "http://127.0.0.1:8265"}};
   std::string delivered;
@@ -41,7 +42,7 @@ TEST_CASE("after a dropped tail, the replay from byte 0 is skipped up to what wa
   CHECK(f.delivered == "a\nbb\nccc\ndd\n");
   CHECK(follower.offset() == f.delivered.size());
   CHECK(f.connector.connects == 2);
-  CHECK(f.transport.sent[0].url == "http://127.0.0.1:8265/api/jobs/j");
+  CHECK(f.transport.requests()[0].url == "http://127.0.0.1:8265/api/jobs/j");
 }
 
 // Ray 2.60's head relays the agent's frames with aiohttp's 4 MiB message limit and the agent sends
@@ -62,8 +63,8 @@ TEST_CASE("a tail that ended early with a normal close is completed from the job
   CHECK(f.delivered.size() == long_line.size() + 9);
   const bool whole = f.delivered == "a\n" + long_line + "\nafter\n";  // not compared by Catch: 20 MB
   CHECK(whole);
-  REQUIRE(f.transport.sent.size() == 2);
-  CHECK(f.transport.sent[1].url == "http://127.0.0.1:8265/api/jobs/j/logs");
+  REQUIRE(f.transport.requests().size() == 2);
+  CHECK(f.transport.requests()[1].url == "http://127.0.0.1:8265/api/jobs/j/logs");
   REQUIRE(notices.size() == 1);
   CHECK(notices[0] ==
         "the log stream ended 20000007 bytes early (Ray's dashboard relays no line over 4 MiB); the "
@@ -98,8 +99,8 @@ TEST_CASE("a tail that cannot be opened falls back to polling the log, with back
   REQUIRE(job);
   CHECK(job->status == JobStatus::kFailed);
   CHECK(f.delivered == "x\ny\n");
-  REQUIRE(f.sleeper.sleeps.size() == 2);
-  CHECK(f.sleeper.sleeps[1] == 2 * f.sleeper.sleeps[0]);  // nothing new: back off
+  REQUIRE(f.sleeper.sleeps().size() == 2);
+  CHECK(f.sleeper.sleeps()[1] == 2 * f.sleeper.sleeps()[0]);  // nothing new: back off
   REQUIRE(notices.size() == 1);
   CHECK(notices[0].find("polling") != std::string::npos);
 }
@@ -138,7 +139,7 @@ TEST_CASE("a follow rides out the head (or the API server before it) restarting,
   REQUIRE(job);
   CHECK(job->status == JobStatus::kSucceeded);
   CHECK(f.delivered == "a\nb\n");
-  CHECK(f.sleeper.sleeps.size() == 3);
+  CHECK(f.sleeper.sleeps().size() == 3);
   REQUIRE_FALSE(notices.empty());
   CHECK(notices[0].find("unreachable") != std::string::npos);
 
@@ -151,7 +152,7 @@ TEST_CASE("a follow rides out the head (or the API server before it) restarting,
   auto lost = bounded.Follow("j", gone.sink);
   REQUIRE_FALSE(lost);
   CHECK(lost.error().kind == core::ErrorKind::kUnavailable);
-  CHECK(gone.transport.sent.size() == 4);
+  CHECK(gone.transport.requests().size() == 4);
 }
 
 TEST_CASE("an unknown job's 404 on the upgrade is the answer, not a reason to poll") {
@@ -161,7 +162,7 @@ TEST_CASE("an unknown job's 404 on the upgrade is the answer, not a reason to po
   auto job = follower.Follow("j", f.sink);
   REQUIRE_FALSE(job);
   CHECK(job.error().http_status == 404);
-  CHECK(f.transport.sent.empty());
+  CHECK(f.transport.requests().empty());
 }
 
 TEST_CASE("a cancelled follow returns kCancelled and leaves the job alone") {
@@ -173,7 +174,7 @@ TEST_CASE("a cancelled follow returns kCancelled and leaves the job alone") {
   auto job = follower.Follow("j", f.sink);
   REQUIRE_FALSE(job);
   CHECK(job.error().kind == core::ErrorKind::kCancelled);
-  CHECK(f.transport.sent.empty());
+  CHECK(f.transport.requests().empty());
 }
 
 }  // namespace tputrain::ray

@@ -4,39 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "tputrain/core/clock.h"
-#include "tputrain/http/transport.h"
 #include "tputrain/http/websocket.h"
 
-// Scripted stand-ins at the process boundary (network, sleep), for behaviour a real head
-// cannot be made to show on demand: an agent that is not ready, a lost reply, a dropped socket.
+// A scripted WebSocket connector, for behaviour a real head cannot be made to show on demand: a
+// dropped socket, a refused upgrade. (HTTP and time: testing::FakeTransport and FakeClock.)
 namespace tputrain::ray::testing {
-
-class ScriptedTransport final : public http::Transport {
- public:
-  // Each Send pops the next reply; an Error reply means "no HTTP reply arrived".
-  std::deque<core::Result<http::Response>> replies;
-  std::vector<http::Request> sent;
-
-  core::Result<http::Response> Send(const http::Request& request) override {
-    sent.push_back(request);
-    if (replies.empty()) return http::Response{599, {}, "script exhausted"};
-    auto reply = std::move(replies.front());
-    replies.pop_front();
-    return reply;
-  }
-  void Reply(int status, std::string body) { replies.push_back(http::Response{status, {}, std::move(body)}); }
-  void Lose() { replies.push_back(core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "connection reset"))); }
-};
-
-class RecordingSleeper final : public core::Sleeper {
- public:
-  std::vector<std::chrono::milliseconds> sleeps;
-  bool Sleep(std::chrono::milliseconds duration) override {
-    sleeps.push_back(duration);
-    return true;
-  }
-};
 
 // Each Connect plays the next script: a list of messages, then (optionally) a close code.
 class ScriptedConnector final : public http::WebSocketConnector {

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "testing/fake_clock.h"
 #include "tputrain/catalog/models.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/workflow/ledger_entries.h"
@@ -13,16 +14,13 @@ using namespace tputrain;
 
 namespace {
 
-class FixedClock final : public core::Clock {
- public:
-  TimePoint Now() override { return {}; }
-  std::chrono::system_clock::time_point WallNow() override {
-    return std::chrono::system_clock::time_point(std::chrono::seconds(1795000000));
-  }
-};
+using testing::FakeClock;
+
+// Wall time at 2026-11-18T11:06:40Z, which run names carry; it moves only if the code sleeps.
+FakeClock FixedTime() { return FakeClock(std::chrono::system_clock::time_point(std::chrono::seconds(1795000000))); }
 
 workflow::MaxTextJob Job(const std::string& model, const std::string& tpu_type = "") {
-  FixedClock clock;
+  FakeClock clock = FixedTime();
   workflow::SubmitSpec spec;
   spec.model = model;
   spec.tpu_type = tpu_type;

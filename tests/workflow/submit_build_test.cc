@@ -2,22 +2,21 @@
 
 #include <catch2/catch.hpp>
 
+#include "testing/fake_clock.h"
+
 using namespace tputrain;
 
 namespace {
 
-class FixedClock final : public core::Clock {
- public:
-  TimePoint Now() override { return {}; }
-  std::chrono::system_clock::time_point WallNow() override {
-    return std::chrono::system_clock::time_point(std::chrono::seconds(1795000000));  // 2026-11-18T11:06:40Z
-  }
-};
+using testing::FakeClock;
+
+// Wall time at 2026-11-18T11:06:40Z, which run names carry; it moves only if the code sleeps.
+FakeClock FixedTime() { return FakeClock(std::chrono::system_clock::time_point(std::chrono::seconds(1795000000))); }
 
 }  // namespace
 
 TEST_CASE("llama3-8b on v6e-16 gives seed 001's entrypoint", "[submit]") {
-  FixedClock clock;
+  FakeClock clock = FixedTime();
   workflow::SubmitSpec spec;
   spec.model = "llama3-8b";
   spec.tpu_type = "v6e-16";
@@ -37,7 +36,7 @@ TEST_CASE("llama3-8b on v6e-16 gives seed 001's entrypoint", "[submit]") {
 }
 
 TEST_CASE("the CPU smoke preset runs MaxText's trainer module with the tiny shape", "[submit]") {
-  FixedClock clock;
+  FakeClock clock = FixedTime();
   workflow::SubmitSpec spec;
   spec.model = "maxtext-cpu-smoke";
   spec.env = {"RAY_DEDUP_LOGS=1"};
@@ -57,7 +56,7 @@ TEST_CASE("the CPU smoke preset runs MaxText's trainer module with the tiny shap
 }
 
 TEST_CASE("bad submit input is refused with the flag named", "[submit]") {
-  FixedClock clock;
+  FakeClock clock = FixedTime();
   auto refuse = [&](workflow::SubmitSpec spec, const std::string& flag) {
     auto job = workflow::BuildMaxTextJob(spec, clock);
     REQUIRE_FALSE(job);
