@@ -49,6 +49,8 @@ function(tputrain_module name)
   add_library(tputrain_${name} STATIC ${M_SOURCES})
   target_include_directories(tputrain_${name} PUBLIC
     ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/generated)
+  # The module's private headers (include/tputrain/<module>/ holds only what others use).
+  target_include_directories(tputrain_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src/${name})
   target_link_libraries(tputrain_${name} PUBLIC ${module_deps} ${M_DEPS} PRIVATE ${M_PRIVATE_DEPS} tputrain_warnings)
   if(M_PRECOMPILE AND TPUTRAIN_PCH)
     target_precompile_headers(tputrain_${name} PRIVATE ${TPUTRAIN_PCH_STD} <nlohmann/json.hpp> ${M_PRECOMPILE})

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tputrain/archive/ignore_rules.h"
+#include "ignore_rules.h"
 #include "tputrain/core/number.h"
 
 namespace tputrain::archive {

@@ -1,6 +1,6 @@
 // gcloudignore matching. The rules are git's (gitignore(5)) as gcloud applies them; see the
 // header for the differences that matter (patterns with a '/' inside still match at any depth).
-#include "tputrain/archive/ignore_rules.h"
+#include "ignore_rules.h"
 
 #include <fnmatch.h>
 

@@ -1,4 +1,4 @@
-#include "tputrain/config/gcloud_config.h"
+#include "gcloud_config.h"
 
 #include <fstream>
 #include <sstream>

@@ -4,7 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "tputrain/config/gcloud_config.h"
+#include "gcloud_config.h"
 #include "tputrain/core/file.h"
 #include "tputrain/yaml/bounded.h"
 

@@ -4,8 +4,8 @@
 // emulated Cloud Builds push into them (dockerImages list and get).
 #include <regex>
 
+#include "field_rules.h"
 #include "tputrain/core/gcp_location.h"
-#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/request_limits.h"
 

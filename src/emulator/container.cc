@@ -2,12 +2,12 @@
 #include <set>
 
 #include "container_capacity.h"
+#include "field_rules.h"
+#include "node_pool_rules.h"
 #include "operations.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
-#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
-#include "tputrain/emulator/node_pool_rules.h"
 #include "tputrain/emulator/request_limits.h"
 
 // GKE container/v1: clusters, node pools, operations and the server config, with GKE's rules:

@@ -1,4 +1,4 @@
-#include "tputrain/emulator/field_rules.h"
+#include "field_rules.h"
 
 #include <regex>
 

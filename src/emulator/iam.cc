@@ -1,7 +1,7 @@
 #include <regex>
 
+#include "field_rules.h"
 #include "tputrain/core/base64.h"
-#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 
 // IAM iam/v1 service accounts and their policies, Resource Manager v1 projects and their

@@ -1,4 +1,4 @@
-#include "tputrain/emulator/node_pool_rules.h"
+#include "node_pool_rules.h"
 
 #include "tputrain/catalog/tpu_types.h"
 

@@ -2,8 +2,8 @@
 #include <regex>
 #include <set>
 
+#include "field_rules.h"
 #include "tputrain/core/base64.h"
-#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/request_limits.h"
 

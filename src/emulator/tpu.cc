@@ -1,11 +1,11 @@
 #include <algorithm>
 
 #include "capacity.h"
+#include "field_rules.h"
 #include "operations.h"
 #include "reservations.h"
 #include "tpu_node_common.h"
 #include "tputrain/catalog/tpu_types.h"
-#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
 
 // Cloud TPU tpu/v2 (and v2alpha1): TPU VM nodes and the long-running operations of nodes and queued

@@ -1,4 +1,4 @@
-#include "tputrain/emulator/tpu_guest_attributes.h"
+#include "tpu_guest_attributes.h"
 
 #include "tputrain/core/number.h"
 

@@ -1,7 +1,7 @@
 #include "tputrain/emulator/tpu_host_fleet.h"
 
+#include "tpu_guest_attributes.h"
 #include "tputrain/catalog/tpu_types.h"
-#include "tputrain/emulator/tpu_guest_attributes.h"
 #include "tputrain/emulator/tpu_metadata.h"
 
 namespace tputrain::emulator {

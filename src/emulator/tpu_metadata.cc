@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "tpu_guest_attributes.h"
 #include "tputrain/catalog/tpu_types.h"
-#include "tputrain/emulator/tpu_guest_attributes.h"
 
 namespace tputrain::emulator {
 namespace {

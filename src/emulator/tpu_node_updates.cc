@@ -1,10 +1,10 @@
 #include <set>
 #include <sstream>
 
+#include "field_rules.h"
+#include "tpu_guest_attributes.h"
 #include "tpu_node_common.h"
-#include "tputrain/emulator/field_rules.h"
 #include "tputrain/emulator/handlers.h"
-#include "tputrain/emulator/tpu_guest_attributes.h"
 
 // Cloud TPU tpu/v2 calls on an existing node: nodes.patch (gcloud `tpu-vm update`, and `tpu-vm
 // ssh` adding keys with updateMask=metadata) and nodes.getGuestAttributes (what the hosts wrote).

@@ -1,4 +1,4 @@
-#include "tputrain/gcp/api_call.h"
+#include "api_call.h"
 
 #include "tputrain/core/json.h"
 #include "tputrain/gcp/error_from_http.h"

@@ -4,11 +4,11 @@
 #include <map>
 #include <set>
 
+#include "schema_validation.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/poll.h"
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
-#include "tputrain/k8s/schema_validation.h"
 
 namespace tputrain::k8s {
 namespace {

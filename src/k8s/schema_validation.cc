@@ -1,4 +1,4 @@
-#include "tputrain/k8s/schema_validation.h"
+#include "schema_validation.h"
 
 #include <cmath>
 

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <set>
 
-#include "tputrain/render/substitute.h"
-#include "tputrain/render/yaml_check.h"
+#include "substitute.h"
+#include "yaml_check.h"
 
 namespace tputrain::render {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "tputrain/render/substitute.h"
+#include "substitute.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tputrain/render/yaml_check.h"
+#include "yaml_check.h"
 
 #include "yaml_documents.h"
 

@@ -6,8 +6,8 @@
 
 #include "engines.h"
 #include "error_text.h"
+#include "json_stream.h"
 #include "tputrain/core/json.h"
-#include "tputrain/serving/json_stream.h"
 
 namespace tputrain::serving {
 namespace {

@@ -1,4 +1,4 @@
-#include "tputrain/serving/json_stream.h"
+#include "json_stream.h"
 
 namespace tputrain::serving {
 

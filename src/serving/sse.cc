@@ -1,4 +1,4 @@
-#include "tputrain/serving/sse.h"
+#include "sse.h"
 
 namespace tputrain::serving {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "engines.h"
 #include "error_text.h"
+#include "sse.h"
 #include "tputrain/core/json.h"
-#include "tputrain/serving/sse.h"
 #include "vllm_error.h"
 
 namespace tputrain::serving {

@@ -1,4 +1,4 @@
-#include "tputrain/archive/ignore_rules.h"
+#include "ignore_rules.h"
 
 #include <unistd.h>
 

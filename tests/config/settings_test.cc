@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tputrain/config/gcloud_config.h"
+#include "gcloud_config.h"
 #include "tputrain/config/settings.h"
 
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "emulator/emulator_test_util.h"
-#include "tputrain/emulator/tpu_guest_attributes.h"
+#include "tpu_guest_attributes.h"
 #include "tputrain/emulator/tpu_host_network.h"
 
 namespace tputrain::emulator {

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "schema_validation.h"
 #include "tputrain/k8s/manifest.h"
-#include "tputrain/k8s/schema_validation.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/template_values.h"
 

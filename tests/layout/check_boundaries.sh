@@ -7,6 +7,9 @@
 # - only src/cli/ and src/emulator_main.cc (the two programs' flags) may include CLI11, and only
 #   src/http/ libcurl (both are header-visible everywhere); only src/emulator_server/ cpp-httplib,
 #   and no module tputrain links reaches the emulator's;
+# - a header in include/tputrain/<m>/ is there because something outside <m> includes it (another
+#   module or a program's main), directly or through another such header of <m>; one that only
+#   <m> itself includes is private and lives in src/<m>/;
 # - no stub markers.
 # Prints one line per violation, naming the file and the edge; exits 1 on any.
 set -uo pipefail
@@ -90,6 +93,42 @@ for cmakelists in src/*/CMakeLists.txt; do
     done
   done < <(grep -nE 'tputrain_[a-z0-9_]+' "$cmakelists" | grep -vE '^[0-9]+:[[:space:]]*#' || true)
 done
+
+# Public headers: included from outside their module, or by a public header of their own.
+declare -A public=() private_users=()
+while IFS=: read -r file _ included; do
+  [[ $included =~ [\<\"](tputrain/([a-z0-9_]+)/[^\"\>]*)[\"\>] ]] || continue
+  header=${BASH_REMATCH[1]}
+  owner=${BASH_REMATCH[2]}
+  if [[ $file == src/$owner/* ]]; then continue; fi
+  if [[ $file == include/tputrain/$owner/* ]]; then
+    private_users[$header]+="${file#include/} "
+  else
+    public[$header]=1
+  fi
+done < <(grep -rnHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]tputrain/[a-z0-9_]+/' src include \
+           --include='*.h' --include='*.cc' --include='*.h.in' || true)
+changed=1
+while [ "$changed" -eq 1 ]; do
+  changed=0
+  for header in "${!private_users[@]}"; do
+    [ -n "${public[$header]:-}" ] && continue
+    for user in ${private_users[$header]}; do
+      if [ -n "${public[${user%.in}]:-}" ]; then
+        public[$header]=1
+        changed=1
+        break
+      fi
+    done
+  done
+done
+while IFS= read -r file; do
+  header=${file#include/}
+  header=${header%.in}
+  module=$(cut -d/ -f2 <<<"$header")
+  [ -n "${public[$header]:-}" ] ||
+    fail "$file: used only inside $module: a module's private header lives in src/$module/, not include/"
+done < <(find include/tputrain -name '*.h' -o -name '*.h.in' | sort)
 
 cli=$(grep -rlE '#include\s*[<"]CLI/' src include | grep -vE '^src/cli/|^src/emulator_main\.cc$' || true)
 if [ -n "$cli" ]; then fail "CLI11 included outside src/cli/ and src/emulator_main.cc: $cli"; fi

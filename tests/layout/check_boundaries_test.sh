@@ -43,6 +43,8 @@ fixture() {
     echo "tputrain_module($module SOURCES $module.cc)" >"$tree/src/$module/CMakeLists.txt"
   done
   echo '#include "tputrain/http/http.h"' >>"$tree/src/gcp/gcp.cc"
+  echo '#include "tputrain/core/core.h"' >>"$tree/src/http/http.cc"
+  echo '#include "tputrain/gcp/gcp.h"' >"$tree/src/main.cc"  # the program: each header has a user outside
   echo "$tree"
 }
 
@@ -100,6 +102,25 @@ tree=$(fixture httplib)
 echo '#include <httplib.h>' >>"$tree/src/gcp/gcp.cc"
 expect "cpp-httplib outside the emulator's server fails" 1 "$tree" \
   "cpp-httplib included outside src/emulator_server/: src/gcp/gcp.cc"
+
+tree=$(fixture private_header)
+echo '#pragma once' >"$tree/include/tputrain/http/pool.h"
+echo '#include "tputrain/http/pool.h"' >>"$tree/src/http/http.cc"
+expect "a header only its own module includes fails: it belongs in src/" 1 "$tree" \
+  "include/tputrain/http/pool.h: used only inside http: a module's private header lives in src/http/"
+
+tree=$(fixture header_of_header)
+echo '#pragma once' >"$tree/include/tputrain/http/pool.h"
+echo '#include "tputrain/http/pool.h"' >>"$tree/include/tputrain/http/http.h"
+expect "a header that a public header of its module includes is public" 0 "$tree" "1 passed, 0 failed"
+
+real_private="$work/real_private"
+mkdir -p "$real_private"
+cp -r "$source_dir/src" "$source_dir/include" "$source_dir/cmake" "$real_private/"
+echo '#pragma once' >"$real_private/include/tputrain/gcp/only_gcp.h"
+echo '#include "tputrain/gcp/only_gcp.h"' >>"$real_private/src/gcp/endpoints.cc"
+expect "the real tree with a header only gcp includes fails" 1 "$real_private" \
+  "include/tputrain/gcp/only_gcp.h: used only inside gcp"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,8 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "substitute.h"
 #include "testing/scoped_process.h"
-#include "tputrain/render/substitute.h"
 
 namespace {
 

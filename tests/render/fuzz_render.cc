@@ -3,9 +3,9 @@
 #include <map>
 #include <string>
 
-#include "tputrain/render/substitute.h"
+#include "substitute.h"
 #include "tputrain/render/values.h"
-#include "tputrain/render/yaml_check.h"
+#include "yaml_check.h"
 
 namespace tputrain::render::fuzz {
 

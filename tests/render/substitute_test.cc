@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "tputrain/render/substitute.h"
+#include "substitute.h"
 
 using tputrain::render::Lookup;
 using tputrain::render::References;

@@ -2,8 +2,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "tputrain/render/substitute.h"
-#include "tputrain/render/yaml_check.h"
+#include "substitute.h"
+#include "yaml_check.h"
 
 using tputrain::render::CheckRenderedYaml;
 using tputrain::render::PlainKind;

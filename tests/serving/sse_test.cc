@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tputrain/serving/sse.h"
+#include "sse.h"
 
 namespace tputrain::serving {
 namespace {

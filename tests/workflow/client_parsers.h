@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "api_call.h"
+#include "auth/oauth.h"
 #include "testing/fake_transport.h"
 #include "tputrain/core/env.h"
-#include "tputrain/gcp/api_call.h"
 #include "tputrain/gcp/auth/adc.h"
 #include "tputrain/gcp/auth/metadata_server.h"
-#include "tputrain/gcp/auth/oauth.h"
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/k8s/client.h"
 #include "tputrain/k8s/credentials.h"

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/oauth.h"
 #include "tputrain/core/file.h"
 #include "tputrain/core/json.h"
 #include "tputrain/gcp/auth/metadata_server.h"
-#include "tputrain/gcp/auth/oauth.h"
 
 namespace tputrain::gcp::auth {
 namespace {

@@ -1,4 +1,4 @@
-#include "tputrain/gcp/auth/jwt.h"
+#include "auth/jwt.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>

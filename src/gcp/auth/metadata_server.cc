@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/oauth.h"
 #include "tputrain/core/json.h"
-#include "tputrain/gcp/auth/oauth.h"
 
 namespace tputrain::gcp::auth {
 namespace {

@@ -1,10 +1,10 @@
-#include "tputrain/gcp/auth/oauth.h"
+#include "auth/oauth.h"
 
 #include <initializer_list>
 
+#include "auth/jwt.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/redact.h"
-#include "tputrain/gcp/auth/jwt.h"
 
 namespace tputrain::gcp::auth {
 namespace {

@@ -1,6 +1,6 @@
 #include "tputrain/gcp/billing/client.h"
 
-#include "tputrain/gcp/api_call.h"
+#include "api_call.h"
 
 namespace tputrain::gcp::billing {
 namespace {

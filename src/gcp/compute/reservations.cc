@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "tputrain/gcp/api_call.h"
+#include "api_call.h"
 
 namespace tputrain::gcp::compute {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tputrain/gcp/api_call.h"
+#include "api_call.h"
 
 namespace tputrain::gcp::serviceusage {
 namespace {

@@ -1,6 +1,6 @@
 #include "tputrain/gcp/storage/client.h"
 
-#include "tputrain/gcp/api_call.h"
+#include "api_call.h"
 #include "tputrain/gcp/error_from_http.h"
 
 namespace tputrain::gcp::storage {

@@ -1,6 +1,6 @@
 #include "tputrain/gcp/tpu/client.h"
 
-#include "tputrain/gcp/api_call.h"
+#include "api_call.h"
 
 namespace tputrain::gcp::tpu {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "substitute.h"
 #include "tputrain/core/result.h"
-#include "tputrain/render/substitute.h"
 #include "tputrain/render/values.h"
 
 namespace tputrain::render {
