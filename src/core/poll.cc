@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tputrain/core/duration.h"
+#include "tputrain/core/poll_seen.h"
 
 namespace tputrain::core {
 namespace {
@@ -30,20 +31,31 @@ std::chrono::milliseconds PollDelay(const PollOptions& options, int attempt) {
 }
 
 Status PollUntil(const std::function<Result<bool>()>& poll, const PollOptions& options, const PollEnv& env) {
+  return PollUntilSeen(
+      [&poll]() -> Result<Seen> {
+        auto done = poll();
+        if (!done) return Fail(done.error());
+        return *done ? Seen::kDone : Seen::kWaiting;
+      },
+      options, env);
+}
+
+Status PollUntilSeen(const std::function<Result<Seen>()>& poll, const PollOptions& options, const PollEnv& env) {
   const auto start = env.clock.Now();
   const auto& is_transient = options.is_transient ? options.is_transient : DefaultTransient;
   std::optional<Error> last_failure;
   int transient = 0;
   for (int attempt = 0;; ++attempt) {
     if (env.cancel != nullptr && env.cancel->cancelled()) return Fail(Interrupted());
-    auto done = poll();
-    if (done && *done) return {};
-    if (!done) {
-      if (!is_transient(done.error()) || ++transient > options.transient_failures) return Fail(done.error());
-      last_failure = done.error();
+    auto seen = poll();
+    if (seen && *seen == Seen::kDone) return {};
+    if (!seen) {
+      if (!is_transient(seen.error()) || ++transient > options.transient_failures) return Fail(seen.error());
+      last_failure = seen.error();
     } else {
       transient = 0;
       last_failure.reset();
+      if (*seen == Seen::kProgressed) attempt = 0;
     }
     auto delay = PollDelay(options, attempt);
     if (options.timeout) {

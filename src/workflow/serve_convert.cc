@@ -4,7 +4,9 @@
 #include "tputrain/workflow/serve_convert.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "tputrain/core/poll_seen.h"
 #include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/k8s/readiness.h"
@@ -134,7 +136,9 @@ class Follower {
   Follower(ServeConvertEnv& env, const ServeConvertOutcome& outcome, int first_tail)
       : env_(env), outcome_(outcome), first_tail_(first_tail), last_(kFailureLines) {}
 
-  // Until the Job is Complete (true) or Failed (an error with its last lines).
+  // Until the Job is Complete (true) or Failed (an error with its last lines), on the one poll:
+  // a look at once, then every 1 s growing to 15 s, and 1 s again once the log moved. A read that
+  // fails is tried again (the sixth in a row ends the wait); what the Job or its pod says ends it.
   core::Status Run() {
     k8s::Client& client = env_.apply.client;
     const std::string task = "convert " + outcome_.job;
@@ -143,40 +147,48 @@ class Follower {
     core::PollOptions pacing;
     pacing.initial_delay = std::chrono::seconds(1);
     pacing.max_delay = std::chrono::seconds(15);
-    int attempt = 0;
-    int failures = 0;
-    for (;;) {
-      if (Interrupted()) return core::Fail(core::Error::Cancelled());
-      auto pod = NewestPod(client, outcome_.ns, outcome_.job);
-      if (!pod) {
-        if (++failures > 5) return core::Fail(pod.error());
-      } else {
-        failures = 0;
-        if (!pod->is_null()) {
-          auto streamed = Follow(*pod, task);
-          if (!streamed) return core::Fail(streamed.error());
-          if (*streamed) attempt = 0;
-        }
-      }
-      auto job = client.GetJson(job_path, "job/" + outcome_.job);
-      if (!job) {
-        if (job.error().kind == core::ErrorKind::kNotFound) {
-          return core::Fail(core::Error::Make(core::ErrorKind::kNotFound,
-                                              "job/" + outcome_.job + " was deleted while it was followed"));
-        }
-        if (++failures > 5) return core::Fail(job.error());
-      } else {
-        const JobState state = JobStateOf(*job);
-        if (state.phase == JobState::Phase::kComplete) {
-          env_.reporter.Done(task, "complete");
-          return {};
-        }
-        if (state.phase == JobState::Phase::kFailed) return core::Fail(FailedError(state));
-      }
-      if (!env_.sleeper.Sleep(core::PollDelay(pacing, attempt++)) || Interrupted()) {
-        return core::Fail(core::Error::Cancelled());
-      }
+    pacing.transient_failures = 5;
+    bool final = false;  // set by the look that returns an answer rather than a failed read
+    pacing.is_transient = [&final](const core::Error&) { return !final; };
+    auto done = core::PollUntilSeen(
+        [&]() -> core::Result<core::Seen> {
+          final = false;
+          core::Seen seen = core::Seen::kWaiting;
+          std::optional<core::Error> failed_read;
+          auto pod = NewestPod(client, outcome_.ns, outcome_.job);
+          if (!pod) {
+            failed_read = pod.error();
+          } else if (!pod->is_null()) {
+            auto streamed = Follow(*pod, task);
+            if (!streamed) {
+              final = true;
+              return core::Fail(streamed.error());
+            }
+            if (*streamed) seen = core::Seen::kProgressed;
+          }
+          auto job = client.GetJson(job_path, "job/" + outcome_.job);
+          if (!job) {
+            if (job.error().kind != core::ErrorKind::kNotFound) return core::Fail(job.error());
+            final = true;
+            return core::Fail(core::Error::Make(core::ErrorKind::kNotFound,
+                                                "job/" + outcome_.job + " was deleted while it was followed"));
+          }
+          const JobState state = JobStateOf(*job);
+          if (state.phase == JobState::Phase::kComplete) return core::Seen::kDone;
+          if (state.phase == JobState::Phase::kFailed) {
+            final = true;
+            return core::Fail(FailedError(state));
+          }
+          if (failed_read) return core::Fail(*failed_read);
+          return seen;
+        },
+        pacing, env_);
+    if (!done) {
+      if (done.error().kind == core::ErrorKind::kCancelled) return core::Fail(core::Error::Cancelled());
+      return core::Fail(done.error());
     }
+    env_.reporter.Done(task, "complete");
+    return {};
   }
 
  private:

@@ -5,6 +5,7 @@
 
 #include "testing/fake_clock.h"
 #include "tputrain/core/poll.h"
+#include "tputrain/core/poll_seen.h"
 
 using std::chrono::milliseconds;
 using tputrain::core::Error;
@@ -141,4 +142,18 @@ TEST_CASE("PollUntil stops when cancelled, before a poll or during a sleep", "[u
   REQUIRE_FALSE(cut);
   CHECK(cut.error().kind == ErrorKind::kCancelled);
   CHECK(polls == 1);
+}
+
+TEST_CASE("PollUntilSeen: a look that saw progress starts the pauses over", "[unit]") {
+  using tputrain::core::Seen;
+  FakeClock time;
+  // waiting, waiting, progressed, waiting, done
+  const std::vector<Seen> looks{Seen::kWaiting, Seen::kWaiting, Seen::kProgressed, Seen::kWaiting, Seen::kDone};
+  std::size_t polls = 0;
+  auto status =
+      tputrain::core::PollUntilSeen([&]() -> Result<Seen> { return looks.at(polls++); }, Fast(), {time, time});
+  CHECK(status);
+  CHECK(polls == looks.size());
+  CHECK(time.sleeps() ==
+        std::vector<milliseconds>{milliseconds(100), milliseconds(200), milliseconds(100), milliseconds(200)});
 }
