@@ -71,6 +71,12 @@ const std::vector<BadInput>& Cases() {
        {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file", "/dev/null",
         "--dry-run"},
        "--hf-token-file"},
+      {"engine", {"serve", "up", "--model", "llama3.1-405b", "--hf-token-file", "/dev/null"}, "--hf-token-file"},
+      {"engine",
+       {"serve", "up", "--engine", "saxml", "--model", "saxml-175b-test", "--hf-token-file", "/dev/null"},
+       "--hf-token-file"},
+      {"engine", {"serve", "up", "--engine", "vllm", "--model", "llama3-8b", "--bucket", "my-bucket"}, "--bucket"},
+      {"engine", {"serve", "down", "--engine", "vllm", "--model", "llama3-8b", "--set", "A=1", "--yes"}, "--set"},
       {"number",
        {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-16", "--set",
         "TENSOR_PARALLEL_SIZE=8"},
@@ -280,5 +286,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 13);  // 13: capacity choices that conflict or lack their reservation
+  CHECK(families.size() == 14);  // 14: a flag the chosen engine does not take
 }

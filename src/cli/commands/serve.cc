@@ -15,13 +15,8 @@ namespace {
 core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   auto engine = ServeEngineOf(flags.engine, flags.model);
   if (!engine) return core::Fail(engine.error());
+  if (auto takes = CheckEngineTakes(*engine, flags); !takes) return core::Fail(takes.error());
   if (*engine != serving::EngineKind::kJetStream) return RunEngineUp(*engine, flags, context);
-  for (const auto& [given, flag] :
-       {std::pair{!flags.replicas.empty(), "--replicas"}, std::pair{!flags.model_path.empty(), "--model-path"},
-        std::pair{!flags.sax_model.empty(), "--sax-model"}, std::pair{flags.expose, "--expose"},
-        std::pair{!flags.jobset_manifest.empty(), "--jobset-manifest"}}) {
-    if (given) return core::Fail(core::Error::Usage(std::string(flag) + ": only for --engine saxml"));
-  }
   workflow::ServeUpRequest request;
   request.model = flags.model;
   request.disaggregated = flags.disaggregated;
@@ -77,12 +72,9 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
 core::Result<int> RunDown(const DownFlags& flags, Context& context) {
   auto engine = ServeEngineOf(flags.engine, flags.model);
   if (!engine) return core::Fail(engine.error());
+  if (auto takes = CheckEngineTakes(*engine, flags); !takes) return core::Fail(takes.error());
   if (*engine == serving::EngineKind::kSaxml) return RunSaxmlDown(flags, context);
   if (*engine == serving::EngineKind::kVllm) return RunVllmDown(flags, context);
-  if (!flags.replicas.empty() || !flags.sax_model.empty()) {
-    return core::Fail(core::Error::Usage(std::string(flags.replicas.empty() ? "--sax-model" : "--replicas") +
-                                         ": only for --engine saxml"));
-  }
   auto template_name = workflow::ServeTemplateFor(flags.model, flags.disaggregated);
   if (!template_name) return core::Fail(template_name.error());
   auto confirmed = ConfirmDelete(context, flags.yes, "serve down",

@@ -1,5 +1,7 @@
 // tputrain serve up|down: which engine a command is for, the cluster side every engine's up
 // needs, and what every engine's down prints.
+#include <algorithm>
+
 #include "commands/serve_flags.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/cli/output.h"
@@ -23,6 +25,61 @@ void AddEngineFlags(CLI::App& up, UpFlags& flags) {
   up.add_option("--engine", flags.engine, "jetstream, saxml or vllm (default: the model's)");
   up.add_option("--hf-token-file", flags.hf_token_file,
                 "vLLM: a file holding a Hugging Face token, for gated models; it becomes a Secret, never printed");
+}
+
+namespace {
+
+using serving::EngineKind;
+
+// A flag that only `engines` take, and whether the command line gave it.
+struct EngineFlag {
+  const char* name;
+  bool given;
+  std::vector<EngineKind> engines;
+};
+
+core::Status CheckTakes(EngineKind engine, const std::vector<EngineFlag>& flags, const std::string& why) {
+  for (const auto& flag : flags) {
+    if (!flag.given || std::find(flag.engines.begin(), flag.engines.end(), engine) != flag.engines.end()) continue;
+    std::string takers;
+    for (const auto kind : flag.engines) takers += (takers.empty() ? "" : " or ") + std::string(EngineName(kind));
+    return core::Fail(core::Error::Usage(std::string(flag.name) + ": only for --engine " + takers + why));
+  }
+  return {};
+}
+
+}  // namespace
+
+core::Status CheckEngineTakes(EngineKind engine, const UpFlags& flags) {
+  const auto jetstream = EngineKind::kJetStream;
+  const auto saxml = EngineKind::kSaxml;
+  const auto vllm = EngineKind::kVllm;
+  return CheckTakes(engine,
+                    {{"--disaggregated", flags.disaggregated, {jetstream}},
+                     {"--checkpoint", !flags.checkpoint.empty(), {jetstream, saxml}},
+                     {"--bucket", !flags.bucket.empty(), {jetstream, saxml}},
+                     {"--lws-manifest", !flags.lws_manifest.empty(), {jetstream, vllm}},
+                     {"--jobset-manifest", !flags.jobset_manifest.empty(), {saxml}},
+                     {"--replicas", !flags.replicas.empty(), {saxml}},
+                     {"--model-path", !flags.model_path.empty(), {saxml}},
+                     {"--sax-model", !flags.sax_model.empty(), {saxml}},
+                     {"--expose", flags.expose, {saxml}},
+                     {"--hf-token-file", !flags.hf_token_file.empty(), {vllm}}},
+                    "");
+}
+
+core::Status CheckEngineTakes(EngineKind engine, const DownFlags& flags) {
+  const auto jetstream = EngineKind::kJetStream;
+  const auto saxml = EngineKind::kSaxml;
+  // vLLM's down deletes what the run's ledger recorded: no template values to render again.
+  return CheckTakes(engine,
+                    {{"--disaggregated", flags.disaggregated, {jetstream}},
+                     {"--replicas", !flags.replicas.empty(), {saxml}},
+                     {"--sax-model", !flags.sax_model.empty(), {saxml}},
+                     {"--tpu-type", !flags.tpu_type.empty(), {jetstream, saxml}},
+                     {"--set", !flags.sets.empty(), {jetstream, saxml}},
+                     {"--bucket", !flags.bucket.empty(), {jetstream, saxml}}},
+                    engine == EngineKind::kVllm ? " (vLLM's: what to delete is the ledger's)" : "");
 }
 
 core::Status CheckTpuType(const std::string& tpu_type) {

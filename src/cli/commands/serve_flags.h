@@ -1,7 +1,7 @@
 #pragma once
 
-// The flags of `tputrain serve up|down|generate`, shared by the JetStream commands (serve.cc)
-// and the Saxml ones (serve_saxml.cc): one command line, two engines.
+// The flags of `tputrain serve up|down`, shared by every engine's commands (JetStream's in
+// serve.cc, Saxml's in serve_saxml.cc, vLLM's in serve_vllm.cc): one command line, three engines.
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -77,6 +77,11 @@ core::Status CheckTpuType(const std::string& tpu_type);
 // The flags every engine's serve up checks alike, before any call: --tpu-type, --nodepool,
 // --create-nodepool (needs --cluster), and --timeout, returned parsed.
 core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlags& flags);
+
+// The flags only some engines take: one given to another engine is refused, naming the engines
+// that take it, before any call.
+core::Status CheckEngineTakes(serving::EngineKind engine, const UpFlags& flags);
+core::Status CheckEngineTakes(serving::EngineKind engine, const DownFlags& flags);
 
 // The serve-up flags every engine's request takes alike (JetStream's, Saxml's and vLLM's).
 template <typename Request>

@@ -23,8 +23,6 @@ core::Result<int64_t> ReplicasOf(const std::string& flag, const std::string& val
 
 // The request serve up and serve down share: the preset, overridden by the flags.
 core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
-  if (flags.disaggregated) return core::Fail(core::Error::Usage("--disaggregated: only for JetStream models"));
-  if (!flags.lws_manifest.empty()) return core::Fail(core::Error::Usage("--lws-manifest: Saxml runs on a JobSet"));
   workflow::SaxmlUpRequest request;
   auto preset = workflow::FindSaxmlPreset(flags.model);
   if (!preset && flags.model_path.empty()) return core::Fail(preset.error());
@@ -131,7 +129,6 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
 }
 
 core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
-  if (flags.disaggregated) return core::Fail(core::Error::Usage("--disaggregated: only for JetStream models"));
   auto preset = workflow::FindSaxmlPreset(flags.model);
   auto id = SaxModelIdOf("--sax-model", flags.sax_model.empty() && preset ? preset->model.id : flags.sax_model);
   if (!id) return core::Fail(id.error());

@@ -9,13 +9,6 @@ namespace tputrain::cli {
 namespace {
 
 core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Context& context) {
-  for (const auto& [given, flag] :
-       {std::pair{flags.disaggregated, "--disaggregated"}, std::pair{!flags.replicas.empty(), "--replicas"},
-        std::pair{!flags.model_path.empty(), "--model-path"}, std::pair{!flags.sax_model.empty(), "--sax-model"},
-        std::pair{!flags.checkpoint.empty(), "--checkpoint"}, std::pair{flags.expose, "--expose"},
-        std::pair{!flags.jobset_manifest.empty(), "--jobset-manifest"}}) {
-    if (given) return core::Fail(core::Error::Usage(std::string(flag) + ": not for --engine vllm"));
-  }
   workflow::VllmUpRequest request;
   request.plan = {flags.model, flags.tpu_type, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
   request.ns = flags.access.ns;
@@ -90,15 +83,6 @@ core::Result<int> RunVllmUp(const UpFlags& flags, Context& context) {
 }
 
 core::Result<int> RunVllmDown(const DownFlags& flags, Context& context) {
-  for (const auto& [given, flag] :
-       {std::pair{flags.disaggregated, "--disaggregated"}, std::pair{!flags.replicas.empty(), "--replicas"},
-        std::pair{!flags.sax_model.empty(), "--sax-model"}, std::pair{!flags.sets.empty(), "--set"},
-        std::pair{!flags.tpu_type.empty(), "--tpu-type"}, std::pair{!flags.bucket.empty(), "--bucket"}}) {
-    if (given) {
-      return core::Fail(
-          core::Error::Usage(std::string(flag) + ": not for --engine vllm (what to delete is the ledger's)"));
-    }
-  }
   if (auto valid = workflow::CheckVllmModel(flags.model); !valid) return core::Fail(valid.error());
   auto confirmed = ConfirmDelete(context, flags.yes, "serve down",
                                  "Delete what serve up applied for " + flags.model + " (node pools stay)?");
