@@ -1,7 +1,5 @@
 #include "archive_library.h"
 
-#include <mutex>
-
 #include "tputrain/core/shared_library.h"
 
 namespace tputrain::archive {
@@ -45,13 +43,6 @@ core::Result<ArchiveLibrary> Load() {
 
 }  // namespace
 
-core::Result<const ArchiveLibrary*> OpenArchive() {
-  // Loaded at most once per process; a failure is kept too, so every caller reports its cause.
-  static std::once_flag once;
-  static core::Result<ArchiveLibrary> library = core::Fail(core::Error::Internal("libarchive not loaded"));
-  std::call_once(once, [] { library = Load(); });
-  if (!library) return core::Fail(library.error());
-  return &*library;
-}
+core::Result<const ArchiveLibrary*> OpenArchive() { return core::LoadOnce<ArchiveLibrary>(Load); }
 
 }  // namespace tputrain::archive

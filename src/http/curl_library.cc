@@ -1,7 +1,5 @@
 #include "curl_library.h"
 
-#include <mutex>
-
 #include "tputrain/core/shared_library.h"
 
 namespace tputrain::http {
@@ -35,14 +33,6 @@ core::Result<CurlLibrary> Load() {
 
 }  // namespace
 
-core::Result<const CurlLibrary*> OpenCurl() {
-  // Loaded at most once per process (dlopen and curl_global_init are process-wide by nature);
-  // a failure is kept too, so that every caller reports the same cause.
-  static std::once_flag once;
-  static core::Result<CurlLibrary> library = core::Fail(core::Error::Internal("libcurl not loaded"));
-  std::call_once(once, [] { library = Load(); });
-  if (!library) return core::Fail(library.error());
-  return &*library;
-}
+core::Result<const CurlLibrary*> OpenCurl() { return core::LoadOnce<CurlLibrary>(Load); }
 
 }  // namespace tputrain::http

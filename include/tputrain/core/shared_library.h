@@ -5,6 +5,7 @@
 // use (libcurl for requests, libarchive for build contexts) would cost every command, --version
 // included, their start-up.
 
+#include <mutex>
 #include <string>
 
 #include "tputrain/core/result.h"
@@ -34,5 +35,17 @@ class SharedLibrary {
   std::string soname_;
   std::string missing_;
 };
+
+// The function table a library's `load` builds, loaded at most once per process (dlopen and a
+// library's global set-up are process-wide by nature), from any thread; a failure is kept too,
+// so that every caller reports the same cause. Each table type has its own.
+template <class Table>
+Result<const Table*> LoadOnce(Result<Table> (*load)()) {
+  static std::once_flag once;
+  static Result<Table> table = Fail(Error::Internal("not loaded"));
+  std::call_once(once, [load] { table = load(); });
+  if (!table) return Fail(table.error());
+  return &*table;
+}
 
 }  // namespace tputrain::core
