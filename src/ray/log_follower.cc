@@ -1,6 +1,9 @@
 #include "tputrain/ray/log_follower.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "tputrain/core/poll_seen.h"
 
 namespace tputrain::ray {
 namespace {
@@ -17,9 +20,9 @@ bool Unreachable(const core::Error& error) {
 
 }  // namespace
 
-LogFollower::LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Sleeper& sleeper,
-                         FollowOptions options)
-    : client_(client), connector_(connector), sleeper_(sleeper), options_(std::move(options)),
+LogFollower::LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Clock& clock,
+                         core::Sleeper& sleeper, FollowOptions options)
+    : client_(client), connector_(connector), clock_(clock), sleeper_(sleeper), options_(std::move(options)),
       offset_(options_.start_offset) {}
 
 bool LogFollower::cancelled() const { return options_.cancel != nullptr && options_.cancel->cancelled(); }
@@ -128,21 +131,35 @@ core::Status LogFollower::CatchUp(const std::string& id, const JobDetails& job, 
   return {};
 }
 
+// Status first in each look: once it reads terminal, the log fetched after it is complete. A
+// look that delivered something new starts the pauses over.
 core::Result<JobDetails> LogFollower::Poll(const std::string& id, const LogTextHandler& on_text) {
-  auto delay = options_.poll_initial;
-  while (true) {
-    if (cancelled()) return core::Fail(core::Error::Cancelled());
-    // Status first: once it reads terminal, the log fetched after it is complete.
+  std::optional<JobDetails> finished;
+  auto look = [&]() -> core::Result<core::Seen> {
     auto job = GetRidingOutRestarts(id);
     if (!job) return core::Fail(job.error());
     auto logs = client_.Logs(id);
     if (!logs) return core::Fail(logs.error());
     uint64_t before = offset_;
     Deliver(*logs, 0, on_text);
-    if (IsTerminal(job->status)) return job;
-    delay = offset_ != before ? options_.poll_initial : std::min(delay * 2, options_.poll_max);
-    if (!sleeper_.Sleep(delay)) return core::Fail(core::Error::Cancelled());
+    if (IsTerminal(job->status)) {
+      finished = std::move(*job);
+      return core::Seen::kDone;
+    }
+    return offset_ != before ? core::Seen::kProgressed : core::Seen::kWaiting;
+  };
+  // No timeout: a follow lasts as long as the job. The status read rides out restarts itself,
+  // so any failure a look returns ends the follow.
+  core::PollOptions pacing{.initial_delay = options_.poll_initial,
+                           .multiplier = 2,
+                           .max_delay = options_.poll_max,
+                           .is_transient = [](const core::Error&) { return false; }};
+  auto followed = core::PollUntilSeen(look, pacing, {clock_, sleeper_, options_.cancel});
+  if (!followed) {
+    if (followed.error().kind == core::ErrorKind::kCancelled) return core::Fail(core::Error::Cancelled());
+    return core::Fail(followed.error());
   }
+  return std::move(*finished);
 }
 
 }  // namespace tputrain::ray

@@ -35,6 +35,7 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   // headers are Ray's only.
   CHECK(endpoint->headers.empty());
   http::Transport& transport = *connection->transport;
+  core::SystemClock clock;
   core::RealSleeper sleeper;
   ray::ClientOptions options;
   auto address = ray::NormalizeAddress(endpoint->base_url);
@@ -60,7 +61,7 @@ TEST_CASE("the Ray Jobs client reaches a RayCluster head through the service pro
   std::vector<std::string> notices;
   ray::FollowOptions follow;
   follow.on_notice = [&](std::string_view notice) { notices.emplace_back(notice); };
-  ray::LogFollower follower(client, connector, sleeper, follow);
+  ray::LogFollower follower(client, connector, clock, sleeper, follow);
   std::string log;
   auto job = follower.Follow(submitted->submission_id, [&](std::string_view text) { log += text; });
   INFO((job ? "" : job.error().message));

@@ -29,6 +29,7 @@ struct Fixture {
   testing::RayHead& head = testing::SharedRayHead();
   http::CurlTransport real;
   tputrain::testing::FakeTransport transport{real};  // records what reaches the head
+  core::SystemClock clock;
   core::RealSleeper sleeper;
   JobsClient client{transport, sleeper, ClientOptions{.address = head.address()}};
   http::CurlWebSocketConnector connector;
@@ -61,7 +62,7 @@ TEST_CASE("following over the WebSocket and by polling deliver the same text as 
 
   std::string tailed;
   int chunks = 0;
-  LogFollower tail(f.client, f.connector, f.sleeper, FollowOptions{});
+  LogFollower tail(f.client, f.connector, f.clock, f.sleeper, FollowOptions{});
   auto job = tail.Follow(id, [&](std::string_view text) {
     tailed += text;
     ++chunks;
@@ -77,7 +78,7 @@ TEST_CASE("following over the WebSocket and by polling deliver the same text as 
   CHECK(tail.offset() == full->size());
 
   std::string polled;
-  LogFollower poll(f.client, f.connector, f.sleeper, FollowOptions{.use_websocket = false});
+  LogFollower poll(f.client, f.connector, f.clock, f.sleeper, FollowOptions{.use_websocket = false});
   REQUIRE(poll.Follow(id, [&](std::string_view text) { polled += text; }));
   CHECK(polled == *full);
 
@@ -85,7 +86,7 @@ TEST_CASE("following over the WebSocket and by polling deliver the same text as 
   // only the rest is delivered.
   size_t half = full->size() / 2;
   std::string rest;
-  LogFollower resumed(f.client, f.connector, f.sleeper, FollowOptions{.start_offset = half});
+  LogFollower resumed(f.client, f.connector, f.clock, f.sleeper, FollowOptions{.start_offset = half});
   REQUIRE(resumed.Follow(id, [&](std::string_view text) { rest += text; }));
   CHECK(rest == full->substr(half));
 }
@@ -99,7 +100,7 @@ TEST_CASE("a line longer than the head relays, and every line after it, are deli
   REQUIRE(submitted);
   std::string out;
   std::vector<std::string> notices;
-  LogFollower follower(f.client, f.connector, f.sleeper,
+  LogFollower follower(f.client, f.connector, f.clock, f.sleeper,
                        FollowOptions{.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
   auto job = follower.Follow(submitted->submission_id, [&](std::string_view text) { out += text; });
   REQUIRE(job);
@@ -117,7 +118,7 @@ TEST_CASE("a line longer than the head relays, and every line after it, are deli
 
 TEST_CASE("the log tail of an unknown job is a NotFound, not a fall-back to polling", "[integration]") {
   Fixture f;
-  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{});
+  LogFollower follower(f.client, f.connector, f.clock, f.sleeper, FollowOptions{});
   auto job = follower.Follow("no-such-job", [](std::string_view) {});
   REQUIRE_FALSE(job);
   CHECK(job.error().kind == core::ErrorKind::kNotFound);
@@ -145,7 +146,7 @@ TEST_CASE("a working_dir is uploaded once and referenced by its gcs:// URI", "[i
   auto submitted = f.client.Submit(request);
   REQUIRE(submitted);
   std::string out;
-  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{});
+  LogFollower follower(f.client, f.connector, f.clock, f.sleeper, FollowOptions{});
   auto job = follower.Follow(submitted->submission_id, [&](std::string_view text) { out += text; });
   REQUIRE(job);
   CHECK(job->status == JobStatus::kSucceeded);

@@ -19,9 +19,9 @@ std::string Logs(const char* text) { return nlohmann::json{{"logs", text}}.dump(
 
 struct Fixture {
   FakeTransport transport;
-  FakeClock sleeper;
+  FakeClock clock;  // the time a follow reads and sleeps through
   ScriptedConnector connector;
-  JobsClient client{transport, sleeper, ClientOptions{.address = "http://127.0.0.1:8265"}};
+  JobsClient client{transport, clock, ClientOptions{.address = "http://127.0.0.1:8265"}};
   std::string delivered;
   LogTextHandler sink = [this](std::string_view text) { delivered += text; };
 };
@@ -35,7 +35,7 @@ TEST_CASE("after a dropped tail, the replay from byte 0 is skipped up to what wa
   f.connector.scripts.push_back({{"a\nb", "b\nccc\n", "dd\n"}, 1000});  // other chunk boundaries
   f.transport.Reply(200, Job("SUCCEEDED"));
   f.transport.Reply(200, Logs("a\nbb\nccc\ndd\n"));  // the end's check: nothing missed
-  LogFollower follower(f.client, f.connector, f.sleeper);
+  LogFollower follower(f.client, f.connector, f.clock, f.clock);
   auto job = follower.Follow("j", f.sink);
   REQUIRE(job);
   CHECK(job->status == JobStatus::kSucceeded);
@@ -55,7 +55,7 @@ TEST_CASE("a tail that ended early with a normal close is completed from the job
   f.transport.Reply(200, Job("SUCCEEDED"));
   f.transport.Reply(200, Logs(("a\n" + long_line + "\nafter\n").c_str()));
   std::vector<std::string> notices;
-  LogFollower follower(f.client, f.connector, f.sleeper,
+  LogFollower follower(f.client, f.connector, f.clock, f.clock,
                        FollowOptions{.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
   auto job = follower.Follow("j", f.sink);
   REQUIRE(job);
@@ -74,7 +74,7 @@ TEST_CASE("a tail that ended early with a normal close is completed from the job
   unread.connector.scripts.push_back({{"a\n"}, 1000});
   unread.transport.Reply(200, Job("SUCCEEDED"));
   unread.transport.Reply(500, "Internal Server Error");
-  LogFollower failing(unread.client, unread.connector, unread.sleeper);
+  LogFollower failing(unread.client, unread.connector, unread.clock, unread.clock);
   auto lost = failing.Follow("j", unread.sink);
   REQUIRE_FALSE(lost);
   CHECK(lost.error().message.rfind("job 'j' SUCCEEDED, but its log could not be read to check that the stream "
@@ -93,16 +93,32 @@ TEST_CASE("a tail that cannot be opened falls back to polling the log, with back
   f.transport.Reply(200, Job("FAILED"));
   f.transport.Reply(200, Logs("x\ny\n"));
   std::vector<std::string> notices;
-  LogFollower follower(f.client, f.connector, f.sleeper,
+  LogFollower follower(f.client, f.connector, f.clock, f.clock,
                        FollowOptions{.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
   auto job = follower.Follow("j", f.sink);
   REQUIRE(job);
   CHECK(job->status == JobStatus::kFailed);
   CHECK(f.delivered == "x\ny\n");
-  REQUIRE(f.sleeper.sleeps().size() == 2);
-  CHECK(f.sleeper.sleeps()[1] == 2 * f.sleeper.sleeps()[0]);  // nothing new: back off
+  REQUIRE(f.clock.sleeps().size() == 2);
+  CHECK(f.clock.sleeps()[1] == 2 * f.clock.sleeps()[0]);  // nothing new: back off
   REQUIRE(notices.size() == 1);
   CHECK(notices[0].find("polling") != std::string::npos);
+}
+
+TEST_CASE("Ctrl-C while polling the log ends the follow with kCancelled; the job keeps running") {
+  Fixture f;
+  f.connector.scripts.push_back({{}, 1000, 403});
+  f.transport.Reply(200, Job("RUNNING"));
+  f.transport.Reply(200, Logs("x\n"));
+  f.clock.CancelSleeps();
+  LogFollower follower(f.client, f.connector, f.clock, f.clock);
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE_FALSE(job);
+  CHECK(job.error().kind == core::ErrorKind::kCancelled);
+  CHECK(job.error().message == "interrupted");
+  CHECK(f.delivered == "x\n");
+  CHECK(f.clock.sleeps().size() == 1);
+  CHECK(f.transport.Count("POST", "/stop") == 0);
 }
 
 TEST_CASE("a tail that keeps dropping gives way to polling after max_reconnects") {
@@ -113,7 +129,7 @@ TEST_CASE("a tail that keeps dropping gives way to polling after max_reconnects"
   }
   f.transport.Reply(200, Job("SUCCEEDED"));
   f.transport.Reply(200, Logs("a\nb\n"));
-  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{.max_reconnects = 2});
+  LogFollower follower(f.client, f.connector, f.clock, f.clock, FollowOptions{.max_reconnects = 2});
   auto job = follower.Follow("j", f.sink);
   REQUIRE(job);
   CHECK(f.connector.connects == 3);
@@ -122,7 +138,7 @@ TEST_CASE("a tail that keeps dropping gives way to polling after max_reconnects"
 
 TEST_CASE("a follow rides out the head (or the API server before it) restarting, and gives up after a bound") {
   Fixture f;
-  JobsClient client{f.transport, f.sleeper,
+  JobsClient client{f.transport, f.clock,
                     ClientOptions{.address = "http://127.0.0.1:8265", .max_unanswered_attempts = 1}};
   f.connector.scripts.push_back({{"a\n"}, 1006});  // the connection drops with the server
   f.transport.Lose();
@@ -133,22 +149,22 @@ TEST_CASE("a follow rides out the head (or the API server before it) restarting,
   f.transport.Reply(200, Job("SUCCEEDED"));
   f.transport.Reply(200, Logs("a\nb\n"));
   std::vector<std::string> notices;
-  LogFollower follower(client, f.connector, f.sleeper,
+  LogFollower follower(client, f.connector, f.clock, f.clock,
                        FollowOptions{.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
   auto job = follower.Follow("j", f.sink);
   REQUIRE(job);
   CHECK(job->status == JobStatus::kSucceeded);
   CHECK(f.delivered == "a\nb\n");
-  CHECK(f.sleeper.sleeps().size() == 3);
+  CHECK(f.clock.sleeps().size() == 3);
   REQUIRE_FALSE(notices.empty());
   CHECK(notices[0].find("unreachable") != std::string::npos);
 
   Fixture gone;
-  JobsClient gone_client{gone.transport, gone.sleeper,
+  JobsClient gone_client{gone.transport, gone.clock,
                          ClientOptions{.address = "http://127.0.0.1:8265", .max_unanswered_attempts = 1}};
   gone.connector.scripts.push_back({{"a\n"}, 1006});
   for (int i = 0; i < 5; ++i) gone.transport.Lose();
-  LogFollower bounded(gone_client, gone.connector, gone.sleeper, FollowOptions{.max_unreachable_polls = 4});
+  LogFollower bounded(gone_client, gone.connector, gone.clock, gone.clock, FollowOptions{.max_unreachable_polls = 4});
   auto lost = bounded.Follow("j", gone.sink);
   REQUIRE_FALSE(lost);
   CHECK(lost.error().kind == core::ErrorKind::kUnavailable);
@@ -158,7 +174,7 @@ TEST_CASE("a follow rides out the head (or the API server before it) restarting,
 TEST_CASE("an unknown job's 404 on the upgrade is the answer, not a reason to poll") {
   Fixture f;
   f.connector.scripts.push_back({{}, 1000, 404});
-  LogFollower follower(f.client, f.connector, f.sleeper);
+  LogFollower follower(f.client, f.connector, f.clock, f.clock);
   auto job = follower.Follow("j", f.sink);
   REQUIRE_FALSE(job);
   CHECK(job.error().http_status == 404);
@@ -170,7 +186,7 @@ TEST_CASE("a cancelled follow returns kCancelled and leaves the job alone") {
   core::CancelToken cancel;
   cancel.Cancel();
   f.connector.scripts.push_back({{"a\n"}, 1000});
-  LogFollower follower(f.client, f.connector, f.sleeper, FollowOptions{.cancel = &cancel});
+  LogFollower follower(f.client, f.connector, f.clock, f.clock, FollowOptions{.cancel = &cancel});
   auto job = follower.Follow("j", f.sink);
   REQUIRE_FALSE(job);
   CHECK(job.error().kind == core::ErrorKind::kCancelled);

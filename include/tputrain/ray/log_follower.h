@@ -39,7 +39,7 @@ struct FollowOptions {
 // job is checked against GET .../logs once, which delivers whatever the stream missed.
 class LogFollower {
  public:
-  LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Sleeper& sleeper,
+  LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Clock& clock, core::Sleeper& sleeper,
               FollowOptions options = {});
 
   // Returns the job's final details, or kCancelled when the cancel token fired (the job keeps
@@ -61,6 +61,7 @@ class LogFollower {
 
   JobsClient& client_;
   http::WebSocketConnector& connector_;
+  core::Clock& clock_;
   core::Sleeper& sleeper_;
   FollowOptions options_;
   uint64_t offset_ = 0;

@@ -42,7 +42,7 @@ core::Result<ray::JobDetails> FollowJob(Context& context, ray::JobsClient& clien
   options.start_offset = start_offset;
   options.cancel = context.cancel;
   options.on_notice = [&context](std::string_view notice) { context.reporter().Warn(notice); };
-  ray::LogFollower follower(client, connector, sleeper, options);
+  ray::LogFollower follower(client, connector, context.stack().clock(), sleeper, options);
   auto job = follower.Follow(id, on_text);
   if (job || job.error().kind != core::ErrorKind::kCancelled) return job;
 
