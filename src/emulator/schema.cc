@@ -4,6 +4,7 @@
 
 #include "discovery_subset.h"
 #include "tputrain/core/json.h"
+#include "tputrain/core/utf8.h"
 
 namespace tputrain::emulator {
 namespace {
@@ -48,10 +49,7 @@ std::string ScalarTypeName(const json& spec) {
 // request, so the quote stops after 200 bytes (on a character boundary).
 std::string Quoted(const json& value) {
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() <= 200) return text;
-  size_t end = 200;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end) + "...";
+  return core::Utf8Excerpt(text, 200, "...");
 }
 
 std::optional<Violation> InvalidValue(const std::string& path, const std::string& type_name, const json& value) {

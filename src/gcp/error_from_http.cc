@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/utf8.h"
 #include "tputrain/http/retrying_transport.h"
 
 namespace tputrain::gcp {
@@ -77,7 +78,7 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
   auto body = ParseBody(response.body);
   const auto* object = ErrorObject(body);
   if (object == nullptr) {
-    std::string text = response.body.substr(0, 300);
+    std::string text = core::Utf8Excerpt(response.body, 300);
     error.message =
         std::string(where) + ": HTTP " + std::to_string(response.status) + (text.empty() ? std::string() : ": " + text);
     return error;

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/utf8.h"
 #include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
@@ -67,7 +68,7 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
   std::string message = StringAt(json, "message");
   std::string reason = StringAt(json, "reason");
   if (message.empty()) {
-    message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + body.substr(0, 200));
+    message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + core::Utf8Excerpt(body, 200));
   }
   std::vector<nlohmann::json> causes;
   for (const auto& cause : ArrayAt(ObjectAt(json, "details"), "causes")) causes.push_back(cause);

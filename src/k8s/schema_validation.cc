@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tputrain/core/utf8.h"
+
 namespace tputrain::k8s {
 namespace {
 
@@ -32,7 +34,7 @@ const Json* ObjectKeyword(const Json& schema, const char* name) {
 std::string Shown(const Json& value) {
   std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
   constexpr std::size_t kMax = 60;
-  return text.size() > kMax ? text.substr(0, kMax - 3) + "..." : text;
+  return text.size() > kMax ? core::Utf8Excerpt(text, kMax - 3, "...") : text;
 }
 
 std::string Describe(const Json& value) {

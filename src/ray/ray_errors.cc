@@ -2,6 +2,7 @@
 #include <cctype>
 #include <string>
 
+#include "tputrain/core/utf8.h"
 #include "tputrain/ray/jobs_client.h"
 
 namespace tputrain::ray {
@@ -25,9 +26,7 @@ std::string OneLine(std::string_view body) {
       break;
     body = newline == std::string_view::npos ? std::string_view() : TrimView(body.substr(0, newline));
   }
-  std::string text(line);
-  if (text.size() > 400) text = text.substr(0, 400) + "...";
-  return text;
+  return core::Utf8Excerpt(line, 400, "...");
 }
 
 // "Job with submission_id X already exists." inside the head's wrapped 500 traceback.

@@ -1,5 +1,7 @@
 #include "error_text.h"
 
+#include "tputrain/core/utf8.h"
+
 namespace tputrain::serving {
 
 std::string OneLine(std::string text) {
@@ -11,12 +13,7 @@ std::string OneLine(std::string text) {
     if (c == ' ' && !squeezed.empty() && squeezed.back() == ' ') continue;
     squeezed += c;
   }
-  constexpr std::size_t kLongest = 300;
-  if (squeezed.size() > kLongest) {
-    squeezed.resize(kLongest);
-    squeezed.append("...");
-  }
-  return squeezed;
+  return core::Utf8Excerpt(squeezed, 300, "...");
 }
 
 std::string ValidationDetail(const nlohmann::json& detail) {

@@ -20,3 +20,24 @@ TEST_CASE("IsValidUtf8 takes well-formed UTF-8 only", "[unit]") {
     CHECK_FALSE(IsValidUtf8(bad));
   }
 }
+
+TEST_CASE("Utf8Excerpt cuts between characters and replaces what is not UTF-8", "[unit]") {
+  using namespace std::string_literals;
+  using tputrain::core::Utf8Excerpt;
+  CHECK(Utf8Excerpt("plain", 10) == "plain");
+  CHECK(Utf8Excerpt("plain", 3, "...") == "pla...");
+  // "é" is two bytes: a cut inside it leaves it out whole.
+  CHECK(Utf8Excerpt("r\xc3\xa9sum\xc3\xa9"s, 2, "...") == "r...");
+  CHECK(Utf8Excerpt("r\xc3\xa9sum\xc3\xa9"s, 3) == "r\xc3\xa9");
+  CHECK(Utf8Excerpt("\xf0\x9f\x98\x80!"s, 3, "~") == "~");
+  // Latin-1 and a lone continuation byte become U+FFFD, one each.
+  CHECK(Utf8Excerpt("caf\xe9 \x80"s, 100) == "caf\xef\xbf\xbd \xef\xbf\xbd");
+  CHECK(Utf8Excerpt("a\xc3("s, 100) == "a\xef\xbf\xbd(");
+  for (const auto& text : {"\xff\xfe"s, "\xe6\x97"s, "x\xed\xa0\x80y"s, "\xf4\x90\x80\x80"s}) {
+    for (size_t max : {0, 1, 2, 3, 4, 8}) {
+      auto excerpt = Utf8Excerpt(text, max, "...");
+      INFO(text << " at " << max);
+      CHECK(IsValidUtf8(excerpt));
+    }
+  }
+}

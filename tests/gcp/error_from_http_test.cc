@@ -92,3 +92,12 @@ TEST_CASE("endpoints default to Google and follow CLOUDSDK_API_ENDPOINT_OVERRIDE
 }
 
 }  // namespace
+
+TEST_CASE("a body that is not JSON is quoted up to 300 bytes, cut between characters, as UTF-8", "[errors]") {
+  // A proxy's HTML page: 299 bytes, then "—" (three bytes) across the 300th.
+  std::string page = std::string(299, 'x') + "\xe2\x80\x94 and more";
+  auto error = ErrorFromHttp(Reply(502, page), "tpu.projects.locations.nodes.create");
+  CHECK(error.message == "tpu.projects.locations.nodes.create: HTTP 502: " + std::string(299, 'x'));
+  auto latin1 = ErrorFromHttp(Reply(503, "service indisponible \xe0 cette heure"), "x");
+  CHECK(latin1.message == "x: HTTP 503: service indisponible \xef\xbf\xbd cette heure");
+}

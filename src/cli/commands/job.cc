@@ -5,6 +5,7 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/core/clock.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/core/utf8.h"
 #include "tputrain/ray/wait.h"
 
 namespace tputrain::cli {
@@ -117,7 +118,7 @@ core::Result<int> RunList(const JobOptions& options, Context& context) {
   for (const auto& job : *jobs) {
     json.push_back(job.raw);
     std::string entrypoint =
-        OneLine(job.entrypoint.size() > 60 ? job.entrypoint.substr(0, 57) + "..." : job.entrypoint);
+        OneLine(job.entrypoint.size() > 60 ? core::Utf8Excerpt(job.entrypoint, 57, "...") : job.entrypoint);
     rows.push_back({job.id(), job.type, job.status_text, FormatTime(job.start_time_ms), entrypoint});
   }
   PrintResult(context, json, [&](std::ostream& out) {
