@@ -299,7 +299,8 @@ core::Status LedgerStore::Update(const std::string& run_id, const std::function<
     return core::Fail(loaded.error());
   }
   mutate(ledger);
-  return WriteAtomically(PathOf(run_id), ToJson(ledger).dump(2) + "\n");
+  return WriteAtomically(PathOf(run_id),
+                         ToJson(ledger).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 core::Result<std::vector<std::string>> LedgerStore::ListRuns() const {

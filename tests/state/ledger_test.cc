@@ -69,6 +69,18 @@ TEST_CASE("an entry goes creating → created → deleted and survives a reload"
   CHECK(deleted->entries[0].details["location"] == "l");
 }
 
+TEST_CASE("a detail holding bytes that are not UTF-8 (a server's words) is recorded, as U+FFFD") {
+  ScratchDir dir;
+  tputrain::core::SystemClock clock;
+  LedgerStore store(dir.path.string(), clock);
+  REQUIRE(store.RecordCreating("run-1", {.kind = tputrain::state::ResourceKind::kTpuVm,
+                                         .name = "projects/p/locations/l/nodes/n",
+                                         .details = {{"message", "stockout \xe0 l'instant"}}}));
+  auto loaded = store.Load("run-1");
+  REQUIRE(loaded);
+  CHECK(loaded->entries[0].details["message"] == "stockout \xef\xbf\xbd l'instant");
+}
+
 TEST_CASE("the run is --run, else TPUTRAIN_RUN, else the current run, else a new current run") {
   ScratchDir dir;
   tputrain::core::SystemClock clock;

@@ -51,7 +51,7 @@ core::Status RefuseFormat(const Context& context, OutputFormat refused, std::str
 void PrintResult(Context& context, const nlohmann::json& json, const std::function<void(std::ostream&)>& print_table) {
   switch (context.global.output_format()) {
     case OutputFormat::kJson:
-      context.out << json.dump(2) << "\n";
+      context.out << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       break;
     case OutputFormat::kYaml:
       context.out << ToYaml(json);
