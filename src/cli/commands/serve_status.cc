@@ -3,6 +3,7 @@
 
 #include "commands/serve_flags.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/core/text.h"
 #include "tputrain/workflow/serve.h"
 
 namespace tputrain::cli {
@@ -88,7 +89,7 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
         out,
         {"workload", "available", "pods", "server", "model", "running", "waiting", "kv cache", "service", "created"},
         table);
-    for (const auto& note : notes) out << note << "\n";
+    for (const auto& note : notes) out << core::PrintableText(note) << "\n";  // a server's words
   });
   return core::kExitOk;
 }
