@@ -23,8 +23,7 @@ core::Result<nlohmann::json> ItemsOrNone(k8s::Client& client, const std::string&
 }
 
 core::Status CountPods(k8s::Client& client, const std::string& ns, const std::string& selector, ServeStatusRow& row) {
-  auto pods = client.GetJson(
-      "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
+  auto pods = serve_pods::Pods(client, ns, selector);
   if (!pods) return core::Fail(pods.error());
   row.pods = static_cast<int>(k8s::ArrayAt(*pods, "items").size());
   row.pods_ready = serve_pods::CountReady(*pods);
