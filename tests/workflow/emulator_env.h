@@ -15,6 +15,7 @@
 
 #include "testing/free_port.h"
 #include "testing/scoped_process.h"
+#include "tputrain/core/text.h"
 #include "tputrain/http/curl_transport.h"
 
 namespace tputrain::workflow::testing {
@@ -75,6 +76,26 @@ class EmulatorEnv {
     return nlohmann::json::parse(response->body);
   }
   nlohmann::json State() { return Get("/_emulator/state").value_or(nlohmann::json()); }
+  // Each netns host as the emulator describes it, with the end of its startup script's log: what
+  // a boot that never reported left behind, for a failing test's message.
+  std::string HostsReport() {
+    auto hosts = Get("/_emulator/tpu-hosts");
+    if (!hosts) return "(the emulator did not describe its hosts)";
+    std::string report;
+    for (const auto& host : (*hosts)["hosts"]) {
+      report += host.dump() + "\n";
+      http::Request request;
+      request.url = base_url_ + "/_emulator/tpu-hosts/log?node=" + http::UrlEncode(host.value("node", "")) +
+                    "&worker=" + std::to_string(host.value("worker", 0));
+      request.timeout = std::chrono::seconds(5);
+      auto log = transport_.Send(request);
+      if (!log || log->status != 200) continue;
+      constexpr size_t kTail = 3000;
+      const std::string tail = log->body.substr(log->body.size() > kTail ? log->body.size() - kTail : 0);
+      report += core::PrintableText(tail, core::Newlines::kKeep) + "\n";  // Ray colours its output
+    }
+    return report;
+  }
   // The emulator's request log: {"requests": [{method, path, query, body, status, start_ms, end_ms}]}.
   nlohmann::json Requests() {
     auto reply = Get("/_emulator/requests");

@@ -37,6 +37,7 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
                     "8m", "--run", "ms-run", "--format", "json"},
                    true, std::chrono::seconds(540));  // four Ray hosts start slowly on a loaded 2-core machine
   INFO(created.err);
+  if (created.exit_code != 0) UNSCOPED_INFO(env.HostsReport());
   REQUIRE(created.exit_code == 0);
   const auto outcome = nlohmann::json::parse(created.out)["resources"][0];
   CHECK(outcome["kind"] == "queued-resource");

@@ -72,6 +72,7 @@ TEST_CASE(
   as_json.insert(as_json.end(), {"--format", "json"});
   auto created = env.Tputrain(as_json);
   INFO(created.err);
+  if (created.exit_code != 0) UNSCOPED_INFO(env.HostsReport());
   REQUIRE(created.exit_code == 0);
   const auto outcome = nlohmann::json::parse(created.out);
   const auto ray = outcome["resources"][0]["details"]["ray"];
@@ -200,6 +201,7 @@ TEST_CASE("submit --model --tpu-vm: MaxText trains on a TPU VM's own Ray (seed 0
       env.Tputrain({"tpu-vm", "create", "maxtext-vm", "--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--ray",
                     "--ray-start-args", "--num-cpus=2", "--ray-timeout", "4m", "--run", "tpu-vm-run"});
   INFO(created.err);
+  if (created.exit_code != 0) UNSCOPED_INFO(env.HostsReport());
   REQUIRE(created.exit_code == 0);
 
   auto trained =
