@@ -11,10 +11,14 @@ std::string RayStartupScript() {
 # 0) runs it and every other host of every slice joins. Progress goes to guest attributes
 # tputrain/ray-state, ray-message.
 set -uo pipefail
+# The metadata server can be briefly unavailable while a VM boots: a timeout, a refused
+# connection, a 5xx or 429 is retried with backoff (1 s doubling, for up to two minutes); an
+# absent key (404) is an answer at once.
 md_url=http://metadata.google.internal/computeMetadata/v1/instance
-md() { curl -sf --max-time 10 -H 'Metadata-Flavor: Google' "$md_url/$1"; }
+md_retry=(--retry 7 --retry-connrefused --retry-max-time 120)
+md() { curl -sf --max-time 10 "${md_retry[@]}" -H 'Metadata-Flavor: Google' "$md_url/$1"; }
 report() {
-  curl -sf --max-time 10 -X PUT -H 'Metadata-Flavor: Google' --data-binary "$2" \
+  curl -sf --max-time 10 "${md_retry[@]}" -X PUT -H 'Metadata-Flavor: Google' --data-binary "$2" \
     "$md_url/guest-attributes/tputrain/$1" >/dev/null || echo "tputrain: could not report $1=$2" >&2
 }
 fail() { report ray-message "$1"; report ray-state failed; echo "tputrain: $1" >&2; exit 1; }

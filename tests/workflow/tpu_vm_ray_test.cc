@@ -68,6 +68,9 @@ TEST_CASE("the startup script is valid bash that reads its place from the metada
     CHECK(script.find(read) != std::string::npos);
   }
   CHECK(script.find("RAY_AUTH_MODE=token") != std::string::npos);
+  // A metadata server that is briefly unavailable at boot is waited out, not taken for an answer.
+  CHECK(script.find("md() { curl -sf --max-time 10 \"${md_retry[@]}\"") != std::string::npos);
+  CHECK(script.find("--retry-connrefused") != std::string::npos);
   CHECK(script.find("--resources") == std::string::npos);  // Ray counts the chips itself
 }
 
