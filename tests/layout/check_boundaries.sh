@@ -10,6 +10,13 @@
 # - a header in include/tputrain/<m>/ is there because something outside <m> includes it (another
 #   module or a program's main), directly or through another such header of <m>; one that only
 #   <m> itself includes is private and lives in src/<m>/;
+# - cli, the program's face, includes only the modules its own line names (what it reaches
+#   through them, it reaches through their calls); the others may include whatever they reach;
+# - no file under src/cli/ is over 200 lines (a command translates: flags, one workflow call,
+#   printing);
+# - nothing sleeps outside src/core/ and src/gcp/operations/ (the one poll loop and the one
+#   operation wait) but the retries of one request named in kRetrySleeps below, each with why;
+# - every module of the graph has its row in ARCHITECTURE.md's table;
 # - no stub markers.
 # Prints one line per violation, naming the file and the edge; exits 1 on any.
 set -uo pipefail
@@ -57,7 +64,9 @@ for module in "${order[@]}"; do
   reach[$module]=$closure
 done
 
-# Includes of tputrain headers, module by module.
+# Includes of tputrain headers, module by module. A module of direct_only includes only the
+# modules its own line names, not what they reach.
+direct_only=(cli)
 checked=0
 for dir in src/*/ include/tputrain/*/; do
   [ -d "$dir" ] || continue
@@ -73,6 +82,8 @@ for dir in src/*/ include/tputrain/*/; do
     target=${BASH_REMATCH[2]}
     if [[ ${reach[$module]} != *" $target "* ]]; then
       fail "$file:$number: includes $header, but $module -> $target is not in $graph_file ($module uses:${direct[$module]:+ }${direct[$module]:-nothing})"
+    elif [[ " ${direct_only[*]} " == *" $module "* && " $module ${direct[$module]} " != *" $target "* ]]; then
+      fail "$file:$number: includes $header, but $module includes only what its line in $graph_file names ($module: ${direct[$module]}); $target is reached through their calls"
     fi
   done < <(grep -rnHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]tputrain/[a-z0-9_]+/' "$dir" \
              --include='*.h' --include='*.cc' --include='*.h.in' || true)
@@ -140,6 +151,36 @@ for emulator_module in emulator emulator_iap emulator_hosts emulator_server; do
     fail "$graph_file: cli reaches $emulator_module: tputrain would link the emulator (it execs tputrain-emulator instead)"
   fi
 done
+# The CLI translates; a file of it that grows past 200 lines is doing work that belongs below.
+while IFS= read -r file; do
+  lines=$(wc -l <"$file")
+  [ "$lines" -le 200 ] || fail "$file: $lines lines: no file under src/cli/ is over 200 (move the work into the workflow, not into another CLI file)"
+done < <(find src/cli -name '*.cc' -o -name '*.h' 2>/dev/null | sort)
+
+# Waits for state go through the one poll loop (core) or the one operation wait (gcp/operations);
+# a sleep anywhere else is a retry of one request, and each is named here with its reason.
+declare -A retry_sleeps=(
+  [src/http/retrying_transport.cc]="the retrying transport: one request resent"
+  [src/ray/jobs_client.cc]="the Jobs client: a submit resent after looking for it, an unanswered read"
+  [src/ray/log_follower.cc]="the log follower riding out a head restart"
+  [src/workflow/zone_failover.cc]="--retry-until-up: the gap before another round of creates"
+  [src/workflow/tpu_vm_ssh_tunnel.cc]="the SSH tunnel's retry of a key the host does not know yet"
+)
+while IFS=: read -r file number _; do
+  [ -n "$file" ] || continue
+  [ -n "${retry_sleeps[$file]:-}" ] && continue
+  fail "$file:$number: sleeps outside src/core/ and src/gcp/operations/: a wait for state paces with core::PollUntil (or operations::Wait); a retry of one request is named in check_boundaries.sh's retry_sleeps"
+done < <(grep -rnE '(\.|->)Sleep\(|sleep_for|sleep_until|\busleep\(|\bnanosleep\(' src include --include='*.cc' --include='*.h' |
+           grep -vE '^(src/core/|include/tputrain/core/|src/gcp/operations/|src/emulator[a-z_]*/)' || true)
+
+# ARCHITECTURE.md's table has a row for every module of the graph.
+if [ -f ARCHITECTURE.md ]; then
+  for module in "${order[@]}"; do
+    grep -qE "^\| *(\`[a-z_]+\`, *)*\`$module\`" ARCHITECTURE.md ||
+      fail "ARCHITECTURE.md: module $module of $graph_file has no row in the module table"
+  done
+fi
+
 curl=$(grep -rlE '#include\s*[<"]curl/' src include | grep -v '^src/http/' || true)
 if [ -n "$curl" ]; then fail "libcurl included outside src/http/: $curl"; fi
 stubs=$(grep -rnE 'not (yet )?implemented|TODO: implement|FIXME: stub' src include || true)

@@ -122,5 +122,45 @@ echo '#include "tputrain/gcp/only_gcp.h"' >>"$real_private/src/gcp/endpoints.cc"
 expect "the real tree with a header only gcp includes fails" 1 "$real_private" \
   "include/tputrain/gcp/only_gcp.h: used only inside gcp"
 
+# cli includes only the modules its own line names: one include of each module it reaches only
+# through them fails, naming the file and the edge.
+real_face="$work/real_face"
+mkdir -p "$real_face"
+cp -r "$source_dir/src" "$source_dir/include" "$source_dir/cmake" "$real_face/"
+cli_line=$(sed -n 's/^cli:\(.*\)$/\1/p' "$source_dir/cmake/modules.graph")
+wanted=()
+for module in http yaml gcp k8s ray serving state catalog render maxtext archive; do
+  [[ " $cli_line " == *" $module "* ]] && continue
+  header=$(cd "$source_dir/include" && find "tputrain/$module" -name '*.h' | sort | head -1)
+  echo "#include \"$header\"" >>"$real_face/src/cli/context.cc"
+  wanted+=("includes $header, but cli includes only what its line in cmake/modules.graph names")
+done
+expect "cli including a module it reaches only through what it names fails, for each (${#wanted[@]})" 1 \
+  "$real_face" "src/cli/context.cc:" "${wanted[@]}"
+
+tree=$(fixture cli_size)
+mkdir -p "$tree/src/cli"
+printf 'cli: core\n' >>"$tree/cmake/modules.graph"
+for i in $(seq 200); do echo "// line $i"; done >"$tree/src/cli/full.cc"
+expect "a CLI file of 200 lines passes" 0 "$tree" "1 passed, 0 failed"
+echo "// one more" >>"$tree/src/cli/full.cc"
+expect "a CLI file over 200 lines fails, naming it" 1 "$tree" "src/cli/full.cc: 201 lines: no file under src/cli/ is over 200"
+
+tree=$(fixture sleeps)
+mkdir -p "$tree/src/gcp/operations"
+echo 'void Wait(Sleeper& sleeper) { while (true) sleeper.Sleep(delay); }' >"$tree/src/gcp/operations/wait.cc"
+echo 'void Pace(Sleeper* sleeper) { sleeper->Sleep(delay); }' >>"$tree/src/core/core.cc"
+expect "sleeps in core and gcp/operations pass" 0 "$tree" "1 passed, 0 failed"
+echo 'void Poll() { while (!Ready()) std::this_thread::sleep_for(delay); }' >>"$tree/src/gcp/gcp.cc"
+expect "a poll loop of its own elsewhere fails, naming the line" 1 "$tree" \
+  "src/gcp/gcp.cc:3: sleeps outside src/core/ and src/gcp/operations/"
+
+tree=$(fixture architecture)
+printf '| module | what |\n|---|---|\n| `core` | errors |\n| `http`, `gcp` | the rest |\n' >"$tree/ARCHITECTURE.md"
+expect "ARCHITECTURE.md with a row for every module passes" 0 "$tree" "1 passed, 0 failed"
+printf '| module | what |\n|---|---|\n| `core` | errors |\n| `http` | transports |\n' >"$tree/ARCHITECTURE.md"
+expect "a module without its row in ARCHITECTURE.md fails" 1 "$tree" \
+  "ARCHITECTURE.md: module gcp of cmake/modules.graph has no row in the module table"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
