@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seeds 000/001: train Llama 3 8B with MaxText on a v6e-16 slice of a GKE cluster, through the Ray
+# Train Llama 3 8B with MaxText on a v6e-16 slice of a GKE cluster, through the Ray
 # operator (KubeRay), then delete everything the run made.
 #
 # Settings, from the environment:
@@ -103,7 +103,7 @@ if [ "$DRY_RUN" = 1 ] || [ "$PROVISION_ONLY" = 1 ]; then
 fi
 
 echo "== Training"
-# The Kubernetes service account the RayCluster's pods run as (the seed's kubectl create serviceaccount);
+# The Kubernetes service account the RayCluster's pods run as (the guide's kubectl create serviceaccount);
 # ledgered like everything else, so cleanup deletes it.
 tputrain apply --cluster "$CLUSTER" --location "$ZONE" -f - <<EOF
 apiVersion: v1

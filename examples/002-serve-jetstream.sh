@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Seed 002: serve Llama 3.1 405B with JetStream + MaxText on Pathways (a LeaderWorkerSet on a
+# Serve Llama 3.1 405B with JetStream + MaxText on Pathways (a LeaderWorkerSet on a
 # v6e-16 slice) on GKE: Meta's weights converted to an int8 MaxText checkpoint, the server up, a
 # prompt answered; then everything the run made deleted. MODEL=llama2-70b DISAGGREGATED=1 is the
-# seed's disaggregated Llama 2 70B (prefill and decode on two v6e-8 slices).
+# guide's disaggregated Llama 2 70B (prefill and decode on two v6e-8 slices).
 #
 # Settings, from the environment:
 #   PROJECT        Google Cloud project (required)
@@ -14,7 +14,7 @@
 #   META_URL       the signed download URL from Meta's Llama page (needed to convert the weights)
 #   CHECKPOINT     gs:// path of a checkpoint converted before: skips the conversion (9-10 hours
 #                  for 405B, on a 160-vCPU m1-ultramem node)
-#   PROMPT         what the server is asked (the seed's); MAX_TOKENS, the answer's length (200)
+#   PROMPT         what the server is asked (the guide's); MAX_TOKENS, the answer's length (200)
 #   LWS_MANIFEST   a copy of the LeaderWorkerSet release manifest (file or URL) for clusters that
 #                  cannot reach GitHub (default: the pinned release)
 #   RUN            run id: the ledger every command records into (serve-UTC time)

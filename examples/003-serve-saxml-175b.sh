@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Seed 003: serve Saxml's 175B test model (LmCloudSpmd175B32Test, random weights) on two v5e 4x8
+# Serve Saxml's 175B test model (LmCloudSpmd175B32Test, random weights) on two v5e 4x8
 # slices of a GKE cluster, ask it, take it out of the cell, then delete everything the run made
-# (the seed itself has no teardown: its 16 TPU nodes would keep billing).
+# (the guide itself has no teardown: its 16 TPU nodes would keep billing).
 #
 # Settings, from the environment:
 #   PROJECT          Google Cloud project (required)
@@ -68,7 +68,7 @@ if [ "$DRY_RUN" = 1 ] || [ "$PROVISION_ONLY" = 1 ]; then
   exit 0
 fi
 
-# The seed's route: the Kubernetes service account sax-sa acts as the Google one (annotated,
+# The guide's route: the Kubernetes service account sax-sa acts as the Google one (annotated,
 # and created when missing).
 tputrain iam bind-workload-identity --ksa "$NAMESPACE/sax-sa" --gsa "$GSA@$PROJECT.iam.gserviceaccount.com" \
   --annotate-ksa "${cluster[@]}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 004: Ray on Cloud TPU VMs, without ssh. A multi-host slice whose hosts start Ray at boot, a
+# Ray on Cloud TPU VMs, without ssh. A multi-host slice whose hosts start Ray at boot, a
 # JAX job on every host, a command run on each host, MaxText trained on the slice; then two slices
 # as one Ray cluster (multislice); then everything the run made deleted.
 #
@@ -11,8 +11,8 @@
 #   NUM_SLICES        slices of the multislice (2)
 #   MAXTEXT_MODEL     MaxText preset trained on the slice (llama3-8b)
 #   HOST_SETUP        a script every host runs at boot before Ray starts (default: one this script
-#                     writes, which installs MaxText as seed 001's image does); none: the hosts'
-#                     image already has what the jobs import (JAX, MaxText)
+#                     writes, which installs MaxText as the training example's image does); none:
+#                     the hosts' image already has what the jobs import (JAX, MaxText)
 #   RAY_START_ARGS    more `ray start` flags for every host (e.g. --num-cpus=8)
 #   RUN               run id: the ledger every command records into (tpu-vm-UTC time)
 #   DRY_RUN=1         print the requests of every step instead of sending them; nothing is created,
@@ -64,8 +64,8 @@ trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# What every host runs at boot: MaxText at the tag seed 001's image pins, and the JaxTrainer
-# script that runs it on every host of the slice, where MaxText's default launcher looks.
+# What every host runs at boot: MaxText at the tag the training example's image pins, and the
+# JaxTrainer script that runs it on every host of the slice, where MaxText's default launcher looks.
 if [ -z "$HOST_SETUP" ]; then
   command tputrain render maxtext-ray-image --set "TPU_TYPE=$ACCELERATOR_TYPE" -o "$workdir/image" >/dev/null
   HOST_SETUP=$workdir/setup.sh

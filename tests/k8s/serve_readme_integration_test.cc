@@ -1,5 +1,5 @@
-// README.md's "Seed 002 from nothing to nothing", run as written: each command of the block,
-// through bash, against `tputrain emulator start` (Google's APIs) whose clusters are the real
+// README.md's JetStream tutorial ("Llama 3.1 405B from nothing to nothing"), run as written: each
+// command of the block, through bash, against `tputrain emulator start` (Google's APIs) whose clusters are the real
 // kube-apiserver of the test fixture, with seed 002's real JetStream stack on CPU in a network
 // namespace serving the leader pod, on the real control plane (the Job controller completes the
 // converter, LeaderWorkerSet makes the leader and workers on the Nodes of the pools the path makes
@@ -32,7 +32,7 @@ constexpr char kJobPath[] = "/apis/batch/v1/namespaces/default/jobs/checkpoint-c
 constexpr char kLwsPath[] = "/apis/leaderworkerset.x-k8s.io/v1/namespaces/default/leaderworkersets/jetstream-pathways";
 constexpr char kServicePath[] = "/api/v1/namespaces/default/services/jetstream-svc";
 
-// The commands of the README's seed 002 block, continuation lines joined.
+// The commands of the README's JetStream tutorial block, continuation lines joined.
 std::vector<std::string> ReadmeSeed002Commands() {
   std::ifstream in(std::string(TPUTRAIN_SOURCE_DIR) + "/README.md");
   std::vector<std::string> commands;
@@ -41,7 +41,7 @@ std::vector<std::string> ReadmeSeed002Commands() {
   std::string pending;
   for (std::string line; std::getline(in, line);) {
     if (!in_block) {
-      in_block = line.rfind("Seed 002 from nothing to nothing", 0) == 0;
+      in_block = line.rfind("Llama 3.1 405B from nothing to nothing", 0) == 0;
       continue;
     }
     if (line.rfind("    ", 0) != 0) {
@@ -80,7 +80,7 @@ std::string ArgsOf(const json& object, const std::string& container) {
   return args;
 }
 
-TEST_CASE("README's seed 002 path runs as written against the emulator and a real API server", "[integration]") {
+TEST_CASE("README's JetStream tutorial runs as written against the emulator and a real API server", "[integration]") {
   const auto commands = ReadmeSeed002Commands();
   REQUIRE(commands.size() == 9);
   REQUIRE(commands.front().rfind("tputrain services enable", 0) == 0);
