@@ -60,19 +60,34 @@ class CurlWebSocketConnection final : public WebSocketConnection {
       if (!messages_.empty()) {
         auto message = std::move(messages_.front());
         messages_.pop_front();
-        if (message.type == WebSocketMessage::Type::kClose) Flush(deadline);  // our close reply
+        if (message.type == WebSocketMessage::Type::kClose) {
+          Flush(deadline);  // our close reply
+          Finish(message.close_code);
+        }
         return std::optional<WebSocketMessage>(std::move(message));
       }
-      if (closed_) return std::optional<WebSocketMessage>(WebSocketMessage{WebSocketMessage::Type::kClose, "", 1006});
+      if (closed_) {
+        return std::optional<WebSocketMessage>(WebSocketMessage{WebSocketMessage::Type::kClose, "", close_code_});
+      }
       if (wslay_event_recv(context_) != 0 || eof_) {
-        closed_ = true;  // the peer went away without a close frame: 1006 as RFC 6455 names it
+        Finish(1006);  // the peer went away without a close frame: 1006 as RFC 6455 names it
         continue;
       }
       Flush(deadline);  // pongs and close replies that wslay queued
       if (!messages_.empty()) continue;
+      if (!wslay_event_get_read_enabled(context_)) {
+        // wslay failed the connection (a text frame that is not UTF-8: 1007; a message over the
+        // limit: 1009; a protocol error: 1002) and sent its close: nothing more will be read, and
+        // a socket the peer then closes would poll readable for ever.
+        Finish(wslay_event_get_close_sent(context_) ? wslay_event_get_status_code_sent(context_) : 1006);
+        continue;
+      }
       if (MillisLeft(deadline) == 0 || TakeInterrupt()) return std::optional<WebSocketMessage>();
       pollfd fds[2] = {{socket_, POLLIN, 0}, {wake_, POLLIN, 0}};
-      if (poll(fds, wake_ >= 0 ? 2 : 1, MillisLeft(deadline)) == 0) return std::optional<WebSocketMessage>();
+      const int ready = poll(fds, wake_ >= 0 ? 2 : 1, MillisLeft(deadline));
+      if (ready == 0) return std::optional<WebSocketMessage>();
+      if (ready > 0 && (fds[0].revents & (POLLERR | POLLNVAL)) != 0) Finish(1006);
+      // POLLHUP with POLLIN: the next recv reads what is left, then the end.
     }
   }
 
@@ -90,7 +105,7 @@ class CurlWebSocketConnection final : public WebSocketConnection {
       wslay_event_queue_close(context_, static_cast<uint16_t>(code), nullptr, 0);
       Flush(Clock::now() + std::chrono::seconds(1));
     }
-    closed_ = true;
+    Finish(code);
   }
 
  private:
@@ -99,6 +114,13 @@ class CurlWebSocketConnection final : public WebSocketConnection {
     if (wslay_event_queue_msg(context_, &message) != 0) return core::Fail(Unavailable("WebSocket is closed"));
     if (!Flush(Clock::now() + std::chrono::seconds(30))) return core::Fail(Unavailable("WebSocket send failed"));
     return {};
+  }
+
+  // The connection is finished: every later Receive reports this close at once.
+  void Finish(int code) {
+    if (closed_) return;
+    closed_ = true;
+    close_code_ = code;
   }
 
   // True when Interrupt() was called since the last check (an eventfd counts the calls).
@@ -185,7 +207,8 @@ class CurlWebSocketConnection final : public WebSocketConnection {
   std::deque<WebSocketMessage> messages_;
   bool eof_ = false;
   bool closed_ = false;
-  int wake_;  // eventfd that Interrupt() writes and Receive polls beside the socket
+  int close_code_ = 1006;  // what a Receive after the end reports
+  int wake_;               // eventfd that Interrupt() writes and Receive polls beside the socket
 };
 
 // Sends all of `data` and reads the reply header block (plus, for errors, a short body).

@@ -18,6 +18,21 @@ bool Unreachable(const core::Error& error) {
          (error.kind == core::ErrorKind::kUnavailable || error.kind == core::ErrorKind::kDeadlineExceeded);
 }
 
+// The close codes of a connection the client failed (RFC 6455 7.4.1): every reconnect replays the
+// same log, so it would fail at the same frame again.
+std::optional<std::string> Unreadable(int close_code) {
+  switch (close_code) {
+    case 1002:
+      return "a frame broke the WebSocket protocol";
+    case 1007:
+      return "a text frame was not UTF-8";
+    case 1009:
+      return "a frame was larger than tputrain takes";
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 LogFollower::LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Clock& clock,
@@ -41,8 +56,13 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
   int drops = 0;
   while (options_.use_websocket) {
     core::Error error;
-    TailEnd end = Tail(id, on_text, error);
+    std::optional<JobDetails> ended;
+    TailEnd end = Tail(id, on_text, error, ended);
     if (end == TailEnd::kCancelled) return core::Fail(core::Error::Cancelled());
+    if (end == TailEnd::kJobEnded) {
+      if (auto caught_up = CatchUp(id, *ended, on_text); !caught_up) return core::Fail(caught_up.error());
+      return std::move(*ended);
+    }
     if (end == TailEnd::kUnusable) {
       // 404 (no such job) and 400 (a DRIVER job) are answers, not socket trouble.
       if (error.http_status == 404 || error.http_status == 400) {
@@ -69,13 +89,16 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
   return Poll(id, on_text);
 }
 
-LogFollower::TailEnd LogFollower::Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error) {
+LogFollower::TailEnd LogFollower::Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error,
+                                       std::optional<JobDetails>& ended) {
   auto connection = connector_.Connect(client_.LogTailUrl(id), client_.options().headers);
   if (!connection) {
     error = connection.error();
     return TailEnd::kUnusable;
   }
   uint64_t stream_position = 0;
+  auto quiet_since = clock_.Now();
+  auto status_gap = options_.tail_status_first;
   while (true) {
     if (cancelled()) {
       (*connection)->Close(1000);
@@ -83,10 +106,29 @@ LogFollower::TailEnd LogFollower::Tail(const std::string& id, const LogTextHandl
     }
     auto message = (*connection)->Receive(kReceiveSlice);
     if (!message) return TailEnd::kDropped;
-    if (!*message) continue;
+    if (!*message) {
+      if (clock_.Now() - quiet_since < status_gap) continue;
+      // Quiet for a while: has the job ended under a stalled stream? A failed read is no answer;
+      // the tail goes on, and so do the reads.
+      if (auto job = client_.Get(id); job && IsTerminal(job->status)) {
+        (*connection)->Close(1000);
+        ended = std::move(*job);
+        return TailEnd::kJobEnded;
+      }
+      quiet_since = clock_.Now();
+      status_gap = std::min(status_gap * 2, options_.tail_status_max);
+      continue;
+    }
     if ((*message)->type == http::WebSocketMessage::Type::kClose) {
+      if (auto why = Unreadable((*message)->close_code)) {
+        error = core::Error::Make(core::ErrorKind::kUnavailable,
+                                  *why + " (close " + std::to_string((*message)->close_code) + ")");
+        return TailEnd::kUnusable;
+      }
       return (*message)->close_code == 1000 ? TailEnd::kClosedNormally : TailEnd::kDropped;
     }
+    quiet_since = clock_.Now();
+    status_gap = options_.tail_status_first;
     Deliver((*message)->data, stream_position, on_text);
     stream_position += (*message)->data.size();
   }

@@ -2,142 +2,22 @@
 // framing is checked against an independent reading of the RFC.
 #include "tputrain/http/websocket.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <openssl/evp.h>
-#include <openssl/sha.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <functional>
 #include <future>
 #include <thread>
+
+#include "testing/raw_websocket.h"
 
 namespace tputrain::http {
 namespace {
 
-struct Frame {
-  bool fin = true;
-  int opcode = 0;
-  bool masked = false;
-  std::string payload;
-};
-
-bool ReadExactly(int fd, char* out, size_t length) {
-  size_t done = 0;
-  while (done < length) {
-    ssize_t n = read(fd, out + done, length - done);
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
-
-std::string EncodeFrame(int opcode, const std::string& payload, bool fin = true) {
-  std::string frame(1, static_cast<char>((fin ? 0x80 : 0) | opcode));
-  if (payload.size() < 126) {
-    frame += static_cast<char>(payload.size());
-  } else if (payload.size() < 65536) {
-    frame += static_cast<char>(126);
-    frame += static_cast<char>(payload.size() >> 8);
-    frame += static_cast<char>(payload.size() & 0xff);
-  } else {
-    frame += static_cast<char>(127);
-    for (int shift = 56; shift >= 0; shift -= 8) frame += static_cast<char>((payload.size() >> shift) & 0xff);
-  }
-  return frame + payload;  // server frames are never masked
-}
-
-std::optional<Frame> ReadFrame(int fd) {
-  unsigned char head[2];
-  if (!ReadExactly(fd, reinterpret_cast<char*>(head), 2)) return std::nullopt;
-  Frame frame{(head[0] & 0x80) != 0, head[0] & 0x0f, (head[1] & 0x80) != 0, ""};
-  uint64_t length = head[1] & 0x7f;
-  if (length >= 126) {
-    unsigned char ext[8];
-    size_t bytes = length == 126 ? 2 : 8;
-    if (!ReadExactly(fd, reinterpret_cast<char*>(ext), bytes)) return std::nullopt;
-    length = 0;
-    for (size_t i = 0; i < bytes; ++i) length = (length << 8) | ext[i];
-  }
-  unsigned char mask[4] = {0, 0, 0, 0};
-  if (frame.masked && !ReadExactly(fd, reinterpret_cast<char*>(mask), 4)) return std::nullopt;
-  frame.payload.resize(length);
-  if (!ReadExactly(fd, frame.payload.data(), length)) return std::nullopt;
-  for (size_t i = 0; i < length; ++i) frame.payload[i] = static_cast<char>(frame.payload[i] ^ mask[i % 4]);
-  return frame;
-}
-
-std::string ReadRequest(int fd) {
-  std::string request;
-  char c;
-  while (request.find("\r\n\r\n") == std::string::npos && read(fd, &c, 1) == 1) request += c;
-  return request;
-}
-
-std::string Header(const std::string& request, const std::string& name) {
-  auto at = request.find("\r\n" + name + ": ");
-  if (at == std::string::npos) return "";
-  at += name.size() + 4;
-  return request.substr(at, request.find("\r\n", at) - at);
-}
-
-std::string Accept(const std::string& key) {
-  std::string input = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest);
-  unsigned char out[64];
-  int n = EVP_EncodeBlock(out, digest, SHA_DIGEST_LENGTH);
-  return std::string(reinterpret_cast<char*>(out), static_cast<size_t>(n));
-}
-
-std::string SwitchingProtocols(const std::string& request) {
-  return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
-         Accept(Header(request, "Sec-WebSocket-Key")) + "\r\n\r\n";
-}
-
-// Accepts one connection on 127.0.0.1 and runs `script` on it in a thread.
-class OneShotServer {
- public:
-  explicit OneShotServer(std::function<void(int fd)> script) {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    listen(listener_, 1);
-    socklen_t length = sizeof address;
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-    thread_ = std::thread([this, script] {
-      int fd = accept(listener_, nullptr, nullptr);
-      if (fd < 0) return;
-      script(fd);
-      close(fd);
-    });
-  }
-  ~OneShotServer() {
-    shutdown(listener_, SHUT_RDWR);
-    close(listener_);
-    thread_.join();
-  }
-  std::string Url(const std::string& path) const { return "ws://127.0.0.1:" + std::to_string(port_) + path; }
-
- private:
-  int listener_ = -1;
-  int port_ = 0;
-  std::thread thread_;
-};
+using testing::EncodeFrame;
+using testing::Frame;
+using testing::OneShotServer;
+using testing::ReadFrame;
+using testing::ReadRequest;
+using testing::SwitchingProtocols;
+using testing::WriteAll;
 
 std::optional<WebSocketMessage> Next(WebSocketConnection& connection) {
   auto message = connection.Receive(std::chrono::seconds(10));
@@ -177,6 +57,7 @@ TEST_CASE("upgrade, text frames (fragmented, 64-bit length), ping answered, norm
     CHECK(closed->close_code == 1000);
   }  // joins the server thread: what it read can be checked now
 
+  using testing::Header;
   CHECK(request.starts_with("GET /api/jobs/j1/logs/tail HTTP/1.1\r\n"));
   CHECK(Header(request, "Upgrade") == "websocket");
   CHECK(Header(request, "Sec-WebSocket-Version") == "13");
@@ -228,6 +109,55 @@ TEST_CASE("a peer that vanishes without a close frame reads as close code 1006")
     CHECK(end->type == WebSocketMessage::Type::kClose);
     CHECK(end->close_code == 1006);
   }
+}
+
+// A frame the client must refuse fails the connection (RFC 6455 7.1.7): the client sends its close
+// and the connection is finished at once, not polled again and again (a follow once spun at 87%
+// CPU after such a frame, its job long finished).
+TEST_CASE("a text frame that is not UTF-8 ends the connection with 1007, reported at once and again") {
+  std::optional<Frame> close_sent;
+  {
+    OneShotServer server([&](int fd) {
+      WriteAll(fd, SwitchingProtocols(ReadRequest(fd)) + EncodeFrame(0x1, "ok\n") +
+                       EncodeFrame(0x1, std::string("bad \xff\xfe bytes\n")));
+      close_sent = ReadFrame(fd);
+    });
+    CurlWebSocketConnector connector;
+    auto connection = connector.Connect(server.Url("/"), {});
+    REQUIRE(connection);
+    CHECK(Next(**connection)->data == "ok\n");
+    auto refused = Next(**connection);
+    REQUIRE(refused.has_value());
+    CHECK(refused->type == WebSocketMessage::Type::kClose);
+    CHECK(refused->close_code == 1007);
+    auto again = Next(**connection);
+    REQUIRE(again.has_value());
+    CHECK(again->type == WebSocketMessage::Type::kClose);
+    CHECK(again->close_code == 1007);
+  }
+  REQUIRE(close_sent);
+  CHECK(close_sent->opcode == 0x8);
+  CHECK(close_sent->payload.substr(0, 2) == std::string("\x03\xef", 2));  // 1007
+}
+
+TEST_CASE("a frame header announcing more than a message may hold ends the connection with 1009") {
+  std::optional<Frame> close_sent;
+  {
+    OneShotServer server([&](int fd) {
+      // 4 GiB announced, a few bytes sent, and then nothing: the server stalls.
+      WriteAll(fd, SwitchingProtocols(ReadRequest(fd)) + EncodeFrame(0x1, "aaaa", true, 4ull << 30));
+      close_sent = ReadFrame(fd);
+    });
+    CurlWebSocketConnector connector;
+    auto connection = connector.Connect(server.Url("/"), {});
+    REQUIRE(connection);
+    auto refused = Next(**connection);
+    REQUIRE(refused.has_value());
+    CHECK(refused->type == WebSocketMessage::Type::kClose);
+    CHECK(refused->close_code == 1009);
+  }
+  REQUIRE(close_sent);
+  CHECK(close_sent->opcode == 0x8);
 }
 
 TEST_CASE("binary messages both ways, byte-exact, and an application's close code (IAP's 4004)") {

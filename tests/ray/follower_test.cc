@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
+#include <future>
+#include <thread>
 
 #include "ray/scripted.h"
 #include "testing/fake_transport.h"
+#include "testing/raw_websocket.h"
 #include "tputrain/ray/log_follower.h"
 
 namespace tputrain::ray {
@@ -191,6 +194,69 @@ TEST_CASE("a cancelled follow returns kCancelled and leaves the job alone") {
   REQUIRE_FALSE(job);
   CHECK(job.error().kind == core::ErrorKind::kCancelled);
   CHECK(f.transport.requests().empty());
+}
+
+// The job ended, but its tail neither sends nor closes (a frame announced and never finished, a
+// proxy holding a dead stream): the follow once waited for ever, its job's status never read.
+TEST_CASE("a tail that stalls cannot outlast its job: a quiet tail reads the job's status, backing off") {
+  Fixture f;
+  core::CancelToken give_up;  // what ends the follow if the tail never reads the status
+  int quiet = 0;
+  f.connector.on_quiet = [&](std::chrono::milliseconds wait) {
+    f.clock.Advance(wait);
+    if (++quiet > 100'000) give_up.Cancel();
+  };
+  f.connector.scripts.push_back({{"a\n"}, 1000, -1, /*stall=*/true});
+  f.transport.Reply(200, Job("RUNNING"));    // after 5 s of nothing
+  f.transport.Reply(200, Job("RUNNING"));    // 10 s later
+  f.transport.Reply(200, Job("SUCCEEDED"));  // 20 s later
+  f.transport.Reply(200, Logs("a\nb\n"));
+  LogFollower follower(f.client, f.connector, f.clock, f.clock, FollowOptions{.cancel = &give_up});
+  auto job = follower.Follow("j", f.sink);
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kSucceeded);
+  CHECK(f.delivered == "a\nb\n");
+  CHECK(f.connector.connects == 1);
+  CHECK(f.transport.requests().size() == 4);
+  // 5 + 10 + 20 s of quiet, a Receive of 200 ms at a time.
+  CHECK(quiet == 175);
+}
+
+// A text frame that is not UTF-8 fails the connection (close 1007); every reconnect would replay
+// the same log to the same frame. Through the real client against a server on a raw socket: the
+// follow once spun at 87% CPU here and never ended, its job long finished.
+TEST_CASE("a tail frame that is not UTF-8 gives way to polling at once, and the follow ends with the job") {
+  tputrain::testing::OneShotServer server([](int fd) {
+    using namespace tputrain::testing;
+    WriteAll(
+        fd, SwitchingProtocols(ReadRequest(fd)) + EncodeFrame(0x1, "a\n") + EncodeFrame(0x1, std::string("caf\xe9\n")));
+    ReadFrame(fd);  // the client's close
+  });
+  FakeTransport transport;
+  FakeClock clock;
+  http::CurlWebSocketConnector connector;
+  const std::string address = "http" + server.Url("").substr(2);
+  JobsClient client{transport, clock, ClientOptions{.address = address}};
+  transport.Reply(200, Job("SUCCEEDED"));
+  transport.Reply(200, Logs("a\ncaf?\n"));
+  core::CancelToken give_up;
+  std::promise<void> finished;
+  std::thread watchdog([&, done = finished.get_future()] {
+    if (done.wait_for(std::chrono::seconds(60)) == std::future_status::timeout) give_up.Cancel();
+  });
+  std::vector<std::string> notices;
+  std::string delivered;
+  LogFollower follower(
+      client, connector, clock, clock,
+      FollowOptions{.cancel = &give_up, .on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
+  auto job = follower.Follow("j", [&](std::string_view text) { delivered += text; });
+  finished.set_value();
+  watchdog.join();
+  REQUIRE(job);
+  CHECK(job->status == JobStatus::kSucceeded);
+  CHECK(delivered == "a\ncaf?\n");
+  REQUIRE(notices.size() == 1);
+  CHECK(notices[0] == "log stream unavailable (a text frame was not UTF-8 (close 1007)); polling the log instead");
 }
 
 }  // namespace tputrain::ray

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,13 @@ class ScriptedConnector final : public http::WebSocketConnector {
     std::vector<std::string> frames;
     int close_code = 1000;   // 0: the connection errors out instead of closing
     int refuse_status = -1;  // >= 0: Connect fails with this HTTP status (0: no reply)
+    bool stall = false;      // after the frames, nothing: neither a message nor a close
   };
   std::deque<Script> scripts;
   int connects = 0;
+  // Called with the wait of each Receive that a stalled script lets pass with nothing (a test
+  // moves its fake clock by it).
+  std::function<void(std::chrono::milliseconds)> on_quiet;
 
   core::Result<std::unique_ptr<http::WebSocketConnection>> Connect(const std::string&, const http::Headers&) override {
     ++connects;
@@ -31,17 +36,22 @@ class ScriptedConnector final : public http::WebSocketConnector {
       error.http_status = script.refuse_status;
       return core::Fail(error);
     }
-    return std::unique_ptr<http::WebSocketConnection>(std::make_unique<Connection>(std::move(script)));
+    return std::unique_ptr<http::WebSocketConnection>(std::make_unique<Connection>(std::move(script), on_quiet));
   }
 
  private:
   class Connection final : public http::WebSocketConnection {
    public:
-    explicit Connection(Script script) : script_(std::move(script)) {}
-    core::Result<std::optional<http::WebSocketMessage>> Receive(std::chrono::milliseconds) override {
+    Connection(Script script, std::function<void(std::chrono::milliseconds)> on_quiet)
+        : script_(std::move(script)), on_quiet_(std::move(on_quiet)) {}
+    core::Result<std::optional<http::WebSocketMessage>> Receive(std::chrono::milliseconds wait) override {
       if (next_ < script_.frames.size()) {
         return std::optional<http::WebSocketMessage>(
             http::WebSocketMessage{http::WebSocketMessage::Type::kText, script_.frames[next_++], 0});
+      }
+      if (script_.stall) {
+        if (on_quiet_) on_quiet_(wait);
+        return std::optional<http::WebSocketMessage>();
       }
       if (script_.close_code == 0) return core::Fail(core::Error::Make(core::ErrorKind::kUnavailable, "reset"));
       return std::optional<http::WebSocketMessage>(
@@ -54,6 +64,7 @@ class ScriptedConnector final : public http::WebSocketConnector {
 
    private:
     Script script_;
+    std::function<void(std::chrono::milliseconds)> on_quiet_;
     size_t next_ = 0;
   };
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,11 @@ struct FollowOptions {
   // Status reads that find the head unreachable (no answer, 502-504) are retried this many
   // times, poll_max apart once backed off: about two minutes for an API server or head restart.
   int max_unreachable_polls = 64;
+  // A tail that delivers nothing this long reads the job's status, then twice as long after each
+  // such read, up to tail_status_max: a stream that stalls (a frame announced and never sent, a
+  // proxy holding a dead connection) cannot outlast its job.
+  std::chrono::milliseconds tail_status_first{5'000};
+  std::chrono::milliseconds tail_status_max{30'000};
   const core::CancelToken* cancel = nullptr;
   // Reconnects and the fall-back to polling, for the user's stderr.
   std::function<void(std::string_view)> on_notice;
@@ -35,8 +41,10 @@ struct FollowOptions {
 
 // Follows a job's log until the job is terminal: the log-tail WebSocket first; after a drop that
 // is not a normal close it reconnects and skips the replayed bytes by offset; when the socket
-// cannot be used at all it polls GET /api/jobs/{id}/logs with backoff. A tail that ended with the
-// job is checked against GET .../logs once, which delivers whatever the stream missed.
+// cannot be used at all (no upgrade, or a frame it cannot read: not UTF-8, too large) it polls
+// GET /api/jobs/{id}/logs with backoff. A quiet tail reads the job's status now and then. A tail
+// that ended with the job is checked against GET .../logs once, which delivers whatever the
+// stream missed.
 class LogFollower {
  public:
   LogFollower(JobsClient& client, http::WebSocketConnector& connector, core::Clock& clock, core::Sleeper& sleeper,
@@ -49,8 +57,10 @@ class LogFollower {
   uint64_t offset() const { return offset_; }
 
  private:
-  enum class TailEnd { kClosedNormally, kDropped, kUnusable, kCancelled };
-  TailEnd Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error);
+  enum class TailEnd { kClosedNormally, kDropped, kUnusable, kCancelled, kJobEnded };
+  // kJobEnded: a quiet tail's status read found the job terminal (`ended` holds it).
+  TailEnd Tail(const std::string& id, const LogTextHandler& on_text, core::Error& error,
+               std::optional<JobDetails>& ended);
   core::Result<JobDetails> Poll(const std::string& id, const LogTextHandler& on_text);
   core::Result<JobDetails> GetRidingOutRestarts(const std::string& id);
   template <typename Call>
