@@ -94,6 +94,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupLogsCommand(app, context);
   SetupOperatorsCommand(app, context);
   SetupPlanCommand(app, context);
+  SetupQueueCommand(app, context);
   SetupPricesCommand(app, context);
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);

@@ -2,6 +2,8 @@
 // and the wait.
 #include "serve_flow.h"
 
+#include "tputrain/workflow/queue.h"
+
 #include <algorithm>
 
 #include "tputrain/k8s/json_fields.h"
@@ -49,7 +51,13 @@ core::Result<bool> Apply(Env& env, const Deployment& deployment, bool install, b
   k8s::ApplyOptions options;
   options.ns = outcome.ns;
   options.dry_run = dry_run;
-  auto applied = ApplyRecorded(env.apply, deployment.objects, options, {}, deployment.serve_model);
+  // In a queue, the workload waits until Kueue admits it (labelled, and with what GKE's queued
+  // provisioning needs when the queue admits through it).
+  std::vector<k8s::Object> objects = deployment.objects;
+  if (auto queued = PrepareForQueue(client, deployment.queue, outcome.ns, objects); !queued) {
+    return core::Fail(queued.error());
+  }
+  auto applied = ApplyRecorded(env.apply, objects, options, {}, deployment.serve_model);
   if (!applied) return core::Fail(applied.error());
   outcome.applied = std::move(*applied);
   return *no_nodes;

@@ -46,6 +46,7 @@ struct Deployment {
   serve_pods::SliceNodes nodes;
   std::string service;  // the Service in front, reached through the API server's proxy
   serving::EngineKind engine = serving::EngineKind::kJetStream;  // whose port the Service has
+  std::string queue;  // --queue: the Kueue LocalQueue the workload waits in (empty: none)
 };
 
 struct Env : core::Runtime {

@@ -55,6 +55,7 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
        prepared.plan.tpu_type, 1, false, request.capacity},
       rendered.service,
       serving::EngineKind::kVllm};
+  deployment.queue = request.queue;
   if (rendered.workload_kind == "LeaderWorkerSet") {
     deployment.operators.push_back(serve_flow::LwsOperator(env.load_lws_manifest));
   }

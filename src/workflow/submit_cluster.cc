@@ -6,6 +6,7 @@
 #include "tputrain/k8s/wait.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/operators.h"
+#include "tputrain/workflow/queue.h"
 #include "tputrain/workflow/submit_cluster.h"
 
 namespace tputrain::workflow {
@@ -58,6 +59,9 @@ core::Result<nlohmann::json> PlanOnCluster(k8s::Client& client, k8s::Discovery& 
                                            const RayClusterRequest& request) {
   auto rendered = RenderRayCluster(job, request);
   if (!rendered) return core::Fail(rendered.error());
+  if (auto queued = PrepareForQueue(client, request.queue, request.ns, rendered->objects); !queued) {
+    return core::Fail(queued.error());
+  }
   auto resolved = ResolveObjects(client, discovery, rendered->objects, request.ns);
   if (!resolved) return core::Fail(resolved.error());
   const k8s::Object& cluster = RayClusterOf(*resolved);
@@ -98,6 +102,9 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
                                                    const FollowFunction& follow, const SubmitCallbacks& callbacks) {
   auto rendered = RenderRayCluster(job, request);
   if (!rendered) return core::Fail(rendered.error());
+  if (auto queued = PrepareForQueue(env.client, request.queue, request.ns, rendered->objects); !queued) {
+    return core::Fail(queued.error());
+  }
   auto resolved = ResolveObjects(env.client, env.discovery, rendered->objects, request.ns);
   if (!resolved) return core::Fail(resolved.error());
   const k8s::Object cluster = RayClusterOf(*resolved);
@@ -128,6 +135,11 @@ core::Result<ClusterSubmitOutcome> SubmitOnCluster(ClusterSubmitEnv& env, const 
   // A flex-start pool has no nodes until the pods wait on it: say what is being waited for.
   const std::string capacity_hint = job.slice ? PendingCapacityHint(request.capacity, "--ready-timeout") : "";
   env.reporter.Progress("raycluster", capacity_hint.empty() ? "waiting for " + what + " to be ready" : capacity_hint);
+  if (!request.queue.empty()) {
+    env.reporter.Info(what + " waits in queue " + request.queue +
+                      " until Kueue admits it: `tputrain queue status raycluster/" + cluster.name + " -n " +
+                      cluster.ns + "` says why it waits");
+  }
   k8s::WatchOptions watch_options;
   watch_options.timeout = request.ready_timeout;
   auto ready = k8s::WaitReady(env.client, env.discovery, {cluster.api_version, cluster.kind, cluster.name}, cluster.ns,

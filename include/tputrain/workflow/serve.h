@@ -82,6 +82,7 @@ struct ServeUpRequest {
   // Which pools the TPU pods select (and --create-nodepool makes): GKE's Spot and flex-start
   // node labels; a flex-start pool grows when the pods wait on it.
   CapacityFlags capacity;
+  std::string queue;  // --queue: the Kueue LocalQueue the workload waits in (empty: none)
 };
 
 struct ServeUpEnv : core::Runtime {

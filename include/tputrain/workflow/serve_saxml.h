@@ -52,6 +52,7 @@ struct SaxmlUpRequest {
   bool create_nodepool = false;    // a pool per replica first, named NODEPOOL-i
   std::string nodepool;            // empty: "saxml-" + the TPU type
   CapacityFlags capacity;          // which pools the model servers select (and --create-nodepool makes)
+  std::string queue;               // --queue: the Kueue LocalQueue the workload waits in (empty: none)
 };
 
 struct SaxmlUpEnv : core::Runtime {

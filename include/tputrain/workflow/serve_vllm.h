@@ -63,6 +63,7 @@ struct VllmUpRequest {
   bool create_nodepool = false;
   std::string nodepool;    // empty: "vllm-" + the TPU type
   CapacityFlags capacity;  // which pools the TPU pods select (and --create-nodepool makes)
+  std::string queue;       // --queue: the Kueue LocalQueue the workload waits in (empty: none)
 };
 struct VllmPrepared {
   VllmPlan plan;

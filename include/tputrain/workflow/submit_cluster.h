@@ -43,6 +43,9 @@ struct RayClusterRequest {
   std::chrono::milliseconds ready_timeout{std::chrono::minutes(20)};
   // Which TPU pools the pods select: Spot and flex-start pools by GKE's node labels.
   CapacityMode capacity = CapacityMode::kOnDemand;
+  // --queue: the Kueue LocalQueue the RayCluster waits in (empty: none); Kueue keeps it suspended
+  // until the queue admits it.
+  std::string queue;
 };
 
 // Stable across submits of the same model and slice, so a second submit finds the cluster

@@ -22,6 +22,7 @@ void SetupWaitCommand(CLI::App& root, Context& context);
 void SetupLogsCommand(CLI::App& root, Context& context);  // logs
 void SetupOperatorsCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
+void SetupQueueCommand(CLI::App& root, Context& context);
 void SetupPricesCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);

@@ -13,6 +13,7 @@
 #include "tputrain/k8s/delete.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/queue.h"
 
 namespace tputrain::cli {
 namespace {
@@ -36,6 +37,7 @@ struct ApplyFlags {
   ProvisionFlags ledger;  // --run, --state-dir
   std::string file;
   bool force_conflicts = false;
+  std::string queue;  // --queue: a Kueue LocalQueue the workloads wait in
 };
 
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
@@ -47,6 +49,10 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   auto connection = ConnectCluster(flags.access, context);
   if (!connection) return core::Fail(connection.error());
   ledger->access = AccessRecordOf(flags.access, **connection, context);
+  if (auto queued = workflow::PrepareForQueue(*(*connection)->client, flags.queue, flags.access.ns, *objects);
+      !queued) {
+    return core::Fail(queued.error());
+  }
   k8s::ApplyOptions options;
   options.dry_run = context.global.dry_run;
   options.force_conflicts = flags.force_conflicts;
@@ -124,6 +130,8 @@ void SetupK8sCommands(CLI::App& root, Context& context) {
   auto* apply = root.add_subcommand("apply", "Server-side apply Kubernetes manifests (CRDs and Namespaces first)");
   apply->add_option("-f,--filename", apply_flags->file, "Manifest file, or - for stdin")->type_name("FILE")->required();
   apply->add_flag("--force-conflicts", apply_flags->force_conflicts, "Take over fields another manager owns");
+  apply->add_option("--queue", apply_flags->queue,
+                    "Label the workloads (RayCluster, RayJob, LeaderWorkerSet, JobSet, Job) for this Kueue queue");
   AddKubeAccessFlags(*apply, apply_flags->access);
   AddProvisionFlags(apply, apply_flags->ledger, /*waits=*/false);
   apply->footer(

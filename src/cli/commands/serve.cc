@@ -128,6 +128,8 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   up->add_option("--nodepool", up_flags->nodepool,
                  "Name of the pool --create-nodepool makes (default jetstream-TPU_TYPE)");
   AddCapacityFlags(up, up_flags->capacity, true);
+  up->add_option("--queue", up_flags->queue,
+                 "Wait in this Kueue queue (tputrain queue create): the workload runs once the queue admits it");
   up->add_flag("--install-operators", up_flags->install_operators,
                "Install LeaderWorkerSet (its pinned release) if the cluster lacks it");
   up->add_option("--lws-manifest", up_flags->lws_manifest, "LeaderWorkerSet manifest to install from (file or URL)")

@@ -38,6 +38,7 @@ struct UpFlags {
   bool create_nodepool = false;
   std::string nodepool;
   workflow::CapacityFlags capacity;  // the pools the TPU pods select (and --create-nodepool makes)
+  std::string queue;                 // --queue: a Kueue LocalQueue
   // Saxml only
   std::string replicas;    // empty: the preset's
   std::string model_path;  // empty: the preset's
@@ -91,6 +92,7 @@ void SetCommonUp(const UpFlags& flags, Request& request) {
   request.create_nodepool = flags.create_nodepool;
   request.nodepool = flags.nodepool;
   request.capacity = flags.capacity;
+  request.queue = flags.queue;
 }
 
 // An operator's release manifest, from --*-manifest (file or URL) or its pinned release.

@@ -181,6 +181,8 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
                        "Which TPU pools the pods select: on-demand (default: any pool of the slice), spot or "
                        "flex-start (GKE's node labels; a flex-start pool grows when they wait)")
           ->check(CLI::IsMember({"on-demand", "spot", "flex-start"})));
+  cluster_options.push_back(
+      submit->add_option("--queue", ray_cluster.queue, "Wait in this Kueue queue (queue create)"));
   cluster_options.push_back(submit->add_option("--ready-timeout", options->ready_timeout,
                                                "How long the RayCluster may take to be ready (default 20m)"));
   submit->footer(

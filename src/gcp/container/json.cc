@@ -154,6 +154,7 @@ json NodePoolToJson(const NodePoolSpec& spec) {
                {"name", spec.name},
                {"upgradeSettings", {{"maxSurge", 1}}}};
   if (!spec.node_locations.empty()) pool["locations"] = spec.node_locations;
+  if (spec.queued_provisioning) pool["queuedProvisioning"] = {{"enabled", true}};
   if (spec.autoscaling) {
     pool["autoscaling"] = {{"enabled", true},
                            {"locationPolicy", spec.autoscaling->location_policy},

@@ -67,6 +67,9 @@ struct NodePoolSpec {
   // Flex-start (GKE's Dynamic Workload Scheduler): config.flexStart, with no reservation, no
   // auto-repair and autoscaling from 0, as `gcloud container node-pools create --flex-start`.
   bool flex_start = false;
+  // queuedProvisioning.enabled: the pool grows only for ProvisioningRequests (GKE's queued
+  // provisioning, which Kueue's provisioning admission check drives).
+  bool queued_provisioning = false;
   std::string max_run_duration;  // config.maxRunDuration, "3600s"
   std::optional<NodePoolAutoscaling> autoscaling;
   bool auto_repair = true;

@@ -1,0 +1,74 @@
+// tputrain queue status [WORKLOAD] | wait WORKLOAD: why a workload waits, and waiting until it
+// is admitted.
+#include "commands/k8s_access.h"
+#include "commands/provision_common.h"
+#include "commands/queue_output.h"
+#include "tputrain/cli/output.h"
+
+namespace tputrain::cli {
+namespace {
+
+struct StatusFlags {
+  KubeAccessFlags access;
+  std::string workload;
+  std::string queue;
+  std::string until = "admitted";
+  std::string timeout = "30m";
+};
+
+core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  auto reports = workflow::QueueStatus(*(*connection)->client, *(*connection)->discovery, flags.access.ns, flags.queue,
+                                       flags.workload);
+  if (!reports) return core::Fail(reports.error());
+  PrintWorkloadReports(context, *reports);
+  return core::kExitOk;
+}
+
+core::Result<int> RunWait(const StatusFlags& flags, Context& context) {
+  workflow::QueueWaitFor until;
+  if (flags.until == "admitted") {
+    until = workflow::QueueWaitFor::kAdmitted;
+  } else if (flags.until == "finished") {
+    until = workflow::QueueWaitFor::kFinished;
+  } else {
+    return core::Fail(core::Error::Usage("--for: expected admitted or finished, got '" + flags.until + "'"));
+  }
+  auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  auto connection = ConnectCluster(flags.access, context);
+  if (!connection) return core::Fail(connection.error());
+  auto report =
+      workflow::WaitQueued(context.stack().runtime(), *(*connection)->client, *(*connection)->discovery,
+                           flags.access.ns, flags.workload, until, timeout->value_or(std::chrono::minutes(30)));
+  if (!report) return core::Fail(report.error());
+  PrintWorkloadReports(context, {*report});
+  return core::kExitOk;
+}
+
+}  // namespace
+
+void AddQueueStatusCommands(CLI::App& queue, Context& context) {
+  auto status_flags = std::make_shared<StatusFlags>();
+  auto* status = queue.add_subcommand(
+      "status", "Whether each workload is admitted; if not, its place in the queue, the quota and Kueue's reason");
+  status->add_option("workload", status_flags->workload,
+                     "KIND/NAME of the workload (jobset/train, rayjob/tune, leaderworkerset/serve) or its Workload "
+                     "name (default: every workload of the namespace)");
+  status->add_option("--queue", status_flags->queue, "Only the workloads of this queue");
+  AddKubeAccessFlags(*status, status_flags->access);
+  status->footer("Example:\n  tputrain queue status jobset/train -n ml");
+  status->callback([status_flags, &context] { context.outcome = RunStatus(*status_flags, context); });
+
+  auto wait_flags = std::make_shared<StatusFlags>();
+  auto* wait = queue.add_subcommand("wait", "Wait until a workload is admitted (or finished), saying why it waits");
+  wait->add_option("workload", wait_flags->workload, "KIND/NAME of the workload, or its Workload name")->required();
+  wait->add_option("--for", wait_flags->until, "admitted (default) or finished");
+  wait->add_option("--timeout", wait_flags->timeout, "Stop waiting after this long (default 30m)");
+  AddKubeAccessFlags(*wait, wait_flags->access);
+  wait->footer("Exit codes: 0 admitted (or finished), 1 not in time (the last status is said).");
+  wait->callback([wait_flags, &context] { context.outcome = RunWait(*wait_flags, context); });
+}
+
+}  // namespace tputrain::cli

@@ -1,0 +1,158 @@
+#include "tputrain/k8s/kueue_status.h"
+
+#include <algorithm>
+#include <map>
+
+#include "tputrain/k8s/json_fields.h"
+
+namespace tputrain::k8s::kueue {
+namespace {
+
+using nlohmann::json;
+
+const Condition* Find(const std::vector<Condition>& conditions, const std::string& type) {
+  for (const auto& condition : conditions) {
+    if (condition.type == type) return &condition;
+  }
+  return nullptr;
+}
+
+bool IsTrue(const std::vector<Condition>& conditions, const std::string& type) {
+  const auto* condition = Find(conditions, type);
+  return condition != nullptr && condition->status == "True";
+}
+
+// A quantity as the API writes it: a string, or a bare number.
+std::string Quantity(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  return "0";
+}
+
+}  // namespace
+
+std::string_view WorkloadPhaseName(WorkloadPhase phase) {
+  switch (phase) {
+    case WorkloadPhase::kPending:
+      return "pending";
+    case WorkloadPhase::kQuotaReserved:
+      return "quota reserved";
+    case WorkloadPhase::kAdmitted:
+      return "admitted";
+    case WorkloadPhase::kFinished:
+      return "finished";
+  }
+  return "pending";
+}
+
+std::vector<Condition> ConditionsOf(const json& object) {
+  std::vector<Condition> conditions;
+  for (const auto& item : ArrayAt(ObjectAt(object, "status"), "conditions")) {
+    conditions.push_back({StringAt(item, "type"), StringAt(item, "status"), StringAt(item, "reason"),
+                          StringAt(item, "message"), StringAt(item, "lastTransitionTime")});
+  }
+  return conditions;
+}
+
+WorkloadStatus ParseWorkload(const json& workload) {
+  WorkloadStatus out;
+  const auto& metadata = ObjectAt(workload, "metadata");
+  const auto& spec = ObjectAt(workload, "spec");
+  const auto& status = ObjectAt(workload, "status");
+  out.name = StringAt(metadata, "name");
+  out.ns = StringAt(metadata, "namespace");
+  for (const auto& owner : ArrayAt(metadata, "ownerReferences")) {
+    out.owner_kind = StringAt(owner, "kind");
+    out.owner_name = StringAt(owner, "name");
+    if (BoolAt(owner, "controller", false)) break;
+  }
+  out.queue = StringAt(spec, "queueName");
+  out.priority = IntAt(spec, "priority", 0);
+  out.cluster_queue = StringAt(ObjectAt(status, "admission"), "clusterQueue");
+  out.conditions = ConditionsOf(workload);
+  out.queued_since = StringAt(metadata, "creationTimestamp");
+  // An evicted workload rejoins the queue at its eviction (Kueue's default requeuing timestamp).
+  if (const auto* evicted = Find(out.conditions, "Evicted"); evicted != nullptr && evicted->status == "True") {
+    out.queued_since = evicted->since;
+  }
+  if (IsTrue(out.conditions, "Finished")) {
+    out.phase = WorkloadPhase::kFinished;
+  } else if (IsTrue(out.conditions, "Admitted")) {
+    out.phase = WorkloadPhase::kAdmitted;
+  } else if (IsTrue(out.conditions, "QuotaReserved")) {
+    out.phase = WorkloadPhase::kQuotaReserved;
+  }
+  const char* said = out.phase == WorkloadPhase::kFinished ? "Finished" : "QuotaReserved";
+  if (const auto* condition = Find(out.conditions, said)) out.message = condition->message;
+  for (const auto& assignment : ArrayAt(ObjectAt(status, "admission"), "podSetAssignments")) {
+    for (const auto& [resource, flavor] : ObjectAt(assignment, "flavors").items()) {
+      if (!flavor.is_string()) continue;
+      if (std::find(out.flavors.begin(), out.flavors.end(), flavor.get<std::string>()) == out.flavors.end()) {
+        out.flavors.push_back(flavor.get<std::string>());
+      }
+    }
+  }
+  for (const auto& check : ArrayAt(status, "admissionChecks")) {
+    out.checks.push_back(
+        {StringAt(check, "name"), StringAt(check, "state"), StringAt(check, "message"), IntAt(check, "retryCount", 0)});
+  }
+  return out;
+}
+
+void AssignPositions(std::vector<WorkloadStatus>& workloads) {
+  std::map<std::string, std::vector<WorkloadStatus*>> pending;  // by ClusterQueue
+  for (auto& workload : workloads) {
+    workload.position = 0;
+    if (workload.phase == WorkloadPhase::kPending && !workload.cluster_queue.empty()) {
+      pending[workload.cluster_queue].push_back(&workload);
+    }
+  }
+  for (auto& [queue, list] : pending) {
+    // RFC 3339 times in UTC from one server compare as text.
+    std::stable_sort(list.begin(), list.end(), [](const WorkloadStatus* a, const WorkloadStatus* b) {
+      if (a->priority != b->priority) return a->priority > b->priority;
+      if (a->queued_since != b->queued_since) return a->queued_since < b->queued_since;
+      return a->ns + "/" + a->name < b->ns + "/" + b->name;
+    });
+    for (size_t i = 0; i < list.size(); ++i) list[i]->position = static_cast<int>(i + 1);
+  }
+}
+
+ClusterQueueStatus ParseClusterQueue(const json& cluster_queue) {
+  ClusterQueueStatus out;
+  out.name = StringAt(ObjectAt(cluster_queue, "metadata"), "name");
+  const auto& spec = ObjectAt(cluster_queue, "spec");
+  const auto& status = ObjectAt(cluster_queue, "status");
+  std::map<std::pair<std::string, std::string>, std::string> reserved;
+  for (const auto& flavor : ArrayAt(status, "flavorsReservation")) {
+    for (const auto& resource : ArrayAt(flavor, "resources")) {
+      reserved[{StringAt(flavor, "name"), StringAt(resource, "name")}] =
+          Quantity(resource.contains("total") ? resource["total"] : json());
+    }
+  }
+  for (const auto& group : ArrayAt(spec, "resourceGroups")) {
+    for (const auto& flavor : ArrayAt(group, "flavors")) {
+      for (const auto& resource : ArrayAt(flavor, "resources")) {
+        FlavorQuota quota{StringAt(flavor, "name"), StringAt(resource, "name"),
+                          Quantity(resource.contains("nominalQuota") ? resource["nominalQuota"] : json())};
+        auto used = reserved.find({quota.flavor, quota.resource});
+        if (used != reserved.end()) quota.reserved = used->second;
+        out.quota.push_back(std::move(quota));
+      }
+    }
+  }
+  for (const auto& check : ArrayAt(ObjectAt(spec, "admissionChecksStrategy"), "admissionChecks")) {
+    out.checks.push_back(StringAt(check, "name"));
+  }
+  out.pending = IntAt(status, "pendingWorkloads", 0);
+  out.reserving = IntAt(status, "reservingWorkloads", 0);
+  out.admitted = IntAt(status, "admittedWorkloads", 0);
+  auto conditions = ConditionsOf(cluster_queue);
+  if (const auto* active = Find(conditions, "Active")) {
+    out.active = active->status == "True";
+    if (!out.active) out.inactive_message = active->message;
+  }
+  return out;
+}
+
+}  // namespace tputrain::k8s::kueue
