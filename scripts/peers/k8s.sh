@@ -3,11 +3,14 @@
 # ${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}/k8s/, for the tests in tests/k8s/:
 #   etcd; kube-apiserver, kube-controller-manager and kube-scheduler (one module, one `go build`:
 #   they share nearly every package); kwok (fake nodes and kubelets); the KubeRay, LeaderWorkerSet
-#   and JobSet controllers, plus the CRDs and webhook manifests those operators need that the
-#   repository's pinned CRDs do not cover (kept here, never committed: they are the projects' own).
+#   and JobSet controllers and the Kueue manager, plus the CRDs and webhook manifests those
+#   operators need that the repository's pinned CRDs do not cover (kept here, never committed: they
+#   are the projects' own), and the ProvisioningRequest CRD that GKE serves and Kueue's
+#   provisioning admission check watches.
 # Idempotent: each component has a stamp with its pinned version; a component whose stamp matches
-# is left alone, so a warm re-run costs nothing. Builds run niced in two lanes (the k8s module in
-# one, the rest in the other: on 2 cores the links and downloads of one fill the other's gaps),
+# is left alone, so a warm re-run costs nothing. Builds run niced in two lanes (the k8s module
+# then Kueue in one, about 1280 CPU-s cold, the rest in the other, about 900: on 2 cores the links
+# and downloads of one fill the other's gaps),
 # with private module/build caches that are removed after success. Each step's wall and CPU time
 # goes to stderr.
 set -Eeuo pipefail   # -E: the ERR trap of a build lane also sees failures inside functions
@@ -20,6 +23,7 @@ kwok_version=v0.7.0
 kuberay_version=v1.6.1      # one minor behind the RayCluster/RayJob CRDs we pin (a superset)
 lws_version=v0.9.0          # one minor behind our LWS CRD (2 lines of min/max differ)
 jobset_version=v0.12.0
+kueue_version=v0.17.1       # v0.17.2 and later are refused; v1beta2 objects are served since v0.15
 layout=1                    # bump when the files kept for a component change
 
 cache=${TPUTRAIN_TEST_CACHE:-$HOME/.cache/tputrain-test}
@@ -33,6 +37,7 @@ declare -A want=(
   [kuberay]="kuberay $kuberay_version layout $layout"
   [lws]="lws $lws_version layout $layout"
   [jobset]="jobset $jobset_version layout $layout"
+  [kueue]="kueue $kueue_version layout $layout"
 )
 declare -A outputs=(
   [etcd]="etcd"
@@ -41,6 +46,7 @@ declare -A outputs=(
   [kuberay]="kuberay-operator manifests/kuberay"
   [lws]="lws-controller manifests/lws"
   [jobset]="jobset-controller manifests/jobset"
+  [kueue]="kueue-manager manifests/kueue"
 )
 
 is_current() {
@@ -55,7 +61,7 @@ if [ ! -e "$stamps/etcd" ] && [ -x "$dir/etcd" ] && "$dir/etcd" --version 2>/dev
 fi
 
 todo=()
-for c in etcd k8s kwok kuberay lws jobset; do is_current "$c" || todo+=("$c"); done
+for c in etcd k8s kwok kuberay lws jobset kueue; do is_current "$c" || todo+=("$c"); done
 [ ${#todo[@]} -eq 0 ] && exit 0
 
 export PATH=/usr/local/go/bin:$PATH
@@ -236,6 +242,23 @@ build_jobset() {
   mv "$work/jobset-controller" "$dir/jobset-controller"
 }
 
+build_kueue() {
+  build_in_module_copy kueue sigs.k8s.io/kueue "$kueue_version" ./cmd/kueue sigs.k8s.io/kueue/pkg/version.GitVersion
+  # Its CRDs (v1beta2 served beside v1beta1), its webhooks (with the kustomization that keeps
+  # kube-system and kueue-system out of the pod webhooks), and the ProvisioningRequest CRD of the
+  # cluster-autoscaler APIs version Kueue builds against (GKE serves that API itself).
+  local crds=config/components/crd/bases autoscaler_version autoscaler
+  keep_manifests kueue "$SRC" $(cd "$SRC" && ls $crds/kueue.x-k8s.io_*.yaml) \
+    config/components/webhook/manifests.yaml config/components/webhook/kustomization.yaml
+  autoscaler_version=$(awk '$1 == "k8s.io/autoscaler/cluster-autoscaler/apis" { print $2 }' "$SRC/go.mod")
+  autoscaler=$(module_dir "k8s.io/autoscaler/cluster-autoscaler/apis@$autoscaler_version")
+  [ -f "$autoscaler/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml" ] ||
+    { echo "k8s.sh: no ProvisioningRequest CRD in $autoscaler" >&2; return 1; }
+  cp "$autoscaler/config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml" "$dir/manifests/kueue/"
+  chmod u+w "$dir/manifests/kueue/autoscaling.x-k8s.io_provisioningrequests.yaml"
+  mv "$work/kueue-controller" "$dir/kueue-manager"
+}
+
 keep_manifests() {  # NAME MODULE_DIR FILE...: copies FILEs (paths in the module) to manifests/NAME/
   local name=$1 src=$2 f
   shift 2
@@ -259,7 +282,7 @@ lane() {  # runs the given components in order, each timed and stamped
 
 lane_a=() lane_b=()
 for c in "${todo[@]}"; do
-  case $c in k8s) lane_a+=("$c") ;; *) lane_b+=("$c") ;; esac
+  case $c in k8s | kueue) lane_a+=("$c") ;; *) lane_b+=("$c") ;; esac
 done
 echo "k8s.sh: building ${todo[*]} (logs in $work until they succeed)" >&2
 pids=()
@@ -269,7 +292,7 @@ failed=0
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
 [ $failed -eq 0 ] || exit 1
 
-for c in etcd k8s kwok kuberay lws jobset; do
+for c in etcd k8s kwok kuberay lws jobset kueue; do
   is_current "$c" || { echo "k8s.sh: $c did not build" >&2; exit 1; }
 done
 rm -f "$dir/.stamp"   # the former kube-apiserver-only step's stamp

@@ -70,13 +70,61 @@ void ReplaceIn(std::string& text, const std::string& from, const std::string& to
   text.replace(at, from.size(), to);
 }
 
+// The kustomize json6902 patches of an operator's release (LWS, JobSet): each replaces one
+// webhook whole (with its pod objectSelector).
+void ApplyWebhookPatches(const std::string& name, json& body, const YAML::Node& patches) {
+  for (const auto& patch : patches) {
+    std::string op = patch["op"].as<std::string>();
+    std::string path = patch["path"].as<std::string>();
+    if (op != "replace" || path.rfind("/webhooks/", 0) != 0) {
+      throw std::runtime_error(name + ": unexpected webhook patch " + op + " " + path);
+    }
+    size_t index = std::stoul(path.substr(10));
+    // Typed as the API server reads YAML, through the manifest reader (it wants a whole object).
+    YAML::Node wrapper;
+    wrapper["apiVersion"] = "v1";
+    wrapper["kind"] = "Patch";
+    wrapper["metadata"]["name"] = "patch";
+    wrapper["value"] = patch["value"];
+    YAML::Emitter emitted;
+    emitted << wrapper;
+    auto value = k8s::ParseManifests(emitted.c_str(), path);
+    if (!value || index >= body["webhooks"].size()) {
+      throw std::runtime_error(name + ": bad webhook patch " + path + (value ? "" : ": " + value.error().message));
+    }
+    body["webhooks"][index] = value->front().json["value"];
+  }
+}
+
+// Kueue's kustomization patches its webhook configurations by webhook name, giving the pod,
+// Deployment and StatefulSet webhooks a namespaceSelector (kube-system and kueue-system left out).
+void ApplyNamespaceSelectors(json& body, const YAML::Node& kustomization) {
+  for (const auto& item : kustomization["patches"]) {
+    YAML::Node patch = YAML::Load(item["patch"].as<std::string>());
+    if (patch["kind"].as<std::string>() != body.value("kind", "")) continue;
+    for (const auto& hook : patch["webhooks"]) {
+      std::vector<std::string> values;
+      const auto& expression = hook["namespaceSelector"]["matchExpressions"][0];
+      for (const auto& value : expression["values"]) values.push_back(value.as<std::string>());
+      for (auto& webhook : body["webhooks"]) {
+        if (webhook.value("name", "") != hook["name"].as<std::string>()) continue;
+        webhook["namespaceSelector"] = {{"matchExpressions",
+                                         {{{"key", expression["key"].as<std::string>()},
+                                           {"operator", expression["operator"].as<std::string>()},
+                                           {"values", values}}}}};
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ControlPlane& ControlPlane::Shared(const ControlPlaneOptions& options) {
   static ControlPlane plane(ApiServer::Shared(), options);
   const auto& have = plane.options();
   bool covered = have.pod_end == options.pod_end && (have.kuberay || !options.kuberay) && (have.lws || !options.lws) &&
-                 (have.jobset || !options.jobset) && have.answering_pods == options.answering_pods;
+                 (have.jobset || !options.jobset) && (have.kueue || !options.kueue) &&
+                 have.answering_pods == options.answering_pods;
   if (!covered) throw std::runtime_error("ControlPlane::Shared: this test binary's control plane has other options");
   return plane;
 }
@@ -106,7 +154,7 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
                      "--cidr=127.100.0.1/16", "--node-ip=127.0.0.1", "--node-lease-duration-seconds=40",
                      "--config=" + WriteKwokStages()});
 
-  if (options_.kuberay || options_.lws || options_.jobset) {
+  if (options_.kuberay || options_.lws || options_.jobset || options_.kueue) {
     server_.EnsureCrds();
     ApplyOperatorCrds();
   }
@@ -121,7 +169,7 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
   }
   // LWS and JobSet serve their (required) webhooks on loopback with the API server's own
   // certificate (IP:127.0.0.1, signed by the fixture's CA): no cert-manager, no Secret.
-  if (options_.lws || options_.jobset) {
+  if (options_.lws || options_.jobset || options_.kueue) {
     fs::create_directories(dir_ + "/webhook-certs");
     fs::copy_file(server_.dir() + "/server.crt", dir_ + "/webhook-certs/tls.crt", fs::copy_options::overwrite_existing);
     fs::copy_file(server_.dir() + "/server.key", dir_ + "/webhook-certs/tls.key", fs::copy_options::overwrite_existing);
@@ -137,6 +185,29 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
         probe, {{"KUBECONFIG", kubeconfig_}});
     peers_.back().webhook_port = webhook;
     RegisterWebhooks(name, webhook);
+  }
+  if (options_.kueue) {
+    int webhook = FreeLoopbackPort();
+    int probe = FreeLoopbackPort();
+    // The integrations of the workloads tputrain runs (Kueue's release enables these and more;
+    // kinds without a CRD here are left out), and no visibility server (an aggregated API that
+    // would listen beyond loopback; tputrain does not read it).
+    // Without its own cert management Kueue reads its metrics certificate from a fixed path,
+    // /etc/kueue/metrics/certs: the fixture's (the API server's IP:127.0.0.1 pair) is bound there
+    // in a mount namespace of the manager's own (only the empty mount point is made on the host).
+    fs::create_directories("/etc/kueue/metrics/certs");
+    StartPeer("kueue-manager",
+              {"unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+               "mount --bind \"$0\" /etc/kueue/metrics/certs && exec \"$@\"", dir_ + "/webhook-certs",
+               PeerPath("kueue-manager"),
+               "--config=" + WriteOperatorConfig("kueue", "config.kueue.x-k8s.io/v1beta2", webhook, probe,
+                                                 "integrations:\n  frameworks:\n  - batch/job\n  - ray.io/rayjob\n"
+                                                 "  - ray.io/raycluster\n  - jobset.x-k8s.io/jobset\n  - pod\n"
+                                                 "  - leaderworkerset.x-k8s.io/leaderworkerset\n"),
+               "--feature-gates=VisibilityOnDemand=false"},
+              probe, {{"KUBECONFIG", kubeconfig_}});
+    peers_.back().webhook_port = webhook;
+    RegisterWebhooks("kueue", webhook);
   }
   WaitUp();
 }
@@ -209,7 +280,7 @@ std::string ControlPlane::WriteKwokStages() const {
 }
 
 std::string ControlPlane::WriteOperatorConfig(const std::string& name, const std::string& api_version, int webhook_port,
-                                              int probe_port) const {
+                                              int probe_port, const std::string& extra) const {
   std::string path = dir_ + "/" + name + "-config.yaml";
   WriteTextFile(path, "apiVersion: " + api_version +
                           "\nkind: Configuration\nleaderElection:\n  leaderElect: false\n"
@@ -217,7 +288,7 @@ std::string ControlPlane::WriteOperatorConfig(const std::string& name, const std
                           std::to_string(webhook_port) + "\n  certDir: " + dir_ +
                           "/webhook-certs\nmetrics:\n  bindAddress: \"0\"\nhealth:\n  healthProbeBindAddress: "
                           "127.0.0.1:" +
-                          std::to_string(probe_port) + "\n");
+                          std::to_string(probe_port) + "\n" + extra);
   return path;
 }
 
@@ -234,6 +305,16 @@ void ControlPlane::ApplyOperatorCrds() {
              std::string(TPUTRAIN_SOURCE_DIR) + "/data/crds/ray.io_rayjobs.yaml"};
   }
   if (options_.lws) files.push_back(PeerPath("manifests/lws/disaggregatedset.x-k8s.io_disaggregatedsets.yaml"));
+  // Kueue's CRDs, and the ProvisioningRequest API GKE serves: Kueue sets up its provisioning
+  // admission check only when that API is there as it starts.
+  if (options_.kueue) {
+    for (const auto& file : fs::directory_iterator(PeerPath("manifests/kueue"))) {
+      std::string name = file.path().filename().string();
+      if (name.starts_with("kueue.x-k8s.io_") || name.starts_with("autoscaling.x-k8s.io_")) {
+        files.push_back(file.path().string());
+      }
+    }
+  }
   for (const auto& file : files) {
     auto objects = k8s::ParseManifests(ReadTextFile(file), file);
     if (!objects) throw std::runtime_error(objects.error().message);
@@ -272,27 +353,11 @@ void ControlPlane::RegisterWebhooks(const std::string& name, int port) {
   for (auto config : *documents) {
     json& body = config.json;
     bool mutating = config.kind == "MutatingWebhookConfiguration";
-    YAML::Node patches = YAML::LoadFile(PeerPath(base + (mutating ? "mutating-patch.yaml" : "validating-patch.yaml")));
-    for (const auto& patch : patches) {
-      std::string op = patch["op"].as<std::string>();
-      std::string path = patch["path"].as<std::string>();
-      if (op != "replace" || path.rfind("/webhooks/", 0) != 0) {
-        throw std::runtime_error(name + ": unexpected webhook patch " + op + " " + path);
-      }
-      size_t index = std::stoul(path.substr(10));
-      // Typed as the API server reads YAML, through the manifest reader (it wants a whole object).
-      YAML::Node wrapper;
-      wrapper["apiVersion"] = "v1";
-      wrapper["kind"] = "Patch";
-      wrapper["metadata"]["name"] = "patch";
-      wrapper["value"] = patch["value"];
-      YAML::Emitter emitted;
-      emitted << wrapper;
-      auto value = k8s::ParseManifests(emitted.c_str(), path);
-      if (!value || index >= body["webhooks"].size()) {
-        throw std::runtime_error(name + ": bad webhook patch " + path + (value ? "" : ": " + value.error().message));
-      }
-      body["webhooks"][index] = value->front().json["value"];
+    if (name == "kueue") {
+      ApplyNamespaceSelectors(body, YAML::LoadFile(PeerPath(base + "kustomization.yaml")));
+    } else {
+      ApplyWebhookPatches(
+          name, body, YAML::LoadFile(PeerPath(base + (mutating ? "mutating-patch.yaml" : "validating-patch.yaml"))));
     }
     for (auto& webhook : body["webhooks"]) {
       std::string hook_path = webhook["clientConfig"]["service"].value("path", "/");

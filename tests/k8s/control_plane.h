@@ -22,6 +22,10 @@ struct ControlPlaneOptions {
   bool kuberay = false;  // KubeRay (no webhooks)
   bool lws = false;      // LeaderWorkerSet, its webhooks on loopback
   bool jobset = false;   // JobSet, its webhooks on loopback
+  // The Kueue manager, its webhooks on loopback, with GKE's ProvisioningRequest API (its CRD) for
+  // the provisioning admission check. Kueue itself is installed as a user's cluster has it: its
+  // CRDs here, its manager the control plane's (tputrain finds it installed).
+  bool kueue = false;
   // Pods that must answer on the network (a Ray head, a JetStream leader, sax-http), by one label
   // each: kwok leaves them without an address until the harness serves them (ServePodAt).
   std::vector<std::pair<std::string, std::string>> answering_pods;
@@ -30,7 +34,7 @@ struct ControlPlaneOptions {
 // The real control plane next to the test API server, all on 127.0.0.1: kube-controller-manager
 // (Deployments, Jobs, endpoints, the garbage collector, node lifecycle...), kube-scheduler, kwok as
 // every node's kubelet (Nodes annotated kwok.x-k8s.io/node=fake; see kwok_nodes.h), and on request
-// the KubeRay, LeaderWorkerSet and JobSet controllers with their CRDs and webhooks. Built by
+// the KubeRay, LeaderWorkerSet and JobSet controllers and the Kueue manager with their CRDs and webhooks. Built by
 // scripts/peers/k8s.sh. Every process is started at once and stopped by its PID on destruction (and
 // dies with the test process). Tests play only the container runtime: kwok reports pods Running,
 // and a pod that must answer is served by a real peer at an address the test gives it.
@@ -77,7 +81,7 @@ class ControlPlane {
                  std::vector<std::pair<std::string, std::string>> env = {});
   std::string WriteKwokStages() const;
   std::string WriteOperatorConfig(const std::string& name, const std::string& api_version, int webhook_port,
-                                  int probe_port) const;
+                                  int probe_port, const std::string& extra = "") const;
   void ApplyOperatorCrds();
   void RegisterWebhooks(const std::string& name, int port);
   void WaitUp();

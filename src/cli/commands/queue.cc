@@ -126,16 +126,19 @@ void SetupQueueCommand(CLI::App& root, Context& context) {
   del->add_option("--timeout", delete_flags->timeout, "How long each deletion may take (default 5m)");
   del->add_option("--run", delete_flags->ledger.run_id, "The run that made the queue (default: the current run)");
   del->add_option("--state-dir", delete_flags->ledger.state_dir, "Where run ledgers are kept");
+  del->footer("Example:\n  tputrain queue delete team -n ml --run team-queue");
 
   auto list_flags = std::make_shared<QueueFlags>();
   auto* list = AddVerb(*queue, "list", "The namespace's queues: quota used and nominal, workloads pending and admitted",
                        context, RunList, list_flags);
   list->add_flag("-A,--all-namespaces", list_flags->all_namespaces, "Every namespace's queues");
+  list->footer("Example:\n  tputrain queue list -A --format json");
 
   auto describe_flags = std::make_shared<QueueFlags>();
   auto* describe = AddVerb(*queue, "describe", "One queue: flavors, quota, admission checks and its workloads", context,
                            RunDescribe, describe_flags);
   describe->add_option("name", describe_flags->name, "The queue")->required();
+  describe->footer("Example:\n  tputrain queue describe team -n ml");
 
   AddQueueStatusCommands(*queue, context);
 }

@@ -67,7 +67,9 @@ void AddQueueStatusCommands(CLI::App& queue, Context& context) {
   wait->add_option("--for", wait_flags->until, "admitted (default) or finished");
   wait->add_option("--timeout", wait_flags->timeout, "Stop waiting after this long (default 30m)");
   AddKubeAccessFlags(*wait, wait_flags->access);
-  wait->footer("Exit codes: 0 admitted (or finished), 1 not in time (the last status is said).");
+  wait->footer(
+      "Example:\n  tputrain queue wait jobset/train --timeout 2h\n"
+      "Exit codes: 0 admitted (or finished), 1 not in time (the last status is said).");
   wait->callback([wait_flags, &context] { context.outcome = RunWait(*wait_flags, context); });
 }
 
