@@ -143,11 +143,14 @@ core::Result<Capacity> ResolveCapacity(const CapacityFlags& flags) {
 
 namespace {
 
-core::Result<std::string> ProtobufSeconds(std::string_view flag, const std::string& text) {
+core::Result<std::chrono::seconds> Seconds(std::string_view flag, const std::string& text) {
   auto duration = core::ParseDuration(flag, text);
   if (!duration) return core::Fail(duration.error());
-  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(*duration).count()) + "s";
+  return std::chrono::duration_cast<std::chrono::seconds>(*duration);
 }
+
+// google.protobuf.Duration's JSON form.
+std::string ProtobufSeconds(std::chrono::seconds seconds) { return std::to_string(seconds.count()) + "s"; }
 
 }  // namespace
 
@@ -179,14 +182,21 @@ core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags
       break;
     }
   }
+  std::chrono::seconds after{0};
   for (const auto& [text, flag, field] :
        {std::tuple{&flags.valid_until, "--valid-until", &resolved.queueing.valid_until_duration},
         std::tuple{&flags.valid_after, "--valid-after", &resolved.queueing.valid_after_duration}}) {
     if (text->empty()) continue;
     if (!resolved.queued) return core::Fail(core::Error::Usage(std::string(flag) + ": only with --queued"));
-    auto seconds = ProtobufSeconds(flag, *text);
+    auto seconds = Seconds(flag, *text);
     if (!seconds) return core::Fail(seconds.error());
-    *field = *seconds;
+    *field = ProtobufSeconds(*seconds);
+    if (field == &resolved.queueing.valid_after_duration) after = *seconds;
+  }
+  if (capacity->mode == CapacityMode::kReservation && flags.valid_until.empty()) {
+    // The reservation was checked to hold the slice: a request still waiting long after is
+    // waiting for what will not come. Its end fails it (FAILED), which ends the wait too.
+    resolved.queueing.valid_until_duration = ProtobufSeconds(after + kReservationQueueWait);
   }
   return resolved;
 }

@@ -216,7 +216,8 @@ core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const Clus
 
 core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const ClusterCreate& request) {
   // Before the cluster: a pool its reservation cannot hold would leave a cluster nobody asked for.
-  if (auto held = internal::CheckPoolReservations(env, request.ref, request.pools); !held) {
+  if (auto held = internal::CheckPoolReservations(env, request.ref, request.pools, request.spec.node_locations);
+      !held) {
     return core::Fail(held.error());
   }
   gcp::container::Client client(env.transport, env.endpoints.container);

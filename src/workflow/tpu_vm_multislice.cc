@@ -5,6 +5,7 @@
 
 #include "capacity_problem.h"
 #include "provision_steps.h"
+#include "reservation_check.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/spend.h"
@@ -80,6 +81,17 @@ std::vector<std::string> SliceNodeIds(const std::string& id, int slices) {
 
 core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate& request) {
   gcp::tpu::Client client(env.transport, env.endpoints.tpu);
+  if (!request.queueing.reservation_name.empty() && env.dry_run == nullptr) {
+    // A queued resource on a reservation that cannot hold it waits for ever; one that exists
+    // already (a re-run) holds its share, and is adopted or reported as it is.
+    auto existing = client.GetQueuedResource(request.ref);
+    if (!existing && existing.error().kind != core::ErrorKind::kNotFound) return core::Fail(existing.error());
+    if (!existing) {
+      auto held = internal::CheckQueuedReservation(env, request.queueing.reservation_name,
+                                                   request.spec.accelerator_type, request.slices);
+      if (!held) return core::Fail(held.error());
+    }
+  }
   gcp::tpu::NodeSpec spec = request.spec;
   if (!env.run_id.empty()) spec.labels.emplace(kRunLabel, env.run_id);
   if (env.expires_at > 0) spec.labels.emplace(kExpiresLabel, std::to_string(env.expires_at));

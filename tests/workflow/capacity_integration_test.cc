@@ -2,6 +2,7 @@
 // tputrain's pool bodies for Spot, a reservation and flex-start against gcloud's, and choices
 // refused before any call.
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "emulator_env.h"
 
@@ -386,6 +387,85 @@ TEST_CASE("a queued TPU VM whose deadline passes with no capacity is FAILED in o
   // The queued resource stays (FAILED, holding nothing) until cleanup, which deletes it in any state.
   CHECK(QueuedState(env, "us-east5-a", "late") == "FAILED");
   REQUIRE(env.Tputrain({"cleanup", "--run", "ql", "--yes"}).exit_code == 0);
+  CHECK(EmulatorEmpty(env));
+}
+
+// A regional cluster's pool without node locations has nodes in each of the cluster's zones; a
+// reservation holds VMs of one. The check once passed for a reservation anywhere in the region,
+// and GKE then waited for capacity in the zones the reservation is not in.
+TEST_CASE("a regional pool names a reservation only with the reservation's zone as its node location",
+          "[integration]") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  REQUIRE(env.Tputrain({"cluster", "create", "rc", "--location", "us-east5", "--run", "rr"}).exit_code == 0);
+  REQUIRE(env.Gcloud({"compute", "reservations", "create", "r", "--zone=us-east5-b", "--vm-count=4",
+                      "--machine-type=ct6e-standard-4t"})
+              .exit_code == 0);
+  const std::vector<std::string> pool = {"nodepool",   "create",        "tpu",        "--cluster", "rc",
+                                         "--location", "us-east5",      "--tpu-type", "v6e-16",    "--run",
+                                         "rr",         "--reservation", "r"};
+  auto refused = env.Tputrain(pool);
+  INFO(refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("--reservation: pool tpu of regional cluster rc would have nodes in each of its zones "
+                         "(us-east5-a, us-east5-b, us-east5-c), and a reservation holds VMs of one zone: name the "
+                         "reservation's zone with --node-locations ZONE") != std::string::npos);
+  CHECK(PoolCreates(env) == 0);
+  auto args = pool;
+  args.insert(args.end(), {"--node-locations", "us-east5-b"});
+  auto made = env.Tputrain(args);
+  INFO(made.err);
+  CHECK(made.exit_code == 0);
+  REQUIRE(env.Tputrain({"cleanup", "--run", "rr", "--yes"}).exit_code == 0);
+}
+
+// As the GKE path does: a TPU VM queued on a reservation that cannot hold it would wait in
+// WAITING_FOR_RESOURCES for ever, so it is refused first; and its queue ends on its own.
+TEST_CASE("tpu-vm create --reservation checks the reservation first, and its queue has an end", "[integration]") {
+  EmulatorEnv env;
+  REQUIRE(env.ready());
+  for (const auto& [name, zone, count, machine] : {std::tuple{"small", "us-east5-a", "2", "ct6e-standard-4t"},
+                                                   {"elsewhere", "us-east5-b", "4", "ct6e-standard-4t"},
+                                                   {"v5p", "us-east5-a", "4", "ct5p-hightpu-4t"},
+                                                   {"big", "us-east5-a", "4", "ct6e-standard-4t"}}) {
+    REQUIRE(env.Gcloud({"compute", "reservations", "create", name, std::string("--zone=") + zone,
+                        std::string("--vm-count=") + count, std::string("--machine-type=") + machine})
+                .exit_code == 0);
+  }
+  const std::vector<std::string> create = {"tpu-vm", "create", "rq", "--zone",       "us-east5-a", "--accelerator-type",
+                                           "v6e-16", "--run",  "tr", "--reservation"};
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"small", "--reservation: small in us-east5-a has 2 free of 2 ct6e-standard-4t hosts; the slice needs 4"},
+      {"elsewhere",
+       "--reservation: elsewhere is in us-east5-b, not the queued resource's zone us-east5-a (a reservation holds "
+       "VMs of one zone)"},
+      {"v5p", "--reservation: v5p reserves ct5p-hightpu-4t, not the slice's ct6e-standard-4t"},
+      {"none", "--reservation: no reservation none in project p"},
+  };
+  for (const auto& [reservation, message] : cases) {
+    auto args = create;
+    args.push_back(reservation);
+    auto refused = env.Tputrain(args);
+    INFO(refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err.find(message) != std::string::npos);
+  }
+  CHECK(LastQueuedBody(env).is_null());  // nothing was queued
+  auto args = create;
+  args.push_back("big");
+  auto made = env.Tputrain(args);
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  CHECK(made.err.find("reservation big: 4 hosts free in us-east5-a, 4 needed") != std::string::npos);
+  const json body = LastQueuedBody(env);
+  CHECK(body["reservationName"] == "projects/p/locations/us-east5-a/reservations/big");
+  CHECK(body["queueingPolicy"]["validUntilDuration"] == "3600s");
+  CHECK(env.State()["tpuNodes"]["projects/p/locations/us-east5-a/nodes/rq"]["state"] == "READY");
+  // A re-run finds its queued resource holding the reservation, and adopts it.
+  auto again = env.Tputrain(args);
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  REQUIRE(env.Tputrain({"cleanup", "--run", "tr", "--yes"}).exit_code == 0);
   CHECK(EmulatorEmpty(env));
 }
 

@@ -79,6 +79,10 @@ struct TpuVmCapacityFlags {
   std::string valid_after;
 };
 
+// How long a queued resource on a reservation waits (after --valid-after) when --valid-until does
+// not say: TPU VMs on a reservation that holds them take minutes to provision.
+inline constexpr std::chrono::seconds kReservationQueueWait{3600};
+
 struct TpuVmCapacity {
   bool spot = false;
   // Through a queued resource (--queued, or a reservation, which only queued resources name in
@@ -90,7 +94,8 @@ struct TpuVmCapacity {
 // One usage line naming the flag for a choice Cloud TPU VMs cannot take here (flex-start, which
 // only the TPU API's alpha has; a reservation's blocks), --valid-until or --valid-after without
 // a queue, or a duration of the wrong shape. A reservation R becomes
-// projects/PROJECT/locations/ZONE/reservations/R, as gcloud's alpha --reservation expands it.
+// projects/PROJECT/locations/ZONE/reservations/R, as gcloud's alpha --reservation expands it, and
+// its queue ends after kReservationQueueWait unless --valid-until says when.
 core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags, const std::string& project,
                                                  const std::string& zone);
 

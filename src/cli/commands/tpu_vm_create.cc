@@ -113,7 +113,8 @@ void SetupTpuVmCreateCommand(CLI::App& tpu_vm, Context& context) {
   AddCapacityFlags(create, options->capacity.capacity, false);
   create->add_flag("--queued", options->capacity.queued,
                    "Through a queued resource that waits for capacity (ACCEPTED, WAITING_FOR_RESOURCES, ACTIVE)");
-  create->add_option("--valid-until", options->capacity.valid_until, "--queued: give up waiting after (e.g. 6h)");
+  create->add_option("--valid-until", options->capacity.valid_until,
+                     "--queued: give up waiting after (e.g. 6h; on a --reservation, 1h unless given)");
   create->add_option("--valid-after", options->capacity.valid_after, "--queued: start waiting after (e.g. 1h)");
   AddFailoverFlags(create, options->failover,
                    "On a stockout, try these zones in turn (replaces --zone); auto: the zones that offer the type");
