@@ -94,4 +94,11 @@ void RouteBounded(httplib::Server& server, ApiHandler handle) {
   server.Delete(".*", reading);
 }
 
+void ListenAlone(httplib::Server& server) {
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+}
+
 }  // namespace tputrain::emulator

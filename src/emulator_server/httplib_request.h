@@ -24,4 +24,10 @@ using ApiHandler = std::function<void(ApiRequest request, const httplib::Request
 // with a body are read the same way and refused (400), as Google's front end refuses them.
 void RouteBounded(httplib::Server& server, ApiHandler handle);
 
+// One listener per port. httplib's default sets SO_REUSEPORT, with which a second emulator binds a
+// port the first listens on and the kernel splits connections between two states (and leak checks
+// read the wrong one). SO_REUSEADDR alone still lets a restarted emulator bind a port that its
+// predecessor's connections hold in TIME_WAIT. Call before binding.
+void ListenAlone(httplib::Server& server);
+
 }  // namespace tputrain::emulator

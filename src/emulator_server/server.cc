@@ -67,6 +67,7 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
   // Parallel gcloud processes each hold keep-alive connections; give them room.
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };
   server.set_tcp_nodelay(true);  // replies go out in two writes; Nagle would hold the second for 40 ms
+  ListenAlone(server);
   RouteBounded(server, [&](ApiRequest api, const httplib::Request& request, httplib::Response& response) {
     if (tpu_hosts && api.method == "POST" && api.path == "/_emulator/iap-relay/reauthenticate") {
       // The relay belongs to the hosts, not to the API world.

@@ -29,6 +29,7 @@ core::Result<std::unique_ptr<TpuHostServing>> TpuHostServing::Start(Emulator& em
     for (const auto& [name, value] : reply.headers) response.set_header(name, value);
     response.set_content(reply.body, reply.content_type.c_str());
   });
+  ListenAlone(server);
   if (!server.bind_to_port(kTpuHostBridgeAddress, kMetadataServerPort)) {
     return core::Fail(core::Error::Internal(std::string("--tpu-hosts netns: cannot serve metadata on ") +
                                             kTpuHostBridgeAddress + ":" + std::to_string(kMetadataServerPort)));
