@@ -488,3 +488,107 @@ TEST_CASE("vllm-multihost: one pod per v6e 4x4 host, the leader starts Ray then 
   CHECK(service["spec"]["selector"]["role"].Scalar() == "leader");
   CHECK(service["spec"]["selector"]["leaderworkerset.sigs.k8s.io/name"].Scalar() == "vllm-tpu");
 }
+
+namespace {
+
+// What a render says: its YAML files as parsed (a comment says nothing), other files as text.
+std::string AllText(const Rendered& rendered) {
+  std::string text;
+  for (const auto& file : rendered.files) {
+    text += "--- " + file.name + "\n";
+    if (!file.yaml) {
+      text += file.text;
+      continue;
+    }
+    for (const auto& document : YAML::LoadAll(file.text)) text += YAML::Dump(document) + "\n";
+  }
+  return text;
+}
+
+tputrain::core::Result<Rendered> TryRender(const std::string& name, const std::vector<std::string>& sets) {
+  RenderRequest request;
+  request.slice_values = tputrain::workflow::SliceTemplateValues;
+  request.template_name = name;
+  request.template_dirs = {kTemplates};
+  request.sets = sets;
+  return RenderTemplate(request);
+}
+
+// Another value of the variable's type, unlike `current`.
+std::string OtherValue(const tputrain::render::VariableInfo& row, const std::string& current) {
+  if (row.type == "int") return current == "7" ? "9" : "7";
+  if (row.type == "bool") return current == "true" ? "false" : "true";
+  return current == "zz-other" ? "zz-another" : "zz-other";
+}
+
+}  // namespace
+
+TEST_CASE("vllm and vllm-multihost: NUM_SLICES servers, a slice each") {
+  for (const auto& [name, kind] : {std::pair{"vllm", "Deployment"}, std::pair{"vllm-multihost", "LeaderWorkerSet"}}) {
+    INFO(name);
+    CHECK(Find(Objects(Render(name)), kind)["spec"]["replicas"].Scalar() == "1");
+    CHECK(Find(Objects(Render(name, {"NUM_SLICES=2"})), kind)["spec"]["replicas"].Scalar() == "2");
+  }
+}
+
+// `render --describe` lists a template's inputs; each one is a promise that it matters. A listed
+// input that renders the same whatever its value (vllm-multihost's NUM_SLICES once rendered
+// `replicas: 1` for any number) silently gives a user less than asked.
+TEST_CASE("every input a template lists changes what it renders") {
+  auto templates = tputrain::render::ListTemplates({kTemplates});
+  REQUIRE(templates);
+  // Other slice types to try, in turn, for TPU_TYPE: the first the template takes counts.
+  const std::vector<std::string> tpu_types = {"v6e-32",       "v6e-4",        "v6e-8", "v6e-16",
+                                              "v5litepod-16", "v5litepod-64", "v5p-8", "v5p-16"};
+  for (const auto& summary : *templates) {
+    auto spec = tputrain::render::LoadTemplate({kTemplates}, summary.name);
+    REQUIRE(spec);
+    const auto seeds = tputrain::render::LoadValuesFile(kSeedValues + summary.name + ".yaml");
+    REQUIRE(seeds);
+    for (const auto& row : tputrain::render::DescribeTemplate(*spec, tputrain::workflow::SliceTemplateValues)) {
+      if (row.origin == "computed") continue;
+      INFO(summary.name << ": " << row.name << " (" << row.origin << ")");
+      // The seed's values, but for those whose default reads this input (the seed's value would
+      // hide it: raycluster-maxtext's GS_BUCKET, whose default is made of BUCKET).
+      std::vector<std::string> sets;
+      for (const auto& [name, value] : *seeds) {
+        const auto* variable = spec->Find(name);
+        if (variable && variable->default_value.find("${" + row.name + "}") != std::string::npos) continue;
+        sets.push_back(name + "=" + value);
+      }
+      const auto seeded = seeds->find(row.name);
+      std::string current = seeded != seeds->end() ? seeded->second : row.value;
+      if (seeded == seeds->end() && (row.origin == "configuration" || row.origin == "required")) {
+        current = "zz-base";  // what tputrain's configuration (or the user) would give
+        sets.push_back(row.name + "=" + current);
+      }
+      auto base = TryRender(summary.name, sets);
+      INFO((base ? "" : base.error().message));
+      REQUIRE(base);
+      const std::string baseline = AllText(*base);
+      std::vector<std::string> others;
+      if (row.name == "TPU_TYPE") {
+        for (const auto& type : tpu_types) {
+          if (type != current) others.push_back(type);
+        }
+      } else {
+        others.push_back(OtherValue(row, current));
+      }
+      bool changed = false;
+      std::string refusals;
+      for (const auto& other : others) {
+        auto with = sets;
+        with.push_back(row.name + "=" + other);
+        auto rendered = TryRender(summary.name, with);
+        if (!rendered) {
+          refusals += "\n  " + other + ": " + rendered.error().message;
+          continue;
+        }
+        changed = AllText(*rendered) != baseline;
+        if (changed) break;
+      }
+      INFO("refused:" << refusals);
+      CHECK(changed);
+    }
+  }
+}
