@@ -125,8 +125,11 @@ core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot
     metadata[key] = value;
     return {};
   };
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"startup-script", RayStartupScript()}, {kRayTokenKey, boot.token}, {kRayVersionKey, boot.ray_version}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"startup-script", RayStartupScript()},
+                                                        {kRayTokenKey, boot.token},
+                                                        {kRayVersionKey, boot.ray_version},
+                                                        {kRayTimeoutKey, std::to_string(boot.join_within.count())}}) {
     if (auto added = add(key, value); !added) return core::Fail(added.error());
   }
   // One argument a line: the script reads them into arrays, never splitting or globbing again.

@@ -29,6 +29,10 @@ endpoints=$(md attributes/worker-network-endpoints) || fail "no worker-network-e
 # unknown:unknown:10.0.0.2,unknown:unknown:10.0.0.3: worker 0's address is the head's.
 head_ip=$(echo "${endpoints%%,*}" | cut -d: -f3)
 token=$(md attributes/tputrain-ray-token) || fail "no tputrain-ray-token in the metadata"
+# The host's time to join: tputrain's --ray-timeout, the same bound as its own wait.
+join_within=$(md attributes/tputrain-ray-timeout || true)
+case $join_within in '' | *[!0-9]*) join_within=1800 ;; esac
+deadline=$((SECONDS + join_within))
 # One argument a line, each kept whole: arrays are never word-split or globbed again.
 mapfile -t start_args < <(md attributes/tputrain-ray-start-args || true)
 mapfile -t packages < <(md attributes/tputrain-ray-packages || true)
@@ -61,23 +65,46 @@ if ! command -v ray >/dev/null 2>&1 || [ "${#packages[@]}" -gt 0 ]; then
   python3 -m pip install --quiet "${packages[@]}" || fail "pip install ${packages[*]} failed"
 fi
 
-export RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$token" RAY_USAGE_STATS_ENABLED=0
+# A head that is slow (loaded, or still installing) keeps a new raylet waiting to register:
+# Ray's own wait for that is short.
+export RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$token" RAY_USAGE_STATS_ENABLED=0 RAY_raylet_start_wait_time_s=120
 if [ "$is_head" = true ]; then
   report ray-state starting-head
   ray start --head --node-ip-address="$ip" --port=6379 --dashboard-host=0.0.0.0 --disable-usage-stats \
     "${start_args[@]}" || fail "ray start --head failed"
 else
   report ray-state waiting-for-head
-  delay=1 waited=0
+  delay=1
   until (exec 3<>"/dev/tcp/$head_ip/6379") 2>/dev/null; do
+    [ "$SECONDS" -ge "$deadline" ] && fail "the head at $head_ip:6379 did not come up in $join_within s (--ray-timeout)"
     sleep "$delay"
     [ "$delay" -lt 8 ] && delay=$((delay * 2))
-    waited=$((${waited:-0} + delay))
-    [ "$waited" -gt 1800 ] && fail "the head at $head_ip:6379 did not come up in 30 minutes"
   done
   report ray-state joining
-  ray start --address="$head_ip:6379" --node-ip-address="$ip" --disable-usage-stats "${start_args[@]}" ||
-    fail "ray start --address=$head_ip:6379 failed"
+  # Each try in a session of its own: what a failed one started (a raylet still registering)
+  # ends with it, or the next try would make this host a second node.
+  said=$(mktemp /tmp/tputrain-ray-start.XXXXXX)
+  join() {
+    setsid --wait ray start --address="$head_ip:6379" --node-ip-address="$ip" --disable-usage-stats \
+      "${start_args[@]}" 2>"$said" &
+    local try=$!
+    wait "$try" && return 0
+    kill -TERM -- "-$try" 2>/dev/null
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$try" 2>/dev/null || break; sleep 0.5; done
+    kill -KILL -- "-$try" 2>/dev/null
+    cat "$said" >&2
+    return 1
+  }
+  tries=1 delay=1
+  until join; do
+    last=$(grep -v '^[[:space:]]*$' "$said" | tail -n 1 | cut -c 1-300)
+    [ "$SECONDS" -ge "$deadline" ] &&
+      fail "ray start --address=$head_ip:6379 failed $tries times in $join_within s (--ray-timeout); the last said: $last"
+    report ray-message "ray start --address=$head_ip:6379 failed (try $tries), again in $delay s: $last"
+    sleep "$delay"
+    [ "$delay" -lt 30 ] && delay=$((delay * 2))
+    tries=$((tries + 1))
+  done
 fi
 report ray-version "$(ray --version 2>/dev/null | awk '{print $NF}')"
 report ray-state ready

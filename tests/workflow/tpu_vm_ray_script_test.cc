@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -76,7 +77,97 @@ struct Host {
   }
 };
 
+// `ray start` that fails its first $TEST_RAY_FAILS runs as Ray does when the head is slow to
+// register a raylet, leaving behind what it started (a process that would go on registering);
+// each run's arguments and RAY_raylet_start_wait_time_s are recorded.
+constexpr char kFlakyRay[] = R"SH(#!/bin/bash
+[ "${1:-}" = --version ] && { echo "ray, version 2.60.0"; exit 0; }
+n=$(( $(cat "$TEST_OUT/ray.runs" 2>/dev/null || echo 0) + 1 ))
+echo "$n" >"$TEST_OUT/ray.runs"
+printf '%s\0' "$@" >"$TEST_OUT/ray.args"
+echo "${RAY_raylet_start_wait_time_s:-unset}" >"$TEST_OUT/ray.wait"
+if [ "$n" -le "${TEST_RAY_FAILS:-0}" ]; then
+  sleep 300 >/dev/null 2>&1 &
+  echo $! >>"$TEST_OUT/ray.leftovers"
+  echo "GCS cannot find the node with node ID 01ab. Try increase the RAY_raylet_start_wait_time_s config." >&2
+  exit 1
+fi
+)SH";
+
+// A worker host (worker 1) whose head, 127.0.0.1:6379, is a listener in a network namespace of
+// the test's own (a user namespace maps root, so no privilege is needed).
+testing::ProcessResult RunWorker(Host& host, int fails, int ray_timeout_s) {
+  RayBoot boot;
+  boot.token = NewRayToken();
+  boot.join_within = std::chrono::seconds(ray_timeout_s);
+  auto metadata = RayMetadata(boot, {});
+  REQUIRE(metadata);
+  host.Write("md/attributes/agent-worker-number", "1");
+  host.Write("md/network-interfaces/0/ip", "127.0.0.2");
+  host.Write("md/attributes/worker-network-endpoints", "unknown:unknown:127.0.0.1,unknown:unknown:127.0.0.2");
+  for (const auto& [key, value] : *metadata) {
+    if (key != "startup-script") host.Write("md/attributes/" + key, value);
+  }
+  host.Write("startup-script", metadata->at("startup-script"));
+  host.Write("bin/ray", kFlakyRay, true);
+  const std::string inside =
+      "ip link set lo up; "
+      "/usr/bin/python3 -c 'import socket, time; s = socket.socket(); s.bind((\"127.0.0.1\", 6379)); s.listen(); "
+      "time.sleep(120)' >/dev/null 2>&1 & head=$!; sleep 0.5; bash \"$1\"; code=$?; kill $head; exit $code";
+  return testing::RunProcess({.argv = {"unshare", "--user", "--map-root-user", "--net", "/bin/bash", "-c", inside,
+                                       "worker", (host.root / "startup-script").string()},
+                              .env = {{"PATH", (host.root / "bin").string() + ":/usr/sbin:/usr/bin:/sbin:/bin"},
+                                      {"TEST_MD", (host.root / "md").string()},
+                                      {"TEST_OUT", (host.root / "out").string()},
+                                      {"TEST_RAY_FAILS", std::to_string(fails)}},
+                              .working_dir = (host.root / "cwd").string()},
+                             std::chrono::seconds(120));
+}
+
+// Alive, and not a zombie waiting for its parent to read it.
+bool Running(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
 }  // namespace
+
+// On a loaded machine a head took 43 s to start and a worker's one `ray start --address` timed
+// out registering its raylet: the whole create failed. A real slice's hosts boot at different
+// speeds too.
+TEST_CASE("a worker retries ray start --address with backoff, ending each failed try's processes") {
+  Host host;
+  auto ran = RunWorker(host, 2, 1800);
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  CHECK(host.Read("md/guest-attributes/tputrain/ray-state") == "ready");
+  CHECK(host.Read("out/ray.runs") == "3\n");
+  CHECK(host.Args("ray") == std::vector<std::string>{"start", "--address=127.0.0.1:6379", "--node-ip-address=127.0.0.2",
+                                                     "--disable-usage-stats"});
+  // Ray's own wait for a raylet to register, longer than its default.
+  CHECK(host.Read("out/ray.wait") == "120\n");
+  std::istringstream leftovers(host.Read("out/ray.leftovers"));
+  int ended = 0;
+  for (std::string pid; std::getline(leftovers, pid);) {
+    INFO("pid " << pid);
+    CHECK_FALSE(Running(pid));
+    ++ended;
+  }
+  CHECK(ended == 2);
+}
+
+TEST_CASE("a worker that cannot join within --ray-timeout reports failed, with the tries it made") {
+  Host host;
+  auto ran = RunWorker(host, 1000, 3);
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  CHECK(host.Read("md/guest-attributes/tputrain/ray-state") == "failed");
+  const std::string message = host.Read("md/guest-attributes/tputrain/ray-message");
+  CHECK_THAT(message, Catch::Matches("ray start --address=127\\.0\\.0\\.1:6379 failed [0-9]+ times in 3 s "
+                                     "\\(--ray-timeout\\); the last said: GCS cannot find the node .*"));
+}
 
 TEST_CASE("each pip package and ray start word reaches the host's pip and ray whole, neither split nor globbed") {
   Host host;

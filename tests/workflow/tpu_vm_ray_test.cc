@@ -42,6 +42,7 @@ TEST_CASE("--ray's metadata: the startup script, a token and the version; the us
   CHECK(metadata->at("startup-script") == RayStartupScript());
   CHECK(metadata->at(kRayTokenKey) == boot.token);
   CHECK(metadata->at(kRayVersionKey) == "2.60.0");
+  CHECK(metadata->at(kRayTimeoutKey) == "1800");  // seconds: --ray-timeout's default
   CHECK(metadata->at(kRayStartArgsKey) == "--num-cpus=4");
   CHECK(metadata->at("team") == "ml");
   CHECK(metadata->count(kRaySetupKey) == 0);  // none given: none sent

@@ -24,6 +24,9 @@ inline constexpr char kRayStartArgsKey[] = "tputrain-ray-start-args";  // more `
 inline constexpr char kRaySetupKey[] = "tputrain-setup";               // a script run before Ray starts
 inline constexpr char kRayPackagesKey[] = "tputrain-ray-packages";     // pip installs, one a line, when given
 inline constexpr char kRayVersionKey[] = "tputrain-ray-version";       // pip's ray[default]==V, when missing
+// Seconds a host may take to join (--ray-timeout, the client's wait): the head's wait and the
+// tries of `ray start --address` end there.
+inline constexpr char kRayTimeoutKey[] = "tputrain-ray-timeout";
 // Multislice: one Ray cluster across slices. Every host of a node with kRaySlicesKey waits for
 // kRayHeadKey (slice 0's worker 0 address, set with nodes.patch once every slice has its
 // addresses); the host at that address runs the head, all others join it.
@@ -40,6 +43,7 @@ struct RayBoot {
   std::string start_args;                        // --ray-start-args, split as a shell would: "--num-cpus=4"
   std::string token;                             // NewRayToken()
   int slices = 1;                                // --num-slices: >1 waits for kRayHeadKey
+  std::chrono::seconds join_within{1800};        // --ray-timeout
 };
 
 // A fresh Ray token: 32 random bytes, hex.

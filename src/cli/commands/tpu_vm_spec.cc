@@ -60,6 +60,9 @@ core::Result<gcp::tpu::NodeSpec> TpuVmSpecOf(const TpuVmCreateOptions& options) 
   }
   boot.token = workflow::NewRayToken();
   boot.slices = options.num_slices;
+  auto ray_timeout = core::ParseDuration("--ray-timeout", options.ray_timeout);
+  if (!ray_timeout) return core::Fail(ray_timeout.error());
+  boot.join_within = std::chrono::ceil<std::chrono::seconds>(*ray_timeout);
   auto with_ray = workflow::RayMetadata(boot, spec.metadata);
   if (!with_ray) return core::Fail(with_ray.error());
   spec.metadata = std::move(*with_ray);
