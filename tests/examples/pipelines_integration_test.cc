@@ -2,9 +2,9 @@
 // emulator it starts itself: the steps' shell in order, with the job's variables, each pipeline's
 // way of passing values between steps, and one example of its matrix. The job runs in a PID and
 // mount namespace of its own, as in a CI container: a private /tmp, and whatever it leaves running
-// (the emulator) ends with it. Two things stand in for the CI: the checkout (the workspace links
-// this repository's examples/) and the step that installs tputrain's .deb (the built binary is on
-// PATH). The YAML and shell syntax of every job are examples_lint_test's.
+// (the emulator) ends with it. Two things stand in for the CI: the checkout (the workspace holds a
+// copy of this repository's examples/) and the step that installs tputrain's .deb (the built
+// binary is on PATH). The YAML and shell syntax of every job are examples_lint_test's.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,15 +22,16 @@ namespace fs = std::filesystem;
 
 const fs::path kExamples = fs::path(TPUTRAIN_SOURCE_DIR) / "examples";
 
-// A job's workspace: the checkout (examples/ linked), its temporary directory, the driver. Not
-// under /tmp, which the job gets a private one of.
+// A job's workspace: the checkout (examples/ copied), its temporary directory, the driver. Not
+// under /tmp, which the job gets a private one of; nor linked to the source tree, which may be
+// under /tmp itself (a CI clone there once found its examples hidden by the job's /tmp).
 struct Workspace {
   fs::path dir;
   Workspace() {
     std::string pattern = "/var/tmp/tputrain-pipeline-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir = pattern;
-    fs::create_directory_symlink(kExamples, dir / "examples");
+    fs::copy(kExamples, dir / "examples", fs::copy_options::recursive);
     fs::create_directories(dir / "_temp");
   }
   ~Workspace() {
@@ -71,6 +72,19 @@ ProcessResult RunJob(const Workspace& workspace, const std::string& driver) {
 
 std::string Tail(const std::string& text, size_t size = 6000) {
   return text.size() > size ? "..." + text.substr(text.size() - size) : text;
+}
+
+// What a job reads of its checkout must be in its workspace: a link out of it may lead under the
+// /tmp the job hides.
+TEST_CASE("a job's workspace holds its checkout itself, with no link leading out of it", "[integration][pipelines]") {
+  Workspace workspace;
+  int scripts = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(workspace.dir)) {
+    INFO(entry.path());
+    CHECK_FALSE(entry.is_symlink());
+    if (entry.path().extension() == ".sh") ++scripts;
+  }
+  CHECK(scripts == 5);
 }
 
 TEST_CASE("the GitHub Actions rehearsal job runs, step by step, against the emulator it starts",
