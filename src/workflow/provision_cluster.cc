@@ -70,6 +70,8 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
                    {"machineType", spec.machine_type}, {"tpuTopology", spec.tpu_topology},
                    {"nodeCount", spec.node_count}};
   RecordPoolCost(env, cluster, spec, steps.details);
+  steps.delete_command =
+      "tputrain nodepool delete " + spec.name + " --cluster " + cluster.cluster + " --location " + cluster.location;
   steps.request = client.BuildCreateNodePool(cluster, spec);
   steps.post = [&]() {
     return internal::RetryWhileBusy(env, task, [&]() -> core::Result<std::string> {
@@ -230,6 +232,7 @@ core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const Cluste
   steps.name = spec.name;
   steps.resource = ref.Name();
   steps.details = {{"project", ref.project}, {"location", ref.location}, {"cluster", ref.cluster}};
+  steps.delete_command = "tputrain cluster delete " + ref.cluster + " --location " + ref.location;
   steps.request = client.BuildCreateCluster(ref.Location(), spec);
   steps.post = [&]() -> core::Result<std::string> {
     auto op = client.CreateCluster(ref.Location(), spec);

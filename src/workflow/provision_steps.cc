@@ -148,9 +148,9 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
     Record(env, steps.kind, steps.resource, EntryState::kFailed);  // for cleanup, never adopted
     core::Error error = ready.error();
     error.kind = core::ErrorKind::kFailedPrecondition;
-    error.message = task + " exists but is not usable (" + error.message + "); delete it (tputrain " +
-                    std::string(state::KindName(steps.kind)) +
-                    " delete ...) and run again, or run again with --recreate-unusable";
+    error.message = task + " exists but is not usable (" + error.message + "); delete it" +
+                    (steps.delete_command.empty() ? "" : " (" + steps.delete_command + ")") +
+                    " and run again, or run again with --recreate-unusable";
     env.reporter.Done(task, "exists, not usable");
     return core::Fail(error);
   }

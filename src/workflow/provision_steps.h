@@ -46,6 +46,9 @@ struct CreateSteps {
   // After `wait`: when the API says the operation ended (RFC 3339), "" when it did not say. The
   // entry's ready_at, the start of what bills.
   std::function<std::string()> ended_at;
+  // The command that deletes the resource by hand, for a user told to ("tputrain tpu-vm delete N
+  // --zone Z"); empty where tputrain has none.
+  std::string delete_command;
 };
 
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps);

@@ -42,6 +42,7 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
     steps.details["cost"] = ToJson(MakeCostRecord(env.prices ? env.prices() : nullptr, slice->generation->family,
                                                   capacity, ref.zone, slice->chips));
   }
+  steps.delete_command = "tputrain tpu-vm delete " + ref.node + " --zone " + ref.zone;
   steps.request = client.BuildCreateNode(ref, spec);
   steps.post = [&]() -> core::Result<std::string> {
     auto op = client.CreateNode(ref, spec);

@@ -111,6 +111,8 @@ core::Result<Outcome> CreateMultislice(ProvisionEnv& env, const MultisliceCreate
                                                       : catalog::CapacityMode::kOnDemand,
                                                   request.ref.zone, slice->chips * std::max(1, request.slices)));
   }
+  // `tpu-vm delete ID` deletes the queued resource ID with the slices it made.
+  steps.delete_command = "tputrain tpu-vm delete " + request.ref.id + " --zone " + request.ref.zone;
   steps.request = client.BuildCreateMultislice(request.ref, spec, request.slices, request.queueing);
   steps.post = [&]() -> core::Result<std::string> {
     auto op = client.CreateMultislice(request.ref, spec, request.slices, request.queueing);

@@ -12,6 +12,7 @@
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/tpu_vm_multislice.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -192,6 +193,36 @@ TEST_CASE("409 on create: one in ERROR is reported with the API's status, never 
   CHECK(refused.error().kind == core::ErrorKind::kFailedPrecondition);
   CHECK(refused.error().message.find("nodepool v6e-16 exists but is not usable") != std::string::npos);
   CHECK(refused.error().message.find("Not enough resources available") != std::string::npos);
+}
+
+// tputrain has no `queued-resource delete`: `tpu-vm delete ID` deletes a queued resource and its
+// slices. A re-run after a preemption once suggested the command that does not exist.
+TEST_CASE("409 on create: a suspended queued resource names the command that deletes it") {
+  Fixture f;
+  f.transport.On("POST", "/queuedResources", {JsonReply(409, kAlreadyExists)});
+  const json suspended = {{"name", "projects/p/locations/us-east5-a/queuedResources/q"},
+                          {"state", {{"state", "SUSPENDED"}}},
+                          {"tpu", {{"nodeSpec", {{{"nodeId", "q"}, {"node", {{"acceleratorType", "v6e-8"}}}}}}}}};
+  f.transport.On("GET", "/queuedResources/q", {JsonReply(200, suspended.dump())});
+  MultisliceCreate request;
+  request.ref = {"p", "us-east5-a", "q"};
+  request.spec.accelerator_type = "v6e-8";
+  request.slices = 0;
+  auto refused = CreateMultislice(f.env, request);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message ==
+        "queued-resource q exists but is not usable (state SUSPENDED); delete it (tputrain tpu-vm delete q --zone "
+        "us-east5-a) and run again, or run again with --recreate-unusable");
+
+  Fixture g;
+  g.transport.On("POST", "/nodePools", {JsonReply(409, kAlreadyExists)});
+  g.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, PoolIn("ERROR").dump())});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  auto pool = CreateNodePools(g.env, kCluster, {spec});
+  REQUIRE_FALSE(pool);
+  CHECK(pool.error().message.find("delete it (tputrain nodepool delete v6e-16 --cluster ray-tpu --location "
+                                  "us-east5-b) and run again") != std::string::npos);
 }
 
 TEST_CASE("409 on create with --recreate-unusable: one in ERROR is deleted and created again, once") {
