@@ -23,6 +23,20 @@ core::Error Unparsable(std::string_view where, std::string_view what) {
   return error;
 }
 
+// `key` of a reply when it is an object holding a non-empty string there: a head's (or a proxy's)
+// reply of another shape, null included, is no answer rather than an exception.
+std::string StringField(const nlohmann::json& reply, const char* key) {
+  if (!reply.is_object()) return "";
+  auto it = reply.find(key);
+  return it != reply.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool BoolField(const nlohmann::json& reply, const char* key) {
+  if (!reply.is_object()) return false;
+  auto it = reply.find(key);
+  return it != reply.end() && it->is_boolean() && it->get<bool>();
+}
+
 // A job's whole log, as the polling fallback reads it each time: the one answer that may be large.
 constexpr size_t kMaxLogReplyBytes = 256 * core::kMiB;
 
@@ -119,15 +133,15 @@ core::Result<ServerVersion> JobsClient::Version() {
   auto json = ParseBody(*response, "ray.version");
   if (!json) return core::Fail(json.error());
   ServerVersion version;
-  auto api = json->value("version", nlohmann::json());
+  auto api = json->is_object() ? json->value("version", nlohmann::json()) : nlohmann::json();
   if (api.is_string()) {
     version.api_version = std::atoi(api.get<std::string>().c_str());
   } else if (api.is_number_integer()) {
     version.api_version = api.get<int>();
   }
-  version.ray_version = json->value("ray_version", "");
-  version.ray_commit = json->value("ray_commit", "");
-  version.session_name = json->value("session_name", "");
+  version.ray_version = StringField(*json, "ray_version");
+  version.ray_commit = StringField(*json, "ray_commit");
+  version.session_name = StringField(*json, "session_name");
   version_ = version;
   return version;
 }
@@ -150,8 +164,10 @@ core::Result<SubmitResult> JobsClient::Submit(const SubmitRequest& submit) {
     if (response && response->ok()) {
       auto json = ParseBody(*response, "ray.jobs.submit");
       if (!json) return core::Fail(json.error());
-      std::string id = json->value("submission_id", json->value("job_id", request.submission_id));
-      return SubmitResult{id, false};
+      // The id sent names the job unless the head says otherwise (an old head choosing its own).
+      std::string id = StringField(*json, "submission_id");
+      if (id.empty()) id = StringField(*json, "job_id");
+      return SubmitResult{id.empty() ? request.submission_id : id, false};
     }
     if (response) {
       auto error = ErrorFromRay(*response, "ray.jobs.submit");
@@ -215,7 +231,7 @@ core::Result<bool> JobsClient::Stop(const std::string& id) {
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.stop"));
   auto json = ParseBody(*response, "ray.jobs.stop");
   if (!json) return core::Fail(json.error());
-  return json->value("stopped", false);
+  return BoolField(*json, "stopped");
 }
 
 core::Result<bool> JobsClient::Delete(const std::string& id) {
@@ -231,7 +247,7 @@ core::Result<bool> JobsClient::Delete(const std::string& id) {
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.delete"));
   auto json = ParseBody(*response, "ray.jobs.delete");
   if (!json) return core::Fail(json.error());
-  return json->value("deleted", false);
+  return BoolField(*json, "deleted");
 }
 
 std::string JobsClient::LogTailUrl(const std::string& id) const {

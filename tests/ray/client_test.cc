@@ -112,6 +112,36 @@ TEST_CASE("'No available agent' right after start is retried with backoff; other
   CHECK(sleeper.sleeps().size() == 2);
 }
 
+// A head (or a proxy before it) whose reply names no job in the usual way: the id tputrain sent is
+// the job's. `"job_id": null` once made the submit an internal error.
+TEST_CASE("a submit reply with null, missing or non-string ids names the job by the id sent; odd stop replies") {
+  FakeTransport transport;
+  FakeClock sleeper;
+  auto client = MakeClient(transport, sleeper);
+  transport.Reply(200, kVersion);
+  for (const char* reply : {R"({"job_id": null, "submission_id": "raysubmit_fixed"})", R"({"job_id": null})",
+                            R"({"job_id": null, "submission_id": null})", R"({"submission_id": 7})", R"({})", R"([])",
+                            R"("raysubmit_fixed")"}) {
+    INFO(reply);
+    transport.Reply(200, reply);
+    auto result = client.Submit(SubmitRequest{.entrypoint = "true"});
+    REQUIRE(result);
+    CHECK(result->submission_id == "raysubmit_fixed");
+  }
+  // An old head that names its own id: that is the job's.
+  transport.Reply(200, R"({"job_id": "raysubmit_theirs", "submission_id": null})");
+  auto theirs = client.Submit(SubmitRequest{.entrypoint = "true"});
+  REQUIRE(theirs);
+  CHECK(theirs->submission_id == "raysubmit_theirs");
+  for (const char* reply : {R"({"stopped": null})", R"([])", R"({"stopped": "yes"})"}) {
+    INFO(reply);
+    transport.Reply(200, reply);
+    auto stopped = client.Stop("raysubmit_fixed");
+    REQUIRE(stopped);
+    CHECK_FALSE(*stopped);
+  }
+}
+
 TEST_CASE("a submit whose reply was lost re-attaches when the retry finds its own id taken") {
   FakeTransport transport;
   FakeClock sleeper;
