@@ -1,10 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tputrain/core/file.h"
 
@@ -94,4 +98,36 @@ TEST_CASE("ReadStream bounds standard input the same way", "[unit]") {
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message == "-f: <stdin> is larger than 1 KiB");
   CHECK(refused.error().kind == tputrain::core::ErrorKind::kInvalidArgument);
+}
+
+// A FIFO where a file is expected (a token file, a price cache): open(2) would wait for a writer
+// for ever. It is read while a writer gives bytes, as process substitution's pipe is, and given up
+// on when none does.
+TEST_CASE("ReadFile never waits for ever on a FIFO: a writer's bytes are read, none writing is an error", "[unit]") {
+  TempDir dir;
+  const std::string fifo = dir.path + "/token";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto quiet = std::async(std::launch::async,
+                          [&] { return ReadFile(fifo, "--access-token-file", 4096, std::chrono::milliseconds(300)); });
+  if (quiet.wait_for(std::chrono::seconds(30)) == std::future_status::timeout) {
+    close(open(fifo.c_str(), O_WRONLY));  // releases the reader blocked in open(2)
+    FAIL("ReadFile blocked on a FIFO that nobody writes");
+  }
+  auto nothing = quiet.get();
+  REQUIRE_FALSE(nothing);
+  CHECK(nothing.error().message == "--access-token-file: " + fifo + " is a pipe that gave nothing to read in 300 ms");
+  CHECK(nothing.error().kind == tputrain::core::ErrorKind::kInvalidArgument);
+
+  std::thread writer([&] {
+    const int fd = open(fifo.c_str(), O_WRONLY);  // waits for the reader
+    if (fd < 0) return;
+    CHECK(write(fd, "ya29.", 5) == 5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(write(fd, "token\n", 6) == 6);
+    close(fd);
+  });
+  auto read = ReadFile(fifo, "--access-token-file", 4096, std::chrono::seconds(20));
+  writer.join();
+  REQUIRE(read);
+  CHECK(*read == "ya29.token\n");
 }
