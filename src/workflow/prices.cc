@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -75,8 +76,13 @@ std::optional<catalog::PriceTable> ReadCache(const std::string& path, const std:
     for (const auto& item : parsed.at("prices")) {
       auto kind = KindFromKey(item.at("kind").get<std::string>());
       if (!kind) return std::nullopt;
-      table.prices.push_back({item.at("generation").get<std::string>(), item.at("region").get<std::string>(), *kind,
-                              item.at("per_chip_hour").get<double>()});
+      const double per_chip_hour = item.at("per_chip_hour").get<double>();
+      // A price no chip-hour has (written by hand, or by a release that did not check): not ours.
+      if (!std::isfinite(per_chip_hour) || per_chip_hour < 0 || per_chip_hour > gcp::billing::kMaxChipHourPrice) {
+        return std::nullopt;
+      }
+      table.prices.push_back(
+          {item.at("generation").get<std::string>(), item.at("region").get<std::string>(), *kind, per_chip_hour});
     }
     return table;
   } catch (const json::exception&) {

@@ -122,6 +122,19 @@ TEST_CASE("TPU SKUs: generation, Spot by 'Preemptible', commitments by usageType
   CHECK(prices.size() == 6);
 }
 
+TEST_CASE("TPU SKUs: a price no chip-hour has (a catalog's mistake) is no price; the next SKU's is") {
+  std::vector<Sku> skus;
+  for (const auto& item : {SkuJson("TpuV6e chip-hour running in us-east5", "OnDemand", "us-east5", "9000000000000", 0),
+                           SkuJson("TpuV6e chip-hour, second SKU", "OnDemand", "us-east5", "2", 700000000),
+                           SkuJson("TpuV5p chip-hour", "OnDemand", "us-east5", "1000", 1)}) {
+    skus.push_back(SkuFromJson(item));
+  }
+  auto prices = TpuPricesFromSkus(skus);
+  REQUIRE(prices.size() == 1);
+  CHECK(prices[0].generation == "v6e");
+  CHECK(prices[0].per_chip_hour == Approx(2.7));
+}
+
 TEST_CASE("billing: an API key with a space, a newline or too long is a usage error naming the field") {
   CHECK(CheckApiKey("--billing-api-key", "AIzaSyA-good_key"));
   for (const std::string& bad :

@@ -135,6 +135,23 @@ TEST_CASE("prices: an unreadable catalog means the built-in table, or a stale ca
   CHECK_THAT(stale->notice, Catch::Contains("cached on"));
 }
 
+TEST_CASE("prices: a catalog price no chip-hour has is neither shown nor cached") {
+  TempDir dir;
+  FakeClock clock;
+  Start(clock);
+  const auto path = dir.path / "prices.json";
+  FakeTransport transport;
+  ScriptCatalog(transport, 2'000'000'000);
+  PriceSource source{&transport, "", kUrl, "", path.string()};
+  auto prices = ReadTpuPrices(source, clock);
+  REQUIRE(prices);
+  CHECK_FALSE(prices->table.PerChipHour("v6e", "us-east5", catalog::PriceKind::kOnDemand));
+  CHECK(prices->table.PerChipHour("v6e", "us-east5", catalog::PriceKind::kSpot) == Approx(1.08));
+  std::ifstream cached(path);
+  const std::string text((std::istreambuf_iterator<char>(cached)), std::istreambuf_iterator<char>());
+  CHECK(text.find("2000000000") == std::string::npos);
+}
+
 TEST_CASE("prices: a damaged cache file is no cache") {
   TempDir dir;
   FakeClock clock;
@@ -143,7 +160,11 @@ TEST_CASE("prices: a damaged cache file is no cache") {
   for (const std::string& text :
        {std::string("{"), std::string(100000, '['), std::string(R"({"version":1})"),
         std::string(R"({"version":1,"endpoint":"https://cloudbilling.example/","currency":"USD",
-                                   "source":"s","as_of":"2026-01-01T00:00:00Z","prices":[{"kind":"free"}]})")}) {
+                                   "source":"s","as_of":"2026-01-01T00:00:00Z","prices":[{"kind":"free"}]})"),
+        // A price no chip-hour has: not a cache tputrain wrote.
+        std::string(R"({"version":1,"endpoint":"https://cloudbilling.example/","currency":"USD",
+                                   "source":"s","as_of":"2026-01-01T00:00:00Z","prices":[{"generation":"v6e",
+                                   "region":"us-east5","kind":"on-demand","per_chip_hour":1e15}]})")}) {
     std::ofstream(path) << text;
     FakeTransport transport;
     ScriptCatalog(transport, 5);

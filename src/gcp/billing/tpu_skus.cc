@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -59,10 +60,11 @@ std::vector<TpuSkuPrice> TpuPricesFromSkus(const std::vector<Sku>& skus) {
     }
     if (marker == nullptr) continue;
     if (marker->needs_pod != (sku.description.find("Pod") != std::string::npos)) continue;
+    const double per_chip_hour = *sku.unit_price / marker->chips_per_unit;
+    if (!std::isfinite(per_chip_hour) || per_chip_hour > kMaxChipHourPrice) continue;
     for (const auto& region : sku.service_regions) {
       if (!seen.insert({marker->generation, region, *kind}).second) continue;
-      prices.push_back(
-          {marker->generation, region, *kind, *sku.unit_price / marker->chips_per_unit, sku.currency, sku.sku_id});
+      prices.push_back({marker->generation, region, *kind, per_chip_hour, sku.currency, sku.sku_id});
     }
   }
   return prices;

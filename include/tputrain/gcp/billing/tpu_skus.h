@@ -25,8 +25,14 @@ struct TpuSkuPrice {
   std::string sku_id;
 };
 
+// The most a TPU chip-hour can be said to cost, in any currency the catalog quotes: list prices are
+// a few dollars, so a SKU a thousand times dearer is a catalog's (or a proxy's) mistake, and a
+// price beyond it is neither shown nor cached.
+inline constexpr double kMaxChipHourPrice = 1000.0;
+
 // One price per (generation, region, kind): the first SKU that gives it wins, in the order given.
-// v5e, v5p and v6e SKUs are priced per chip-hour; v4's per 8 TensorCores, which is 4 chips.
+// v5e, v5p and v6e SKUs are priced per chip-hour; v4's per 8 TensorCores, which is 4 chips. A SKU
+// whose chip-hour would cost more than kMaxChipHourPrice gives none.
 std::vector<TpuSkuPrice> TpuPricesFromSkus(const std::vector<Sku>& skus);
 
 }  // namespace tputrain::gcp::billing
