@@ -85,6 +85,13 @@ core::Result<ZoneFailover> Resolved(ProvisionEnv& env, ZoneFailover failover, co
 
 bool IsZone(const std::string& location) { return internal::RegionOf(location) != location; }
 
+core::Status CheckAsyncFailover(const ZoneFailover& failover, bool async) {
+  if (!async || (failover.zones.size() <= 1 && !failover.auto_zones && !failover.retry_until_up)) return {};
+  return core::Fail(
+      core::Error::Usage("--async: a stockout shows only when a zone's create ends, so trying zones in turn (--zones, "
+                         "--retry-until-up) needs the wait; drop --async or give one zone"));
+}
+
 core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std::string& location,
                                            const std::string& region_of) {
   ZoneFailover failover;

@@ -236,6 +236,15 @@ const std::vector<BadInput>& Cases() {
       {"namespace", {"serve", "generate", "--prompt", "hi", "-n", "a/b"}, "--namespace"},
       {"namespace", {"serve", "list", "-n", "-x"}, "--namespace"},
       {"namespace", {"serve", "unpublish", "--model", "m", "-n", "x.y"}, "--namespace"},
+      // flags that ask for two contradicting things
+      {"conflict", {"prices", "--all-regions", "--location", "us-east5"}, "--all-regions"},
+      {"conflict",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--zones", "us-east5-a,us-east5-b", "--async"},
+       "--async"},
+      {"conflict",
+       {"nodepool", "create", "tpu", "--cluster", "c", "--tpu-type", "v6e-16", "--zones", "auto", "--async",
+        "--location", "us-east5"},
+       "--async"},
       // directories named to be read must exist
       {"file", {"render", "raycluster-maxtext", "--template-dir", "/nonexistent/templates"}, "--template-dir"},
       {"file", {"runs", "list", "--state-dir", "/nonexistent/state"}, "--state-dir"},
@@ -286,5 +295,5 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 14);  // 14: a flag the chosen engine does not take
+  CHECK(families.size() == 15);  // 14: a flag the chosen engine does not take; 15: flags in conflict
 }

@@ -40,6 +40,11 @@ struct FailoverFlags {
 core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std::string& location,
                                            const std::string& region_of = "");
 
+// --async with a plan of more than one try (several zones, auto, --retry-until-up): a stockout
+// shows only when a zone's create ends, so a command that does not wait for it would exit 0 and
+// never try the next zone. One usage line naming --async.
+core::Status CheckAsyncFailover(const ZoneFailover& failover, bool async);
+
 // Creates what `attempt` makes in each zone in turn. A stockout moves on to the next zone once
 // `clean_up` has deleted what the attempt left (a GKE pool in ERROR; nothing for a TPU VM the
 // API never made); a quota error skips the rest of its region (quota is regional); anything else

@@ -35,6 +35,9 @@ core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
   auto failover = workflow::ResolveFailover(
       options.failover, options.failover.retry_until_up && zonal ? ref->location : "", ref->location);
   if (!failover) return core::Fail(failover.error());
+  if (auto waits = workflow::CheckAsyncFailover(*failover, options.provision.async); !waits) {
+    return core::Fail(waits.error());
+  }
   if (options.failover.retry_until_up && failover->zones.empty()) {
     return core::Fail(core::Error::Usage("--retry-until-up: name the zones to try with --zones (a regional cluster)"));
   }

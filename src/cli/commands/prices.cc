@@ -17,6 +17,12 @@ struct PricesOptions {
 
 core::Result<int> RunPrices(const PricesOptions& options, Context& context) {
   std::string region;
+  // A location typed with --all-regions asks for two things; one set in the configuration is
+  // what --all-regions overrides.
+  if (options.all_regions && !context.global.location.empty()) {
+    return core::Fail(core::Error::Usage("--all-regions: conflicts with --location " + context.global.location +
+                                         "; give one (--location for its region's prices)"));
+  }
   if (!options.all_regions) {
     auto location = LocationOrAll(context);  // checked: a malformed one is a usage error
     if (!location) return core::Fail(location.error());
@@ -61,7 +67,8 @@ core::Result<int> RunPrices(const PricesOptions& options, Context& context) {
 void SetupPricesCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<PricesOptions>();
   auto* prices = root.add_subcommand("prices", "TPU list prices per chip-hour, from the Cloud Billing Catalog API");
-  prices->add_flag("--all-regions", options->all_regions, "Every region, whatever --location says");
+  prices->add_flag("--all-regions", options->all_regions,
+                   "Every region, whatever the configuration's location (not with --location)");
   prices->add_option("--accelerator", options->accelerator, "Only this generation: v6e, v5e, v5p or v4")
       ->check(CLI::IsMember({"v6e", "v5e", "v5p", "v4"}));
   prices->footer(

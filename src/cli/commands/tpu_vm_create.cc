@@ -29,6 +29,9 @@ core::Result<int> RunCreate(const TpuVmCreateOptions& options, Context& context)
   if (!zone) return core::Fail(zone.error());
   auto failover = workflow::ResolveFailover(options.failover, *zone);
   if (!failover) return core::Fail(failover.error());
+  if (auto waits = workflow::CheckAsyncFailover(*failover, options.provision.async); !waits) {
+    return core::Fail(waits.error());
+  }
   if (options.num_slices < 1 || options.num_slices > 256) {
     return core::Fail(core::Error::Usage("--num-slices: expected 1 to 256, got " + std::to_string(options.num_slices)));
   }
