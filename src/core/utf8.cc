@@ -62,4 +62,17 @@ std::string Utf8Excerpt(std::string_view text, std::size_t max_bytes, std::strin
   return excerpt;
 }
 
+std::string OneLineExcerpt(std::string_view text, std::size_t max_bytes, std::string_view cut) {
+  std::string line;
+  line.reserve(std::min(text.size(), max_bytes));
+  for (char c : text) {
+    const bool blank = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (blank && (line.empty() || line.back() == ' ')) continue;
+    line += blank ? ' ' : c;
+    if (line.size() > max_bytes && line.size() - max_bytes > 4) break;  // enough to cut from
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return Utf8Excerpt(line, max_bytes, cut);
+}
+
 }  // namespace tputrain::core

@@ -78,7 +78,7 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
   auto body = ParseBody(response.body);
   const auto* object = ErrorObject(body);
   if (object == nullptr) {
-    std::string text = core::Utf8Excerpt(response.body, 300);
+    std::string text = core::OneLineExcerpt(response.body, 300);
     error.message =
         std::string(where) + ": HTTP " + std::to_string(response.status) + (text.empty() ? std::string() : ": " + text);
     return error;
@@ -89,7 +89,8 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
     error.kind =
         core::ErrorKind::kAlreadyExists;  // Cloud Storage's legacy shape: a 409 is "conflict", the name is taken
   }
-  error.message = StringAt(*object, "message");
+  // Google's words, on the one line of an error (a message of several lines would read as more).
+  error.message = core::OneLineExcerpt(StringAt(*object, "message"), std::string::npos);
   if (error.message.empty()) error.message = std::string(where) + ": HTTP " + std::to_string(response.status);
   if (const auto* info = DetailOfType(*object, kErrorInfo)) {
     error.reason = StringAt(*info, "reason");

@@ -65,10 +65,11 @@ std::string Prefix(const std::string& what) { return what.empty() ? "" : what + 
 
 core::Error ErrorFromStatus(int http_status, const std::string& body, const std::string& what) {
   auto json = core::ParseJson(body, "").value_or(nullptr);
-  std::string message = StringAt(json, "message");
+  // The server's words on the one line of an error (an admission webhook's may run to several).
+  std::string message = core::OneLineExcerpt(StringAt(json, "message"), std::string::npos);
   std::string reason = StringAt(json, "reason");
   if (message.empty()) {
-    message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + core::Utf8Excerpt(body, 200));
+    message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + core::OneLineExcerpt(body, 200));
   }
   std::vector<nlohmann::json> causes;
   for (const auto& cause : ArrayAt(ObjectAt(json, "details"), "causes")) causes.push_back(cause);
@@ -110,7 +111,7 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
     std::string lines;
     for (const auto& cause : causes) {
       // CEL rules are skipped once a schema error is found; the server says so as a cause.
-      std::string cause_message = StringAt(cause, "message");
+      std::string cause_message = core::OneLineExcerpt(StringAt(cause, "message"), std::string::npos);
       if (cause_message.find("some validation rules were not checked") != std::string::npos) continue;
       if (!lines.empty()) lines += "\n";
       std::string field = StringAt(cause, "field");

@@ -4,17 +4,7 @@
 
 namespace tputrain::serving {
 
-std::string OneLine(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  std::string squeezed;
-  for (char c : text) {
-    if (c == ' ' && !squeezed.empty() && squeezed.back() == ' ') continue;
-    squeezed += c;
-  }
-  return core::Utf8Excerpt(squeezed, 300, "...");
-}
+std::string OneLine(std::string text) { return core::OneLineExcerpt(text, 300, "..."); }
 
 std::string ValidationDetail(const nlohmann::json& detail) {
   std::string out;

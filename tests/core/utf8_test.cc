@@ -41,3 +41,12 @@ TEST_CASE("Utf8Excerpt cuts between characters and replaces what is not UTF-8", 
     }
   }
 }
+
+TEST_CASE("OneLineExcerpt puts a server's lines on one, then cuts as Utf8Excerpt", "[unit]") {
+  using tputrain::core::OneLineExcerpt;
+  CHECK(OneLineExcerpt("a\nb\r\n\tc  d\n", 100) == "a b c d");
+  CHECK(OneLineExcerpt("\n\nlead", 100) == "lead");
+  CHECK(OneLineExcerpt("caf\xc3\xa9\nbar", 5, "...") == "caf\xc3\xa9...");
+  CHECK(OneLineExcerpt(std::string(100, '\n'), 10).empty());
+  CHECK(OneLineExcerpt("x\xff\ny", std::string::npos) == "x\xef\xbf\xbd y");
+}

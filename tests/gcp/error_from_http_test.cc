@@ -101,3 +101,20 @@ TEST_CASE("a body that is not JSON is quoted up to 300 bytes, cut between charac
   auto latin1 = ErrorFromHttp(Reply(503, "service indisponible \xe0 cette heure"), "x");
   CHECK(latin1.message == "x: HTTP 503: service indisponible \xef\xbf\xbd cette heure");
 }
+
+namespace {
+
+// An error is one line; a server's line breaks (in a JSON message or a page that is not JSON) would
+// make it read as two, and the second as tputrain's.
+TEST_CASE("a server's message with line breaks is one line of error", "[errors]") {
+  auto error = ErrorFromHttp(
+      Reply(
+          400,
+          R"({"error":{"code":400,"message":"Invalid value.\nERROR: nothing\r\n\tmore","status":"INVALID_ARGUMENT"}})"),
+      "tpu.projects.locations.nodes.create");
+  CHECK(error.message == "Invalid value. ERROR: nothing more");
+  auto page = ErrorFromHttp(Reply(502, "<html>\n<body>\n  Bad Gateway\n</body>\n</html>\n"), "container.get");
+  CHECK(page.message == "container.get: HTTP 502: <html> <body> Bad Gateway </body> </html>");
+}
+
+}  // namespace

@@ -16,4 +16,8 @@ bool IsValidUtf8(std::string_view text);
 // something was left out.
 std::string Utf8Excerpt(std::string_view text, std::size_t max_bytes, std::string_view cut = "");
 
+// The same on one line: the server's line breaks and tabs become spaces (a run of blanks one), so
+// what it said stays one line of a one-line error.
+std::string OneLineExcerpt(std::string_view text, std::size_t max_bytes, std::string_view cut = "");
+
 }  // namespace tputrain::core
