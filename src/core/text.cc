@@ -1,6 +1,7 @@
 #include "tputrain/core/text.h"
 
 #include <cstdio>
+#include <optional>
 
 namespace tputrain::core {
 namespace {
@@ -29,6 +30,20 @@ size_t Utf8Length(std::string_view text, size_t at) {
   }
   if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
   return length;
+}
+
+// The code point of `character` (one UTF-8 sequence) when it is a bidirectional formatting
+// control: ALM, LRM and RLM, the embeddings and overrides U+202A..U+202E, the isolates
+// U+2066..U+2069.
+std::optional<unsigned> BidiControl(std::string_view character) {
+  if (character == "\xd8\x9c") return 0x061C;
+  if (character.size() != 3 || static_cast<unsigned char>(character[0]) != 0xE2) return std::nullopt;
+  const unsigned code = ((static_cast<unsigned char>(character[1]) & 0x3Fu) << 6) |
+                        (static_cast<unsigned char>(character[2]) & 0x3Fu) | 0x2000u;
+  if (code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) || (code >= 0x2066 && code <= 0x2069)) {
+    return code;
+  }
+  return std::nullopt;
 }
 
 void AppendHex(std::string& out, unsigned char c) {
@@ -65,6 +80,12 @@ std::string PrintableText(std::string_view text, Newlines newlines) {
     } else if (length == 2 && c == 0xC2 && static_cast<unsigned char>(text[at + 1]) < 0xA0) {
       // U+0080..U+009F: the C1 controls (CSI among them) that some terminals obey.
       AppendHex(out, static_cast<unsigned char>(text[at + 1]));
+    } else if (auto code = BidiControl(text.substr(at, length))) {
+      // Shown, not obeyed: a bidi control reorders what follows it, so printed text could read
+      // otherwise than it is ("Trojan Source").
+      char escaped[10];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", *code);
+      out += escaped;
     } else {
       out.append(text.substr(at, length));
     }

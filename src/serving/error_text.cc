@@ -6,6 +6,11 @@ namespace tputrain::serving {
 
 std::string OneLine(std::string text) { return core::OneLineExcerpt(text, 300, "..."); }
 
+nlohmann::json AnswerJson(std::string_view body, const core::JsonLimits& limits) {
+  if (body.size() > limits.max_bytes) return nullptr;
+  return core::ParseJson(core::Utf8Excerpt(body, std::string_view::npos), "", limits).value_or(nullptr);
+}
+
 std::string ValidationDetail(const nlohmann::json& detail) {
   std::string out;
   for (const auto& item : detail) {

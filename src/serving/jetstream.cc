@@ -30,7 +30,7 @@ class JetStreamDecoder final : public TokenStreamDecoder {
     if (!values) return core::Fail(values.error());
     std::vector<std::string> pieces;
     for (const auto& value : *values) {
-      auto object = core::ParseJson(value, "").value_or(nullptr);
+      auto object = AnswerJson(value);
       if (!object.is_object() || !object.contains("text") || !object["text"].is_string()) {
         return core::Fail(
             core::Error::Internal("jetstream-http streamed something other than a token: " + OneLine(value)));
@@ -73,14 +73,14 @@ class JetStream final : public Engine {
 
   bool IsHealthy(const http::Response& response) const override {
     if (response.status != 200) return false;
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     if (!body.is_object() || !body.contains("response") || !body["response"].is_object()) return false;
     const auto& live = body["response"];
     return live.contains("is_live") && live["is_live"].is_boolean() && live["is_live"].get<bool>();
   }
 
   core::Result<std::string> ParseGenerated(const http::Response& response) const override {
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     if (!body.is_object() || !body.contains("response") || !body["response"].is_string()) {
       return core::Fail(
           core::Error::Internal("jetstream-http answered without a \"response\" text: " + OneLine(response.body)));
@@ -91,7 +91,7 @@ class JetStream final : public Engine {
   std::unique_ptr<TokenStreamDecoder> NewStreamDecoder() const override { return std::make_unique<JetStreamDecoder>(); }
 
   core::Error ErrorFrom(const http::Response& response) const override {
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     const std::string status = " (HTTP " + std::to_string(response.status) + ")";
     core::Error error = core::Error::Make(core::KindFromHttpStatus(response.status), "");
     error.http_status = response.status;

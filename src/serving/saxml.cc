@@ -69,12 +69,12 @@ class Saxml final : public Engine {
 
   bool IsHealthy(const http::Response& response) const override {
     if (response.status != 200) return false;
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     return body.is_object() && body.contains("message");
   }
 
   core::Result<std::string> ParseGenerated(const http::Response& response) const override {
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     nlohmann::json candidates = body;
     if (body.is_object() && body.contains("generate_response")) candidates = body["generate_response"];
     // The best candidate: the highest score (log-probability); the server's order on a tie.
@@ -155,7 +155,7 @@ http::Request BuildUnpublish(const std::string& base_url, const std::string& id)
 }
 
 core::Result<SaxCellEntry> ParseListCell(const http::Response& response) {
-  auto body = core::ParseJson(response.body, "").value_or(nullptr);
+  auto body = AnswerJson(response.body);
   auto number = [&](const char* key) -> std::optional<int64_t> {
     if (!body.is_object() || !body.contains(key)) return std::nullopt;
     const auto& value = body[key];
@@ -175,7 +175,7 @@ core::Result<SaxCellEntry> ParseListCell(const http::Response& response) {
 }
 
 core::Error SaxHttpError(const http::Response& response) {
-  auto body = core::ParseJson(response.body, "").value_or(nullptr);
+  auto body = AnswerJson(response.body);
   const std::string status = " (HTTP " + std::to_string(response.status) + ")";
   core::Error error = core::Error::Make(core::KindFromHttpStatus(response.status), "");
   error.http_status = response.status;

@@ -81,23 +81,23 @@ class VllmStreamDecoder final : public TokenStreamDecoder {
         done_ = true;
         continue;
       }
-      auto chunk = core::ParseJson(event, "", {.max_bytes = ServerSentEvents::kMaxLineBytes});
-      if (!chunk || !chunk->is_object()) {
+      auto chunk = AnswerJson(event, {.max_bytes = ServerSentEvents::kMaxLineBytes});
+      if (!chunk.is_object()) {
         return core::Fail(
             core::Error::Internal("the vLLM server streamed something other than a JSON chunk: " + OneLine(event)));
       }
-      if (IsVllmError(*chunk)) {
+      if (IsVllmError(chunk)) {
         // Mid-stream the status is already 200: the chunk's own code says what went wrong.
         int code = 500;
-        const auto& inner = (*chunk).contains("error") && (*chunk)["error"].is_object() ? (*chunk)["error"] : *chunk;
+        const auto& inner = chunk.contains("error") && chunk["error"].is_object() ? chunk["error"] : chunk;
         if (inner.contains("code") && inner["code"].is_number_integer()) {
           const auto given = inner["code"].get<int64_t>();
           if (given >= 400 && given <= 599) code = static_cast<int>(given);
         }
-        return core::Fail(VllmError(code, *chunk, event));
+        return core::Fail(VllmError(code, chunk, event));
       }
-      if (auto usage = UsageIn(*chunk)) usage_ = usage;
-      auto text = ChoiceText(*chunk, "delta");
+      if (auto usage = UsageIn(chunk)) usage_ = usage;
+      auto text = ChoiceText(chunk, "delta");
       if (!text) {
         return core::Fail(core::Error::Internal("the vLLM server streamed a chunk with " + text.error().message + ": " +
                                                 OneLine(event)));
@@ -169,7 +169,7 @@ class Vllm final : public Engine {
   }
 
   core::Result<std::string> ParseServedModel(const http::Response& response) const override {
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     if (!body.is_object() || !body.contains("data") || !body["data"].is_array()) {
       return core::Fail(core::Error::Internal("the vLLM server's GET /v1/models answered no list of models: " +
                                               OneLine(response.body)));
@@ -187,7 +187,7 @@ class Vllm final : public Engine {
   }
 
   core::Result<std::string> ParseGenerated(const http::Response& response) const override {
-    auto body = core::ParseJson(response.body, "").value_or(nullptr);
+    auto body = AnswerJson(response.body);
     if (IsVllmError(body)) return core::Fail(VllmError(response.status, body, response.body));
     auto text = ChoiceText(body, "message");
     if (!text || body["choices"].empty()) {
@@ -198,7 +198,7 @@ class Vllm final : public Engine {
   }
 
   std::optional<TokenUsage> UsageOf(const http::Response& response) const override {
-    return UsageIn(core::ParseJson(response.body, "").value_or(nullptr));
+    return UsageIn(AnswerJson(response.body));
   }
 
   std::unique_ptr<TokenStreamDecoder> NewStreamDecoder() const override {
@@ -206,7 +206,7 @@ class Vllm final : public Engine {
   }
 
   core::Error ErrorFrom(const http::Response& response) const override {
-    return VllmError(response.status, core::ParseJson(response.body, "").value_or(nullptr), response.body);
+    return VllmError(response.status, AnswerJson(response.body), response.body);
   }
 };
 

@@ -16,4 +16,17 @@ TEST_CASE("PrintableText shows control characters and stray bytes instead of sen
   CHECK(PrintableText("caf\xe9\x7f") == "caf\\xe9\\x7f");
 }
 
+// "Trojan Source": an override or an isolate reorders what follows it on the screen.
+TEST_CASE("PrintableText shows bidirectional controls instead of obeying them", "[text]") {
+  CHECK(PrintableText("ok \xe2\x80\xae"
+                      "txt.exe") == "ok \\u202etxt.exe");
+  CHECK(PrintableText("\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f \xd8\x9c", Newlines::kKeep) ==
+        "\\u2066x\\u2069 \\u200f \\u061c");
+  // Neighbours that are not controls print as they are: an en dash, an ellipsis, Arabic letters.
+  const std::string neighbours =
+      "a\xe2\x80\x93"
+      "z\xe2\x80\xa6 \xd8\xb3\xd9\x84";
+  CHECK(PrintableText(neighbours) == neighbours);
+}
+
 }  // namespace

@@ -8,6 +8,7 @@
 #include "tputrain/core/duration.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
+#include "tputrain/core/text.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/serve.h"
 
@@ -54,9 +55,14 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
 
   const bool json_output = context.global.output_format() != OutputFormat::kTable;
   workflow::ServeEndpoint endpoint{*(*connection)->transport, base_url, context.stack().clock(), *timeout};
-  // Text goes out as it comes; a JSON document takes it whole at the end.
+  // Text goes out as it comes; a JSON document takes it whole at the end. A model's text is shown,
+  // never obeyed: its escape sequences and bidi controls are printed as escapes.
   std::function<void(std::string_view)> print_text;
-  if (!json_output) print_text = [&](std::string_view text) { context.out << text << std::flush; };
+  if (!json_output) {
+    print_text = [&](std::string_view text) {
+      context.out << core::PrintableText(text, core::Newlines::kKeep) << std::flush;
+    };
+  }
   auto generated = workflow::Generate(endpoint, *engine, request, print_text);
   if (!generated) return core::Fail(generated.error());
   nlohmann::json json = {{"engine", serving::EngineName(*kind)},
