@@ -49,17 +49,33 @@ workdir=$(mktemp -d)
 finish() {
   local status=$?
   trap - EXIT
+  # From here a second Ctrl-C or TERM (a CI cancelling the job) must not cut the cleanup short:
+  # the shell ignores them, and tputrain runs in a session of its own, out of the terminal's reach.
+  trap '' INT TERM
   if [ "$DRY_RUN" != 1 ]; then
-    # Stops the run's Ray jobs, deletes the TPU VMs, the queued resource and the firewall rule.
-    tputrain cleanup --run "$RUN" --yes || status=1
-    if ! tputrain cleanup --run "$RUN" --dry-run --detailed-exitcode >/dev/null; then
-      echo "LEAK: run $RUN still has resources; see: tputrain runs show --run $RUN" >&2
-      status=1
+    if ! command tputrain runs show --run "$RUN" >/dev/null 2>&1; then
+      # The first command stopped before recording anything (bad input, say): nothing to delete.
+      echo "run $RUN recorded nothing: nothing to clean up" >&2
+    else
+      # Stops the run's Ray jobs, deletes the TPU VMs, the queued resource and the firewall rule.
+      shielded tputrain cleanup --run "$RUN" --yes || status=1
+      # Exit 3: something of the run is still there, a leak to look at; any other: no answer.
+      local leak=0
+      shielded tputrain cleanup --run "$RUN" --dry-run --detailed-exitcode >/dev/null || leak=$?
+      if [ "$leak" = 3 ]; then
+        echo "LEAK: run $RUN still has resources; see: tputrain runs show --run $RUN" >&2
+        status=1
+      elif [ "$leak" != 0 ]; then
+        echo "the leak check of run $RUN failed (exit $leak); see: tputrain runs show --run $RUN" >&2
+        status=1
+      fi
     fi
   fi
   rm -rf "$workdir"
   exit "$status"
 }
+# setsid where there is one (util-linux): the command's own session gets no Ctrl-C from a terminal.
+shielded() { if command -v setsid >/dev/null; then setsid -w "$@"; else "$@"; fi; }
 trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
