@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "tputrain/core/file.h"
@@ -24,18 +25,48 @@ nlohmann::json NewWorld() {
   return world;
 }
 
+namespace {
+
+// The sections that hold resources by name, each one a JSON object: NewWorld's and those made on
+// first use.
+bool IsResourceSection(const std::string& key) {
+  static const std::set<std::string> kMadeLater = {"repositories", "artifactOperations", "serviceOperations"};
+  return kMadeLater.count(key) != 0 || (NewWorld().contains(key) && key != "nextId");
+}
+
+// Why `world` is not of the shape the emulator writes, or "" when it is: a section that is not an
+// object of resources would answer every later request that reads it with a 500.
+std::string ShapeProblem(const nlohmann::json& world) {
+  if (!world.is_object()) return "not a JSON object";
+  for (const auto& [key, value] : world.items()) {
+    if (key == "nextId" || key == "nextTpuHost") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0) return key + " is not a count";
+    } else if (key == "capacity" || key == "serviceStates") {
+      if (!value.is_object()) return key + " is not an object";
+    } else if (IsResourceSection(key)) {
+      if (!value.is_object()) return key + " is not an object of resources";
+      for (const auto& [name, resource] : value.items()) {
+        if (!resource.is_object()) return key + "[\"" + name.substr(0, 100) + "\"] is not a resource (an object)";
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 core::Result<nlohmann::json> LoadWorld(const std::string& path) {
-  // The state holds uploaded objects too, so the bound is generous; a missing file is a new world.
-  auto text = core::ReadFile(path, "--state-file", 512 * core::kMiB);
+  // A missing file is a new world.
+  auto text = core::ReadFile(path, "--state-file", kMaxStateFileBytes);
   if (!text && core::IsFileNotFound(text.error())) return NewWorld();
   if (!text) return core::Fail(text.error());
-  // Objects' bytes are in it, base64: the bound is the file's. Resources are as deep as their
-  // schemas, which the request depth bounds; 256 levels is well past both.
-  auto parsed = core::ParseJson(*text, "--state-file " + path, {.max_bytes = 512 * core::kMiB});
+  // Resources are as deep as their schemas, which the request depth bounds; 256 levels is well
+  // past both.
+  auto parsed = core::ParseJson(*text, "--state-file " + path, {.max_bytes = kMaxStateFileBytes});
   if (!parsed) return core::Fail(parsed.error());
   auto world = std::move(*parsed);
-  if (!world.is_object()) {
-    return core::Fail(core::Error::Usage("--state-file " + path + ": not an emulator state file (not a JSON object)"));
+  if (const std::string problem = ShapeProblem(world); !problem.empty()) {
+    return core::Fail(core::Error::Usage("--state-file " + path + ": not an emulator state file (" + problem + ")"));
   }
   auto fresh = NewWorld();
   for (const auto& [key, value] : fresh.items()) {

@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "emulator/emulator_test_util.h"
+#include "tputrain/emulator/handlers.h"
 
 // What the emulator accepts of one request: JSON no deeper than Google's parser goes, bodies no
 // larger than their path's bound, and a request log that stays small and readable whatever came.
@@ -198,4 +201,60 @@ TEST_CASE("a batch part whose path is 64 KiB long is 414, not a stack overflow i
 }
 
 }  // namespace
+}  // namespace tputrain::emulator
+
+namespace tputrain::emulator {
+namespace {
+
+struct StateDir {
+  std::string path;
+  StateDir() {
+    char dir[] = "/tmp/tputrain-emulator-state-XXXXXX";
+    REQUIRE(mkdtemp(dir) != nullptr);
+    path = dir;
+  }
+  ~StateDir() { std::filesystem::remove_all(path); }
+  std::string Write(const std::string& text) const {
+    const std::string file = path + "/state.json";
+    std::ofstream(file) << text;
+    return file;
+  }
+};
+
+}  // namespace
+
+// A state file the emulator did not write (another program's JSON, a hand edit) once loaded fine
+// and answered 500 to the first request that read the section it broke.
+TEST_CASE("a state file of another shape is refused at start, naming what is wrong") {
+  StateDir dir;
+  for (const auto& [text, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"[]", "not a JSON object"},
+           {R"({"clusters": []})", "clusters is not an object of resources"},
+           {R"({"tpuNodes": {"projects/p/locations/z/nodes/n": "READY"}})",
+            "tpuNodes[\"projects/p/locations/z/nodes/n\"] is not a resource (an object)"},
+           {R"({"nextId": "7"})", "nextId is not a count"},
+           {R"({"capacity": 8})", "capacity is not an object"}}) {
+    const std::string file = dir.Write(text);
+    auto loaded = LoadWorld(file);
+    REQUIRE_FALSE(loaded);
+    CHECK(loaded.error().message == "--state-file " + file + ": not an emulator state file (" + problem + ")");
+    CHECK(core::IsUsageError(loaded.error()));
+  }
+  // What the emulator writes, and what it adds later, loads.
+  auto kept = LoadWorld(dir.Write(R"({"clusters": {}, "repositories": {"r": {"format": "DOCKER"}},
+                                     "capacity": {"us-east5-a/v6e": 8}, "nextId": 3, "serviceStates": {}})"));
+  REQUIRE(kept);
+  CHECK((*kept)["tpuNodes"].is_object());
+}
+
+TEST_CASE("a state file past its bound is refused unread") {
+  StateDir dir;
+  const std::string file = dir.path + "/state.json";
+  // 300 MB, sparse: nothing to read but its size.
+  std::filesystem::resize_file(dir.Write(""), 300'000'000);
+  auto loaded = LoadWorld(file);
+  REQUIRE_FALSE(loaded);
+  CHECK(loaded.error().message == "--state-file: " + file + " is larger than 128 MiB");
+}
+
 }  // namespace tputrain::emulator

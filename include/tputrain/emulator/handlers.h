@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/core/file.h"
 #include "tputrain/core/result.h"
 #include "tputrain/emulator/api.h"
 #include "tputrain/emulator/billing_catalog.h"
@@ -27,7 +28,12 @@ namespace tputrain::emulator {
 // dockerImages (repository -> "image@digest" -> DockerImage), uploads (resumable sessions),
 // firewalls ("projects/P/global/firewalls/N" -> Firewall), computeOperations, nextId.
 nlohmann::json NewWorld();
-core::Result<nlohmann::json> LoadWorld(const std::string& path);  // a missing file is a new world
+// The state file's bound: a few of the largest objects (kMaxObjectBytes, base64 in it) beside the
+// resources. A file past it is refused before it is read.
+inline constexpr size_t kMaxStateFileBytes = 128 * core::kMiB;
+// A missing file is a new world; one larger than kMaxStateFileBytes, or not of the emulator's
+// shape (its sections objects of resources), is one usage line naming --state-file.
+core::Result<nlohmann::json> LoadWorld(const std::string& path);
 core::Status SaveWorld(const nlohmann::json& world, const std::string& path);
 int64_t NextId(nlohmann::json& world);
 

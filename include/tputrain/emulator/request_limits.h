@@ -18,8 +18,10 @@
 namespace tputrain::emulator {
 
 // Objects live in the world document (and its state file): a bound keeps one upload from
-// exhausting memory. Real Cloud Storage takes up to 5 TiB.
-inline constexpr size_t kMaxObjectBytes = 256 * core::kMiB;
+// exhausting memory. Real Cloud Storage takes up to 5 TiB; what tputrain uploads (build contexts,
+// scripts, test checkpoints) is a few MiB. At 256 MiB, uploads just under the bound took the
+// emulator to 600 MB.
+inline constexpr size_t kMaxObjectBytes = 32 * core::kMiB;
 // The JSON APIs' bodies (a Cluster, a Node, a Build): Google refuses payloads over 10 MiB.
 inline constexpr size_t kMaxJsonRequestBytes = 10 * core::kMiB;
 // Google parses request JSON into protocol buffers, whose JSON parser stops at 100 levels.
