@@ -33,24 +33,43 @@ core::Result<long> CountActivations(std::string_view value) {
 
 }  // namespace
 
-core::Result<TrainingShape> TrainingShapeOf(const ModelPreset& preset) {
-  if (preset.maxtext_model_name.empty() || preset.emb_dim <= 0 || preset.mlp_dim <= 0 ||
-      preset.num_decoder_layers <= 0 || preset.num_query_heads <= 0 || preset.num_kv_heads <= 0 ||
-      preset.head_dim <= 0 || preset.vocab_size <= 0) {
-    return core::Fail(core::Error::Usage("--model " + preset.name + ": not a MaxText training model"));
+bool HasDenseTrainingFlops(const ModelShape& s) {
+  // MaxText's calculate_tflops_training_per_device counts these apart: experts, latent attention,
+  // Gemma's and gpt-oss's mixed local and global layers, Llama 4's chunked attention, linear
+  // attention, GPT-3's fused projections.
+  switch (s.decoder_block) {
+    case DecoderBlock::kLlama2:
+    case DecoderBlock::kMistral:
+    case DecoderBlock::kGemma:
+    case DecoderBlock::kQwen2:
+    case DecoderBlock::kQwen3:
+    case DecoderBlock::kOlmo3:
+      return !IsMixtureOfExperts(s) && s.attention_type != AttentionType::kMla &&
+             s.attention_type != AttentionType::kCompressed;
+    default:
+      return false;
   }
+}
+
+core::Result<TrainingShape> TrainingShapeOf(const Model& model) {
+  if (model.maxtext_model_name.empty() || !model.shape) {
+    return core::Fail(core::Error::Usage("--model " + model.name + ": not a MaxText training model"));
+  }
+  const ModelShape& s = *model.shape;
   TrainingShape shape;
-  shape.per_device_batch_size = preset.per_device_batch_size;
-  shape.max_target_length = preset.max_target_length;
-  shape.emb_dim = preset.emb_dim;
-  shape.mlp_dim = preset.mlp_dim;
-  shape.num_decoder_layers = preset.num_decoder_layers;
-  shape.num_query_heads = preset.num_query_heads;
-  shape.num_kv_heads = preset.num_kv_heads;
-  shape.head_dim = preset.head_dim;
-  shape.vocab_size = preset.vocab_size;
+  shape.per_device_batch_size = model.per_device_batch_size;
+  shape.max_target_length = model.max_target_length;
+  shape.emb_dim = s.emb_dim;
+  shape.mlp_dim = s.mlp_dim;
+  shape.num_decoder_layers = s.num_decoder_layers;
+  shape.num_query_heads = s.num_query_heads;
+  shape.num_kv_heads = s.num_kv_heads;
+  shape.head_dim = s.head_dim;
+  shape.vocab_size = s.vocab_size;
+  shape.mlp_activations = s.mlp_activations;
+  shape.share_kv_projections = s.share_kv_projections;
   // A preset's own MaxText arguments (the CPU smoke shape) count as overrides too.
-  for (const auto& arg : preset.extra_maxtext_args) {
+  for (const auto& arg : model.extra_maxtext_args) {
     size_t equals = arg.find('=');
     if (equals == std::string::npos) continue;
     auto applied =

@@ -22,10 +22,36 @@ core::Result<double> ServingBytesPerParameter(const std::string& dtype) {
   return core::Fail(core::Error::Usage("--dtype: unknown dtype '" + dtype + "'; expected bf16 or int8"));
 }
 
+// Generations tried in turn when the model's default cannot hold it: the most HBM in one slice.
+constexpr std::string_view kLargerGenerations[] = {"v5p", "tpu7x"};
+
 std::string AcceleratorChoices() {
   std::string names;
   for (const auto& generation : Generations()) names += (names.empty() ? "" : ", ") + generation.family;
   return names;
+}
+
+// The smallest slice of the generation with the memory, and at least `min_chips`.
+std::optional<TpuSliceType> SmallestSlice(const TpuGeneration& generation, double memory_gb, int min_chips) {
+  const int chips = std::max(static_cast<int>(std::ceil(memory_gb / generation.hbm_gb_per_chip - 1e-9)), min_chips);
+  for (const auto& slice : SlicesOf(generation)) {
+    if (slice.chips >= chips) return slice;
+  }
+  return std::nullopt;
+}
+
+long Rounded(double gb) { return std::lround(gb); }
+
+// How a model was named on the command line, for an error about it.
+std::string ModelFlag(const Model& model) {
+  switch (model.origin) {
+    case ModelOrigin::kParameterCount:
+      return model.origin_detail;
+    case ModelOrigin::kHuggingFaceConfig:
+      return "--hf-config";
+    default:
+      return "--model " + model.name;
+  }
 }
 
 }  // namespace
@@ -38,17 +64,24 @@ IciParallelism SplitIci(int chips) {
 }
 
 core::Result<SlicePlan> PlanSlice(const PlanRequest& request) {
-  auto model = FindModelPreset(request.model);
+  auto model = FindModel(request.model);
   if (!model) return core::Fail(model.error());
-  SlicePlan plan;
-  plan.model = *model;
-  plan.mode = request.mode.value_or(model->default_mode);
-  plan.dtype = request.dtype;
-  if (plan.dtype.empty()) plan.dtype = plan.mode == model->default_mode ? model->default_dtype : "bf16";
-  if (request.slices < 0) return core::Fail(core::Error::Usage("--slices: expected a positive number of slices"));
-  plan.slices = request.slices > 0 ? request.slices : model->default_slices;
+  return PlanSlice(*model, request);
+}
 
-  std::string family = request.accelerator.empty() ? model->default_accelerator : request.accelerator;
+core::Result<SlicePlan> PlanSlice(const Model& model, const PlanRequest& request) {
+  SlicePlan plan;
+  plan.model = model;
+  plan.mode = request.mode.value_or(model.default_mode);
+  plan.dtype = request.dtype;
+  if (plan.dtype.empty()) plan.dtype = plan.mode == model.default_mode ? model.default_dtype : "bf16";
+  if (request.slices < 0) return core::Fail(core::Error::Usage("--slices: expected a positive number of slices"));
+  // A preset's slices and floor are its serving setup's (a disaggregated server): its default mode's.
+  const bool preset_mode = plan.mode == model.default_mode;
+  plan.slices = request.slices > 0 ? request.slices : preset_mode ? model.default_slices : 1;
+  const int min_chips = preset_mode ? model.min_chips_per_slice : 0;
+
+  std::string family = request.accelerator.empty() ? model.default_accelerator : request.accelerator;
   const TpuGeneration* generation = FindGeneration(family);
   if (generation == nullptr) {
     return core::Fail(core::Error::Usage("--accelerator: unknown TPU generation '" + family + "'; expected one of " +
@@ -69,42 +102,62 @@ core::Result<SlicePlan> PlanSlice(const PlanRequest& request) {
   }
 
   // Every slice holds a whole copy of the (sharded) model: slices add data parallelism or
-  // disaggregated stages, never more memory for one copy.
-  double weights_gb = model->parameters * plan.bytes_per_parameter / 1e9;
+  // disaggregated stages, never more memory for one copy. A mixture of experts holds every
+  // expert: the router may send any token to any of them.
+  double weights_gb = model.parameters * plan.bytes_per_parameter / 1e9;
   plan.memory_gb_per_slice = weights_gb * (1 + plan.headroom);
   plan.memory_gb = plan.memory_gb_per_slice * plan.slices;
-  double chips_needed = plan.memory_gb_per_slice / generation->hbm_gb_per_chip;
-  plan.min_chips_per_slice = std::max(static_cast<int>(std::ceil(chips_needed - 1e-9)), model->min_chips_per_slice);
 
-  bool found = false;
-  for (const auto& slice : SlicesOf(*generation)) {
-    if (slice.chips >= plan.min_chips_per_slice) {
-      plan.slice = slice;
-      found = true;
+  std::string assumed;
+  if (model.mixture_of_experts()) {
+    assumed = fmt::format(
+        "mixture of experts: every expert's weights are held in HBM (a token may be routed to any of them), so "
+        "memory is sized on all {:.4g} B parameters; the {:.4g} B active per token set the compute, not the memory. ",
+        model.parameters / 1e9, model.active_parameters / 1e9);
+  }
+  std::optional<TpuSliceType> chosen = SmallestSlice(*generation, plan.memory_gb_per_slice, min_chips);
+  if (!chosen && request.accelerator.empty()) {
+    // The default generation cannot hold it: the next one with more HBM per slice can.
+    for (std::string_view larger : kLargerGenerations) {
+      const TpuGeneration* next = FindGeneration(larger);
+      if (next == nullptr || next == generation) continue;
+      chosen = SmallestSlice(*next, plan.memory_gb_per_slice, min_chips);
+      if (!chosen) continue;
+      const auto largest = SlicesOf(*generation).back();
+      assumed +=
+          fmt::format("{} GB per slice is more than {}'s largest slice holds ({}: {:.0f} GB), so it is sized on {}. ",
+                      Rounded(plan.memory_gb_per_slice), generation->family, largest.accelerator_type,
+                      largest.chips * generation->hbm_gb_per_chip, next->family);
+      generation = next;
       break;
     }
   }
-  if (!found) {
+  double chips_needed = plan.memory_gb_per_slice / generation->hbm_gb_per_chip;
+  plan.min_chips_per_slice = std::max(static_cast<int>(std::ceil(chips_needed - 1e-9)), min_chips);
+  if (!chosen) {
     return core::Fail(core::Error::Usage(
-        fmt::format("--model {}: needs {:.0f} GB per slice ({} chips of {}), more than the largest {} slice; "
+        fmt::format("{}: needs {:.0f} GB per slice ({} chips of {}), more than the largest {} slice; "
                     "try --dtype int8 or another --accelerator ({})",
-                    model->name, plan.memory_gb_per_slice, plan.min_chips_per_slice, generation->family,
+                    ModelFlag(model), plan.memory_gb_per_slice, plan.min_chips_per_slice, generation->family,
                     generation->family, AcceleratorChoices())));
   }
+  plan.slice = *chosen;
   plan.nodes_per_slice = plan.slice.hosts;
   if (plan.mode == WorkloadMode::kTrain) plan.ici = SplitIci(plan.slice.chips);
 
-  plan.formula = fmt::format(
-      "{:.4g} B parameters × {:g} bytes ({}) = {:.0f} GB; ÷ {:.4g} GB HBM per chip = {:.1f} chips for that alone; "
-      "+ {:.0f}% headroom = {:.0f} GB per slice → {:.1f} → {} chips{} → smallest {} slice: {} ({}), "
-      "{} host(s) × {} chips, {}",
-      model->parameters / 1e9, plan.bytes_per_parameter,
-      plan.mode == WorkloadMode::kServe ? plan.dtype + " weights" : "fp32 weights, gradients, Adam moments", weights_gb,
-      generation->hbm_gb_per_chip, weights_gb / generation->hbm_gb_per_chip, plan.headroom * 100,
-      plan.memory_gb_per_slice, chips_needed, plan.min_chips_per_slice,
-      model->min_chips_per_slice > 0 ? fmt::format(" (the server needs at least {})", model->min_chips_per_slice) : "",
-      generation->family, plan.slice.accelerator_type, plan.slice.topology, plan.slice.hosts, plan.slice.chips_per_host,
-      plan.slice.machine_type);
+  plan.formula =
+      assumed +
+      fmt::format(
+          "{:.4g} B parameters × {:g} bytes ({}) = {:.0f} GB; ÷ {:.4g} GB HBM per chip = {:.1f} chips for that alone; "
+          "+ {:.0f}% headroom = {:.0f} GB per slice → {:.1f} → {} chips{} → smallest {} slice: {} ({}), "
+          "{} host(s) × {} chips, {}",
+          model.parameters / 1e9, plan.bytes_per_parameter,
+          plan.mode == WorkloadMode::kServe ? plan.dtype + " weights" : "fp32 weights, gradients, Adam moments",
+          weights_gb, generation->hbm_gb_per_chip, weights_gb / generation->hbm_gb_per_chip, plan.headroom * 100,
+          plan.memory_gb_per_slice, chips_needed, plan.min_chips_per_slice,
+          min_chips > 0 ? fmt::format(" (the server needs at least {})", min_chips) : "", generation->family,
+          plan.slice.accelerator_type, plan.slice.topology, plan.slice.hosts, plan.slice.chips_per_host,
+          plan.slice.machine_type);
   return plan;
 }
 

@@ -117,8 +117,8 @@ core::Status CheckIci(const Arguments& args, int devices, const std::string& whe
   return {};
 }
 
-bool PresetRunsOnCpu(const catalog::ModelPreset& preset) {
-  for (const auto& arg : preset.extra_maxtext_args) {
+bool RunsOnCpu(const catalog::Model& model) {
+  for (const auto& arg : model.extra_maxtext_args) {
     if (arg == "hardware=cpu") return true;
   }
   return false;
@@ -127,31 +127,30 @@ bool PresetRunsOnCpu(const catalog::ModelPreset& preset) {
 core::Status ResolveSlice(const SubmitSpec& spec, MaxTextJob& job) {
   if (job.cpu) {
     if (!spec.tpu_type.empty()) {
-      return core::Fail(core::Error::Usage("--tpu-type: model " + job.preset.name +
+      return core::Fail(core::Error::Usage("--tpu-type: model " + job.model.name +
                                            " runs MaxText on CPU (hardware=cpu); drop --tpu-type"));
     }
     job.devices = 1;
     return {};
   }
   catalog::PlanRequest plan_request;
-  plan_request.model = job.preset.name;
   plan_request.mode = catalog::WorkloadMode::kTrain;
-  auto plan = catalog::PlanSlice(plan_request);
+  auto plan = catalog::PlanSlice(job.model, plan_request);
   if (!plan) return core::Fail(plan.error());
   if (spec.tpu_type.empty()) {
     job.slice = plan->slice;
   } else {
     auto slice = catalog::FindSliceType(spec.tpu_type);
     if (!slice) return core::Fail(slice.error());
-    // The planner's floor is for the preset's default generation; scale it by HBM per chip.
+    // The planner's floor is for the model's default generation; scale it by HBM per chip.
     double memory_per_chip = slice->generation->hbm_gb_per_chip;
     double chips_needed = plan->memory_gb_per_slice / memory_per_chip;
     if (slice->chips + 1e-9 < chips_needed) {
       return core::Fail(core::Error::Usage(
           "--tpu-type " + spec.tpu_type + ": " + std::to_string(slice->chips) + " chips hold " +
-          std::to_string(static_cast<int>(slice->chips * memory_per_chip)) + " GB, and training " + job.preset.name +
+          std::to_string(static_cast<int>(slice->chips * memory_per_chip)) + " GB, and training " + job.model.name +
           " needs about " + std::to_string(static_cast<int>(plan->memory_gb_per_slice + 0.5)) +
-          " GB; run `tputrain plan --model " + job.preset.name + "` for a slice that fits"));
+          " GB; run `tputrain plan --model " + job.model.name + "` for a slice that fits"));
     }
     job.slice = *slice;
   }
@@ -163,17 +162,21 @@ core::Status ResolveSlice(const SubmitSpec& spec, MaxTextJob& job) {
 
 core::Result<MaxTextJob> BuildMaxTextJob(const SubmitSpec& spec, core::Clock& clock) {
   if (spec.model.empty()) return core::Fail(core::Error::Usage("--model: required, e.g. --model llama3-8b"));
-  auto preset = catalog::FindModelPreset(spec.model);
+  auto preset = catalog::FindModel(spec.model);
   if (!preset) return core::Fail(preset.error());
+  if (preset->maxtext_model_name.empty()) {
+    return core::Fail(core::Error::Usage("--model " + preset->name + ": not a model MaxText trains; " +
+                                         "tputrain models lists those it does"));
+  }
   MaxTextJob job;
-  job.preset = *preset;
-  auto shape = catalog::TrainingShapeOf(job.preset);
+  job.model = *preset;
+  auto shape = catalog::TrainingShapeOf(job.model);
   if (!shape) return core::Fail(shape.error());
   job.shape = *shape;
-  job.cpu = PresetRunsOnCpu(job.preset);
+  job.cpu = RunsOnCpu(job.model);
   if (auto sliced = ResolveSlice(spec, job); !sliced) return core::Fail(sliced.error());
   if (spec.steps && *spec.steps <= 0) return core::Fail(core::Error::Usage("--steps: expected a positive number"));
-  job.run_name = spec.run_name.empty() ? DefaultRunName(job.preset.name, clock) : spec.run_name;
+  job.run_name = spec.run_name.empty() ? DefaultRunName(job.model.name, clock) : spec.run_name;
   if (job.run_name.empty() ||
       job.run_name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
           std::string::npos) {
@@ -185,9 +188,9 @@ core::Result<MaxTextJob> BuildMaxTextJob(const SubmitSpec& spec, core::Clock& cl
   std::string_view default_output = job.cpu ? kCpuOutputDir : kDefaultOutputDir;
   args.Set("base_output_directory", spec.output_dir.empty() ? std::string(default_output) : spec.output_dir);
   args.Set("dataset_type", "synthetic");
-  args.Set("per_device_batch_size", std::to_string(job.preset.per_device_batch_size));
-  args.Set("max_target_length", std::to_string(job.preset.max_target_length));
-  if (job.preset.maxtext_model_name != "default") args.Set("model_name", job.preset.maxtext_model_name);
+  args.Set("per_device_batch_size", std::to_string(job.model.per_device_batch_size));
+  args.Set("max_target_length", std::to_string(job.model.max_target_length));
+  if (job.model.maxtext_model_name != "default") args.Set("model_name", job.model.maxtext_model_name);
   args.Set("steps", std::to_string(kSeedSteps));
   if (job.slice) {
     catalog::IciParallelism ici = catalog::SplitIci(job.slice->chips);
@@ -195,7 +198,7 @@ core::Result<MaxTextJob> BuildMaxTextJob(const SubmitSpec& spec, core::Clock& cl
     args.Set("ici_tensor_parallelism", std::to_string(ici.tensor));
   }
   args.Set("run_name", job.run_name);
-  for (const auto& extra : job.preset.extra_maxtext_args) {
+  for (const auto& extra : job.model.extra_maxtext_args) {
     auto kv = SplitAssignment("preset", extra);
     if (kv) args.Set(kv->first, kv->second);
   }
@@ -240,11 +243,15 @@ core::Result<MaxTextJob> BuildMaxTextJob(const SubmitSpec& spec, core::Clock& cl
       job.local_working_dir = spec.working_dir;
     }
   }
-  job.request.metadata["tputrain_model"] = job.preset.name;
+  job.request.metadata["tputrain_model"] = job.model.name;
   job.request.metadata["tputrain_run_name"] = job.run_name;
 
   job.facts.tokens_per_device_step = catalog::TrainingTokensPerDevice(job.shape);
-  job.facts.tflops_per_device_step = catalog::TrainingTflopsPerDevice(job.shape).total_tflops;
+  // For the other shapes (experts, latent attention, ...) the summary reads MaxText's own
+  // TFLOP/s from its step lines.
+  if (catalog::HasDenseTrainingFlops(*job.model.shape)) {
+    job.facts.tflops_per_device_step = catalog::TrainingTflopsPerDevice(job.shape).total_tflops;
+  }
   job.facts.devices_per_slice = job.cpu ? 0 : job.devices;
   job.facts.slices = 1;
   if (job.slice) job.facts.peak_tflops_per_device = job.slice->generation->peak_bf16_tflops_per_chip;
@@ -268,14 +275,15 @@ nlohmann::json DescribeJob(const MaxTextJob& job) {
   auto body = ray::SubmitBody(shown, ray::ServerVersion{});
   requests.push_back({{"method", "POST"}, {"path", "/api/jobs/"}, {"body", body ? *body : nlohmann::json(nullptr)}});
   auto flops = catalog::TrainingTflopsPerDevice(job.shape);
+  const bool estimated = catalog::HasDenseTrainingFlops(*job.model.shape);
   return {
-      {"model", job.preset.name},
+      {"model", job.model.name},
       {"run_name", job.run_name},
       {"tpu_type", job.slice ? nlohmann::json(job.slice->accelerator_type) : nlohmann::json("cpu")},
       {"devices", job.devices},
       {"steps", job.steps},
       {"tokens_per_device_step", catalog::TrainingTokensPerDevice(job.shape)},
-      {"tflops_per_device_step", flops.total_tflops},
+      {"tflops_per_device_step", estimated ? nlohmann::json(flops.total_tflops) : nlohmann::json(nullptr)},
       {"requests", requests},
   };
 }

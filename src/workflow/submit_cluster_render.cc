@@ -75,11 +75,11 @@ core::Status CheckRayCluster(const MaxTextJob& job, const RenderedRayCluster& re
   bool tpu = RequestsTpu(spec);
   if (job.cpu && tpu) {
     return core::Fail(core::Error::Usage("--raycluster-template " + rendered.template_name + ": model " +
-                                         job.preset.name + " runs on CPU, but the RayCluster requests google.com/tpu"));
+                                         job.model.name + " runs on CPU, but the RayCluster requests google.com/tpu"));
   }
   if (!job.cpu && !tpu) {
     return core::Fail(core::Error::Usage("--raycluster-template " + rendered.template_name +
-                                         ": the RayCluster requests no google.com/tpu, but model " + job.preset.name +
+                                         ": the RayCluster requests no google.com/tpu, but model " + job.model.name +
                                          " trains on " + job.slice->accelerator_type));
   }
   return {};
@@ -88,7 +88,7 @@ core::Status CheckRayCluster(const MaxTextJob& job, const RenderedRayCluster& re
 }  // namespace
 
 std::string DefaultRayClusterName(const MaxTextJob& job) {
-  std::string base = job.preset.name + (job.slice ? "-" + job.slice->accelerator_type : std::string());
+  std::string base = job.model.name + (job.slice ? "-" + job.slice->accelerator_type : std::string());
   std::string name;
   for (char c : base) {
     char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -128,10 +128,9 @@ core::Result<RenderedRayCluster> RenderRayCluster(const MaxTextJob& job, const R
     }
   }
   if (job.slice && spec->default_tpu_type.empty()) {
-    return core::Fail(core::Error::Usage("--raycluster-template " + rendered.template_name +
-                                         ": has no TPU slice (no tpu_type), but model " + job.preset.name +
-                                         " trains on " + job.slice->accelerator_type + "; use " +
-                                         std::string(kTpuRayClusterTemplate)));
+    return core::Fail(core::Error::Usage(
+        "--raycluster-template " + rendered.template_name + ": has no TPU slice (no tpu_type), but model " +
+        job.model.name + " trains on " + job.slice->accelerator_type + "; use " + std::string(kTpuRayClusterTemplate)));
   }
   const render::VariableSpec* image = spec->Find("DOCKER_IMAGE");
   if (request.image.empty() && image != nullptr && !image->has_default && request.values_files.empty() &&

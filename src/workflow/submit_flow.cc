@@ -15,7 +15,7 @@ SubmitCallbacks Reporting(SubmitEnv& env, const MaxTextJob& job) {
   callbacks.on_submitted = [&env, &job, inner = env.callbacks.on_submitted](const std::string& id, bool reattached) {
     const std::string where = job.slice ? job.slice->accelerator_type : std::string("CPU");
     env.reporter.Info("Job '" + id + "' " + (reattached ? "was already submitted; re-attached" : "submitted") + ": " +
-                      job.preset.name + " on " + where + ", run " + job.run_name + ", " + std::to_string(job.steps) +
+                      job.model.name + " on " + where + ", run " + job.run_name + ", " + std::to_string(job.steps) +
                       " steps");
     if (inner) inner(id, reattached);
   };

@@ -67,7 +67,7 @@ core::Result<SubmitOutcome> SubmitMaxText(ray::JobsClient& client, const MaxText
 nlohmann::json OutcomeToJson(const MaxTextJob& job, const SubmitOutcome& outcome) {
   nlohmann::json json = {
       {"submission_id", outcome.submission_id},
-      {"model", job.preset.name},
+      {"model", job.model.name},
       {"run_name", job.run_name},
       {"tpu_type", job.slice ? nlohmann::json(job.slice->accelerator_type) : nlohmann::json("cpu")},
   };

@@ -8,7 +8,7 @@ using namespace tputrain::catalog;
 // through pyconfig, printed by tests/maxtext/maxtext_flops.py); maxtext_integration_test
 // recomputes them live from the venv.
 TEST_CASE("the CPU smoke preset's TFLOPs per step match MaxText's", "[catalog][flops]") {
-  auto preset = FindModelPreset("maxtext-cpu-smoke");
+  auto preset = FindModel("maxtext-cpu-smoke");
   REQUIRE(preset);
   auto shape = TrainingShapeOf(*preset);
   REQUIRE(shape);
@@ -20,7 +20,7 @@ TEST_CASE("the CPU smoke preset's TFLOPs per step match MaxText's", "[catalog][f
 }
 
 TEST_CASE("llama3-8b at seed 001's shape matches MaxText", "[catalog][flops]") {
-  auto shape = TrainingShapeOf(*FindModelPreset("llama3-8b"));
+  auto shape = TrainingShapeOf(*FindModel("llama3-8b"));
   REQUIRE(shape);
   CHECK(shape->max_target_length == 4096);
   StepFlops flops = TrainingTflopsPerDevice(*shape);
@@ -32,7 +32,7 @@ TEST_CASE("llama3-8b at seed 001's shape matches MaxText", "[catalog][flops]") {
 }
 
 TEST_CASE("overrides change the arithmetic as MaxText's keys do", "[catalog][flops]") {
-  auto shape = *TrainingShapeOf(*FindModelPreset("llama3-8b"));
+  auto shape = *TrainingShapeOf(*FindModel("llama3-8b"));
   double base = TrainingTflopsPerDevice(shape).total_tflops;
   REQUIRE(*ApplyTrainingOverride(shape, "gradient_accumulation_steps", "4"));
   CHECK(TrainingTflopsPerDevice(shape).total_tflops == Approx(4 * base));
@@ -47,7 +47,19 @@ TEST_CASE("overrides change the arithmetic as MaxText's keys do", "[catalog][flo
 }
 
 TEST_CASE("presets without a MaxText shape have no training FLOPs", "[catalog][flops]") {
-  auto shape = TrainingShapeOf(*FindModelPreset("saxml-175b-test"));
+  auto shape = TrainingShapeOf(*FindModel("saxml-175b-test"));
   REQUIRE_FALSE(shape);
   CHECK(shape.error().message.find("saxml-175b-test") != std::string::npos);
+}
+
+TEST_CASE("tputrain's FLOP arithmetic is claimed only for the shapes MaxText counts the same way", "[catalog][flops]") {
+  for (const char* dense : {"llama3-8b", "llama3.3-70b", "mistral-7b", "qwen3-32b", "qwen2.5-7b", "gemma-7b"}) {
+    INFO(dense);
+    CHECK(HasDenseTrainingFlops(*FindModel(dense)->shape));
+  }
+  for (const char* other : {"mixtral-8x7b", "deepseek3-671b", "gemma2-9b", "gemma3-27b", "gpt-oss-20b",
+                            "llama4-17b-16e", "qwen3-next-80b-a3b", "gpt3-175b"}) {
+    INFO(other);
+    CHECK_FALSE(HasDenseTrainingFlops(*FindModel(other)->shape));
+  }
 }

@@ -105,7 +105,7 @@ TEST_CASE("catalog FLOPs agree with MaxText's calculate_tflops_training_per_devi
     INFO(c.model << ": " << result.err.substr(result.err.size() > 2000 ? result.err.size() - 2000 : 0));
     REQUIRE(result.exit_code == 0);
     auto theirs = nlohmann::json::parse(result.out.substr(result.out.rfind('{')));
-    auto shape = *catalog::TrainingShapeOf(*catalog::FindModelPreset(c.model));
+    auto shape = *catalog::TrainingShapeOf(*catalog::FindModel(c.model));
     for (const auto& arg : c.args) {
       auto eq = arg.find('=');
       REQUIRE(catalog::ApplyTrainingOverride(shape, arg.substr(0, eq), arg.substr(eq + 1)));

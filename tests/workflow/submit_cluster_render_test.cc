@@ -55,7 +55,7 @@ TEST_CASE("the default RayCluster name is stable per model and slice, and a vali
   for (const auto& preset : catalog::ModelPresets()) {
     for (const auto& generation : catalog::Generations()) {
       workflow::MaxTextJob job;
-      job.preset = preset;
+      job.model = preset;
       job.slice = catalog::SlicesOf(generation).back();
       const std::string name = workflow::DefaultRayClusterName(job);
       INFO(preset.name << " on " << job.slice->accelerator_type << " → " << name);
@@ -64,7 +64,7 @@ TEST_CASE("the default RayCluster name is stable per model and slice, and a vali
     }
   }
   workflow::MaxTextJob dotted;
-  dotted.preset.name = "llama3.1-405b";
+  dotted.model.name = "llama3.1-405b";
   dotted.slice = catalog::FindSliceType("v5p-128").value();
   CHECK(workflow::DefaultRayClusterName(dotted) == "llama3-1-405b-v5p-128");
 }

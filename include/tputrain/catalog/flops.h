@@ -29,9 +29,14 @@ struct TrainingShape {
   bool share_kv_projections = false;
 };
 
-// The preset's shape with its training defaults (per-device batch, sequence length). Fails for
-// a preset without a MaxText dense-decoder shape.
-core::Result<TrainingShape> TrainingShapeOf(const ModelPreset& preset);
+// The model's shape with its training defaults (per-device batch, sequence length). Fails for a
+// model MaxText cannot train (no model_name, no shape).
+core::Result<TrainingShape> TrainingShapeOf(const Model& model);
+
+// Whether TrainingTflopsPerDevice is MaxText's own arithmetic for this shape: dense decoders with
+// standard attention (Llama, Mistral, Gemma 1, Qwen 2/3, OLMo 3). For the others a run's TFLOP/s
+// come from MaxText's step lines.
+bool HasDenseTrainingFlops(const ModelShape& shape);
 
 // Applies one MaxText override (`key=value` as given to `--set`) that changes the arithmetic;
 // returns false for keys that do not (they are left to MaxText). A bad number is a usage error

@@ -18,13 +18,13 @@
 #include "tputrain/maxtext/summary.h"
 #include "tputrain/ray/jobs_client.h"
 
-// `tputrain submit`: a MaxText training job built from a model preset and a TPU slice, submitted
-// through the Ray Jobs API, followed with a progress display, and summed up at the end.
+// `tputrain submit`: a MaxText training job built from a model (any MaxText config, or a seed preset) and a TPU slice,
+// submitted through the Ray Jobs API, followed with a progress display, and summed up at the end.
 namespace tputrain::workflow {
 
 struct SubmitSpec {
-  std::string model;              // preset name
-  std::string tpu_type;           // "v6e-16"; empty: the planner's slice (TPU presets)
+  std::string model;              // a name catalog::Models() knows (tputrain models)
+  std::string tpu_type;           // "v6e-16"; empty: the planner's slice (TPU models)
   std::optional<int64_t> steps;   // empty: the preset's, else seed 001's 100
   std::vector<std::string> sets;  // MaxText overrides "key=value", applied last
   std::vector<std::string> env;   // "KEY=VALUE" for the job's runtime_env.env_vars
@@ -40,9 +40,9 @@ struct SubmitSpec {
 
 // Everything decided before anything is sent.
 struct MaxTextJob {
-  catalog::ModelPreset preset;
-  bool cpu = false;                            // the preset runs MaxText with hardware=cpu
-  std::optional<catalog::TpuSliceType> slice;  // TPU presets
+  catalog::Model model;
+  bool cpu = false;                            // the model runs MaxText with hardware=cpu (the CPU smoke preset)
+  std::optional<catalog::TpuSliceType> slice;  // TPU models
   int devices = 1;                             // devices of the slice the ICI mesh must fill
   std::string run_name;
   int64_t steps = 0;

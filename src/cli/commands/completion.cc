@@ -35,7 +35,7 @@ std::vector<std::string> DynamicValuesOf(Context& context, const std::string& op
   } else if (option == "--accelerator") {
     for (const auto& generation : catalog::Generations()) values.push_back(generation.family);
   } else if (option == "--model") {
-    for (const auto& preset : catalog::ModelPresets()) values.push_back(preset.name);
+    for (const auto& model : catalog::Models()) values.push_back(model.name);
   } else if (option == "TEMPLATE") {
     if (auto templates = render::ListTemplates(context.stack().BuiltinTemplateDirs())) {
       for (const auto& summary : *templates) values.push_back(summary.name);

@@ -120,12 +120,12 @@ core::Result<int> RunSubmit(const SubmitOptions& options, Context& context) {
 
 void SetupSubmitCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<SubmitOptions>();
-  auto* submit =
-      root.add_subcommand("submit", "Train a model preset with MaxText as a Ray job, follow it, and sum it up");
-  submit->add_option("--model", options->spec.model, "Model preset, e.g. llama3-8b or maxtext-cpu-smoke")->required();
+  auto* submit = root.add_subcommand("submit", "Train a model with MaxText as a Ray job, follow it, and sum it up");
+  submit->add_option("--model", options->spec.model, "A MaxText model_name (tputrain models), or maxtext-cpu-smoke")
+      ->required();
   submit->add_option("--tpu-type", options->spec.tpu_type,
                      "TPU slice the Ray cluster runs on, e.g. v6e-16 (default: the smallest that fits, as `plan`)");
-  submit->add_option("--steps", options->steps, "Training steps (default: the preset's, else 100 as seed 001)");
+  submit->add_option("--steps", options->steps, "Training steps (default: the model's, else 100 as seed 001)");
   submit->add_option("--set", options->spec.sets, "MaxText override KEY=VALUE, applied last (repeatable)");
   submit->add_option("--env", options->spec.env,
                      "Environment variable KEY=VALUE for the job (repeatable; RAY_DEDUP_LOGS=0 unless given)");
