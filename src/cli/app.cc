@@ -92,6 +92,7 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupJobCommand(app, context);
   SetupK8sCommands(app, context);
   SetupLogsCommand(app, context);
+  SetupModelsCommand(app, context);
   SetupOperatorsCommand(app, context);
   SetupPlanCommand(app, context);
   SetupQueueCommand(app, context);

@@ -40,7 +40,7 @@ TEST_CASE("plan's bad input exits 2 with one line naming the flag and the choice
     std::vector<std::string> args;
     std::string expected;
   };
-  for (const auto& c : std::vector<Case>{{{"--model", "gpt-9"}, "llama3-8b"},
+  for (const auto& c : std::vector<Case>{{{"--model", "gpt-9"}, "--model: unknown model 'gpt-9'; nearest: gpt3-"},
                                          {{"--model", "llama3-8b", "--accelerator", "h100"}, "v5p"},
                                          {{"--model", "llama3.1-405b", "--dtype", "fp4"}, "--dtype"},
                                          {{"--model", "llama3-8b", "--mode", "infer"}, "--mode"},

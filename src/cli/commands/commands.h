@@ -20,6 +20,7 @@ void SetupJobCommand(CLI::App& root, Context& context);
 void SetupK8sCommands(CLI::App& root, Context& context);  // apply, delete, wait
 void SetupWaitCommand(CLI::App& root, Context& context);
 void SetupLogsCommand(CLI::App& root, Context& context);  // logs
+void SetupModelsCommand(CLI::App& root, Context& context);
 void SetupOperatorsCommand(CLI::App& root, Context& context);
 void SetupPlanCommand(CLI::App& root, Context& context);
 void SetupQueueCommand(CLI::App& root, Context& context);

@@ -9,12 +9,13 @@
 #include "commands/provision_common.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/workflow/models.h"
 
 namespace tputrain::cli {
 namespace {
 
 struct PlanOptions {
-  std::string model;
+  workflow::ModelChoice model;
   std::string mode;
   std::string accelerator;
   std::string dtype;
@@ -28,9 +29,13 @@ nlohmann::json PlanToJson(const catalog::SlicePlan& plan, const std::optional<Pl
   const auto& slice = plan.slice;
   nlohmann::json json = {
       {"model", plan.model.name},
+      {"origin", catalog::OriginName(plan.model.origin)},
+      {"source", plan.model.origin_detail},
       {"mode", catalog::ModeName(plan.mode)},
       {"dtype", plan.dtype},
       {"parameters", plan.model.parameters},
+      {"active_parameters", plan.model.active_parameters},
+      {"mixture_of_experts", plan.model.mixture_of_experts()},
       {"bytes_per_parameter", plan.bytes_per_parameter},
       {"headroom", plan.headroom},
       {"memory_gb_per_slice", plan.memory_gb_per_slice},
@@ -61,8 +66,16 @@ nlohmann::json PlanToJson(const catalog::SlicePlan& plan, const std::optional<Pl
 void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan, const std::optional<PlanPrice>& price) {
   const auto& slice = plan.slice;
   std::vector<std::vector<std::string>> rows = {
-      {"model", fmt::format("{} ({} B parameters, {})", plan.model.name, plan.model.parameters / 1e9,
+      {"model", fmt::format("{} ({}{}{})", plan.model.name,
+                            // --params names the model by its size already
+                            plan.model.origin == catalog::ModelOrigin::kParameterCount
+                                ? std::string()
+                                : fmt::format("{:.4g} B parameters, ", plan.model.parameters / 1e9),
+                            plan.model.mixture_of_experts()
+                                ? fmt::format("{:.4g} B active per token, ", plan.model.active_parameters / 1e9)
+                                : std::string(),
                             catalog::ModeName(plan.mode))},
+      {"source", plan.model.origin_detail},
       {"memory", fmt::format("{:.0f} GB per slice ({} bytes/parameter, {:.0f}% headroom)", plan.memory_gb_per_slice,
                              plan.bytes_per_parameter, plan.headroom * 100)},
       {"slice", fmt::format("{} ({} chips, topology {})", slice.accelerator_type, slice.chips, slice.topology)},
@@ -81,14 +94,13 @@ void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan, const std
 
 core::Result<int> RunPlan(const PlanOptions& options, Context& context) {
   catalog::PlanRequest request;
-  request.model = options.model;
   if (!options.mode.empty()) {
     request.mode = options.mode == "train" ? catalog::WorkloadMode::kTrain : catalog::WorkloadMode::kServe;
   }
   request.accelerator = options.accelerator;
   request.dtype = options.dtype;
   request.slices = options.slices;
-  auto plan = catalog::PlanSlice(request);
+  auto plan = workflow::PlanModel(options.model, request);
   if (!plan) return core::Fail(plan.error());
   // Priced where it would run: the location's region. None given, no price (and no network).
   std::optional<PlanPrice> price;
@@ -111,14 +123,22 @@ core::Result<int> RunPlan(const PlanOptions& options, Context& context) {
 void SetupPlanCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<PlanOptions>();
   auto* plan = root.add_subcommand("plan", "Size the smallest TPU slice for a model, and say why");
-  std::string models;
-  for (const auto& preset : catalog::ModelPresets()) models += (models.empty() ? "" : ", ") + preset.name;
-  plan->add_option("--model", options->model, "Model preset: " + models)->required();
-  plan->add_option("--mode", options->mode, "train or serve (default: the preset's)")
+  plan->add_option("--model", options->model.name,
+                   "A model by name: any of MaxText's (tputrain models lists them), or a seed's preset");
+  plan->add_option("--params", options->model.parameters, "Or a model of this many parameters: 70b, 1.5t, 350m")
+      ->type_name("COUNT");
+  plan->add_option("--active-params", options->model.active,
+                   "With --params, for a mixture of experts: the parameters one token uses (memory is sized on all)")
+      ->type_name("COUNT");
+  plan->add_option("--hf-config", options->model.hf_config,
+                   "Or a Hugging Face checkpoint's config.json (or its directory): Llama, Mistral, Mixtral, Qwen 2/3, "
+                   "Gemma 1/2/3, DeepSeek V2/V3")
+      ->type_name("FILE");
+  plan->add_option("--mode", options->mode, "train or serve (default: the model's; train for most)")
       ->check(CLI::IsMember({"train", "serve"}));
   plan->add_option("--accelerator", options->accelerator, "TPU generation: v6e, v5e, v5p, v4 or tpu7x");
-  plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the preset's)");
-  plan->add_option("--slices", options->slices, "Number of slices (default: the preset's)")->check(CLI::Range(1, 64));
+  plan->add_option("--dtype", options->dtype, "Serving weights: bf16 or int8 (default: the model's)");
+  plan->add_option("--slices", options->slices, "Number of slices (default: the model's)")->check(CLI::Range(1, 64));
   plan->add_option("--capacity", options->capacity,
                    "How the slices are had, for their price: on-demand, spot, reservation or flex-start")
       ->check(CLI::IsMember({"on-demand", "spot", "reservation", "flex-start"}))
@@ -136,7 +156,9 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
   plan->footer(
       "Examples:\n"
       "  tputrain plan --model llama3-8b --accelerator v6e\n"
-      "  tputrain plan --model saxml-175b-test --format json\n"
+      "  tputrain plan --model qwen3-235b-a22b --mode serve\n"
+      "  tputrain plan --params 70b --mode serve --dtype int8\n"
+      "  tputrain plan --hf-config ./Mixtral-8x7B-v0.1/config.json --format json\n"
       "  tputrain plan --model llama3-8b --location us-east5 --capacity spot --hours 10\n"
       "With --location, the slices are priced from the Cloud Billing Catalog API (see 'tputrain prices').");
   plan->callback([options, &context] { context.outcome = RunPlan(*options, context); });
