@@ -5,24 +5,19 @@
 
 #include "serve_flow.h"
 
+#include "tputrain/catalog/models.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/models.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/serve_vllm.h"
 #include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {
-
-// The catalog's serving presets, as vLLM loads them from Hugging Face.
-constexpr std::pair<std::string_view, std::string_view> kRepoIds[] = {
-    {"llama3-8b", "meta-llama/Meta-Llama-3-8B-Instruct"},
-    {"llama2-70b", "meta-llama/Llama-2-70b-chat-hf"},
-    {"llama3.1-405b", "meta-llama/Llama-3.1-405B-Instruct"},
-};
 
 bool IsWordChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
@@ -65,37 +60,78 @@ int IntOr(const std::string& text, int fallback) {
   return std::stoi(text);
 }
 
+// A model known by name; nothing for org/name, gs:// or a name the table lacks.
+std::optional<catalog::Model> NamedModel(const std::string& name) {
+  if (IsModelSource(name)) return std::nullopt;
+  auto model = catalog::FindModel(name);
+  if (!model) return std::nullopt;
+  return *model;
+}
+
 }  // namespace
 
 core::Status CheckVllmModel(const std::string& model) {
-  for (const auto& [preset, repo] : kRepoIds) {
-    if (model == preset) return {};
+  if (auto named = NamedModel(model)) {
+    if (!named->hf_repo.empty()) return {};
+    return core::Fail(core::Error::Usage("--model " + model +
+                                         ": no Hugging Face checkpoint is known for it; give its repo id ORG/NAME"));
   }
   if (IsModelSource(model)) return {};
-  std::string presets;
-  for (const auto& [preset, repo] : kRepoIds) presets += (presets.empty() ? "" : ", ") + std::string(preset);
-  return core::Fail(core::Error::Usage("--model: expected a catalog model (" + presets +
+  std::string nearest;
+  for (const auto& name : catalog::NearestModelNames(model)) nearest += (nearest.empty() ? "" : ", ") + name;
+  return core::Fail(core::Error::Usage("--model: expected a model tputrain models lists (nearest: " + nearest +
                                        "), a Hugging Face repo id ORG/NAME or gs://BUCKET/DIR, got '" + model + "'"));
 }
 
-core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request) {
-  VllmPlan plan;
-  std::string planned_type;
-  for (const auto& [preset, repo] : kRepoIds) {
-    if (request.model != preset) continue;
-    // vLLM serves the Hub's bf16 weights: the slice is sized for those.
-    auto sized = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "bf16", 1});
-    if (!sized) return core::Fail(sized.error());
-    plan.model = repo;
-    plan.parameters = sized->model.parameters;
-    planned_type = sized->slice.accelerator_type;
+namespace {
+
+// The model the slice is sized for, and how it was found; nothing when it cannot be.
+struct Sized {
+  catalog::Model model;
+  std::string how;
+};
+
+core::Result<std::optional<Sized>> ModelToSize(const VllmPlanRequest& request,
+                                               const std::optional<catalog::Model>& named) {
+  if (!request.hf_config.empty()) {
+    auto model = ChooseModel({.hf_config = request.hf_config});
+    if (!model) return core::Fail(model.error());
+    return std::optional<Sized>(Sized{*model, "sized from --hf-config " + request.hf_config});
   }
-  if (plan.model.empty()) {
-    if (auto valid = CheckVllmModel(request.model); !valid) return core::Fail(valid.error());
-    if (request.tpu_type.empty()) {
-      return core::Fail(core::Error::Usage("--tpu-type: needed for " + request.model + " (not a catalog model)"));
+  if (named) return std::optional<Sized>(Sized{*named, "sized as " + named->name});
+  if (request.model.rfind("gs://", 0) != 0) {
+    if (auto match = catalog::FindModelByRepo(request.model)) {
+      return std::optional<Sized>(
+          Sized{match->model, request.model + " sized as " + match->model.name + " (" + match->how + ")"});
     }
-    plan.model = request.model;
+  }
+  return std::optional<Sized>();
+}
+
+}  // namespace
+
+core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request) {
+  if (auto valid = CheckVllmModel(request.model); !valid) return core::Fail(valid.error());
+  VllmPlan plan;
+  const auto named = NamedModel(request.model);
+  plan.model = named ? named->hf_repo : request.model;
+  auto sized = ModelToSize(request, named);
+  if (!sized) return core::Fail(sized.error());
+  std::string planned_type;
+  if (*sized && request.tpu_type.empty()) {
+    // vLLM serves the Hub's bf16 weights: the slice is sized for those, on the model's default generation.
+    catalog::PlanRequest serve{.mode = catalog::WorkloadMode::kServe, .dtype = "bf16", .slices = 1};
+    auto slice = catalog::PlanSlice((*sized)->model, serve);
+    if (!slice) return core::Fail(slice.error());
+    planned_type = slice->slice.accelerator_type;
+    plan.why = (*sized)->how + ": " + slice->formula;
+  }
+  if (*sized) plan.parameters = (*sized)->model.parameters;
+  if (request.tpu_type.empty() && planned_type.empty()) {
+    return core::Fail(core::Error::Usage(
+        "--tpu-type: needed for " + request.model +
+        ", which tputrain models does not list; give --tpu-type, or --hf-config with the checkpoint's config.json "
+        "to size it (tputrain plan --hf-config FILE --mode serve shows the arithmetic)"));
   }
   plan.tpu_type = request.tpu_type.empty() ? planned_type : request.tpu_type;
   auto slice = catalog::FindSliceType(plan.tpu_type);

@@ -1,5 +1,5 @@
-// Any model MaxText trains: `plan` by name, by size and by config.json, `tputrain models`, and
-// `submit --model` for a MaxText model, through the binary.
+// Any model MaxText trains or vLLM serves: `plan` by name, by size and by config.json,
+// `tputrain models`, and `submit --model` for a MaxText model, through the binary.
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>
@@ -172,6 +172,8 @@ TEST_CASE("bad model input: one line, exit 2, naming the flag") {
             "--model: unknown model 'lama3.3-70b'; nearest: llama3.3-70b"},
            {{"submit", "--model", "saxml-175b-test", "--address", "http://127.0.0.1:1", "--dry-run"},
             "not a model MaxText trains"},
+           {{"serve", "up", "--engine", "vllm", "--model", "someone/model", "--dry-run"}, "--tpu-type: needed for"},
+           {{"serve", "up", "--model", "llama3.1-405b", "--hf-config", "x"}, "--hf-config: only for --engine vllm"},
        }) {
     auto result = Tputrain(c.args);
     INFO(result.err);
@@ -180,4 +182,20 @@ TEST_CASE("bad model input: one line, exit 2, naming the flag") {
     CHECK_THAT(result.err, Catch::Contains(c.expected));
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("serve up --engine vllm without --tpu-type sizes the slice and says why (dry run)") {
+  auto result = Tputrain({"serve", "up", "--engine", "vllm", "--model", "meta-llama/Llama-3.3-70B-Instruct",
+                          "--dry-run", "--format", "json"});
+  REQUIRE(result.exit_code == 0);
+  auto json = nlohmann::json::parse(result.out);
+  CHECK(json["tpu_type"] == "v6e-8");
+  CHECK_THAT(json["why"].get<std::string>(),
+             Catch::StartsWith("meta-llama/Llama-3.3-70B-Instruct sized as llama3.3-70b") && Catch::Contains("v6e-8"));
+  ConfigDir dir;
+  auto table = Tputrain({"serve", "up", "--engine", "vllm", "--model", "mistralai/my-mixtral-finetune", "--hf-config",
+                         dir.Write("Mixtral-8x7B-v0.1", kMixtral8x7B), "--dry-run"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("# mistralai/my-mixtral-finetune on v6e-4 (vllm, 1 host): nothing applied"));
+  CHECK_THAT(table.out, Catch::Contains("# why: sized from --hf-config"));
 }

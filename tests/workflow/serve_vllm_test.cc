@@ -1,6 +1,10 @@
 // serve up --engine vllm's plan: the slice, the template that fits it and the values that let a
 // first start (download, XLA compile) finish; every bad model or parallelism one line.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <stdlib.h>
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +17,7 @@ namespace {
 const std::string kTemplates = std::string(TPUTRAIN_SOURCE_DIR) + "/templates";
 
 VllmPlanRequest Request(std::string model, std::string tpu_type = "", std::vector<std::string> sets = {}) {
-  return {std::move(model), std::move(tpu_type), std::move(sets), {}, {kTemplates}};
+  return {std::move(model), std::move(tpu_type), "", std::move(sets), {}, {kTemplates}};
 }
 
 bool Has(const std::vector<std::string>& sets, const std::string& set) {
@@ -63,6 +67,49 @@ TEST_CASE("a catalog model is its Hugging Face repo on the slice planned for its
   CHECK(Has(plan->sets, "MODEL=meta-llama/Llama-2-70b-chat-hf"));
 }
 
+TEST_CASE("without --tpu-type, a repo id the table knows is sized for its bf16 weights, and why says how") {
+  auto plan = PlanVllm(Request("meta-llama/Llama-3.3-70B-Instruct"));
+  REQUIRE(plan);
+  CHECK(plan->model == "meta-llama/Llama-3.3-70B-Instruct");  // served as given
+  CHECK(plan->tpu_type == "v6e-8");                           // 70.55 B × 2 × 1.2 = 169 GB: 6 chips
+  CHECK_THAT(plan->why,
+             Catch::StartsWith("meta-llama/Llama-3.3-70B-Instruct sized as llama3.3-70b (taken by its name") &&
+                 Catch::Contains("169 GB per slice") && Catch::Contains("v6e-8"));
+  auto moe = PlanVllm(Request("Qwen/Qwen3-235B-A22B"));
+  REQUIRE(moe);
+  CHECK(moe->tpu_type == "v6e-32");  // every expert: 235 B × 2.4 = 564 GB, 17.6 chips
+  CHECK(moe->template_name == "vllm-multihost");
+  CHECK_THAT(moe->why, Catch::Contains("mixture of experts: every expert's weights are held in HBM"));
+  // A model by name is served from its checkpoint on the Hub.
+  auto named = PlanVllm(Request("qwen3-32b"));
+  REQUIRE(named);
+  CHECK(named->model == "Qwen/Qwen3-32B");
+  CHECK(named->tpu_type == "v6e-4");
+  // --tpu-type decides alone: no why.
+  auto chosen = PlanVllm(Request("Qwen/Qwen3-32B", "v6e-8"));
+  REQUIRE(chosen);
+  CHECK(chosen->tpu_type == "v6e-8");
+  CHECK(chosen->why.empty());
+}
+
+TEST_CASE("--hf-config sizes a checkpoint the table does not know") {
+  char directory[] = "/tmp/tputrain-vllm-config-XXXXXX";
+  REQUIRE(mkdtemp(directory) != nullptr);
+  const std::string path = std::string(directory) + "/config.json";
+  {
+    std::ofstream out(path);
+    out << R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8192, "intermediate_size": 28672,
+      "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8, "vocab_size": 128256})";
+  }
+  auto request = Request("my-org/my-70b-finetune");
+  request.hf_config = path;
+  auto plan = PlanVllm(request);
+  std::filesystem::remove_all(directory);
+  REQUIRE(plan);
+  CHECK(plan->tpu_type == "v6e-8");
+  CHECK_THAT(plan->why, Catch::StartsWith("sized from --hf-config " + path + ": "));
+}
+
 TEST_CASE("vLLM's start-up deadline and the startup probe grow with the model, past vLLM's 600 s") {
   auto small = PlanVllm(Request("llama3-8b"));
   auto big = PlanVllm(Request("llama3.1-405b"));
@@ -101,7 +148,9 @@ TEST_CASE("a bad model, a missing slice or parallelism that is not the slice's c
   }
   auto no_slice = PlanVllm(Request("org/model"));
   REQUIRE_FALSE(no_slice);
-  CHECK(no_slice.error().message == "--tpu-type: needed for org/model (not a catalog model)");
+  CHECK_THAT(no_slice.error().message,
+             Catch::StartsWith("--tpu-type: needed for org/model, which tputrain models does not list; give "
+                               "--tpu-type, or --hf-config"));
   auto bad_type = PlanVllm(Request("org/model", "v6e-7"));
   REQUIRE_FALSE(bad_type);
   CHECK(bad_type.error().message.rfind("--tpu-type: ", 0) == 0);

@@ -15,8 +15,9 @@
 namespace tputrain::workflow {
 
 struct VllmPlanRequest {
-  std::string model;     // a catalog preset (llama3-8b), a Hugging Face repo id (org/name) or gs://BUCKET/DIR
-  std::string tpu_type;  // empty: the preset's planned slice
+  std::string model;  // a model tputrain models lists (llama3-8b), a Hugging Face repo id (org/name) or gs://BUCKET/DIR
+  std::string tpu_type;   // empty: the smallest slice that serves the model (see PlanVllm)
+  std::string hf_config;  // the checkpoint's config.json, to size the slice for a model the table lacks
   std::vector<std::string> sets;
   std::map<std::string, std::string> configuration;
   std::vector<std::string> template_dirs;
@@ -26,18 +27,22 @@ struct VllmPlan {
   std::string model;  // what vllm serve loads
   std::string tpu_type;
   std::string template_name;  // vllm or vllm-multihost
-  double parameters = 0;      // 0: not a catalog model
+  double parameters = 0;      // 0: not sized (--tpu-type given for a model tputrain does not know)
   int hosts = 1;
   int chips = 0;
   std::vector<std::string> sets;  // the template's values, then --set
   std::string hf_token_secret;    // the Secret the pods read HF_TOKEN from (HF_TOKEN_SECRET)
+  std::string why;                // how the slice was chosen; empty when --tpu-type chose it
 };
 
-// Which template, on which slice, with which values; a usage error for a model that is neither
-// a preset, a repo id nor a gs:// directory, a repo id without --tpu-type, or tensor x pipeline
-// parallel that is not the slice's chips. No network.
+// Which template, on which slice, with which values. Without --tpu-type the slice is sized for
+// the model's bf16 weights as `plan --mode serve --dtype bf16` sizes it: a model by name, a repo
+// id the table knows (its tokenizer repo, or its name), or --hf-config; `why` says which and the
+// arithmetic. A usage error for a model that is neither a name, a repo id nor a gs:// directory,
+// one that cannot be sized without --tpu-type or --hf-config, or tensor x pipeline parallel that
+// is not the slice's chips. No network.
 core::Result<VllmPlan> PlanVllm(const VllmPlanRequest& request);
-// The --model check alone: a preset, a repo id or a gs:// directory.
+// The --model check alone: a known model with a Hugging Face repo, a repo id or a gs:// directory.
 core::Status CheckVllmModel(const std::string& model);
 
 using VllmObjects = ServeObjects;  // a Deployment or a LeaderWorkerSet

@@ -111,7 +111,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seeds 002 and 003)");
   up->add_option("--model", up_flags->model,
                  "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml); "
-                 "vLLM: llama3-8b, llama2-70b, llama3.1-405b, ORG/NAME or gs://BUCKET/DIR")
+                 "vLLM: a model tputrain models lists, ORG/NAME or gs://BUCKET/DIR")
       ->required();
   AddEngineFlags(*up, *up_flags);
   up->add_flag("--disaggregated", up_flags->disaggregated, "Prefill and decode on separate slices (llama2-70b)");

@@ -25,6 +25,9 @@ void AddEngineFlags(CLI::App& up, UpFlags& flags) {
   up.add_option("--engine", flags.engine, "jetstream, saxml or vllm (default: the model's)");
   up.add_option("--hf-token-file", flags.hf_token_file,
                 "vLLM: a file holding a Hugging Face token, for gated models; it becomes a Secret, never printed");
+  up.add_option("--hf-config", flags.hf_config,
+                "vLLM: the checkpoint's config.json, to size the slice when --tpu-type is not given")
+      ->type_name("FILE");
 }
 
 namespace {
@@ -64,7 +67,8 @@ core::Status CheckEngineTakes(EngineKind engine, const UpFlags& flags) {
                      {"--model-path", !flags.model_path.empty(), {saxml}},
                      {"--sax-model", !flags.sax_model.empty(), {saxml}},
                      {"--expose", flags.expose, {saxml}},
-                     {"--hf-token-file", !flags.hf_token_file.empty(), {vllm}}},
+                     {"--hf-token-file", !flags.hf_token_file.empty(), {vllm}},
+                     {"--hf-config", !flags.hf_config.empty(), {vllm}}},
                     "");
 }
 

@@ -46,6 +46,7 @@ struct UpFlags {
   bool expose = false;
   // vLLM only
   std::string hf_token_file;  // its text becomes the Secret HF_TOKEN is read from
+  std::string hf_config;      // the checkpoint's config.json, to size the slice without --tpu-type
 };
 
 struct DownFlags {

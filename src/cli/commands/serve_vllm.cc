@@ -10,7 +10,7 @@ namespace {
 
 core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Context& context) {
   workflow::VllmUpRequest request;
-  request.plan = {flags.model, flags.tpu_type, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
+  request.plan = {flags.model, flags.tpu_type, flags.hf_config, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
   request.ns = flags.access.ns;
   SetCommonUp(flags, request);
   auto timeout = CheckUpFlags(flags);
@@ -26,10 +26,14 @@ core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Contex
 
 nlohmann::json Summary(const workflow::VllmPrepared& prepared) {
   const auto& [plan, rendered] = prepared;
-  return {{"engine", "vllm"},           {"model", plan.model},
-          {"tpu_type", plan.tpu_type},  {"template", plan.template_name},
-          {"hosts", plan.hosts},        {"workload", rendered.workload_kind + "/" + rendered.workload},
-          {"service", rendered.service}};
+  return {{"engine", "vllm"},
+          {"model", plan.model},
+          {"tpu_type", plan.tpu_type},
+          {"template", plan.template_name},
+          {"hosts", plan.hosts},
+          {"workload", rendered.workload_kind + "/" + rendered.workload},
+          {"service", rendered.service},
+          {"why", plan.why.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.why)}};
 }
 
 core::Result<int> PrintDryRun(const workflow::VllmPrepared& prepared, Context& context) {
@@ -42,6 +46,7 @@ core::Result<int> PrintDryRun(const workflow::VllmPrepared& prepared, Context& c
   PrintResult(context, json, [&](std::ostream& out) {
     out << "# " << plan.model << " on " << plan.tpu_type << " (" << plan.template_name << ", " << plan.hosts
         << (plan.hosts == 1 ? " host" : " hosts") << "): nothing applied\n";
+    if (!plan.why.empty()) out << "# why: " << plan.why << "\n";
     for (const auto& object : rendered.objects) out << "---\n" << ToYaml(workflow::Shown(object));
   });
   return core::kExitOk;
@@ -75,6 +80,7 @@ core::Result<int> RunVllmUp(const UpFlags& flags, Context& context) {
     }
     if (!up->serving) return;
     const std::string service = rendered.service == "vllm-service" ? "" : " --service " + rendered.service;
+    if (!prepared->plan.why.empty()) out << "why " << prepared->plan.tpu_type << ": " << prepared->plan.why << "\n";
     out << "Serving " << prepared->plan.model << " on " << prepared->plan.tpu_type << " (" << up->ns << "/"
         << rendered.workload << ").\nAsk it:  tputrain serve generate --engine vllm -n " << up->ns << service
         << " --prompt \"...\"\nEndpoint: " << up->endpoint << "v1/ (OpenAI API, through the API server)\n";
