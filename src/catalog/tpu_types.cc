@@ -17,6 +17,11 @@ namespace {
 // [gcloud] runtime versions used by the seed's `gcloud compute tpus tpu-vm create` commands
 //       (v2-alpha-tpuv5 for v5p, v2-alpha-tpuv6e for v6e) and the Cloud TPU docs' software
 //       versions page (v2-alpha-tpuv5-lite for v5e, tpu-ubuntu2204-base for v4).
+// [gke7x] GKE's "About Ironwood (TPU7x) in GKE" (kubernetes-engine/docs/concepts/tpu-ironwood):
+//       GKE Standard 1.34.0-gke.2201000 or later, Autopilot 1.34.1-gke.3084001 or later; multi-host
+//       slices through a HIGH_THROUGHPUT workload policy named by --placement-policy, which
+//       "replaces the --tpu-topology flag"; two NUMA nodes per VM. Cloud TPU's tpu7x page: the
+//       Cloud TPU API has no TPU7x (GKE or Compute Engine only).
 constexpr double kGiB = 1.073741824;  // GB per GiB
 
 const std::vector<TpuGeneration>& AllGenerations() {
@@ -27,8 +32,10 @@ const std::vector<TpuGeneration>& AllGenerations() {
        "v2-alpha-tpuv5-lite", 2},
       {"v5p", "v5p", 2, "tpu-v5p-slice", "ct5p-hightpu-4t", "", 95, 459, "v2-alpha-tpuv5", 3},
       {"v6e", "v6e", 1, "tpu-v6e-slice", "ct6e-standard-4t", "ct6e-standard-1t", 32, 918, "v2-alpha-tpuv6e", 2},
-      // No runtime version for tpu7x in the sources: tpu-vm create must be given --version.
-      {"tpu7x", "tpu7x", 2, "tpu7x", "tpu7x-standard-4t", "tpu7x-standard-1t", 192 * kGiB, 2307, "", 3},
+      // Not on the Cloud TPU API, so no TPU VM runtime version [gke7x].
+      {"tpu7x", "tpu7x", 2, "tpu7x", "tpu7x-standard-4t", "tpu7x-standard-1t", 192 * kGiB, 2307, "", 3,
+       "1.34.0-gke.2201000", "1.34.1-gke.3084001", /*workload_policy=*/true, /*cloud_tpu_api=*/false,
+       /*numa_nodes_per_host=*/2},
   };
   return generations;
 }
@@ -187,6 +194,21 @@ core::Result<TpuSliceType> FindSliceByMachineType(std::string_view machine_type,
     }
   }
   return core::Fail(core::Error::Usage("unknown TPU machine type '" + std::string(machine_type) + "'"));
+}
+
+core::Result<TpuSliceType> SingleHostSliceOf(std::string_view machine_type) {
+  for (const auto& generation : AllGenerations()) {
+    for (const auto& shape : ShapesOf(generation.family)) {
+      if (shape.single_host_machine != nullptr && machine_type == shape.single_host_machine) {
+        return MakeSlice(generation, shape, true);
+      }
+      // The smallest slice of the machine type: one VM's worth.
+      auto slice = MakeSlice(generation, shape, false);
+      if (slice.machine_type == machine_type && slice.single_host()) return slice;
+    }
+  }
+  return core::Fail(
+      core::Error::Make(core::ErrorKind::kNotFound, "'" + std::string(machine_type) + "' is not a TPU machine type"));
 }
 
 core::Result<TpuSliceType> OneHostVariant(const TpuSliceType& slice) {

@@ -88,3 +88,62 @@ TEST_CASE("every slice's hosts × chips per host is its chip count") {
     }
   }
 }
+
+TEST_CASE("a TPU machine type alone names the slice one VM of it holds") {
+  using tputrain::catalog::SingleHostSliceOf;
+  auto v6e8 = SingleHostSliceOf("ct6e-standard-8t");
+  REQUIRE(v6e8);
+  CHECK(v6e8->accelerator_type == "v6e-8");
+  CHECK(v6e8->topology == "2x4");
+  CHECK(v6e8->hosts == 1);
+  CHECK(v6e8->chips_per_host == 8);
+  auto tpu7x8 = SingleHostSliceOf("tpu7x-standard-4t");
+  REQUIRE(tpu7x8);
+  CHECK(tpu7x8->accelerator_type == "tpu7x-8");
+  CHECK(tpu7x8->topology == "2x2x1");
+  CHECK(SingleHostSliceOf("ct6e-standard-4t")->accelerator_type == "v6e-4");
+  CHECK(SingleHostSliceOf("ct6e-standard-1t")->accelerator_type == "v6e-1");
+  CHECK(SingleHostSliceOf("ct5p-hightpu-4t")->accelerator_type == "v5p-8");
+  auto cpu = SingleHostSliceOf("n2-standard-32");
+  REQUIRE(!cpu);
+  CHECK(cpu.error().kind == tputrain::core::ErrorKind::kNotFound);
+}
+
+TEST_CASE("tpu7x: a workload policy for multi-host pools, GKE 1.34 at least, no Cloud TPU API, two NUMA nodes") {
+  const auto* tpu7x = FindGeneration("tpu7x");
+  REQUIRE(tpu7x != nullptr);
+  CHECK(tpu7x->workload_policy);
+  CHECK_FALSE(tpu7x->cloud_tpu_api);
+  CHECK(tpu7x->min_gke_version == "1.34.0-gke.2201000");
+  CHECK(tpu7x->min_autopilot_version == "1.34.1-gke.3084001");
+  CHECK(tpu7x->numa_nodes_per_host == 2);
+  for (const char* other : {"v4", "v5e", "v5p", "v6e"}) {
+    const auto* generation = FindGeneration(other);
+    REQUIRE(generation != nullptr);
+    CHECK_FALSE(generation->workload_policy);
+    CHECK(generation->cloud_tpu_api);
+    CHECK(generation->min_gke_version.empty());
+  }
+}
+
+TEST_CASE("the zone catalog: a type in a zone (or region) that offers it passes; elsewhere one line naming the zones") {
+  using tputrain::catalog::CheckOffered;
+  auto v6e8 = FindSliceType("v6e-8");
+  REQUIRE(v6e8);
+  CHECK(CheckOffered(*v6e8, "us-east5-b", "--location", "--skip-zone-check"));
+  CHECK(CheckOffered(*v6e8, "us-east5", "--location", "--skip-zone-check"));
+  auto refused = CheckOffered(*v6e8, "europe-west1-b", "--location", "--skip-zone-check");
+  REQUIRE(!refused);
+  CHECK(refused.error().kind == tputrain::core::ErrorKind::kInvalidArgument);
+  CHECK(refused.error().message.rfind("--location: v6e-8 is not offered in zone europe-west1-b; v6e is in ", 0) == 0);
+  CHECK(refused.error().message.find("us-east5-b") != std::string::npos);
+  CHECK(refused.error().message.find("--skip-zone-check") != std::string::npos);
+  auto tpu7x = FindSliceType("tpu7x-128");
+  REQUIRE(tpu7x);
+  CHECK(CheckOffered(*tpu7x, "us-central1-c", "--location", "--skip-zone-check"));
+  CHECK(!CheckOffered(*tpu7x, "us-east5-b", "--location", "--skip-zone-check"));
+  CHECK(!CheckOffered(*tpu7x, "europe-west4", "--location", "--skip-zone-check"));
+  // Google's page lists fewer zones than acceleratorTypes.list offered: seed 004's v5p-8 in
+  // europe-west4-b is offered.
+  CHECK(CheckOffered(*FindSliceType("v5p-8"), "europe-west4-b", "--zone", "--skip-zone-check"));
+}
