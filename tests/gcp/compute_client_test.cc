@@ -1,4 +1,5 @@
 #include "tputrain/gcp/compute/client.h"
+#include "tputrain/gcp/compute/resource_policies.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -84,6 +85,49 @@ TEST_CASE("compute: get, list (paged) and operations, parsed") {
   CHECK(failed->error->kind == core::ErrorKind::kAlreadyExists);
   CHECK(OperationFromJson(json::parse(R"({"name":"op","status":"PENDING"})"))->status == OperationStatus::kPending);
   CHECK_FALSE(OperationFromJson(json::parse("[]")));
+}
+
+TEST_CASE("compute: a workload policy is gcloud's body; get, list (paged), delete and regional operations, parsed") {
+  FakeTransport transport;
+  ResourcePolicyClient client(transport, "http://e/compute/v1/");
+  const ResourcePolicyRef ref{"p", "us-central1", "wp"};
+  auto insert = client.BuildInsert(ref, WorkloadPolicy{kHighThroughput, "4x4x4", "", "", true});
+  CHECK(insert.method == "POST");
+  CHECK(insert.url == "http://e/compute/v1/projects/p/regions/us-central1/resourcePolicies");
+  CHECK_FALSE(insert.idempotent);
+  // gcloud compute resource-policies create workload-policy wp --region us-central1
+  // --type HIGH_THROUGHPUT --accelerator-topology 4x4x4
+  CHECK(json::parse(insert.body) == json::parse(R"({"name":"wp","region":"us-central1",
+    "workloadPolicy":{"acceleratorTopology":"4x4x4","type":"HIGH_THROUGHPUT"}})"));
+  CHECK(client.BuildDelete(ResourcePolicyRef{"p", "us-central1", "../x"}).url.ends_with("/resourcePolicies/..%2Fx"));
+  CHECK(ref.Key() == "projects/p/regions/us-central1/resourcePolicies/wp");
+
+  transport.On("GET", "/resourcePolicies/wp",
+               {JsonReply(200, R"({"name":"wp","status":"READY","description":"tputrain-run=r1",
+                 "workloadPolicy":{"type":"HIGH_THROUGHPUT","acceleratorTopology":"2x2x4"}})")});
+  auto got = client.Get(ref);
+  REQUIRE(got);
+  CHECK(got->is_workload_policy);
+  CHECK(got->type == "HIGH_THROUGHPUT");
+  CHECK(got->accelerator_topology == "2x2x4");
+  CHECK(got->status == "READY");
+  CHECK(got->description == "tputrain-run=r1");
+  CHECK_FALSE(WorkloadPolicyFromJson(json::parse(R"({"name":"s","snapshotSchedulePolicy":{}})")).is_workload_policy);
+
+  transport.On("GET", "/resourcePolicies?pageToken=n", {JsonReply(200, R"({"items":[{"name":"b"}]})")});
+  transport.On("GET", "/regions/us-central1/resourcePolicies",
+               {JsonReply(200, R"({"items":[{"name":"a"}],"nextPageToken":"n"})")});
+  auto names = client.List("p", "us-central1");
+  REQUIRE(names);
+  CHECK(*names == std::vector<std::string>{"a", "b"});
+
+  transport.On("GET", "/regions/us-central1/operations/op1",
+               {JsonReply(200, R"({"name":"op1","status":"DONE","httpErrorStatusCode":400,
+                 "error":{"errors":[{"code":"RESOURCE_IN_USE_BY_ANOTHER_RESOURCE","message":"in use"}]}})")});
+  auto op = client.GetRegionOperation("p", "us-central1", "op1");
+  REQUIRE(op);
+  REQUIRE(op->error);
+  CHECK(op->error->message == "in use");
 }
 
 TEST_CASE("compute: the endpoint follows CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE, as gcloud's does") {
