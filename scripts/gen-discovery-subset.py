@@ -58,7 +58,7 @@ REQUESTS = {
     "cloudbuild.v1.json": ["Build"],
     # firewalls.insert's body (gcloud compute firewall-rules create, tputrain's IAP rule) and
     # reservations.insert's (gcloud compute reservations create).
-    "compute.v1.json": ["Firewall", "Reservation"],
+    "compute.v1.json": ["Firewall", "Reservation", "ResourcePolicy"],
     # The alpha track's queued resources: reservationName from --reservation, provisioningModel,
     # runDuration (tpu:v2alpha1 revision 20261001).
     "tpu.v2alpha1.json": ["QueuedResource"],

@@ -48,6 +48,10 @@ json& StartComputeOperation(Call& call, const std::string& scope, const std::str
   if (auto zones = scope.find("/zones/"); zones != std::string::npos) {
     op["zone"] = ComputeApiBase(call) + scope.substr(0, scope.size() - 1);
   }
+  // A regional one its region: gcloud then polls regionOperations.
+  if (auto regions = scope.find("/regions/"); regions != std::string::npos) {
+    op["region"] = ComputeApiBase(call) + scope.substr(0, scope.size() - 1);
+  }
   StartOperationTimer(op, call);
   call.mutated = true;
   auto& ops = call.world["computeOperations"];
@@ -73,7 +77,7 @@ void StepComputeOperation(json& world, json& op, int64_t at_ms, const EmulatorCo
   const auto at = link.find("/compute/v1/");
   if (at == std::string::npos) return;
   const std::string key = link.substr(at + 12);
-  for (const char* section : {"firewalls", "reservations"}) {
+  for (const char* section : {"firewalls", "reservations", "resourcePolicies"}) {
     auto all = world.find(section);
     if (all == world.end() || !all->contains(key)) continue;
     if (op.value("operationType", "") == "delete") {

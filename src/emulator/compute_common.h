@@ -16,8 +16,8 @@ namespace tputrain::emulator {
 std::string ComputeApiBase(const Call& call);
 ApiResponse ComputeNotFound(const std::string& path);
 
-// Stores a RUNNING operation of `type` on `target_link` in `scope` ("projects/P/global/" or
-// "projects/P/zones/Z/"), done after the configured latency (operations.h), and returns it.
+// Stores a RUNNING operation of `type` on `target_link` in `scope` ("projects/P/global/",
+// "projects/P/zones/Z/" or "projects/P/regions/R/"), done after the configured latency (operations.h), and returns it.
 nlohmann::json& StartComputeOperation(Call& call, const std::string& scope, const std::string& type,
                                       const std::string& target_link, const std::string& id);
 

@@ -5,6 +5,7 @@
 #include "field_rules.h"
 #include "node_pool_rules.h"
 #include "operations.h"
+#include "tputrain/catalog/gke_versions.h"
 #include "tputrain/core/base64.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/handlers.h"
@@ -23,8 +24,14 @@ using nlohmann::json;
 constexpr char kDomain[] = "container.googleapis.com";
 constexpr char kApiRoot[] = "https://container.googleapis.com/v1/";
 constexpr char kDefaultVersion[] = "1.32.4-gke.1415000";
-const std::vector<std::string> kValidVersions = {"1.33.2-gke.1240000", "1.32.4-gke.1415000", "1.31.9-gke.1044000",
-                                                 "1.30.13-gke.1032000"};
+// Newest first: a prefix ("1.34") resolves to the first that has it. 1.34.0-gke.2201000 and
+// 1.34.1-gke.3084001 are the first GKE Standard and Autopilot versions with Ironwood (TPU7x).
+const std::vector<std::string> kValidVersions = {"1.34.1-gke.3084001", "1.34.0-gke.2201000", "1.33.2-gke.1240000",
+                                                 "1.32.4-gke.1415000", "1.31.9-gke.1044000", "1.30.13-gke.1032000"};
+// What a node pool created without a version runs when its cluster is newer: GKE has brought such
+// pools up a minor version below a 1.34 cluster (accelerator-microbenchmarks PR #64), below
+// Ironwood's minimum, which is why tputrain pins a tpu7x pool's version.
+constexpr char kDefaultNodeVersion[] = "1.33.2-gke.1240000";
 const std::vector<std::string> kDefaultScopes = {"https://www.googleapis.com/auth/devstorage.read_only",
                                                  "https://www.googleapis.com/auth/logging.write",
                                                  "https://www.googleapis.com/auth/monitoring",
@@ -62,6 +69,39 @@ int64_t AsInt(const json& value, int64_t fallback) {
   if (value.is_number_integer()) return value.get<int64_t>();
   if (value.is_string()) return std::stoll(value.get<std::string>());
   return fallback;
+}
+
+// A version as the API takes it ("1.34", "1.34.1-gke.3084001", "latest") resolved to a valid one
+// (the newest with that prefix); "" when it names none.
+std::string ResolveVersion(std::string version) {
+  if (version.empty() || version == "latest" || version == "-") return kDefaultVersion;
+  static const std::regex kVersion("^[0-9]+\\.[0-9]+(\\.[0-9]+(-gke\\.[0-9]+)?)?$");
+  if (!MatchesBounded(version, kVersion)) return "";
+  for (const auto& valid : kValidVersions) {
+    if (valid == version || valid.rfind(version + ".", 0) == 0 || valid.rfind(version + "-", 0) == 0) return valid;
+  }
+  return version;  // well-formed but unlisted: taken as given, as before
+}
+
+// The version a new pool's nodes run: the one it asks for (never newer than the master), else
+// the cluster's node version, or the server's default node version when the cluster is newer.
+std::optional<std::string> NewPoolVersion(const json& cluster, const json& pool, std::string& version) {
+  const std::string master = cluster.value("currentMasterVersion", "");
+  auto master_parsed = catalog::ParseGkeVersion(master);
+  if (pool.contains("version")) {
+    version = ResolveVersion(pool.value("version", ""));
+    auto asked = catalog::ParseGkeVersion(version);
+    if (version.empty() || !asked) return "Node version \"" + pool.value("version", "") + "\" is unsupported.";
+    if (master_parsed && catalog::BelowMinimum(*master_parsed, *asked)) {
+      return "Node version \"" + version + "\" must not be newer than the cluster's master version \"" + master + "\".";
+    }
+    return std::nullopt;
+  }
+  auto fallback = catalog::ParseGkeVersion(kDefaultNodeVersion);
+  const bool newer = master_parsed && fallback && catalog::BelowMinimum(*fallback, *master_parsed) &&
+                     fallback->parts[1] < master_parsed->parts[1];
+  version = newer ? kDefaultNodeVersion : cluster.value("currentNodeVersion", master);
+  return std::nullopt;
 }
 
 // Fills a pool's output fields as GKE shows them while it is being created.
@@ -194,14 +234,10 @@ ApiResponse CreateCluster(Call& call) {
     return Aip193Error(ErrorKind::kInvalidArgument,
                        "Cluster.initial_node_count and Cluster.node_config may not be set with Cluster.node_pools.");
   }
-  std::string version = cluster.value("initialClusterVersion", "");
-  if (version.empty() || version == "latest" || version == "-") version = kDefaultVersion;
-  static const std::regex kVersion("^[0-9]+\\.[0-9]+(\\.[0-9]+(-gke\\.[0-9]+)?)?$");
-  if (!MatchesBounded(version, kVersion)) {
-    return Aip193Error(ErrorKind::kInvalidArgument, "Master version \"" + version + "\" is unsupported.");
-  }
-  for (const auto& valid : kValidVersions) {
-    if (valid.rfind(version + ".", 0) == 0 || valid.rfind(version + "-", 0) == 0) version = valid;
+  std::string version = ResolveVersion(cluster.value("initialClusterVersion", ""));
+  if (version.empty()) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Master version \"" + cluster.value("initialClusterVersion", "") + "\" is unsupported.");
   }
   if (!has_pools) {
     cluster["nodePools"] = json::array({{{"name", "default-pool"},
@@ -220,6 +256,8 @@ ApiResponse CreateCluster(Call& call) {
     }
     if (auto bad = CheckPoolFields(pool, field)) return *bad;
     if (auto bad = CheckTpuNodePool(pool, field)) return *bad;
+    if (auto bad = CheckPlacementPolicy(call.world, project, location, pool, field)) return *bad;
+    if (auto bad = CheckTpuNodeVersion(pool, version, field)) return *bad;
     if (auto bad = CheckNodePoolDisk(pool, field)) return *bad;
     DecoratePool(pool, key, project, location, name, version);
   }
@@ -314,8 +352,14 @@ ApiResponse CreateNodePool(Call& call) {
   if (const json* op = RetryingOperation(call.world, key)) return IncompatibleOperation(*op);
   if (auto bad = CheckPoolFields(pool, "node_pool")) return *bad;
   if (auto bad = CheckTpuNodePool(pool, "node_pool")) return *bad;
+  if (auto bad = CheckPlacementPolicy(call.world, call.args[0], call.args[1], pool, "node_pool")) return *bad;
+  std::string version;
+  if (auto bad = NewPoolVersion(*cluster, pool, version)) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field 'node_pool.version': " + *bad);
+  }
+  if (auto bad = CheckTpuNodeVersion(pool, version, "node_pool")) return *bad;
   if (auto bad = CheckNodePoolDisk(pool, "node_pool")) return *bad;
-  DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], (*cluster).value("currentNodeVersion", ""));
+  DecoratePool(pool, key, call.args[0], call.args[1], call.args[2], version);
   if (auto quota = GkeQuotaError(call.world, call.args[0], *cluster, json::array({pool}))) return *quota;
   if (auto reserved = GkeReservationError(call.world, key, *cluster, json::array({pool}))) return *reserved;
   (*cluster)["nodePools"].push_back(pool);

@@ -19,10 +19,10 @@ std::vector<Route> AllRoutes() {
   std::vector<Route> routes;
   // Artifact Registry and Cloud Build first: their operations share GKE's path, told apart by
   // their ids ("ar-...", a UUID). The XML API's path-style download matches nearly any path: last.
-  for (auto&& group :
-       {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(), TpuQueuedResourceRoutes(),
-        TpuNodeUpdateRoutes(), StorageRoutes(), StorageUploadRoutes(), IamRoutes(), ServiceUsageRoutes(),
-        BillingCatalogRoutes(), ComputeRoutes(), ComputeReservationRoutes(), StorageXmlRoutes()}) {
+  for (auto&& group : {ArtifactRegistryRoutes(), CloudBuildRoutes(), ContainerRoutes(), TpuRoutes(),
+                       TpuQueuedResourceRoutes(), TpuNodeUpdateRoutes(), StorageRoutes(), StorageUploadRoutes(),
+                       IamRoutes(), ServiceUsageRoutes(), BillingCatalogRoutes(), ComputeRoutes(),
+                       ComputeReservationRoutes(), ComputeResourcePolicyRoutes(), StorageXmlRoutes()}) {
     routes.insert(routes.end(), group.begin(), group.end());
   }
   return routes;

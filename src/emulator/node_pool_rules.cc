@@ -1,6 +1,8 @@
 #include "node_pool_rules.h"
 
+#include "tputrain/catalog/gke_versions.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/gcp_location.h"
 
 namespace tputrain::emulator {
 
@@ -36,17 +38,20 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
     return Aip193Error(ErrorKind::kInvalidArgument,
                        "Flex start node pools don't support TPUs with queued provisioning.");
   }
-  if (topology.empty()) {
-    // Without a topology GKE makes single-host slices; the machine type must still be a TPU one.
-    for (const auto& generation : catalog::Generations()) {
-      if (machine == generation.multi_host_machine_type || machine == generation.single_chip_machine_type) {
-        return std::nullopt;
-      }
-    }
+  auto one_host = catalog::SingleHostSliceOf(machine);
+  if (one_host && !topology.empty() && one_host->generation->workload_policy) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field '" + field + ".placement_policy.tpu_topology': \"" + topology +
+                           "\". TPU topology is not supported with machine type " + machine +
+                           ": a multi-host slice is placed by a workload policy (placement_policy.policy_name).");
+  }
+  if (topology.empty() && !one_host) {
     return Aip193Error(ErrorKind::kInvalidArgument,
                        "Invalid value for field '" + field + ".config.machine_type': \"" + machine +
                            "\". Machine type does not exist or is not a TPU machine type.");
   }
+  // Without a topology GKE makes single-host slices, or the slice a workload policy names.
+  if (topology.empty()) return std::nullopt;
   auto slice = catalog::FindSliceByMachineType(machine, topology);
   if (!slice) {
     return Aip193Error(ErrorKind::kInvalidArgument,
@@ -74,6 +79,79 @@ std::optional<ApiResponse> CheckTpuNodePool(const json& pool, const std::string&
                            (slice->hosts == 1 ? "" : "s") + ".");
   }
   return std::nullopt;
+}
+
+std::optional<std::string> PlacementPolicyUser(const json& world, const std::string& project, const std::string& region,
+                                               const std::string& name) {
+  const std::string prefix = "projects/" + project + "/locations/";
+  const json clusters = world.value("clusters", json::object());  // held: items() of a temporary dangles
+  for (const auto& [key, cluster] : clusters.items()) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string location = key.substr(prefix.size(), key.find('/', prefix.size()) - prefix.size());
+    if (core::RegionOf(location) != region) continue;
+    for (const auto& pool : cluster.value("nodePools", json::array())) {
+      if (pool.value("placementPolicy", json::object()).value("policyName", "") == name) {
+        return key + "/nodePools/" + pool.value("name", "");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiResponse> CheckPlacementPolicy(const json& world, const std::string& project,
+                                                const std::string& location, const json& pool,
+                                                const std::string& field) {
+  const std::string name = pool.value("placementPolicy", json::object()).value("policyName", "");
+  if (name.empty()) return std::nullopt;
+  const std::string key = "projects/" + project + "/regions/" + core::RegionOf(location) + "/resourcePolicies/" + name;
+  const json policies = world.value("resourcePolicies", json::object());
+  auto policy = policies.find(key);
+  if (policy == policies.end()) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field '" + field +
+                                                        ".placement_policy.policy_name': \"" + name +
+                                                        "\". Resource policy " + key + " was not found.");
+  }
+  const std::string machine = pool.value("config", json::object()).value("machineType", "");
+  auto one_host = catalog::SingleHostSliceOf(machine);
+  if (!one_host) return std::nullopt;  // a placement policy for VMs of another kind
+  const json workload = policy->value("workloadPolicy", json::object());
+  const std::string topology = workload.value("acceleratorTopology", "");
+  if (!policy->contains("workloadPolicy") || topology.empty()) {
+    return Aip193Error(ErrorKind::kInvalidArgument,
+                       "Invalid value for field '" + field + ".placement_policy.policy_name': \"" + name +
+                           "\". A TPU slice node pool needs a workload policy with an accelerator topology.");
+  }
+  auto slice = catalog::FindSliceByMachineType(machine, topology);
+  if (!slice) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Invalid TPU configuration for field '" + field +
+                                                        "': the workload policy's accelerator topology " + topology +
+                                                        ": " + slice.error().message + ".");
+  }
+  const json autoscaling = pool.value("autoscaling", json::object());
+  int64_t count = AsInt(pool.value("initialNodeCount", json(0)), 0);
+  if (autoscaling.value("enabled", false)) {
+    count = AsInt(autoscaling.value("maxNodeCount", autoscaling.value("totalMaxNodeCount", json(0))), 0);
+  }
+  if (count != slice->hosts) {
+    return Aip193Error(ErrorKind::kInvalidArgument, "Requested invalid target size '" + std::to_string(count) +
+                                                        "' for a Managed Instance Group in the gang mode of size '" +
+                                                        std::to_string(slice->hosts) +
+                                                        "'. Should be equal to the gang size.");
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiResponse> CheckTpuNodeVersion(const json& pool, const std::string& version, const std::string& field) {
+  const std::string machine = pool.value("config", json::object()).value("machineType", "");
+  auto one_host = catalog::SingleHostSliceOf(machine);
+  if (!one_host) return std::nullopt;
+  const std::string& minimum = one_host->generation->min_gke_version;
+  auto have = catalog::ParseGkeVersion(version);
+  auto least = catalog::ParseGkeVersion(minimum);
+  if (!have || !least || !catalog::BelowMinimum(*have, *least)) return std::nullopt;
+  return Aip193Error(ErrorKind::kInvalidArgument, "Invalid value for field '" + field + ".version': \"" + version +
+                                                      "\". Machine type " + machine + " requires GKE version " +
+                                                      minimum + " or later.");
 }
 
 std::optional<ApiResponse> CheckNodePoolDisk(const json& pool, const std::string& field) {

@@ -118,9 +118,29 @@ std::optional<ReservedDemand> TpuNodeReservedDemand(const json& node) {
 }
 
 std::vector<ReservedDemand> QueuedResourceReservedDemand(const json& resource) {
-  const std::string key = TpuReservationKey(resource.value("reservationName", ""));
+  // "-" is bound to one reservation when the queued resource is provisioned.
+  const std::string key = TpuReservationKey(resource.value("_reservationName", resource.value("reservationName", "")));
   if (key.empty()) return {};
   return SpecsDemand(resource, key);
+}
+
+int64_t QueuedResourceVms(const json& resource) {
+  int64_t vms = 0;
+  for (const auto& demand : SpecsDemand(resource, "")) vms += demand.vms;
+  return vms;
+}
+
+std::optional<std::string> AnyReservation(const json& world, const std::string& project, const std::string& zone,
+                                          const std::string& machine_type, int64_t vms) {
+  const std::string prefix = "projects/" + project + "/zones/" + zone + "/reservations/";
+  for (const auto& [key, reservation] : Member(world, "reservations").items()) {
+    if (key.rfind(prefix, 0) != 0 || reservation.value("specificReservationRequired", false)) continue;
+    const json& specific = Member(reservation, "specificReservation");
+    if (Member(specific, "instanceProperties").value("machineType", "") != machine_type) continue;
+    if (Count(Member(specific, "count")) - ReservationInUse(world, key) < vms) continue;
+    return "projects/" + project + "/locations/" + zone + "/reservations/" + key.substr(prefix.size());
+  }
+  return std::nullopt;
 }
 
 int64_t ReservationInUse(const json& world, const std::string& key) {

@@ -28,6 +28,15 @@ std::vector<ReservedDemand> NodePoolReservedDemand(const std::string& cluster_ke
 std::optional<ReservedDemand> TpuNodeReservedDemand(const nlohmann::json& node);
 std::vector<ReservedDemand> QueuedResourceReservedDemand(const nlohmann::json& resource);
 
+// The reservation a consumer of "any matching reservation" lands on (a TPU node with
+// schedulingConfig.reserved and no name, a queued resource's ".../reservations/-"): one of `project`
+// in `zone`, open to any consumer (not specificReservationRequired), of `machine_type`, with `vms`
+// free; Cloud TPU's name for it ("projects/P/locations/Z/reservations/R"), or nullopt.
+std::optional<std::string> AnyReservation(const nlohmann::json& world, const std::string& project,
+                                          const std::string& zone, const std::string& machine_type, int64_t vms);
+// The VMs a queued resource's node specs ask for, whatever they draw on.
+int64_t QueuedResourceVms(const nlohmann::json& resource);
+
 // VMs of the reservation in use now (pools other than ERROR ones, TPU nodes other than preempted
 // ones, queued resources PROVISIONING).
 int64_t ReservationInUse(const nlohmann::json& world, const std::string& key);

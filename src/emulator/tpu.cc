@@ -41,6 +41,7 @@ ApiResponse CreateNode(Call& call) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Invalid accelerator in Node: " + slice.error().message + ".",
                        json::array({BadRequestDetail("node.accelerator_type", slice.error().message)}));
   }
+  if (auto bad = CheckCloudTpuNode(*body, *slice, "node")) return *bad;
   if (auto bad = LabelProblem(body->value("labels", json()))) {
     return Aip193Error(ErrorKind::kInvalidArgument, "Invalid labels in Node: " + *bad + ".",
                        json::array({BadRequestDetail("node.labels", *bad)}));
@@ -80,14 +81,13 @@ std::string ConfigType(const std::string& family) {
   return "TYPE_UNSPECIFIED";
 }
 
-// acceleratorTypes.list: every slice type of the generations Google lists for the zone (the
-// catalog's zones), as "projects/P/locations/Z/acceleratorTypes/TYPE" with its type and topology.
+// acceleratorTypes.list: every slice type of the generations the catalog says the zone offers
+// (OfferingZonesOf), as "projects/P/locations/Z/acceleratorTypes/TYPE" with its type and topology.
 ApiResponse ListAcceleratorTypes(Call& call) {
   json types = json::array();
   for (const auto& generation : catalog::Generations()) {
-    const auto& zones = catalog::ZonesOf(generation);
-    if (generation.tpu_vm_runtime_version.empty() ||
-        std::find(zones.begin(), zones.end(), call.args[1]) == zones.end()) {
+    const auto& zones = catalog::OfferingZonesOf(generation);
+    if (!generation.cloud_tpu_api || std::find(zones.begin(), zones.end(), call.args[1]) == zones.end()) {
       continue;  // tpu7x has no Cloud TPU API
     }
     for (const auto& slice : catalog::SlicesOf(generation)) {
@@ -135,6 +135,25 @@ void FinishNodeOperation(json& world, json& op, const std::string& target, bool 
   auto node = nodes.find(target);
   std::string verb = op["metadata"].value("verb", "");
   if (verb == "create" && node != nodes.end() && !stockout) {
+    // Any matching reservation (schedulingConfig.reserved, no name): bound to one in the zone with
+    // room, or short like a named one.
+    const json scheduling = node->value("schedulingConfig", json::object());
+    if (scheduling.value("reserved", false) && !scheduling.contains("reservationName") &&
+        !node->contains("_reservationName")) {
+      auto slice = SliceOf(*node);
+      const std::string project = target.substr(9, target.find('/', 9) - 9);
+      auto any =
+          slice ? AnyReservation(world, project, ZoneOfName(target), slice->machine_type, slice->hosts) : std::nullopt;
+      if (!any) {
+        op["error"] = {{"code", RpcCodeFor(ErrorKind::kResourceExhausted)},
+                       {"message",
+                        "Insufficient reserved capacity. Contact customer support to increase your reservation. [EID: "
+                        "0x5ee0e1a7c0de]"}};
+        nodes.erase(node);
+        return;
+      }
+      (*node)["_reservationName"] = *any;
+    }
     auto demand = TpuNodeDemand(*node);
     stockout = demand && !Fits(world, {*demand});
     auto reserved = TpuNodeReservedDemand(*node);

@@ -66,6 +66,24 @@ core::Result<catalog::TpuSliceType> SliceOf(const json& node) {
   return core::Fail(core::Error::Usage("one of acceleratorType or acceleratorConfig is required"));
 }
 
+std::optional<ApiResponse> CheckCloudTpuNode(const json& node, const catalog::TpuSliceType& slice,
+                                             const std::string& field) {
+  if (slice.generation != nullptr && !slice.generation->cloud_tpu_api) {
+    const std::string message = "CloudTpu received an invalid AcceleratorType \"" + slice.accelerator_type +
+                                "\": the Cloud TPU API does not offer " + slice.generation->family +
+                                "; use GKE or Compute Engine.";
+    return Aip193Error(ErrorKind::kInvalidArgument, message,
+                       json::array({BadRequestDetail(field + ".accelerator_type", message)}));
+  }
+  if (node.contains("runtimeVersion") && node.value("runtimeVersion", "").empty()) {
+    const std::string message =
+        "Invalid value for field '" + field + ".runtime_version': \"\". A runtime version is required.";
+    return Aip193Error(ErrorKind::kInvalidArgument, message,
+                       json::array({BadRequestDetail(field + ".runtime_version", "A runtime version is required.")}));
+  }
+  return std::nullopt;
+}
+
 core::Result<std::vector<std::string>> NodeIdsOf(const json& spec) {
   // v2 names the parameters multisliceParams, v2alpha1 multiNodeParams.
   const char* field = spec.contains("multiNodeParams") ? "multiNodeParams" : "multisliceParams";

@@ -48,6 +48,11 @@ void FinishQueuedOperation(nlohmann::json& world, nlohmann::json& op, const std:
 // Checks a node's accelerator (acceleratorType, or acceleratorConfig's type and topology) and
 // returns the slice it names.
 core::Result<catalog::TpuSliceType> SliceOf(const nlohmann::json& node);
+// What Cloud TPU refuses of a node it could otherwise parse: a generation it does not offer
+// (tpu7x: "use GKE or Compute Engine") and an empty runtime version. `field` names the node in the
+// answer ("node", "node_spec[0].node").
+std::optional<ApiResponse> CheckCloudTpuNode(const nlohmann::json& node, const catalog::TpuSliceType& slice,
+                                             const std::string& field);
 // The node ids one nodeSpec of a queued resource asks for: its nodeId, or with multisliceParams
 // nodeCount ids "<nodeIdPrefix>-0".."<nodeIdPrefix>-<nodeCount-1>" (one slice each).
 core::Result<std::vector<std::string>> NodeIdsOf(const nlohmann::json& spec);

@@ -116,6 +116,7 @@ ApiResponse CreateQueuedResource(Call& call) {
     if (!slice)
       return Aip193Error(ErrorKind::kInvalidArgument,
                          "Invalid accelerator in node_spec: " + slice.error().message + ".");
+    if (auto bad = CheckCloudTpuNode(spec.value("node", json::object()), *slice, "node_spec.node")) return *bad;
     auto ids = NodeIdsOf(spec);
     if (!ids) return Aip193Error(ErrorKind::kInvalidArgument, "Invalid node_spec: " + ids.error().message + ".");
     for (const auto& node_id : *ids) {
@@ -213,7 +214,9 @@ void Activate(json& world, json& resource, int64_t at_ms, const EmulatorConfig& 
     if (spot) node["schedulingConfig"]["spot"] = true;
     if (reserved) {
       node["schedulingConfig"]["reserved"] = true;
-      if (resource.contains("reservationName")) node["_reservationName"] = resource["reservationName"];
+      if (resource.contains("reservationName")) {
+        node["_reservationName"] = resource.value("_reservationName", resource["reservationName"]);
+      }
     }
     node["_hosts"] = slice ? slice->hosts : 1;
     MakeReady(world, node, config);
@@ -280,7 +283,22 @@ void StepQueuedResource(json& world, json& resource, int64_t at_ms, const Emulat
     ScheduleStep(resource, after);
     return;
   }
-  if (!Fits(world, QueuedResourceDemand(resource)) ||
+  // ".../reservations/-": any reservation in the zone that has the room, once one has it.
+  const std::string reservation = resource.value("reservationName", "");
+  if (reservation.ends_with("/reservations/-") && !resource.contains("_reservationName")) {
+    const auto specs = resource.value("tpu", json::object()).value("nodeSpec", json::array());
+    const json first = specs.empty() ? json::object() : specs[0];
+    auto slice = SliceOf(first.value("node", json::object()));
+    const std::string zone = ZoneOfName(first.value("parent", "") + "/");
+    const std::string project = reservation.substr(9, reservation.find('/', 9) - 9);
+    if (slice) {
+      if (auto any = AnyReservation(world, project, zone, slice->machine_type, QueuedResourceVms(resource))) {
+        resource["_reservationName"] = *any;
+      }
+    }
+  }
+  const bool unbound = reservation.ends_with("/reservations/-") && !resource.contains("_reservationName");
+  if (unbound || !Fits(world, QueuedResourceDemand(resource)) ||
       ReservationShort(world, QueuedResourceReservedDemand(resource), false)) {
     // First come, first served: the oldest waiting request is asked first at each step.
     WaitStep(resource, resource.value("_created", int64_t{0}),

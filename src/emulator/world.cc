@@ -16,9 +16,10 @@ namespace tputrain::emulator {
 
 nlohmann::json NewWorld() {
   nlohmann::json world = nlohmann::json::object();
-  for (const char* section : {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources",
-                              "buckets", "objects", "serviceAccounts", "policies", "builds", "buildOperations",
-                              "dockerImages", "uploads", "firewalls", "computeOperations", "reservations"}) {
+  for (const char* section :
+       {"clusters", "containerOperations", "tpuNodes", "tpuOperations", "queuedResources", "buckets", "objects",
+        "serviceAccounts", "policies", "builds", "buildOperations", "dockerImages", "uploads", "firewalls",
+        "computeOperations", "reservations", "resourcePolicies"}) {
     world[section] = nlohmann::json::object();
   }
   world["nextId"] = 1;

@@ -446,6 +446,57 @@ TEST_CASE("Compute firewall rules: gcloud creates, describes, lists and deletes 
   CHECK(batched.out == "allow-iap-ray\n");
 }
 
+// Ironwood (TPU7x) as gcloud makes it: a workload policy, a 1.34 cluster, a pool that names the
+// policy (which cannot be deleted while it does), and the refusals GKE and Cloud TPU answer with.
+TEST_CASE("Compute workload policies and tpu7x pools: gcloud creates, describes, lists and deletes them") {
+  REQUIRE(access(kGcloud, X_OK) == 0);
+  GcloudAgainstEmulator env;
+  REQUIRE(env.Start());
+  Run(env, {"compute", "resource-policies", "create", "workload-policy", "wp", "--region=us-central1",
+            "--type=HIGH_THROUGHPUT", "--accelerator-topology=2x2x2"});
+  auto described = env.Gcloud({"compute", "resource-policies", "describe", "wp", "--region=us-central1",
+                               "--format=value(workloadPolicy.acceleratorTopology,status)"});
+  ExpectSuccess({"compute", "resource-policies", "describe"}, described);
+  CHECK(described.out == "2x2x2\tREADY\n");
+  auto listed = env.Gcloud({"compute", "resource-policies", "list", "--format=value(name)"});
+  ExpectSuccess({"compute", "resource-policies", "list"}, listed);
+  CHECK(listed.out == "wp\n");
+
+  Run(env,
+      {"container", "clusters", "create", "iw", "--location=us-central1-c", "--cluster-version=1.34", "--num-nodes=1"});
+  const std::vector<std::string> pool = {"container",
+                                         "node-pools",
+                                         "create",
+                                         "iw",
+                                         "--cluster=iw",
+                                         "--location=us-central1-c",
+                                         "--machine-type=tpu7x-standard-4t",
+                                         "--placement-policy=wp",
+                                         "--num-nodes=2",
+                                         "--node-version=1.34.1-gke.3084001"};
+  Run(env, pool);
+  auto in_use = env.Gcloud({"compute", "resource-policies", "delete", "wp", "--region=us-central1", "--quiet"});
+  CHECK(in_use.exit_code == 1);
+  CHECK(in_use.err.find("is already being used by") != std::string::npos);
+  auto topology = env.Gcloud({"container", "node-pools", "create", "topo", "--cluster=iw", "--location=us-central1-c",
+                              "--machine-type=tpu7x-standard-4t", "--tpu-topology=2x2x2", "--num-nodes=2",
+                              "--node-version=1.34.1-gke.3084001"});
+  CHECK(topology.exit_code == 1);
+  CHECK(topology.err.find("code=400") != std::string::npos);
+  auto unpinned = env.Gcloud({"container", "node-pools", "create", "unpinned", "--cluster=iw",
+                              "--location=us-central1-c", "--machine-type=tpu7x-standard-4t", "--num-nodes=1"});
+  CHECK(unpinned.exit_code == 1);
+  CHECK(unpinned.err.find("1.34.0-gke.2201000 or later") != std::string::npos);
+  auto tpu_vm = env.Gcloud({"compute", "tpus", "tpu-vm", "create", "v", "--zone=us-central1-c",
+                            "--accelerator-type=tpu7x-8", "--version=v2-alpha-tpu7x"});
+  CHECK(tpu_vm.exit_code == 1);
+  CHECK(tpu_vm.err.find("CloudTpu received an invalid AcceleratorType") != std::string::npos);
+
+  Run(env, {"container", "node-pools", "delete", "iw", "--cluster=iw", "--location=us-central1-c", "--quiet"});
+  Run(env, {"compute", "resource-policies", "delete", "wp", "--region=us-central1", "--quiet"});
+  CHECK(env.State()->at("resourcePolicies").empty());
+}
+
 TEST_CASE("tputrain emulator start rejects bad flags with exit 2 and one line naming the flag") {
   for (std::vector<std::string> flags :
        {std::vector<std::string>{"--faults", "nodePools.create=MAYBE"},

@@ -26,7 +26,8 @@ namespace tputrain::emulator {
 // objects (bucket -> name -> object), serviceAccounts (email -> account), policies
 // (resource -> IAM policy), builds (id -> Build), buildOperations (name -> build id),
 // dockerImages (repository -> "image@digest" -> DockerImage), uploads (resumable sessions),
-// firewalls ("projects/P/global/firewalls/N" -> Firewall), computeOperations, nextId.
+// firewalls ("projects/P/global/firewalls/N" -> Firewall), reservations, resourcePolicies
+// ("projects/P/regions/R/resourcePolicies/N" -> ResourcePolicy), computeOperations, nextId.
 nlohmann::json NewWorld();
 // The state file's bound: a few of the largest objects (kMaxObjectBytes, base64 in it) beside the
 // resources. A file past it is refused before it is read.
@@ -77,10 +78,10 @@ std::vector<Route> ServiceUsageRoutes();
 std::vector<Route> BillingCatalogRoutes();    // services.list, services.skus.list
 std::vector<Route> ArtifactRegistryRoutes();  // repositories and their docker images
 std::vector<Route> CloudBuildRoutes();
-std::vector<Route> ComputeRoutes();
-std::vector<Route>
-ComputeReservationRoutes();  // zonal reservations and zone operations        // global firewalls and global operations
-std::vector<Route> StorageUploadRoutes();  // uploadType=media, multipart and resumable
+std::vector<Route> ComputeRoutes();                // global firewalls and global operations
+std::vector<Route> ComputeReservationRoutes();     // zonal reservations and zone operations
+std::vector<Route> ComputeResourcePolicyRoutes();  // regional resource policies and region operations
+std::vector<Route> StorageUploadRoutes();          // uploadType=media, multipart and resumable
 // GET /{bucket}/{object}, the XML API's path-style download (storage.googleapis.com), which
 // gcloud's build-log tailer reads. It matches nearly any path: register it after every other route.
 std::vector<Route> StorageXmlRoutes();
