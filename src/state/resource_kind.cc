@@ -22,6 +22,7 @@ constexpr KindSpelling kSpellings[] = {
     {ResourceKind::kBuild, "build"},
     {ResourceKind::kServedModel, "served-model"},
     {ResourceKind::kFirewallRule, "firewall-rule"},
+    {ResourceKind::kWorkloadPolicy, "workload-policy"},
 };
 
 }  // namespace

@@ -156,10 +156,28 @@ std::string ProtobufSeconds(std::chrono::seconds seconds) { return std::to_strin
 
 core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags, const std::string& project,
                                                  const std::string& zone) {
-  auto capacity = ResolveCapacity(flags.capacity);
+  if (flags.reserved) {
+    if (flags.capacity.spot) return core::Fail(Conflict("--reserved", "--spot"));
+    if (!flags.capacity.reservation.empty()) {
+      return core::Fail(core::Error::Usage(
+          "--reserved: conflicts with --reservation; --reserved takes any matching reservation, --reservation one"));
+    }
+    if (!flags.capacity.capacity.empty() && flags.capacity.capacity != "reservation") {
+      return core::Fail(Conflict("--reserved", "--capacity " + flags.capacity.capacity));
+    }
+  }
+  CapacityFlags choice = flags.capacity;
+  if (flags.reserved) choice.capacity.clear();  // --capacity reservation --reserved: any reservation
+  auto capacity = ResolveCapacity(choice);
   if (!capacity) return core::Fail(capacity.error());
   TpuVmCapacity resolved;
   resolved.queued = flags.queued;
+  if (flags.reserved) {
+    resolved.reserved = true;
+    // gcloud compute tpus queued-resources create --reserved: the zone's "-" reservation.
+    if (flags.queued)
+      resolved.queueing.reservation_name = "projects/" + project + "/locations/" + zone + "/reservations/-";
+  }
   switch (capacity->mode) {
     case CapacityMode::kOnDemand:
       break;
@@ -177,6 +195,7 @@ core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags
         return core::Fail(core::Error::Usage("--reservation: Cloud TPU VMs take a reservation, not its blocks"));
       }
       resolved.queued = true;
+      resolved.reserved = true;
       resolved.queueing.reservation_name = "projects/" + (path->project.empty() ? project : path->project) +
                                            "/locations/" + zone + "/reservations/" + path->reservation;
       break;

@@ -8,6 +8,7 @@
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/image_build.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
+#include "workload_policy.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -44,6 +45,13 @@ core::Status SettlePendingOperation(ProvisionEnv& env, const state::LedgerEntry&
     gcp::compute::Client client(env.transport, env.endpoints.compute);
     auto done = gcp::operations::Wait(
         gcp::compute::GlobalOperationWaiting(client, Detail(entry, "project"), entry.operation), env.poll, env);
+    if (done) return {};
+    error = done.error();
+  } else if (entry.kind == ResourceKind::kWorkloadPolicy) {
+    gcp::compute::ResourcePolicyClient client(env.transport, env.endpoints.compute);
+    auto done = gcp::operations::Wait(gcp::compute::RegionOperationWaiting(client, Detail(entry, "project"),
+                                                                           Detail(entry, "region"), entry.operation),
+                                      env.poll, env);
     if (done) return {};
     error = done.error();
   } else {
@@ -116,6 +124,14 @@ core::Result<Outcome> DeleteCloudEntry(ProvisionEnv& env, const state::LedgerEnt
     if (Detail(entry, "project").empty() || Detail(entry, "firewall").empty())
       return core::Fail(Malformed(entry, "project/firewall"));
     return DeleteFirewallRule(env, Detail(entry, "project"), Detail(entry, "firewall"));
+  }
+  if (entry.kind == ResourceKind::kWorkloadPolicy) {
+    const gcp::compute::ResourcePolicyRef ref{Detail(entry, "project"), Detail(entry, "region"),
+                                              Detail(entry, "policy")};
+    if (ref.project.empty() || ref.region.empty() || ref.name.empty()) {
+      return core::Fail(Malformed(entry, "project/region/policy"));
+    }
+    return internal::DeleteWorkloadPolicy(env, ref);
   }
   return core::Fail(core::Error::Internal("run ledger: cleanup does not know how to delete a " + entry.KindName()));
 }

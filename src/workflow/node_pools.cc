@@ -3,6 +3,7 @@
 #include <cctype>
 #include <optional>
 
+#include "tputrain/catalog/gke_versions.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/names.h"
 
@@ -10,20 +11,37 @@ namespace tputrain::workflow {
 namespace {
 
 // The slice the flags name, directly (--tpu-type) or by machine type and topology; none when
-// only a machine type is given (a CPU pool).
-core::Result<std::optional<catalog::TpuSliceType>> SliceOf(const TpuPoolRequest& request) {
+// only a machine type is given that is not a TPU one (a CPU pool).
+struct PoolSlice {
+  catalog::TpuSliceType slice;
+  // Named by --tpu-type or --tpu-topology: the pool says its topology (where the generation takes
+  // one). A TPU machine type alone is its one-host slice, sent as gcloud sends it: no topology.
+  bool named = false;
+  // A tpu7x machine type alone with --placement-policy: the policy says the topology, read when
+  // the pool is created (its hosts are then checked against --num-nodes).
+  bool topology_from_policy = false;
+};
+
+core::Result<std::optional<PoolSlice>> SliceOf(const TpuPoolRequest& request) {
   if (!request.tpu_type.empty()) {
     auto found = catalog::FindSliceType(request.tpu_type);
     if (!found) return core::Fail(core::Error::Usage("--tpu-type: " + found.error().message));
     if (!request.machine_type.empty() && request.machine_type != found->machine_type) {
-      return core::Fail(core::Error::Usage("--machine-type: " + request.tpu_type + " runs on " + found->machine_type +
-                                           ", not " + request.machine_type));
+      // GKE's one-host form of the same slice (v6e-8 on ct6e-standard-8t).
+      auto one_host = catalog::OneHostVariant(*found);
+      if (!one_host || one_host->machine_type != request.machine_type) {
+        return core::Fail(core::Error::Usage(
+            "--machine-type: " + request.tpu_type + " runs on " + found->machine_type +
+            (one_host && one_host->machine_type != found->machine_type ? " or " + one_host->machine_type : "") +
+            ", not " + request.machine_type));
+      }
+      found = one_host;
     }
     if (!request.tpu_topology.empty() && request.tpu_topology != found->topology) {
       return core::Fail(core::Error::Usage("--tpu-topology: " + request.tpu_type + " is " + found->topology + ", not " +
                                            request.tpu_topology));
     }
-    return std::optional<catalog::TpuSliceType>(*found);
+    return std::optional<PoolSlice>(PoolSlice{*found, true, false});
   }
   if (!request.tpu_topology.empty()) {
     if (request.machine_type.empty()) {
@@ -31,12 +49,15 @@ core::Result<std::optional<catalog::TpuSliceType>> SliceOf(const TpuPoolRequest&
     }
     auto found = catalog::FindSliceByMachineType(request.machine_type, request.tpu_topology);
     if (!found) return core::Fail(core::Error::Usage("--tpu-topology: " + found.error().message));
-    return std::optional<catalog::TpuSliceType>(*found);
+    return std::optional<PoolSlice>(PoolSlice{*found, true, false});
   }
   if (request.machine_type.empty()) {
     return core::Fail(core::Error::Usage("--tpu-type: expected a TPU slice type (or --machine-type)"));
   }
-  return std::optional<catalog::TpuSliceType>();
+  auto one_host = catalog::SingleHostSliceOf(request.machine_type);
+  if (!one_host) return std::optional<PoolSlice>();
+  const bool from_policy = !request.placement_policy.empty() && one_host->generation->workload_policy;
+  return std::optional<PoolSlice>(PoolSlice{*one_host, false, from_policy});
 }
 
 core::Error DiskSizeError(const std::string& text, const std::string& why) {
@@ -102,32 +123,107 @@ core::Result<int> ParseDiskSizeGb(const std::string& text) {
   return static_cast<int>(gb);
 }
 
+namespace {
+
+// Where a multi-host tpu7x slice's placement comes from, and which topology a pool sends.
+core::Status PlaceSlice(const PoolSlice& found, const TpuPoolRequest& request, gcp::container::NodePoolSpec& spec) {
+  const catalog::TpuSliceType& slice = found.slice;
+  const catalog::TpuGeneration& generation = *slice.generation;
+  spec.slice_topology = found.topology_from_policy ? "" : slice.topology;
+  const bool multi_host = found.topology_from_policy || !slice.single_host();
+  if (!request.placement_policy.empty()) {
+    if (!generation.workload_policy || !multi_host) {
+      return core::Fail(
+          core::Error::Usage("--placement-policy: only multi-host tpu7x slices are placed by a workload "
+                             "policy; " +
+                             slice.accelerator_type + (multi_host ? " takes a TPU topology" : " is one host")));
+    }
+    if (auto valid = gcp::CheckResourceId("--placement-policy", request.placement_policy, 63); !valid) {
+      return core::Fail(valid.error());
+    }
+  }
+  if (generation.workload_policy) {
+    // GKE: the workload policy "replaces the --tpu-topology flag"; one host needs neither.
+    spec.tpu_topology.clear();
+    if (multi_host) {
+      spec.placement_policy = request.placement_policy;  // "": the run's own, named when created
+      spec.own_placement_policy = request.placement_policy.empty();
+    }
+    return {};
+  }
+  // gcloud sends the topology it is given; a one-host machine type (ct6e-standard-8t) needs none.
+  const bool variant = slice.machine_type != generation.multi_host_machine_type &&
+                       slice.machine_type != generation.single_chip_machine_type;
+  spec.tpu_topology = found.named && !variant ? slice.topology : request.tpu_topology;
+  return {};
+}
+
+// The zones the pool may land in: its --node-locations, else the cluster's location.
+core::Status CheckPoolZones(const catalog::TpuSliceType& slice, const TpuPoolRequest& request) {
+  if (request.skip_zone_check || request.location.empty()) return {};
+  if (request.node_locations.empty()) {
+    return catalog::CheckOffered(slice, request.location, "--location", kSkipZoneCheckFlag);
+  }
+  for (const auto& zone : request.node_locations) {
+    if (auto offered = catalog::CheckOffered(slice, zone, "--node-locations", kSkipZoneCheckFlag); !offered) {
+      return offered;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,
                                                                      const TpuPoolRequest& request) {
   // NAME-i must fit too.
   const std::string longest = request.num_slices == 1 ? name : name + "-" + std::to_string(request.num_slices - 1);
   if (auto valid = gcp::CheckResourceId("NAME", longest, gcp::kGkeNameLength); !valid) return core::Fail(valid.error());
-  auto slice = SliceOf(request);
-  if (!slice) return core::Fail(slice.error());
+  auto found = SliceOf(request);
+  if (!found) return core::Fail(found.error());
   gcp::container::NodePoolSpec spec;
   spec.machine_type = request.machine_type;
   spec.tpu_topology = request.tpu_topology;
   spec.node_count = request.num_nodes;
-  if (*slice) {
-    const catalog::TpuSliceType& type = **slice;
+  if (*found) {
+    const catalog::TpuSliceType& type = (*found)->slice;
     spec.machine_type = type.machine_type;
-    spec.tpu_topology = type.topology;
-    if (request.num_nodes != 0 && request.num_nodes != type.hosts) {
-      return core::Fail(core::Error::Usage("--num-nodes: " + type.accelerator_type + " (" + type.topology + ") has " +
-                                           std::to_string(type.hosts) + " host(s), not " +
-                                           std::to_string(request.num_nodes)));
+    if ((*found)->named || (*found)->topology_from_policy) {
+      if (request.num_nodes != 0 && request.num_nodes != type.hosts && !(*found)->topology_from_policy) {
+        return core::Fail(core::Error::Usage("--num-nodes: " + type.accelerator_type + " (" + type.topology + ") has " +
+                                             std::to_string(type.hosts) + " host(s), not " +
+                                             std::to_string(request.num_nodes)));
+      }
+      if ((*found)->topology_from_policy && request.num_nodes == 0) {
+        return core::Fail(
+            core::Error::Usage("--num-nodes: required with --placement-policy and --machine-type "
+                               "(the hosts of the policy's topology), or give --tpu-type"));
+      }
+      spec.node_count = request.num_nodes != 0 ? request.num_nodes : type.hosts;
+    } else {
+      // A TPU machine type alone: one-host slices, one unless told (gcloud's default is 3).
+      spec.node_count = request.num_nodes != 0 ? request.num_nodes : 1;
     }
-    spec.node_count = type.hosts;
-  } else if (spec.node_count == 0) {
+    if (auto placed = PlaceSlice(**found, request, spec); !placed) return core::Fail(placed.error());
+    if (auto zones = CheckPoolZones(type, request); !zones) return core::Fail(zones.error());
+    if (!request.node_version.empty()) {
+      if (auto recent = catalog::CheckGkeVersion(*type.generation, request.node_version, false, "--node-version");
+          !recent) {
+        return core::Fail(recent.error());
+      }
+    }
+  } else {
+    if (!request.placement_policy.empty()) {
+      return core::Fail(
+          core::Error::Usage("--placement-policy: only multi-host tpu7x slices are placed by a "
+                             "workload policy; " +
+                             request.machine_type + " is not a TPU machine type"));
+    }
     // A CPU pool: one node unless told otherwise (gcloud's default is 3, and a CPU pool here is
     // typically seed 002's m1-ultramem-160 converter, billed per node).
-    spec.node_count = 1;
+    if (spec.node_count == 0) spec.node_count = 1;
   }
+  spec.version = request.node_version;
   if (!request.disk_size.empty()) {
     auto disk = ParseDiskSizeGb(request.disk_size);
     if (!disk) return core::Fail(disk.error());
@@ -149,6 +245,12 @@ core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::
     pools.back().name = request.num_slices == 1 ? name : name + "-" + std::to_string(i);
   }
   return pools;
+}
+
+core::Result<catalog::TpuSliceType> SliceOfPool(const gcp::container::NodePoolSpec& spec) {
+  const std::string& topology = spec.slice_topology.empty() ? spec.tpu_topology : spec.slice_topology;
+  if (topology.empty()) return catalog::SingleHostSliceOf(spec.machine_type);
+  return catalog::FindSliceByMachineType(spec.machine_type, topology);
 }
 
 }  // namespace tputrain::workflow

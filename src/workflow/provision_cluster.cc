@@ -2,13 +2,16 @@
 #include <future>
 
 #include "capacity_problem.h"
+#include "node_versions.h"
 #include "provision_steps.h"
 #include "reservation_check.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/capacity.h"
+#include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/spend.h"
+#include "workload_policy.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -42,7 +45,7 @@ core::Status WaitContainer(ProvisionEnv& env, gcp::container::Client& client, co
 
 // A TPU pool's cost record: its chips (nodes × chips per node), capacity and zone, priced.
 void RecordPoolCost(ProvisionEnv& env, const ClusterRef& cluster, const NodePoolSpec& spec, nlohmann::json& details) {
-  auto slice = catalog::FindSliceByMachineType(spec.machine_type, spec.tpu_topology);
+  auto slice = SliceOfPool(spec);
   if (!slice || env.dry_run != nullptr) return;
   const int nodes = spec.node_count > 0 ? spec.node_count : slice->hosts;
   const auto capacity = PoolCapacityMode(spec.spot, !spec.reservation.empty(), spec.flex_start);
@@ -54,6 +57,39 @@ std::map<std::string, std::string> WithRunLabel(const ProvisionEnv& env, std::ma
   if (!env.run_id.empty()) labels.emplace(kRunLabel, env.run_id);
   if (env.expires_at > 0) labels.emplace(kExpiresLabel, std::to_string(env.expires_at));
   return labels;
+}
+
+// A multi-host tpu7x slice's placement: the run's own workload policy, made (or adopted) now, or
+// the user's --placement-policy, read for its topology. Its outcome, when the run made one.
+core::Result<std::optional<Outcome>> PlacePool(ProvisionEnv& env, const ClusterRef& cluster, NodePoolSpec& spec) {
+  if (spec.placement_policy.empty() && !spec.own_placement_policy) return std::optional<Outcome>();
+  if (spec.own_placement_policy) {
+    if (spec.placement_policy.empty()) spec.placement_policy = internal::WorkloadPolicyName(cluster, spec.name);
+    auto made =
+        internal::CreateWorkloadPolicy(env, internal::PolicyRefOf(cluster, spec.placement_policy), spec.slice_topology);
+    if (!made) return core::Fail(made.error());
+    return std::optional<Outcome>(*made);
+  }
+  if (env.dry_run != nullptr) return std::optional<Outcome>();
+  auto topology = internal::ReadPlacementPolicy(env, internal::PolicyRefOf(cluster, spec.placement_policy));
+  if (!topology) return core::Fail(topology.error());
+  auto slice = catalog::FindSliceByMachineType(spec.machine_type, *topology);
+  if (!slice) {
+    return core::Fail(core::Error::Usage("--placement-policy: " + spec.placement_policy + "'s topology " + *topology +
+                                         ": " + slice.error().message));
+  }
+  if (!spec.slice_topology.empty() && spec.slice_topology != *topology) {
+    return core::Fail(core::Error::Usage("--placement-policy: " + spec.placement_policy + " places a " + *topology +
+                                         " slice, not " + spec.slice_topology));
+  }
+  const int hosts = spec.autoscaling ? spec.autoscaling->max_node_count : spec.node_count;
+  if (hosts != slice->hosts) {
+    return core::Fail(core::Error::Usage("--num-nodes: " + spec.placement_policy + "'s topology " + *topology +
+                                         " has " + std::to_string(slice->hosts) + " host(s), not " +
+                                         std::to_string(hosts)));
+  }
+  spec.slice_topology = *topology;
+  return std::optional<Outcome>();
 }
 
 core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster, NodePoolSpec spec) {
@@ -69,6 +105,10 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
                    {"cluster", cluster.cluster},       {"nodepool", spec.name},
                    {"machineType", spec.machine_type}, {"tpuTopology", spec.tpu_topology},
                    {"nodeCount", spec.node_count}};
+  if (!spec.placement_policy.empty()) steps.details["placementPolicy"] = spec.placement_policy;
+  if (!spec.slice_topology.empty() && spec.slice_topology != spec.tpu_topology) {
+    steps.details["sliceTopology"] = spec.slice_topology;
+  }
   RecordPoolCost(env, cluster, spec, steps.details);
   steps.delete_command =
       "tputrain nodepool delete " + spec.name + " --cluster " + cluster.cluster + " --location " + cluster.location;
@@ -100,11 +140,11 @@ core::Result<Outcome> CreateOnePool(ProvisionEnv& env, const ClusterRef& cluster
   };
   steps.remove = [&env, ref]() { return DeleteNodePool(env, ref); };
   std::string where = spec.node_locations.empty() ? cluster.location : spec.node_locations.front();
+  const std::string shape = spec.slice_topology.empty() ? spec.tpu_topology : spec.slice_topology;
   steps.explain = [&, where](core::Error error) {
     return internal::ExplainCapacity(
-        std::move(error),
-        {"node pool " + spec.name, where,
-         spec.machine_type + (spec.tpu_topology.empty() ? "" : " " + spec.tpu_topology), internal::ModeOf(spec)});
+        std::move(error), {"node pool " + spec.name, where, spec.machine_type + (shape.empty() ? "" : " " + shape),
+                           internal::ModeOf(spec)});
   };
   return internal::RunCreate(env, steps);
 }
@@ -178,15 +218,30 @@ nlohmann::json ToJson(const std::vector<Outcome>& outcomes) {
 }
 
 core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const ClusterRef& cluster,
-                                                   const std::vector<NodePoolSpec>& pools) {
+                                                   const std::vector<NodePoolSpec>& asked) {
+  // Before anything is created: a pool of a generation with a minimum GKE version is pinned to the
+  // cluster's version (read once), which must be at or above it.
+  auto pinned = internal::PinNodeVersions(env, cluster, asked);
+  if (!pinned) return core::Fail(pinned.error());
+  const std::vector<NodePoolSpec>& pools = *pinned;
   // Each pool is its own operation; GKE runs several on one cluster at once, so they go
-  // together and the slowest decides how long this takes.
-  std::vector<std::future<core::Result<Outcome>>> running;
+  // together and the slowest decides how long this takes. A pool's workload policy goes first.
+  std::vector<std::future<core::Result<std::vector<Outcome>>>> running;
   running.reserve(pools.size());
   // A dry run only lists requests, in order.
   auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
   for (const auto& pool : pools) {
-    running.push_back(std::async(policy, [&env, &cluster, pool] { return CreateOnePool(env, cluster, pool); }));
+    running.push_back(std::async(policy, [&env, &cluster, pool]() -> core::Result<std::vector<Outcome>> {
+      NodePoolSpec placed = pool;
+      auto placement = PlacePool(env, cluster, placed);
+      if (!placement) return core::Fail(placement.error());
+      std::vector<Outcome> made;
+      if (*placement) made.push_back(**placement);
+      auto created = CreateOnePool(env, cluster, placed);
+      if (!created) return core::Fail(created.error());
+      made.push_back(*created);
+      return made;
+    }));
   }
   std::vector<Outcome> outcomes;
   std::string failures;
@@ -194,7 +249,7 @@ core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const Clus
   for (size_t i = 0; i < running.size(); ++i) {
     auto result = running[i].get();
     if (result) {
-      outcomes.push_back(std::move(*result));
+      for (auto& outcome : *result) outcomes.push_back(std::move(outcome));
       continue;
     }
     if (!first_error) first_error = result.error();
@@ -216,7 +271,13 @@ core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const Clus
   return outcomes;
 }
 
+core::Status CheckClusterCreate(const ClusterCreate& request) {
+  return internal::CheckClusterVersion(request.spec, request.pools);
+}
+
 core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const ClusterCreate& request) {
+  // Before any call: a version the pools' TPU generation does not run on.
+  if (auto recent = CheckClusterCreate(request); !recent) return core::Fail(recent.error());
   // Before the cluster: a pool its reservation cannot hold would leave a cluster nobody asked for.
   if (auto held = internal::CheckPoolReservations(env, request.ref, request.pools, request.spec.node_locations);
       !held) {

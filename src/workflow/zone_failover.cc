@@ -9,6 +9,7 @@
 #include "tputrain/core/duration.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/node_pools.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -51,7 +52,8 @@ core::Result<std::vector<std::string>> AutoZones(ProvisionEnv& env, const std::s
   std::vector<std::string> zones;
   for (const auto& zone : catalog::ZonesOf(*slice->generation)) {
     if (!region.empty() && internal::RegionOf(zone) != region) continue;
-    if (env.dry_run == nullptr) {
+    // The TPU API knows only what it offers: GKE-only generations (tpu7x) go by the catalog.
+    if (env.dry_run == nullptr && slice->generation->cloud_tpu_api) {
       gcp::tpu::Client client(env.transport, env.endpoints.tpu);
       auto offered = client.ListAcceleratorTypes(project, zone);
       if (!offered) return core::Fail(offered.error());
@@ -204,7 +206,8 @@ core::Result<std::vector<Outcome>> CreateNodePoolsInAnyZone(ProvisionEnv& env,
   if (auto held = internal::CheckPoolReservations(env, cluster, pools); !held) return core::Fail(held.error());
   if (failover.zones.empty() && !failover.auto_zones) return CreateNodePools(env, cluster, pools);
   std::string type;
-  if (auto slice = catalog::FindSliceByMachineType(pools.front().machine_type, pools.front().tpu_topology)) {
+  const auto& first = pools.front();
+  if (auto slice = SliceOfPool(first)) {
     type = slice->accelerator_type;
   } else if (failover.auto_zones) {
     return core::Fail(core::Error::Usage("--zones auto: for TPU slice pools (give --tpu-type)"));

@@ -245,6 +245,28 @@ const std::vector<BadInput>& Cases() {
        {"nodepool", "create", "tpu", "--cluster", "c", "--tpu-type", "v6e-16", "--zones", "auto", "--async",
         "--location", "us-east5"},
        "--async"},
+      // TPU shapes the catalog or GKE's versions rule out (tpu7x, zones, hosts, any reservation)
+      {"tpu shape", {"tpu-vm", "create", "v", "--accelerator-type", "tpu7x-8"}, "--accelerator-type"},
+      {"tpu shape",
+       {"cluster", "create", "c", "--location", "us-central1-c", "--tpu-type", "tpu7x-128", "--cluster-version",
+        "1.32"},
+       "--cluster-version"},
+      {"tpu shape",
+       {"nodepool", "create", "p", "--cluster", "c", "--location", "us-central1-c", "--tpu-type", "tpu7x-128",
+        "--node-version", "1.33"},
+       "--node-version"},
+      {"tpu shape",
+       {"nodepool", "create", "p", "--cluster", "c", "--location", "us-central1-c", "--tpu-type", "tpu7x-128",
+        "--num-nodes", "8"},
+       "--num-nodes"},
+      {"tpu shape",
+       {"nodepool", "create", "p", "--cluster", "c", "--tpu-type", "v6e-16", "--placement-policy", "wp"},
+       "--placement-policy"},
+      {"tpu shape",
+       {"nodepool", "create", "p", "--cluster", "c", "--location", "europe-west1-b", "--tpu-type", "v6e-8"},
+       "--location"},
+      {"tpu shape", {"tpu-vm", "create", "v", "--location", "europe-west1-b", "--accelerator-type", "v6e-8"}, "--zone"},
+      {"tpu shape", {"tpu-vm", "create", "v", "--accelerator-type", "v6e-8", "--reserved", "--spot"}, "--reserved"},
       // directories named to be read must exist
       {"file", {"render", "raycluster-maxtext", "--template-dir", "/nonexistent/templates"}, "--template-dir"},
       {"file", {"runs", "list", "--state-dir", "/nonexistent/state"}, "--state-dir"},
@@ -295,5 +317,6 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
   }
-  CHECK(families.size() == 15);  // 14: a flag the chosen engine does not take; 15: flags in conflict
+  // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes
+  CHECK(families.size() == 16);
 }

@@ -20,6 +20,7 @@ enum class ResourceKind {
   kBuild,           // "build": a Cloud Build build and the source tarball it was given
   kServedModel,     // "served-model": a model published to a Saxml cell through sax-http
   kFirewallRule,    // "firewall-rule": a VPC firewall rule (the IAP range to a TPU VM's Ray)
+  kWorkloadPolicy,  // "workload-policy": a Compute resource policy placing a tpu7x slice's node pool
   kUnknown,         // a kind this release does not know (a later release's); kept as written
 };
 

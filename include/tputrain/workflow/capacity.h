@@ -74,6 +74,9 @@ core::Result<ReservationPath> ParseReservation(std::string_view text);
 // resource's --queued, --valid-until and --valid-after.
 struct TpuVmCapacityFlags {
   CapacityFlags capacity;
+  // --reserved: any reservation that matches, as gcloud spells it (a TPU VM's
+  // schedulingConfig.reserved; a queued resource's reservationName .../reservations/-).
+  bool reserved = false;
   bool queued = false;
   std::string valid_until;  // "6h"
   std::string valid_after;
@@ -85,6 +88,7 @@ inline constexpr std::chrono::seconds kReservationQueueWait{3600};
 
 struct TpuVmCapacity {
   bool spot = false;
+  bool reserved = false;  // any matching reservation (--reserved, or a named one)
   // Through a queued resource (--queued, or a reservation, which only queued resources name in
   // the TPU API's v2): what it waits for and may draw on.
   bool queued = false;
@@ -95,7 +99,9 @@ struct TpuVmCapacity {
 // only the TPU API's alpha has; a reservation's blocks), --valid-until or --valid-after without
 // a queue, or a duration of the wrong shape. A reservation R becomes
 // projects/PROJECT/locations/ZONE/reservations/R, as gcloud's alpha --reservation expands it, and
-// its queue ends after kReservationQueueWait unless --valid-until says when.
+// its queue ends after kReservationQueueWait unless --valid-until says when; --reserved (any
+// matching reservation) is the node's schedulingConfig.reserved, or with --queued the queued
+// resource's projects/PROJECT/locations/ZONE/reservations/-, as gcloud's GA --reserved.
 core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags, const std::string& project,
                                                  const std::string& zone);
 

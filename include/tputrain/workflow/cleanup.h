@@ -43,6 +43,9 @@ inline constexpr CleanupTierOf kCleanupTiers[] = {
     {ResourceKind::kRepository, 6},
     // The IAP rule of a TPU VM's Ray: nothing depends on it once the VMs are gone.
     {ResourceKind::kFirewallRule, 6},
+    // A tpu7x pool's workload policy: Compute refuses to delete it while a pool names it, so it
+    // goes after the pools and clusters.
+    {ResourceKind::kWorkloadPolicy, 6},
     {ResourceKind::kIamMember, 7},
     {ResourceKind::kServiceAccount, 8}};
 // The tier of `kind`; kinds the table does not know (kUnknown) go last.

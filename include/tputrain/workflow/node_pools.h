@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/workflow/capacity.h"
@@ -30,7 +31,17 @@ struct TpuPoolRequest {
   std::vector<std::string> node_locations;
   std::vector<std::string> scopes;  // aliases (cloud-platform) or URLs
   CapacityFlags capacity;           // --capacity, --spot, --reservation, --max-run-duration
+  // --placement-policy: an existing workload policy for a multi-host tpu7x slice (the run makes
+  // one otherwise, and deletes it in cleanup; this one it never deletes).
+  std::string placement_policy;
+  std::string node_version;  // --node-version: the nodes' GKE version (a tpu7x pool is pinned anyway)
+  // The cluster's location (a zone or a region), for the zone catalog check; "" skips it.
+  std::string location;
+  bool skip_zone_check = false;  // --skip-zone-check: the catalog can lag Google's
 };
+
+// The flag that goes past the zone catalog.
+inline constexpr char kSkipZoneCheckFlag[] = "--skip-zone-check";
 
 // --disk-size as gcloud reads it: a number with an optional unit, GB (the default), GiB, TB or
 // TiB, where GB and TB count in 1024s as gcloud's do ("3TB" is 3072). Anything that is not a
@@ -40,8 +51,16 @@ core::Result<int> ParseDiskSizeGb(const std::string& text);
 // One pool per slice, with its capacity choice (a flex-start pool starts at 0 nodes and grows
 // to the slice's hosts when a workload asks). A --tpu-type the catalog does not know, a --machine-type, --tpu-topology
 // or --num-nodes that contradicts it, or a topology without a machine type is a usage error
-// naming the flag. A machine type without TPU flags is a CPU pool (1 node unless --num-nodes).
+// naming the flag. A machine type without TPU flags is a CPU pool (1 node unless --num-nodes), or
+// for a TPU machine type its one-host slice (ct6e-standard-8t: v6e-8 on one VM, no topology sent).
+// A multi-host tpu7x slice names a workload policy instead of a topology (the run's own unless
+// --placement-policy); a single-host one sends neither. A --node-version below the generation's
+// GKE minimum, and a zone (or region) the catalog says lacks the type, are usage errors too.
 core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::string& name,
                                                                      const TpuPoolRequest& request);
+
+// The TPU slice a pool spec makes (its slice topology, else its tpuTopology, else its machine
+// type's one-host slice); NotFound for a CPU pool.
+core::Result<catalog::TpuSliceType> SliceOfPool(const gcp::container::NodePoolSpec& spec);
 
 }  // namespace tputrain::workflow

@@ -115,6 +115,11 @@ struct ClusterCreate {
   std::vector<gcp::container::NodePoolSpec> pools;
 };
 
+// What a cluster create refuses before any call, in one usage line naming the flag: a pool of a
+// TPU generation with a minimum GKE version (tpu7x) on a --cluster-version below it, or none.
+// CreateCluster checks it first too.
+core::Status CheckClusterCreate(const ClusterCreate& request);
+
 // Creates the cluster (or adopts an identical one), waits for it, then creates `pools`.
 // Every outcome reached is returned even when a later step fails: the error then lists them.
 core::Result<std::vector<Outcome>> CreateCluster(ProvisionEnv& env, const ClusterCreate& request);

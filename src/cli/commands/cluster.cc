@@ -56,10 +56,12 @@ core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
     if (options.autopilot) {
       return core::Fail(core::Error::Usage("--tpu-type: Autopilot provisions TPU nodes itself; drop --autopilot"));
     }
+    options.pool.location = ref->location;
     auto pools = workflow::NodePoolsFor(options.pool.tpu_type, options.pool);
     if (!pools) return core::Fail(pools.error());
     request.pools = std::move(*pools);
   }
+  if (auto valid = workflow::CheckClusterCreate(request); !valid) return core::Fail(valid.error());
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) { return workflow::CreateCluster(env, request); });
 }
@@ -100,6 +102,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   create->add_option("--tpu-type", options->pool.tpu_type, "Also create TPU slice node pool(s) of this type (v6e-16)");
   create->add_option("--num-slices", options->pool.num_slices, "TPU slice pools to create")->check(CLI::Range(1, 64));
   AddCapacityFlags(create, options->pool.capacity, true);
+  AddSkipZoneCheckFlag(create, options->pool.skip_zone_check);
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
   AddTtlFlag(create, options->provision);

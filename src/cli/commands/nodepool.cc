@@ -21,6 +21,7 @@ struct NodePoolOptions {
 core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
   auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
+  options.pool.location = ref->location;
   auto pools = workflow::NodePoolsFor(options.name, options.pool);
   if (!pools) return core::Fail(pools.error());
   const auto& zones = options.failover.zones;
@@ -118,7 +119,8 @@ void SetupNodePoolCommand(CLI::App& root, Context& context) {
       "  tputrain nodepool create tpu --cluster saxml --location us-west4 --machine-type ct5lp-hightpu-4t \\\n"
       "      --tpu-topology 4x8 --num-slices 2\n"
       "  tputrain nodepool create m1-pool --cluster jetstream --location us-east5 --machine-type m1-ultramem-160 \\\n"
-      "      --disk-size 3000 --scopes cloud-platform");
+      "      --disk-size 3000 --scopes cloud-platform\n"
+      "  tputrain nodepool create iw --cluster ironwood --location us-central1-c --tpu-type tpu7x-128");
   create->callback([options, &context] { context.outcome = RunNodePoolCreate(*options, context); });
 
   auto* remove = nodepool->add_subcommand("delete", "Delete a node pool");

@@ -142,7 +142,10 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
       error.message += "; run the same command again to resume, or 'tputrain cleanup --run " + *run_id +
                        " --yes' to delete what was made";
     }
-    error.message += "\n  what exists is recorded in the run ledger: tputrain runs show --run " + *run_id;
+    // A usage error the flow found before any create (a cluster too old for the pool) left nothing.
+    if (!core::IsUsageError(error)) {
+      error.message += "\n  what exists is recorded in the run ledger: tputrain runs show --run " + *run_id;
+    }
     return core::Fail(error);
   }
   if (print) {
@@ -179,7 +182,16 @@ void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_
   command->add_option("--threads-per-core", flags.threads_per_core, "Threads per core (1 or 2)")
       ->check(CLI::Range(1, 2));
   command->add_option("--node-locations", flags.node_locations, "Zones of the nodes")->delimiter(',');
+  command->add_option("--placement-policy", flags.placement_policy,
+                      "tpu7x multi-host: an existing workload policy to place the slice (default: the run makes one)");
+  command->add_option("--node-version", flags.node_version, "GKE version of the nodes (tpu7x pools: the cluster's)");
+  AddSkipZoneCheckFlag(command, flags.skip_zone_check);
   AddCapacityFlags(command, flags.capacity, true);
+}
+
+void AddSkipZoneCheckFlag(CLI::App* command, bool& skip) {
+  command->add_flag(workflow::kSkipZoneCheckFlag, skip,
+                    "Create even where tputrain's zone catalog says the TPU type is not offered (it can lag Google's)");
 }
 
 std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }

@@ -78,6 +78,8 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const st
 // The node pool flags shared by `cluster create --tpu-type` and `nodepool create` (gcloud's
 // names), bound to the request workflow::NodePoolsFor checks.
 void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type);
+// --skip-zone-check: past the zone catalog.
+void AddSkipZoneCheckFlag(CLI::App* command, bool& skip);
 
 // A bucket as given (NAME or gs://NAME), without the scheme.
 std::string BucketName(const std::string& name);

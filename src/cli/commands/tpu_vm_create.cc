@@ -16,6 +16,7 @@
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
+#include "tputrain/workflow/tpu_vm_slice.h"
 
 namespace tputrain::cli {
 namespace {
@@ -32,6 +33,13 @@ core::Result<int> RunCreate(const TpuVmCreateOptions& options, Context& context)
   if (auto waits = workflow::CheckAsyncFailover(*failover, options.provision.async); !waits) {
     return core::Fail(waits.error());
   }
+  // --zones auto picks zones that offer the type: only the zones named are checked.
+  auto offered = workflow::ResolveTpuVmSlice({options.accelerator_type, options.version,
+                                              failover->auto_zones
+                                                  ? std::vector<std::string>{}
+                                                  : (failover->zones.empty() ? std::vector{*zone} : failover->zones),
+                                              options.skip_zone_check});
+  if (!offered) return core::Fail(offered.error());
   if (options.num_slices < 1 || options.num_slices > 256) {
     return core::Fail(core::Error::Usage("--num-slices: expected 1 to 256, got " + std::to_string(options.num_slices)));
   }
@@ -67,6 +75,7 @@ core::Result<int> RunCreate(const TpuVmCreateOptions& options, Context& context)
   auto spec = TpuVmSpecOf(options);
   if (!spec) return core::Fail(spec.error());
   spec->spot = capacity->spot;
+  spec->reserved = capacity->reserved && !queued;
   // The rule IAP needs to reach the Ray dashboard: checked, created or left alone, first.
   const workflow::IapFirewallRequest iap{*project, spec->network, workflow::kRayDashboardPort, *iap_mode};
   // The token is a secret: never in a dry run's bodies, logs or messages.
@@ -114,6 +123,9 @@ void SetupTpuVmCreateCommand(CLI::App& tpu_vm, Context& context) {
       ->delimiter(',');
   create->add_option("--labels", options->labels, "KEY=VALUE labels")->delimiter(',');
   AddCapacityFlags(create, options->capacity.capacity, false);
+  create->add_flag("--reserved", options->capacity.reserved,
+                   "On any matching reservation (gcloud's --reserved); with --queued, the zone's reservations/-");
+  AddSkipZoneCheckFlag(create, options->skip_zone_check);
   create->add_flag("--queued", options->capacity.queued,
                    "Through a queued resource that waits for capacity (ACCEPTED, WAITING_FOR_RESOURCES, ACTIVE)");
   create->add_option("--valid-until", options->capacity.valid_until,

@@ -22,6 +22,7 @@ struct TpuVmCreateOptions {
   std::vector<std::string> labels;
   workflow::TpuVmCapacityFlags capacity;
   workflow::FailoverFlags failover;
+  bool skip_zone_check = false;
   int num_slices = 1;  // >1: one queued resource making NAME-0..NAME-N-1 (multislice)
   // --ray: Ray started on every host at boot (seed 004), awaited through the hosts' reports.
   bool ray = false;

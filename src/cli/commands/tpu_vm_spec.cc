@@ -12,15 +12,16 @@
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
+#include "tputrain/workflow/tpu_vm_slice.h"
 
 namespace tputrain::cli {
 
 core::Result<gcp::tpu::NodeSpec> TpuVmSpecOf(const TpuVmCreateOptions& options) {
-  auto slice = catalog::FindSliceType(options.accelerator_type);
-  if (!slice) return core::Fail(core::Error::Usage("--accelerator-type: " + slice.error().message));
+  auto slice = workflow::ResolveTpuVmSlice({options.accelerator_type, options.version, {}, true});
+  if (!slice) return core::Fail(slice.error());
   gcp::tpu::NodeSpec spec;
-  spec.accelerator_type = slice->accelerator_type;
-  spec.runtime_version = options.version.empty() ? slice->generation->tpu_vm_runtime_version : options.version;
+  spec.accelerator_type = slice->slice.accelerator_type;
+  spec.runtime_version = slice->runtime_version;
   auto metadata = gcp::ParseMetadata("--metadata", options.metadata);
   if (!metadata) return core::Fail(metadata.error());
   spec.metadata = std::move(*metadata);

@@ -90,6 +90,7 @@ ResourceCells CellsOf(ResourceKind kind, const std::string& key, const nlohmann:
     case ResourceKind::kQueuedResource:
     case ResourceKind::kRepository:
     case ResourceKind::kFirewallRule:
+    case ResourceKind::kWorkloadPolicy:
       cells = PathCells(kind, key);
       break;
     case ResourceKind::kBucket: {

@@ -161,12 +161,14 @@ json NodePoolToJson(const NodePoolSpec& spec) {
                            {"maxNodeCount", spec.autoscaling->max_node_count},
                            {"minNodeCount", spec.autoscaling->min_node_count}};
   }
-  if (!spec.tpu_topology.empty() || !spec.placement_type.empty()) {
+  if (!spec.tpu_topology.empty() || !spec.placement_type.empty() || !spec.placement_policy.empty()) {
     json placement = json::object();
+    if (!spec.placement_policy.empty()) placement["policyName"] = spec.placement_policy;
     if (!spec.tpu_topology.empty()) placement["tpuTopology"] = spec.tpu_topology;
     if (!spec.placement_type.empty()) placement["type"] = spec.placement_type;
     pool["placementPolicy"] = placement;
   }
+  if (!spec.version.empty()) pool["version"] = spec.version;
   return pool;
 }
 
@@ -243,6 +245,8 @@ NodePool NodePoolFromJson(const json& body) {
   const json placement = body.value("placementPolicy", json::object());
   pool.tpu_topology = Str(placement, "tpuTopology");
   pool.placement_type = Str(placement, "type");
+  pool.placement_policy = Str(placement, "policyName");
+  pool.version = Str(body, "version");
   pool.raw = body;
   return pool;
 }
@@ -283,6 +287,7 @@ std::vector<std::string> DiffNodePool(const NodePoolSpec& want, const NodePool& 
   }
   Compare(diffs, "placementPolicy.tpuTopology", want.tpu_topology, have.tpu_topology);
   if (!want.placement_type.empty()) Compare(diffs, "placementPolicy.type", want.placement_type, have.placement_type);
+  Compare(diffs, "placementPolicy.policyName", want.placement_policy, have.placement_policy);
   if (!want.workload_metadata.empty()) {
     Compare(diffs, "config.workloadMetadataConfig.mode", want.workload_metadata, have.workload_metadata);
   }

@@ -30,6 +30,8 @@ TEST_CASE("each kind shows its short name and where it is; --format wide the ful
        "us-east5"},
       {ResourceKind::kFirewallRule, "projects/p/global/firewalls/tputrain-iap-ray-default", json::object(),
        "tputrain-iap-ray-default", "global"},
+      {ResourceKind::kWorkloadPolicy, "projects/p/regions/us-central1/resourcePolicies/iw-tpu7x-128-wp", json::object(),
+       "iw-tpu7x-128-wp", "us-central1"},
       {ResourceKind::kBucket, "ml-platform-training-prod-checkpoints", json::object(),
        "ml-platform-training-prod-checkpoints", "-"},
       {ResourceKind::kServiceAccount, "maxtext@ml-platform-training-prod.iam.gserviceaccount.com", json::object(),

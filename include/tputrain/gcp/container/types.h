@@ -57,9 +57,18 @@ struct NodePoolSpec {
   int node_count = 0;
   std::optional<int> disk_size_gb;        // config.diskSizeGb; unset: the server's 100
   std::vector<std::string> oauth_scopes;  // full URLs
-  std::string tpu_topology;               // "4x4"
+  std::string tpu_topology;               // placementPolicy.tpuTopology, "4x4"
   std::string placement_type;             // "COMPACT"
-  std::string workload_metadata;          // "GCE_METADATA" | "GKE_METADATA"
+  // placementPolicy.policyName: the Compute workload policy (in the cluster's region) that places
+  // a multi-host tpu7x slice, which takes no tpuTopology.
+  std::string placement_policy;
+  // The slice's topology however it is sent (tpuTopology, or the workload policy's
+  // acceleratorTopology; "2x2x1" for a single host): never sent by itself.
+  std::string slice_topology;
+  // The run makes the workload policy placement_policy names (--placement-policy: the user's own).
+  bool own_placement_policy = false;
+  std::string version;            // nodePool.version: the nodes' GKE version, pinned
+  std::string workload_metadata;  // "GCE_METADATA" | "GKE_METADATA"
   std::optional<int> threads_per_core;
   std::vector<std::string> node_locations;
   bool spot = false;
@@ -120,6 +129,8 @@ struct NodePool {
   std::optional<int> disk_size_gb;
   std::string tpu_topology;
   std::string placement_type;
+  std::string placement_policy;
+  std::string version;
   std::string workload_metadata;
   std::optional<int> threads_per_core;
   std::vector<std::string> locations;
