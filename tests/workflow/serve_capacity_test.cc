@@ -118,7 +118,7 @@ TEST_CASE(
   for (const std::string tpu_type : {"v6e-8", "v6e-16"}) {
     INFO(tpu_type);
     VllmUpRequest request;
-    request.plan = {"llama3-8b", tpu_type, {}, {}, {kTemplates}};
+    request.plan = {"llama3-8b", tpu_type, {}, {}, {}, {kTemplates}};
     request.capacity.capacity = "flex-start";
     auto prepared = PrepareVllm(request);
     REQUIRE(prepared);
@@ -130,7 +130,7 @@ TEST_CASE(
     CheckSelected(prepared->rendered.objects, "cloud.google.com/gke-spot");
   }
   VllmUpRequest request;
-  request.plan = {"llama3-8b", "v6e-8", {}, {}, {kTemplates}};
+  request.plan = {"llama3-8b", "v6e-8", {}, {}, {}, {kTemplates}};
   request.capacity.capacity = "reservation";  // without --reservation
   auto refused = PrepareVllm(request);
   REQUIRE_FALSE(refused);
