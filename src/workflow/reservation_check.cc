@@ -142,6 +142,9 @@ core::Status CheckQueuedReservation(ProvisionEnv& env, const std::string& reserv
   if (parts.size() != 6 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "reservations") {
     return core::Fail(core::Error::Internal("reservation name of another shape: " + reservation_name));
   }
+  // reservations/- (--reserved) is any matching reservation, as gcloud's --reserved: there is no
+  // one reservation to read.
+  if (parts[5] == "-") return {};
   auto slice = catalog::FindSliceType(accelerator_type);
   if (!slice) return core::Fail(slice.error());
   Demand demand{parts[1],
