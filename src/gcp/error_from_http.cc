@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/utf8.h"
 #include "tputrain/http/retrying_transport.h"
 
@@ -14,11 +15,6 @@ namespace {
 
 constexpr std::string_view kErrorInfo = "type.googleapis.com/google.rpc.ErrorInfo";
 constexpr std::string_view kRetryInfo = "type.googleapis.com/google.rpc.RetryInfo";
-
-std::string StringAt(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 const nlohmann::json* ErrorObject(const nlohmann::json& body) {
   if (!body.is_object()) return nullptr;
@@ -30,7 +26,7 @@ const nlohmann::json* DetailOfType(const nlohmann::json& error, std::string_view
   auto details = error.find("details");
   if (details == error.end() || !details->is_array()) return nullptr;
   for (const auto& detail : *details) {
-    if (detail.is_object() && StringAt(detail, "@type") == type) return &detail;
+    if (detail.is_object() && core::StringAt(detail, "@type") == type) return &detail;
   }
   return nullptr;
 }
@@ -55,14 +51,14 @@ std::optional<std::chrono::milliseconds> RetryDelayOf(const http::Response& resp
   const auto* error = ErrorObject(body);
   if (error != nullptr) {
     if (const auto* retry = DetailOfType(*error, kRetryInfo)) {
-      if (auto delay = ParseProtobufDuration(StringAt(*retry, "retryDelay"))) return delay;
+      if (auto delay = ParseProtobufDuration(core::StringAt(*retry, "retryDelay"))) return delay;
     }
   }
   if (auto after = http::RetryAfterHeader(response)) return after;
   // A request-rate quota ("... limit 'Read requests per minute' ...") frees up within its
   // window, unlike a resource quota (chips, CPUs): worth a few backed-off tries.
   if (response.status == 429 && error != nullptr) {
-    std::string message = StringAt(*error, "message");
+    std::string message = core::StringAt(*error, "message");
     if (message.find(" per minute") != std::string::npos || message.find(" per second") != std::string::npos) {
       return std::chrono::milliseconds(1000);
     }
@@ -83,17 +79,17 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
         std::string(where) + ": HTTP " + std::to_string(response.status) + (text.empty() ? std::string() : ": " + text);
     return error;
   }
-  if (auto status = StringAt(*object, "status"); !status.empty()) {
+  if (auto status = core::StringAt(*object, "status"); !status.empty()) {
     error.kind = core::KindFromStatusName(status);
   } else if (response.status == 409) {
     error.kind =
         core::ErrorKind::kAlreadyExists;  // Cloud Storage's legacy shape: a 409 is "conflict", the name is taken
   }
   // Google's words, on the one line of an error (a message of several lines would read as more).
-  error.message = core::OneLineExcerpt(StringAt(*object, "message"), std::string::npos);
+  error.message = core::OneLineExcerpt(core::StringAt(*object, "message"), std::string::npos);
   if (error.message.empty()) error.message = std::string(where) + ": HTTP " + std::to_string(response.status);
   if (const auto* info = DetailOfType(*object, kErrorInfo)) {
-    error.reason = StringAt(*info, "reason");
+    error.reason = core::StringAt(*info, "reason");
     if (auto metadata = info->find("metadata"); metadata != info->end() && metadata->is_object()) {
       for (const auto& [key, value] : metadata->items()) {
         if (value.is_string()) error.metadata[key] = value.get<std::string>();
@@ -103,7 +99,7 @@ core::Error ErrorFromHttp(const http::Response& response, std::string_view where
   if (error.reason.empty()) {
     auto errors = object->find("errors");
     if (errors != object->end() && errors->is_array() && !errors->empty() && (*errors)[0].is_object()) {
-      error.reason = StringAt((*errors)[0], "reason");
+      error.reason = core::StringAt((*errors)[0], "reason");
     }
   }
   if (response.status == 429 && error.reason.empty()) {

@@ -6,8 +6,8 @@
 
 #include "schema_validation.h"
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/poll.h"
-#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 
 namespace tputrain::k8s {
@@ -28,9 +28,9 @@ std::map<std::string, std::set<std::string>> KindsDefinedBy(const std::vector<Ob
   std::map<std::string, std::set<std::string>> defined;
   for (const auto& object : objects) {
     if (object.kind != "CustomResourceDefinition") continue;
-    const auto& spec = ObjectAt(object.json, "spec");
-    std::string group = StringAt(spec, "group");
-    std::string kind = StringAt(ObjectAt(spec, "names"), "kind");
+    const auto& spec = core::ObjectAt(object.json, "spec");
+    std::string group = core::StringAt(spec, "group");
+    std::string kind = core::StringAt(core::ObjectAt(spec, "names"), "kind");
     if (!group.empty() && !kind.empty()) defined[group].insert(kind);
   }
   return defined;
@@ -121,7 +121,7 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
   nlohmann::json old_object;
   if (before->ok()) {
     old_object = core::ParseJson(before->body, "").value_or(nullptr);
-    old_version = StringAt(ObjectAt(old_object, "metadata"), "resourceVersion");
+    old_version = core::StringAt(core::ObjectAt(old_object, "metadata"), "resourceVersion");
   } else if (before->status != 404) {
     return core::Fail(ErrorFromStatus(before->status, before->body, what));
   }
@@ -137,7 +137,7 @@ core::Result<ApplyResult> SendApply(Client& client, const ResourceInfo& info, co
   ApplyResult result;
   result.object = object;
   result.live = core::ParseJson(response->body, "").value_or(nullptr);
-  result.resource_version = StringAt(ObjectAt(result.live, "metadata"), "resourceVersion");
+  result.resource_version = core::StringAt(core::ObjectAt(result.live, "metadata"), "resourceVersion");
   if (response->status == 201 || old_version.empty()) {
     result.action = ApplyAction::kCreated;
   } else {
@@ -169,13 +169,13 @@ core::Status WaitEstablished(Client& client, const ResourceInfo& info, const Obj
 // Established is not yet discovered: for a moment the API server may still answer 404 for the
 // new group version. Its kinds, and its schema, are forgotten and read again until served.
 core::Status WaitDiscovered(Discovery& discovery, const Object& crd, const ApplyOptions& options, WatchDeps deps) {
-  const auto& spec = ObjectAt(crd.json, "spec");
-  std::string group = StringAt(spec, "group");
-  std::string kind = StringAt(ObjectAt(spec, "names"), "kind");
+  const auto& spec = core::ObjectAt(crd.json, "spec");
+  std::string group = core::StringAt(spec, "group");
+  std::string kind = core::StringAt(core::ObjectAt(spec, "names"), "kind");
   std::string version;
-  for (const auto& entry : ArrayAt(spec, "versions")) {
-    if (BoolAt(entry, "served", false)) {
-      version = StringAt(entry, "name");
+  for (const auto& entry : core::ArrayAt(spec, "versions")) {
+    if (core::BoolAt(entry, "served", false)) {
+      version = core::StringAt(entry, "name");
       break;
     }
   }

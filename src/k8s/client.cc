@@ -3,8 +3,8 @@
 #include <string_view>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/utf8.h"
-#include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -66,13 +66,13 @@ std::string Prefix(const std::string& what) { return what.empty() ? "" : what + 
 core::Error ErrorFromStatus(int http_status, const std::string& body, const std::string& what) {
   auto json = core::ParseJson(body, "").value_or(nullptr);
   // The server's words on the one line of an error (an admission webhook's may run to several).
-  std::string message = core::OneLineExcerpt(StringAt(json, "message"), std::string::npos);
-  std::string reason = StringAt(json, "reason");
+  std::string message = core::OneLineExcerpt(core::StringAt(json, "message"), std::string::npos);
+  std::string reason = core::StringAt(json, "reason");
   if (message.empty()) {
     message = "HTTP " + std::to_string(http_status) + (body.empty() ? "" : ": " + core::OneLineExcerpt(body, 200));
   }
   std::vector<nlohmann::json> causes;
-  for (const auto& cause : ArrayAt(ObjectAt(json, "details"), "causes")) causes.push_back(cause);
+  for (const auto& cause : core::ArrayAt(core::ObjectAt(json, "details"), "causes")) causes.push_back(cause);
 
   core::Error error = core::Error::Make(KindFor(http_status), "");
   error.http_status = http_status;
@@ -93,12 +93,12 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
   if (http_status == 409 && !causes.empty()) {
     std::string lines;
     for (const auto& cause : causes) {
-      if (StringAt(cause, "reason") != "FieldManagerConflict") continue;
+      if (core::StringAt(cause, "reason") != "FieldManagerConflict") continue;
       // cause.message is `conflict with "manager" using group/version` (or "with ... :" forms).
-      std::string cause_message = StringAt(cause, "message");
+      std::string cause_message = core::StringAt(cause, "message");
       std::string manager = ConflictingManager(cause_message);
       if (!lines.empty()) lines += "\n";
-      std::string field = StringAt(cause, "field");
+      std::string field = core::StringAt(cause, "field");
       lines += Prefix(what) + "field " + (field.empty() ? "?" : field) + " is managed by \"" + manager +
                "\"; pass --force-conflicts to take it over";
     }
@@ -111,11 +111,11 @@ core::Error ErrorFromStatus(int http_status, const std::string& body, const std:
     std::string lines;
     for (const auto& cause : causes) {
       // CEL rules are skipped once a schema error is found; the server says so as a cause.
-      std::string cause_message = core::OneLineExcerpt(StringAt(cause, "message"), std::string::npos);
+      std::string cause_message = core::OneLineExcerpt(core::StringAt(cause, "message"), std::string::npos);
       if (cause_message.find("some validation rules were not checked") != std::string::npos) continue;
       if (!lines.empty()) lines += "\n";
-      std::string field = StringAt(cause, "field");
-      if (cause_message.empty()) cause_message = StringAt(cause, "reason");
+      std::string field = core::StringAt(cause, "field");
+      if (cause_message.empty()) cause_message = core::StringAt(cause, "reason");
       lines += Prefix(what) + (field.empty() ? "" : field + ": ") + cause_message;
     }
     error.message = lines;

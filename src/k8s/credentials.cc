@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/json.h"
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -129,10 +129,11 @@ core::Result<ExecCredential> RunExecPlugin(const ExecConfig& exec, const Cluster
   }
   const auto& st = parsed["status"];
   ExecCredential credential;
-  credential.token = StringAt(st, "token");
-  credential.client_cert_pem = StringAt(st, "clientCertificateData");
-  credential.client_key_pem = StringAt(st, "clientKeyData");
-  if (auto expiry = StringAt(st, "expirationTimestamp"); !expiry.empty()) credential.expiry = ParseTimestamp(expiry);
+  credential.token = core::StringAt(st, "token");
+  credential.client_cert_pem = core::StringAt(st, "clientCertificateData");
+  credential.client_key_pem = core::StringAt(st, "clientKeyData");
+  if (auto expiry = core::StringAt(st, "expirationTimestamp"); !expiry.empty())
+    credential.expiry = ParseTimestamp(expiry);
   if (credential.token.empty() && credential.client_cert_pem.empty()) {
     return core::Fail(ExecError(exec, "returned neither a token nor a client certificate"));
   }

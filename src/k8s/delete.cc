@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/apply.h"
-#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 
 namespace tputrain::k8s {
@@ -55,7 +55,8 @@ core::Result<std::vector<DeleteResult>> Delete(Client& client, Discovery& discov
             core::ErrorKind::kDeadlineExceeded,
             "timed out waiting for " + object.Describe() + " to be deleted: " + gone->verdict.detail));
       }
-      if (object.kind == "CustomResourceDefinition") discovery.Forget(StringAt(ObjectAt(object.json, "spec"), "group"));
+      if (object.kind == "CustomResourceDefinition")
+        discovery.Forget(core::StringAt(core::ObjectAt(object.json, "spec"), "group"));
     }
     if (on_deleted) on_deleted(result);
     results.push_back(std::move(result));

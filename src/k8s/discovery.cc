@@ -1,7 +1,7 @@
 #include "tputrain/k8s/discovery.h"
 
 #include "tputrain/core/json.h"
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -46,14 +46,14 @@ core::Status Discovery::LoadGroups() {
   if (groups_loaded_) return {};
   auto core_versions = client_.GetJson("/api", "API discovery");
   if (!core_versions) return core::Fail(core_versions.error());
-  for (const auto& version : ArrayAt(*core_versions, "versions")) {
+  for (const auto& version : core::ArrayAt(*core_versions, "versions")) {
     if (version.is_string()) served_.insert(version.get<std::string>());
   }
   auto groups = client_.GetJson("/apis", "API discovery");
   if (!groups) return core::Fail(groups.error());
-  for (const auto& group : ArrayAt(*groups, "groups")) {
-    for (const auto& version : ArrayAt(group, "versions")) {
-      if (auto name = StringAt(version, "groupVersion"); !name.empty()) served_.insert(name);
+  for (const auto& group : core::ArrayAt(*groups, "groups")) {
+    for (const auto& version : core::ArrayAt(group, "versions")) {
+      if (auto name = core::StringAt(version, "groupVersion"); !name.empty()) served_.insert(name);
     }
   }
   groups_loaded_ = true;
@@ -65,10 +65,11 @@ core::Status Discovery::LoadGroupVersion(const std::string& group_version) {
   auto list = client_.GetJson(PrefixFor(group_version), "API discovery for " + group_version);
   if (!list) return core::Fail(list.error());
   auto& kinds = by_group_version_[group_version];
-  for (const auto& resource : ArrayAt(*list, "resources")) {
-    std::string name = StringAt(resource, "name");
+  for (const auto& resource : core::ArrayAt(*list, "resources")) {
+    std::string name = core::StringAt(resource, "name");
     if (name.empty() || name.find('/') != std::string::npos) continue;  // subresources
-    ResourceInfo info{group_version, name, StringAt(resource, "kind"), BoolAt(resource, "namespaced", false)};
+    ResourceInfo info{group_version, name, core::StringAt(resource, "kind"),
+                      core::BoolAt(resource, "namespaced", false)};
     kinds.try_emplace(info.kind, info);
   }
   return {};

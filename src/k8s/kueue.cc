@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/names.h"
 
 namespace tputrain::k8s::kueue {
@@ -31,7 +31,7 @@ Object Make(const std::string& kind, json body) {
   object.api_version = std::string(kApiVersion);
   object.kind = kind;
   object.name = body["metadata"]["name"];
-  object.ns = StringAt(body["metadata"], "namespace");
+  object.ns = core::StringAt(body["metadata"], "namespace");
   object.source = "queue";
   body["apiVersion"] = object.api_version;
   body["kind"] = kind;
@@ -67,18 +67,18 @@ int AddQueuedNodes(json& node) {
 
 std::vector<TpuShape> TpuShapesOfNodes(const json& node_list) {
   std::map<std::pair<std::string, std::string>, TpuShape> shapes;
-  for (const auto& node : ArrayAt(node_list, "items")) {
-    const auto& labels = ObjectAt(ObjectAt(node, "metadata"), "labels");
-    std::string accelerator = StringAt(labels, kAcceleratorLabel);
-    std::string topology = StringAt(labels, kTopologyLabel);
+  for (const auto& node : core::ArrayAt(node_list, "items")) {
+    const auto& labels = core::ObjectAt(core::ObjectAt(node, "metadata"), "labels");
+    std::string accelerator = core::StringAt(labels, kAcceleratorLabel);
+    std::string topology = core::StringAt(labels, kTopologyLabel);
     if (accelerator.empty() || topology.empty()) continue;
     auto& shape = shapes[{accelerator, topology}];
     shape.accelerator = accelerator;
     shape.topology = topology;
     ++shape.nodes;
     // Allocatable extended resources are integers, written as strings ("4").
-    const auto& allocatable = ObjectAt(ObjectAt(node, "status"), "allocatable");
-    std::string chips = StringAt(allocatable, kTpuResource);
+    const auto& allocatable = core::ObjectAt(core::ObjectAt(node, "status"), "allocatable");
+    std::string chips = core::StringAt(allocatable, kTpuResource);
     if (!chips.empty() && std::all_of(chips.begin(), chips.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
         chips.size() < 7) {
       shape.chips += std::stoll(chips);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::k8s::kueue {
 namespace {
@@ -47,30 +47,30 @@ std::string_view WorkloadPhaseName(WorkloadPhase phase) {
 
 std::vector<Condition> ConditionsOf(const json& object) {
   std::vector<Condition> conditions;
-  for (const auto& item : ArrayAt(ObjectAt(object, "status"), "conditions")) {
-    conditions.push_back({StringAt(item, "type"), StringAt(item, "status"), StringAt(item, "reason"),
-                          StringAt(item, "message"), StringAt(item, "lastTransitionTime")});
+  for (const auto& item : core::ArrayAt(core::ObjectAt(object, "status"), "conditions")) {
+    conditions.push_back({core::StringAt(item, "type"), core::StringAt(item, "status"), core::StringAt(item, "reason"),
+                          core::StringAt(item, "message"), core::StringAt(item, "lastTransitionTime")});
   }
   return conditions;
 }
 
 WorkloadStatus ParseWorkload(const json& workload) {
   WorkloadStatus out;
-  const auto& metadata = ObjectAt(workload, "metadata");
-  const auto& spec = ObjectAt(workload, "spec");
-  const auto& status = ObjectAt(workload, "status");
-  out.name = StringAt(metadata, "name");
-  out.ns = StringAt(metadata, "namespace");
-  for (const auto& owner : ArrayAt(metadata, "ownerReferences")) {
-    out.owner_kind = StringAt(owner, "kind");
-    out.owner_name = StringAt(owner, "name");
-    if (BoolAt(owner, "controller", false)) break;
+  const auto& metadata = core::ObjectAt(workload, "metadata");
+  const auto& spec = core::ObjectAt(workload, "spec");
+  const auto& status = core::ObjectAt(workload, "status");
+  out.name = core::StringAt(metadata, "name");
+  out.ns = core::StringAt(metadata, "namespace");
+  for (const auto& owner : core::ArrayAt(metadata, "ownerReferences")) {
+    out.owner_kind = core::StringAt(owner, "kind");
+    out.owner_name = core::StringAt(owner, "name");
+    if (core::BoolAt(owner, "controller", false)) break;
   }
-  out.queue = StringAt(spec, "queueName");
-  out.priority = IntAt(spec, "priority", 0);
-  out.cluster_queue = StringAt(ObjectAt(status, "admission"), "clusterQueue");
+  out.queue = core::StringAt(spec, "queueName");
+  out.priority = core::IntAt(spec, "priority", 0);
+  out.cluster_queue = core::StringAt(core::ObjectAt(status, "admission"), "clusterQueue");
   out.conditions = ConditionsOf(workload);
-  out.queued_since = StringAt(metadata, "creationTimestamp");
+  out.queued_since = core::StringAt(metadata, "creationTimestamp");
   // An evicted workload rejoins the queue at its eviction (Kueue's default requeuing timestamp).
   if (const auto* evicted = Find(out.conditions, "Evicted"); evicted != nullptr && evicted->status == "True") {
     out.queued_since = evicted->since;
@@ -84,17 +84,17 @@ WorkloadStatus ParseWorkload(const json& workload) {
   }
   const char* said = out.phase == WorkloadPhase::kFinished ? "Finished" : "QuotaReserved";
   if (const auto* condition = Find(out.conditions, said)) out.message = condition->message;
-  for (const auto& assignment : ArrayAt(ObjectAt(status, "admission"), "podSetAssignments")) {
-    for (const auto& [resource, flavor] : ObjectAt(assignment, "flavors").items()) {
+  for (const auto& assignment : core::ArrayAt(core::ObjectAt(status, "admission"), "podSetAssignments")) {
+    for (const auto& [resource, flavor] : core::ObjectAt(assignment, "flavors").items()) {
       if (!flavor.is_string()) continue;
       if (std::find(out.flavors.begin(), out.flavors.end(), flavor.get<std::string>()) == out.flavors.end()) {
         out.flavors.push_back(flavor.get<std::string>());
       }
     }
   }
-  for (const auto& check : ArrayAt(status, "admissionChecks")) {
-    out.checks.push_back(
-        {StringAt(check, "name"), StringAt(check, "state"), StringAt(check, "message"), IntAt(check, "retryCount", 0)});
+  for (const auto& check : core::ArrayAt(status, "admissionChecks")) {
+    out.checks.push_back({core::StringAt(check, "name"), core::StringAt(check, "state"),
+                          core::StringAt(check, "message"), core::IntAt(check, "retryCount", 0)});
   }
   return out;
 }
@@ -120,20 +120,20 @@ void AssignPositions(std::vector<WorkloadStatus>& workloads) {
 
 ClusterQueueStatus ParseClusterQueue(const json& cluster_queue) {
   ClusterQueueStatus out;
-  out.name = StringAt(ObjectAt(cluster_queue, "metadata"), "name");
-  const auto& spec = ObjectAt(cluster_queue, "spec");
-  const auto& status = ObjectAt(cluster_queue, "status");
+  out.name = core::StringAt(core::ObjectAt(cluster_queue, "metadata"), "name");
+  const auto& spec = core::ObjectAt(cluster_queue, "spec");
+  const auto& status = core::ObjectAt(cluster_queue, "status");
   std::map<std::pair<std::string, std::string>, std::string> reserved;
-  for (const auto& flavor : ArrayAt(status, "flavorsReservation")) {
-    for (const auto& resource : ArrayAt(flavor, "resources")) {
-      reserved[{StringAt(flavor, "name"), StringAt(resource, "name")}] =
+  for (const auto& flavor : core::ArrayAt(status, "flavorsReservation")) {
+    for (const auto& resource : core::ArrayAt(flavor, "resources")) {
+      reserved[{core::StringAt(flavor, "name"), core::StringAt(resource, "name")}] =
           Quantity(resource.contains("total") ? resource["total"] : json());
     }
   }
-  for (const auto& group : ArrayAt(spec, "resourceGroups")) {
-    for (const auto& flavor : ArrayAt(group, "flavors")) {
-      for (const auto& resource : ArrayAt(flavor, "resources")) {
-        FlavorQuota quota{StringAt(flavor, "name"), StringAt(resource, "name"),
+  for (const auto& group : core::ArrayAt(spec, "resourceGroups")) {
+    for (const auto& flavor : core::ArrayAt(group, "flavors")) {
+      for (const auto& resource : core::ArrayAt(flavor, "resources")) {
+        FlavorQuota quota{core::StringAt(flavor, "name"), core::StringAt(resource, "name"),
                           Quantity(resource.contains("nominalQuota") ? resource["nominalQuota"] : json())};
         auto used = reserved.find({quota.flavor, quota.resource});
         if (used != reserved.end()) quota.reserved = used->second;
@@ -141,12 +141,12 @@ ClusterQueueStatus ParseClusterQueue(const json& cluster_queue) {
       }
     }
   }
-  for (const auto& check : ArrayAt(ObjectAt(spec, "admissionChecksStrategy"), "admissionChecks")) {
-    out.checks.push_back(StringAt(check, "name"));
+  for (const auto& check : core::ArrayAt(core::ObjectAt(spec, "admissionChecksStrategy"), "admissionChecks")) {
+    out.checks.push_back(core::StringAt(check, "name"));
   }
-  out.pending = IntAt(status, "pendingWorkloads", 0);
-  out.reserving = IntAt(status, "reservingWorkloads", 0);
-  out.admitted = IntAt(status, "admittedWorkloads", 0);
+  out.pending = core::IntAt(status, "pendingWorkloads", 0);
+  out.reserving = core::IntAt(status, "reservingWorkloads", 0);
+  out.admitted = core::IntAt(status, "admittedWorkloads", 0);
   auto conditions = ConditionsOf(cluster_queue);
   if (const auto* active = Find(conditions, "Active")) {
     out.active = active->status == "True";

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -11,10 +11,10 @@ constexpr std::string_view kNameLabel = "app.kubernetes.io/name";
 constexpr std::string_view kKubeRay = "kuberay";
 
 bool SelectsKubeRayPods(const nlohmann::json& selector) {
-  if (StringAt(ObjectAt(selector, "matchLabels"), kNameLabel) == kKubeRay) return true;
-  for (const auto& expression : ArrayAt(selector, "matchExpressions")) {
-    if (StringAt(expression, "key") != kNameLabel || StringAt(expression, "operator") != "In") continue;
-    const auto& values = ArrayAt(expression, "values");
+  if (core::StringAt(core::ObjectAt(selector, "matchLabels"), kNameLabel) == kKubeRay) return true;
+  for (const auto& expression : core::ArrayAt(selector, "matchExpressions")) {
+    if (core::StringAt(expression, "key") != kNameLabel || core::StringAt(expression, "operator") != "In") continue;
+    const auto& values = core::ArrayAt(expression, "values");
     if (std::any_of(values.begin(), values.end(), [](const nlohmann::json& value) {
           return value.is_string() && value.get<std::string>() == kKubeRay;
         })) {
@@ -25,8 +25,8 @@ bool SelectsKubeRayPods(const nlohmann::json& selector) {
 }
 
 bool MutatesPods(const nlohmann::json& webhook) {
-  for (const auto& rule : ArrayAt(webhook, "rules")) {
-    for (const auto& resource : ArrayAt(rule, "resources")) {
+  for (const auto& rule : core::ArrayAt(webhook, "rules")) {
+    for (const auto& resource : core::ArrayAt(rule, "resources")) {
       if (resource == "pods" || resource == "*") return true;
     }
   }
@@ -44,11 +44,11 @@ RayTpuWebhook FindRayTpuWebhook(Client& client) {
     return found;
   }
   found.presence = RayTpuWebhook::Presence::kAbsent;
-  for (const auto& configuration : ArrayAt(*list, "items")) {
-    for (const auto& webhook : ArrayAt(configuration, "webhooks")) {
-      if (MutatesPods(webhook) && SelectsKubeRayPods(ObjectAt(webhook, "objectSelector"))) {
+  for (const auto& configuration : core::ArrayAt(*list, "items")) {
+    for (const auto& webhook : core::ArrayAt(configuration, "webhooks")) {
+      if (MutatesPods(webhook) && SelectsKubeRayPods(core::ObjectAt(webhook, "objectSelector"))) {
         found.presence = RayTpuWebhook::Presence::kPresent;
-        found.configuration = StringAt(ObjectAt(configuration, "metadata"), "name");
+        found.configuration = core::StringAt(core::ObjectAt(configuration, "metadata"), "name");
         return found;
       }
     }

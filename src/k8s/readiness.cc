@@ -1,23 +1,23 @@
 #include "tputrain/k8s/readiness.h"
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
 
-const nlohmann::json& Status(const nlohmann::json& object) { return ObjectAt(object, "status"); }
+const nlohmann::json& Status(const nlohmann::json& object) { return core::ObjectAt(object, "status"); }
 
 const nlohmann::json* Condition(const nlohmann::json& object, std::string_view type) {
-  for (const auto& condition : ArrayAt(Status(object), "conditions")) {
-    if (StringAt(condition, "type") == type) return &condition;
+  for (const auto& condition : core::ArrayAt(Status(object), "conditions")) {
+    if (core::StringAt(condition, "type") == type) return &condition;
   }
   return nullptr;
 }
 
 std::string ConditionText(const nlohmann::json* condition) {
   if (condition == nullptr) return "";
-  std::string text = StringAt(*condition, "reason");
-  std::string message = StringAt(*condition, "message");
+  std::string text = core::StringAt(*condition, "reason");
+  std::string message = core::StringAt(*condition, "message");
   if (!message.empty()) text += (text.empty() ? "" : ": ") + message;
   return text;
 }
@@ -25,8 +25,8 @@ std::string ConditionText(const nlohmann::json* condition) {
 // KubeRay's message is errors.Join(reason marker, the API error): "FailedCreateWorkerPod\nPod ...".
 // The reason is said once, and the message kept on one line.
 std::string ReplicaFailureText(const nlohmann::json& condition) {
-  std::string reason = StringAt(condition, "reason");
-  std::string message = StringAt(condition, "message");
+  std::string reason = core::StringAt(condition, "reason");
+  std::string message = core::StringAt(condition, "message");
   if (!reason.empty() && message.rfind(reason + "\n", 0) == 0) message.erase(0, reason.size() + 1);
   for (auto& c : message) {
     if (c == '\n' || c == '\r') c = ' ';
@@ -36,9 +36,9 @@ std::string ReplicaFailureText(const nlohmann::json& condition) {
 }
 
 bool GenerationCaughtUp(const nlohmann::json& object) {
-  int64_t observed = IntAt(Status(object), "observedGeneration", -1);
+  int64_t observed = core::IntAt(Status(object), "observedGeneration", -1);
   if (observed < 0) return true;
-  return observed >= IntAt(ObjectAt(object, "metadata"), "generation", 0);
+  return observed >= core::IntAt(core::ObjectAt(object, "metadata"), "generation", 0);
 }
 
 Verdict ByCondition(const nlohmann::json& object, std::string_view ready, std::string_view failed,
@@ -56,7 +56,7 @@ Verdict ByCondition(const nlohmann::json& object, std::string_view ready, std::s
 
 std::string ConditionStatus(const nlohmann::json& object, std::string_view type) {
   const auto* condition = Condition(object, type);
-  return condition == nullptr ? "" : StringAt(*condition, "status");
+  return condition == nullptr ? "" : core::StringAt(*condition, "status");
 }
 
 Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
@@ -67,13 +67,13 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
     // KubeRay cannot create (or delete) the cluster's pods: the API server refused them. It
     // retries the same spec forever, so waiting longer cannot help.
     if (const auto* failure = Condition(obj, "ReplicaFailure");
-        failure != nullptr && StringAt(*failure, "status") == "True") {
+        failure != nullptr && core::StringAt(*failure, "status") == "True") {
       return Verdict::Failed("ReplicaFailure: " + ReplicaFailureText(*failure));
     }
-    std::string state = StringAt(status, "state");
+    std::string state = core::StringAt(status, "state");
     if (state == "ready" && GenerationCaughtUp(obj)) return Verdict::Done();
     std::string detail = "state is " + (state.empty() ? std::string("not set") : "\"" + state + "\"");
-    if (auto reason = StringAt(status, "reason"); !reason.empty()) detail += " (" + reason + ")";
+    if (auto reason = core::StringAt(status, "reason"); !reason.empty()) detail += " (" + reason + ")";
     return Verdict::Waiting(detail);
   }
   if (kind == "LeaderWorkerSet") return ByCondition(obj, "Available", "", "LeaderWorkerSet");
@@ -83,35 +83,36 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
     auto verdict = ByCondition(obj, "Completed", "Failed", "JobSet");
     if (verdict.state != Verdict::State::kWaiting) return verdict;
     int64_t want = 0;
-    for (const auto& job : ArrayAt(ObjectAt(obj, "spec"), "replicatedJobs")) want += IntAt(job, "replicas", 1);
+    for (const auto& job : core::ArrayAt(core::ObjectAt(obj, "spec"), "replicatedJobs"))
+      want += core::IntAt(job, "replicas", 1);
     int64_t ready = 0;
-    for (const auto& job : ArrayAt(status, "replicatedJobsStatus")) ready += IntAt(job, "ready", 0);
+    for (const auto& job : core::ArrayAt(status, "replicatedJobsStatus")) ready += core::IntAt(job, "ready", 0);
     if (want > 0 && ready >= want) return Verdict::Done();
     return Verdict::Waiting(std::to_string(ready) + "/" + std::to_string(want) + " jobs with every pod ready");
   }
   if (kind == "Service") {
     // A LoadBalancer is usable once the cloud gave it an address; other Services at once.
-    if (StringAt(ObjectAt(obj, "spec"), "type") != "LoadBalancer") return Verdict::Done();
-    if (!ArrayAt(ObjectAt(status, "loadBalancer"), "ingress").empty()) return Verdict::Done();
+    if (core::StringAt(core::ObjectAt(obj, "spec"), "type") != "LoadBalancer") return Verdict::Done();
+    if (!core::ArrayAt(core::ObjectAt(status, "loadBalancer"), "ingress").empty()) return Verdict::Done();
     return Verdict::Waiting("LoadBalancer has no ingress address yet");
   }
   if (kind == "Job") return ByCondition(obj, "Complete", "Failed", "Job");
   if (kind == "CustomResourceDefinition") return ByCondition(obj, "Established", "", "CRD");
   if (kind == "Deployment") {
-    int64_t want = IntAt(ObjectAt(obj, "spec"), "replicas", 1);
-    int64_t have = IntAt(status, "availableReplicas", 0);
+    int64_t want = core::IntAt(core::ObjectAt(obj, "spec"), "replicas", 1);
+    int64_t have = core::IntAt(status, "availableReplicas", 0);
     if (have >= want && GenerationCaughtUp(obj)) return Verdict::Done();
     return Verdict::Waiting(std::to_string(have) + "/" + std::to_string(want) + " replicas available");
   }
   if (kind == "Pod") {
-    std::string phase = StringAt(status, "phase");
+    std::string phase = core::StringAt(status, "phase");
     if (phase.empty()) phase = "Pending";
     if (phase == "Failed" || phase == "Succeeded") return Verdict::Failed("pod " + phase + " (it will never be Ready)");
     if (ConditionStatus(obj, "Ready") == "True") return Verdict::Done();
     return Verdict::Waiting("pod " + phase + ", not Ready");
   }
   if (kind == "Namespace") {
-    std::string phase = StringAt(status, "phase");
+    std::string phase = core::StringAt(status, "phase");
     return phase == "Active" ? Verdict::Done() : Verdict::Waiting("phase " + phase);
   }
   return Verdict::Done();
@@ -120,20 +121,21 @@ Verdict ReadyVerdict(std::string_view kind, const nlohmann::json* object) {
 Verdict GoneVerdict(const nlohmann::json* object) {
   if (object == nullptr) return Verdict::Done();
   std::string detail = "still present";
-  const auto& finalizers = ArrayAt(ObjectAt(*object, "metadata"), "finalizers");
+  const auto& finalizers = core::ArrayAt(core::ObjectAt(*object, "metadata"), "finalizers");
   if (!finalizers.empty()) detail += ", waiting for finalizers " + finalizers.dump();
   return Verdict::Waiting(detail);
 }
 
 std::string PodSelectorFor(std::string_view kind, const nlohmann::json& object) {
-  std::string name = StringAt(ObjectAt(object, "metadata"), "name");
+  std::string name = core::StringAt(core::ObjectAt(object, "metadata"), "name");
   if (kind == "RayCluster") return "ray.io/cluster=" + name;
   if (kind == "LeaderWorkerSet") return "leaderworkerset.sigs.k8s.io/name=" + name;
   if (kind == "JobSet") return "jobset.sigs.k8s.io/jobset-name=" + name;
   if (kind == "Job") return "batch.kubernetes.io/job-name=" + name;
   if (kind == "Deployment") {
     std::string selector;
-    for (const auto& [key, value] : ObjectAt(ObjectAt(ObjectAt(object, "spec"), "selector"), "matchLabels").items()) {
+    for (const auto& [key, value] :
+         core::ObjectAt(core::ObjectAt(core::ObjectAt(object, "spec"), "selector"), "matchLabels").items()) {
       if (value.is_string()) selector += (selector.empty() ? "" : ",") + key + "=" + value.get<std::string>();
     }
     return selector;

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "tputrain/core/json.h"
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -11,8 +11,8 @@ namespace {
 // groupName → numOfHosts, from the RayCluster's spec (KubeRay's default is 1).
 std::map<std::string, int64_t> HostsPerGroup(const nlohmann::json& raycluster) {
   std::map<std::string, int64_t> hosts;
-  for (const auto& group : ArrayAt(ObjectAt(raycluster, "spec"), "workerGroupSpecs")) {
-    hosts[StringAt(group, "groupName")] = IntAt(group, "numOfHosts", 1);
+  for (const auto& group : core::ArrayAt(core::ObjectAt(raycluster, "spec"), "workerGroupSpecs")) {
+    hosts[core::StringAt(group, "groupName")] = core::IntAt(group, "numOfHosts", 1);
   }
   return hosts;
 }
@@ -31,7 +31,7 @@ class PoolReader {
     std::string pool;
     if (response->ok()) {
       auto json = core::ParseJson(response->body, "node/" + node).value_or(nullptr);
-      pool = StringAt(ObjectAt(ObjectAt(json, "metadata"), "labels"), kNodePoolLabel);
+      pool = core::StringAt(core::ObjectAt(core::ObjectAt(json, "metadata"), "labels"), kNodePoolLabel);
     } else if (response->status != 404) {
       return core::Fail(ErrorFromStatus(response->status, response->body, "node/" + node));
     }
@@ -57,7 +57,7 @@ std::string PoolsText(const std::map<std::string, int>& pools) {
 core::Result<SlicePlacement> CheckRaySlicePlacement(Client& client, const std::string& ns,
                                                     const nlohmann::json& raycluster) {
   SlicePlacement placement;
-  const std::string name = StringAt(ObjectAt(raycluster, "metadata"), "name");
+  const std::string name = core::StringAt(core::ObjectAt(raycluster, "metadata"), "name");
   const auto hosts = HostsPerGroup(raycluster);
   auto list = client.GetJson("/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" +
                                  http::UrlEncode("ray.io/cluster=" + name + ",ray.io/node-type=worker"),
@@ -68,18 +68,18 @@ core::Result<SlicePlacement> CheckRaySlicePlacement(Client& client, const std::s
   std::map<std::string, std::map<std::string, int>> pools_of_replica;  // replica → pool → hosts
   int unlabelled = 0;
   int without_pool = 0;
-  for (const auto& pod : ArrayAt(*list, "items")) {
-    const auto& metadata = ObjectAt(pod, "metadata");
-    if (!StringAt(metadata, "deletionTimestamp").empty()) continue;
-    const auto& labels = ObjectAt(metadata, "labels");
-    auto group = hosts.find(StringAt(labels, "ray.io/group"));
+  for (const auto& pod : core::ArrayAt(*list, "items")) {
+    const auto& metadata = core::ObjectAt(pod, "metadata");
+    if (!core::StringAt(metadata, "deletionTimestamp").empty()) continue;
+    const auto& labels = core::ObjectAt(metadata, "labels");
+    auto group = hosts.find(core::StringAt(labels, "ray.io/group"));
     if (group == hosts.end() || group->second <= 1) continue;  // a single-host slice cannot split
-    const std::string replica = StringAt(labels, kReplicaLabel);
+    const std::string replica = core::StringAt(labels, kReplicaLabel);
     if (replica.empty()) {
       ++unlabelled;
       continue;
     }
-    const std::string node = StringAt(ObjectAt(pod, "spec"), "nodeName");
+    const std::string node = core::StringAt(core::ObjectAt(pod, "spec"), "nodeName");
     if (node.empty()) continue;
     auto pool = reader.PoolOf(node);
     if (!pool) {

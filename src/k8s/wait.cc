@@ -5,7 +5,7 @@
 
 #include "slice_placement.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 
 namespace tputrain::k8s {
@@ -35,11 +35,11 @@ std::string SortableTime(const std::string& time) {
 // and series.lastObservedTime once it repeats, leaving lastTimestamp null.
 std::string EventTime(const nlohmann::json& event) {
   std::string latest;
-  for (const auto& time : {StringAt(event, "lastTimestamp"), StringAt(event, "eventTime"),
-                           StringAt(ObjectAt(event, "series"), "lastObservedTime")}) {
+  for (const auto& time : {core::StringAt(event, "lastTimestamp"), core::StringAt(event, "eventTime"),
+                           core::StringAt(core::ObjectAt(event, "series"), "lastObservedTime")}) {
     if (!time.empty() && SortableTime(time) > latest) latest = SortableTime(time);
   }
-  if (latest.empty()) latest = SortableTime(StringAt(ObjectAt(event, "metadata"), "creationTimestamp"));
+  if (latest.empty()) latest = SortableTime(core::StringAt(core::ObjectAt(event, "metadata"), "creationTimestamp"));
   return latest;
 }
 
@@ -50,7 +50,7 @@ std::string LatestEvent(Client& client, const std::string& ns, const std::string
   if (!events) return "";
   const nlohmann::json* latest = nullptr;
   std::string latest_time;
-  for (const auto& event : ArrayAt(*events, "items")) {
+  for (const auto& event : core::ArrayAt(*events, "items")) {
     std::string time = EventTime(event);
     if (latest == nullptr || time >= latest_time) {
       latest = &event;
@@ -59,7 +59,7 @@ std::string LatestEvent(Client& client, const std::string& ns, const std::string
   }
   if (latest == nullptr) return "";
   // An events.k8s.io event's `note` is served as core/v1 `message`.
-  return StringAt(*latest, "reason") + ": " + StringAt(*latest, "message");
+  return core::StringAt(*latest, "reason") + ": " + core::StringAt(*latest, "message");
 }
 
 }  // namespace
@@ -80,8 +80,8 @@ core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client) 
   auto groups = client.GetJson("/apis", "API discovery");
   if (!groups) return core::Fail(groups.error());
   std::vector<std::string> preferred{"v1"};
-  for (const auto& group : ArrayAt(*groups, "groups")) {
-    if (auto version = StringAt(ObjectAt(group, "preferredVersion"), "groupVersion"); !version.empty()) {
+  for (const auto& group : core::ArrayAt(*groups, "groups")) {
+    if (auto version = core::StringAt(core::ObjectAt(group, "preferredVersion"), "groupVersion"); !version.empty()) {
       preferred.push_back(version);
     }
   }
@@ -92,15 +92,15 @@ core::Result<ObjectRef> ParseObjectRef(const std::string& text, Client& client) 
     std::string path = group.empty() ? "/api/v1" : "/apis/" + group_version;
     auto list = client.GetJson(path, "API discovery");
     if (!list) continue;
-    for (const auto& resource : ArrayAt(*list, "resources")) {
-      std::string plural = StringAt(resource, "name");
+    for (const auto& resource : core::ArrayAt(*list, "resources")) {
+      std::string plural = core::StringAt(resource, "name");
       if (plural.find('/') != std::string::npos) continue;
-      bool match = plural == kind_text || Lower(StringAt(resource, "kind")) == kind_text ||
-                   StringAt(resource, "singularName") == kind_text;
-      for (const auto& short_name : ArrayAt(resource, "shortNames")) {
+      bool match = plural == kind_text || Lower(core::StringAt(resource, "kind")) == kind_text ||
+                   core::StringAt(resource, "singularName") == kind_text;
+      for (const auto& short_name : core::ArrayAt(resource, "shortNames")) {
         if (short_name == kind_text) match = true;
       }
-      if (match) return ObjectRef{group_version, StringAt(resource, "kind"), name};
+      if (match) return ObjectRef{group_version, core::StringAt(resource, "kind"), name};
     }
   }
   return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
@@ -116,7 +116,7 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
     auto list = client.GetJson(
         "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "");
     if (list) {
-      for (const auto& pod : ArrayAt(*list, "items")) pods.push_back(pod);
+      for (const auto& pod : core::ArrayAt(*list, "items")) pods.push_back(pod);
     }
   }
   std::string lines;
@@ -127,8 +127,8 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
     ++not_ready;
     if (shown == 5) continue;
     ++shown;
-    std::string name = StringAt(ObjectAt(pod, "metadata"), "name");
-    std::string phase = StringAt(ObjectAt(pod, "status"), "phase");
+    std::string name = core::StringAt(core::ObjectAt(pod, "metadata"), "name");
+    std::string phase = core::StringAt(core::ObjectAt(pod, "status"), "phase");
     if (phase.empty()) phase = "Pending";
     std::string line = "pod " + name + " " + phase;
     if (auto event = LatestEvent(client, ns, "Pod", name); !event.empty()) line += ": " + event;
@@ -136,7 +136,7 @@ std::string ExplainPods(Client& client, const std::string& ns, std::string_view 
   }
   if (not_ready > shown) lines += "\n  ... and " + std::to_string(not_ready - shown) + " more pods not ready";
   if (pods.empty() && kind != "Pod" && object.is_object()) {
-    std::string name = StringAt(ObjectAt(object, "metadata"), "name");
+    std::string name = core::StringAt(core::ObjectAt(object, "metadata"), "name");
     if (auto event = LatestEvent(client, ns, std::string(kind), name); !event.empty()) {
       lines += "\n  latest event: " + event;
     } else if (!selector.empty()) {

@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/poll_seen.h"
-#include "tputrain/k8s/json_fields.h"
 
 namespace tputrain::k8s {
 namespace {
@@ -19,7 +19,7 @@ std::string NameSelector(const std::string& name) {
 }
 
 std::string ResourceVersionOf(const nlohmann::json& object) {
-  return StringAt(ObjectAt(object, "metadata"), "resourceVersion");
+  return core::StringAt(core::ObjectAt(object, "metadata"), "resourceVersion");
 }
 
 core::Error Cancelled() { return core::Error::Cancelled("interrupted while waiting"); }
@@ -126,19 +126,19 @@ class ObjectWatch {
     auto response = client_.StreamLines(path, server_timeout + seconds(15), [&](std::string_view line) {
       auto event = core::ParseJson(line, "").value_or(nullptr);
       if (!event.is_object()) return true;
-      if (!event.contains("type") && StringAt(event, "kind") == "Status") {
-        gone = IntAt(event, "code", 0) == 410;
+      if (!event.contains("type") && core::StringAt(event, "kind") == "Status") {
+        gone = core::IntAt(event, "code", 0) == 410;
         if (!gone)
-          stream_error = ErrorFromStatus(static_cast<int>(IntAt(event, "code", 500)), std::string(line), name_);
+          stream_error = ErrorFromStatus(static_cast<int>(core::IntAt(event, "code", 500)), std::string(line), name_);
         return false;
       }
-      std::string type = StringAt(event, "type");
-      const auto& object = ObjectAt(event, "object");
+      std::string type = core::StringAt(event, "type");
+      const auto& object = core::ObjectAt(event, "object");
       if (type == "ERROR") {
-        if (IntAt(object, "code", 0) == 410) {
+        if (core::IntAt(object, "code", 0) == 410) {
           gone = true;
         } else {
-          stream_error = ErrorFromStatus(static_cast<int>(IntAt(object, "code", 500)), object.dump(), name_);
+          stream_error = ErrorFromStatus(static_cast<int>(core::IntAt(object, "code", 500)), object.dump(), name_);
         }
         return false;
       }
@@ -147,7 +147,7 @@ class ObjectWatch {
       if (type == "BOOKMARK") return true;
       if (type == "DELETED") {
         finished = Decided(nullptr);
-      } else if (StringAt(ObjectAt(object, "metadata"), "name") == name_) {
+      } else if (core::StringAt(core::ObjectAt(object, "metadata"), "name") == name_) {
         finished = Decided(&object);
       }
       if (deps_.cancel != nullptr && deps_.cancel->cancelled()) return false;

@@ -14,6 +14,7 @@
 #include "engines.h"
 #include "error_text.h"
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::serving {
 namespace {
@@ -168,10 +169,8 @@ core::Result<SaxCellEntry> ParseListCell(const http::Response& response) {
     return core::Fail(core::Error::Internal("sax-http's /listcell answered without max_replicas and active_replicas: " +
                                             OneLine(response.body)));
   }
-  auto text = [&](const char* key) {
-    return body.contains(key) && body[key].is_string() ? body[key].get<std::string>() : std::string();
-  };
-  return SaxCellEntry{text("model"), text("model_path"), text("checkpoint"), *most, *active};
+  return SaxCellEntry{core::StringAt(body, "model"), core::StringAt(body, "model_path"),
+                      core::StringAt(body, "checkpoint"), *most, *active};
 }
 
 core::Error SaxHttpError(const http::Response& response) {

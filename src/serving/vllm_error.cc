@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error_text.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::serving {
 namespace {
@@ -16,29 +17,24 @@ std::string Printable(std::string text) {
   return OneLine(std::move(text));
 }
 
-std::string StringOr(const nlohmann::json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object[key].is_string()) return "";
-  return object[key].get<std::string>();
-}
-
 }  // namespace
 
 bool IsVllmError(const nlohmann::json& body) {
   if (!body.is_object()) return false;
-  return body.contains("error") || StringOr(body, "object") == "error";
+  return body.contains("error") || core::StringAt(body, "object") == "error";
 }
 
 core::Error VllmError(int status, const nlohmann::json& body, std::string_view raw) {
   std::string message;
   std::string type;
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
-    message = StringOr(body["error"], "message");
-    type = StringOr(body["error"], "type");
+    message = core::StringAt(body["error"], "message");
+    type = core::StringAt(body["error"], "type");
   } else if (body.is_object() && body.contains("error") && body["error"].is_string()) {
     message = body["error"].get<std::string>();
-  } else if (StringOr(body, "object") == "error") {
-    message = StringOr(body, "message");
-    type = StringOr(body, "type");
+  } else if (core::StringAt(body, "object") == "error") {
+    message = core::StringAt(body, "message");
+    type = core::StringAt(body, "type");
   } else if (body.is_object() && body.contains("detail")) {
     message = body["detail"].is_array()
                   ? ValidationDetail(body["detail"])

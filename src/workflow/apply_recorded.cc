@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -18,7 +18,7 @@ const k8s::Object* DefiningCrd(const std::vector<k8s::Object>& objects, const st
   for (const auto& object : objects) {
     if (object.kind != "CustomResourceDefinition" || !object.json.contains("spec")) continue;
     const auto& spec = object.json["spec"];
-    if (k8s::StringAt(spec, "group") == group && k8s::StringAt(k8s::ObjectAt(spec, "names"), "kind") == kind) {
+    if (core::StringAt(spec, "group") == group && core::StringAt(core::ObjectAt(spec, "names"), "kind") == kind) {
       return &object;
     }
   }
@@ -38,7 +38,7 @@ core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8
     if (info) {
       namespaced = info->namespaced;
     } else if (const auto* crd = DefiningCrd(objects, object.api_version, object.kind)) {
-      namespaced = k8s::StringAt(k8s::ObjectAt(crd->json, "spec"), "scope") != "Cluster";
+      namespaced = core::StringAt(core::ObjectAt(crd->json, "spec"), "scope") != "Cluster";
     } else {
       auto error = info.error();
       error.message = object.source + ": " + error.message;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "tputrain/core/fan_out.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/ledger_entries.h"
@@ -76,13 +77,10 @@ std::string AccessKey(const state::LedgerEntry& entry) {
 
 void RunRayJobs(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier, const CleanupReach& reach,
                 Tally& tally) {
-  std::vector<std::future<core::Result<Outcome>>> running;
-  for (const auto* item : tier) {
-    bool doomed = HeadDoomed(item->entry, plan);
-    running.push_back(std::async(
-        std::launch::async, [&env, &reach, item, doomed] { return StopRayJobEntry(env, item->entry, reach, doomed); }));
-  }
-  for (size_t i = 0; i < running.size(); ++i) tally.Add(running[i].get(), tier[i]->entry);
+  auto results = core::FanOut(tier, [&env, &plan, &reach](const PlannedDelete* item) {
+    return StopRayJobEntry(env, item->entry, reach, HeadDoomed(item->entry, plan));
+  });
+  for (size_t i = 0; i < results.size(); ++i) tally.Add(std::move(results[i]), tier[i]->entry);
 }
 
 // The GKE cluster of this run that a Kubernetes access record points at, if any: by name, or by
@@ -105,13 +103,10 @@ std::string HostingCluster(const state::AccessRecord& access, const CleanupPlan&
 // deletes takes its cell with it: an unreachable API server does not stop the cleanup.
 void RunServedModels(ProvisionEnv& env, const CleanupPlan& plan, const Planned& tier, const CleanupReach& reach,
                      Tally& tally) {
-  std::vector<std::future<core::Result<Outcome>>> running;
-  for (const auto* item : tier) {
-    running.push_back(std::async(std::launch::async,
-                                 [&env, &reach, item] { return UnpublishServedModelEntry(env, item->entry, reach); }));
-  }
-  for (size_t i = 0; i < running.size(); ++i) {
-    auto result = running[i].get();
+  auto results = core::FanOut(
+      tier, [&env, &reach](const PlannedDelete* item) { return UnpublishServedModelEntry(env, item->entry, reach); });
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto& result = results[i];
     const auto& entry = tier[i]->entry;
     auto access = AccessOf(entry);
     std::string hosting = !result && access ? HostingCluster(*access, plan) : "";
@@ -137,16 +132,16 @@ void RunK8sObjects(ProvisionEnv& env, const CleanupPlan& plan, const Planned& ti
   for (const auto* item : tier) {
     by_cluster[AccessKey(item->entry)].push_back(item);
   }
-  std::vector<std::pair<std::vector<const PlannedDelete*>*, std::future<core::Result<std::vector<Outcome>>>>> running;
-  for (auto& [cluster, items] : by_cluster) {
+  std::vector<const std::vector<const PlannedDelete*>*> groups;
+  for (const auto& [cluster, items] : by_cluster) groups.push_back(&items);
+  auto results = core::FanOut(groups, [&env, &reach](const std::vector<const PlannedDelete*>* items) {
     std::vector<state::LedgerEntry> entries;
-    for (const auto* item : items) entries.push_back(item->entry);
-    running.emplace_back(&items, std::async(std::launch::async, [&env, &reach, entries = std::move(entries)] {
-      return DeleteK8sEntries(env, entries, reach);
-    }));
-  }
-  for (auto& [items, future] : running) {
-    auto result = future.get();
+    for (const auto* item : *items) entries.push_back(item->entry);
+    return DeleteK8sEntries(env, entries, reach);
+  });
+  for (size_t group = 0; group < groups.size(); ++group) {
+    const auto* items = groups[group];
+    auto& result = results[group];
     if (result) {
       tally.outcomes.insert(tally.outcomes.end(), result->begin(), result->end());
       continue;
@@ -165,12 +160,9 @@ void RunK8sObjects(ProvisionEnv& env, const CleanupPlan& plan, const Planned& ti
 }
 
 void RunCloud(ProvisionEnv& env, const Planned& tier, Tally& tally) {
-  auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
-  std::vector<std::future<core::Result<Outcome>>> running;
-  for (const auto* item : tier) {
-    running.push_back(std::async(policy, [&env, item] { return DeleteCloudEntry(env, item->entry); }));
-  }
-  for (size_t i = 0; i < running.size(); ++i) tally.Add(running[i].get(), tier[i]->entry);
+  auto results = core::FanOut(
+      tier, [&env](const PlannedDelete* item) { return DeleteCloudEntry(env, item->entry); }, env.dry_run != nullptr);
+  for (size_t i = 0; i < results.size(); ++i) tally.Add(std::move(results[i]), tier[i]->entry);
 }
 
 // What went with its cluster, recorded once the cluster's delete is known to be done.

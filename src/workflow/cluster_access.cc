@@ -1,6 +1,7 @@
 #include "tputrain/workflow/cluster_access.h"
 
 #include "tputrain/core/base64.h"
+#include "tputrain/core/resource_name.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/k8s/kubeconfig_writer.h"
 
@@ -65,21 +66,14 @@ core::Result<KubeconfigWritten> WriteClusterCredentials(http::Transport& transpo
 }
 
 core::Result<gcp::container::ClusterRef> ClusterRefFromName(const std::string& name) {
-  // projects/P/locations/L/clusters/C
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    size_t slash = name.find('/', start);
-    parts.push_back(name.substr(start, slash - start));
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
-  if (parts.size() != 6 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "clusters" ||
-      parts[1].empty() || parts[3].empty() || parts[5].empty()) {
+  gcp::container::ClusterRef ref{core::SegmentAfter(name, "projects"), core::SegmentAfter(name, "locations"),
+                                 core::SegmentAfter(name, "clusters")};
+  if (ref.project.empty() || ref.location.empty() || ref.cluster.empty() ||
+      name != "projects/" + ref.project + "/locations/" + ref.location + "/clusters/" + ref.cluster) {
     return core::Fail(
         core::Error::Usage("expected a cluster name projects/P/locations/L/clusters/C, got '" + name + "'"));
   }
-  return gcp::container::ClusterRef{parts[1], parts[3], parts[5]};
+  return ref;
 }
 
 }  // namespace tputrain::workflow

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <map>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/logs.h"
 
@@ -116,14 +116,14 @@ std::vector<std::string> PodSelectors(const LogTarget& target) {
 }
 
 core::Result<std::string> ChooseContainer(const nlohmann::json& pod, const std::string& requested) {
-  const auto& metadata = k8s::ObjectAt(pod, "metadata");
-  std::string pod_name = k8s::StringAt(metadata, "name");
-  const auto& spec = k8s::ObjectAt(pod, "spec");
-  auto containers = Names(k8s::ArrayAt(spec, "containers"));
+  const auto& metadata = core::ObjectAt(pod, "metadata");
+  std::string pod_name = core::StringAt(metadata, "name");
+  const auto& spec = core::ObjectAt(pod, "spec");
+  auto containers = Names(core::ArrayAt(spec, "containers"));
   if (!requested.empty()) {
     auto all = containers;
     for (const char* field : {"initContainers", "ephemeralContainers"}) {
-      for (auto& name : Names(k8s::ArrayAt(spec, field))) all.push_back(std::move(name));
+      for (auto& name : Names(core::ArrayAt(spec, field))) all.push_back(std::move(name));
     }
     if (std::find(all.begin(), all.end(), requested) != all.end()) return requested;
     return core::Fail(core::Error::Usage("-c/--container: pod/" + pod_name + " has no container '" + requested +
@@ -131,7 +131,7 @@ core::Result<std::string> ChooseContainer(const nlohmann::json& pod, const std::
   }
   // As kubectl: the pod's own choice first (a JetStream leader names jax-tpu of its four).
   const std::string preferred =
-      k8s::StringAt(k8s::ObjectAt(metadata, "annotations"), "kubectl.kubernetes.io/default-container");
+      core::StringAt(core::ObjectAt(metadata, "annotations"), "kubectl.kubernetes.io/default-container");
   if (std::find(containers.begin(), containers.end(), preferred) != containers.end()) return preferred;
   if (containers.size() == 1) return containers.front();
   if (containers.empty()) return core::Fail(core::Error::Usage("pod/" + pod_name + " has no containers"));

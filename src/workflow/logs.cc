@@ -4,7 +4,7 @@
 #include <optional>
 #include <thread>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/workflow/logs.h"
 
@@ -58,7 +58,8 @@ core::Result<std::vector<nlohmann::json>> SelectPods(k8s::Client& client, const 
     if (!pods) return core::Fail(pods.error());
     if (pods->empty()) continue;
     std::sort(pods->begin(), pods->end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-      return k8s::StringAt(k8s::ObjectAt(a, "metadata"), "name") < k8s::StringAt(k8s::ObjectAt(b, "metadata"), "name");
+      return core::StringAt(core::ObjectAt(a, "metadata"), "name") <
+             core::StringAt(core::ObjectAt(b, "metadata"), "name");
     });
     return pods;
   }
@@ -81,10 +82,10 @@ std::string ContainersOf(const std::vector<nlohmann::json>& pods) {
   constexpr size_t kShown = 3;
   std::string text;
   for (size_t i = 0; i < pods.size() && i < kShown; ++i) {
-    text += (i == 0 ? "pod/" : "; pod/") + k8s::StringAt(k8s::ObjectAt(pods[i], "metadata"), "name") + ":";
+    text += (i == 0 ? "pod/" : "; pod/") + core::StringAt(core::ObjectAt(pods[i], "metadata"), "name") + ":";
     const char* separator = " ";
-    for (const auto& container : k8s::ArrayAt(k8s::ObjectAt(pods[i], "spec"), "containers")) {
-      text += separator + k8s::StringAt(container, "name");
+    for (const auto& container : core::ArrayAt(core::ObjectAt(pods[i], "spec"), "containers")) {
+      text += separator + core::StringAt(container, "name");
       separator = ", ";
     }
   }
@@ -144,7 +145,7 @@ core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const L
   std::optional<core::Error> missing;
   for (const auto& pod : *pods) {
     auto container = ChooseContainer(pod, request.container);
-    const std::string name = k8s::StringAt(k8s::ObjectAt(pod, "metadata"), "name");
+    const std::string name = core::StringAt(core::ObjectAt(pod, "metadata"), "name");
     if (!container) {
       if (request.container.empty()) return core::Fail(container.error());
       skipped.push_back("pod/" + name);
@@ -154,8 +155,8 @@ core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const L
     Stream stream;
     stream.pod = name;
     stream.container = *container;
-    stream.node = k8s::StringAt(k8s::ObjectAt(pod, "spec"), "nodeName");
-    stream.phase = k8s::StringAt(k8s::ObjectAt(pod, "status"), "phase");
+    stream.node = core::StringAt(core::ObjectAt(pod, "spec"), "nodeName");
+    stream.phase = core::StringAt(core::ObjectAt(pod, "status"), "phase");
     streams.push_back(std::move(stream));
   }
   if (streams.empty()) {

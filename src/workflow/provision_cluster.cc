@@ -6,6 +6,8 @@
 #include "provision_steps.h"
 #include "reservation_check.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/fan_out.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/node_pools.h"
@@ -36,10 +38,7 @@ core::Status WaitContainer(ProvisionEnv& env, gcp::container::Client& client, co
   auto done = gcp::operations::Wait(gcp::container::OperationWaiting(client, ref.Location(), operation), env.poll,
                                     {env.clock, env.sleeper, env.cancel}, ProgressOf(env, task));
   if (!done) return core::Fail(done.error());
-  if (ended_at != nullptr && done->raw.is_object()) {
-    auto end = done->raw.find("endTime");
-    *ended_at = end != done->raw.end() && end->is_string() ? end->get<std::string>() : "";
-  }
+  if (ended_at != nullptr) *ended_at = core::StringAt(done->raw, "endTime");
   return {};
 }
 
@@ -226,28 +225,26 @@ core::Result<std::vector<Outcome>> CreateNodePools(ProvisionEnv& env, const Clus
   const std::vector<NodePoolSpec>& pools = *pinned;
   // Each pool is its own operation; GKE runs several on one cluster at once, so they go
   // together and the slowest decides how long this takes. A pool's workload policy goes first.
-  std::vector<std::future<core::Result<std::vector<Outcome>>>> running;
-  running.reserve(pools.size());
   // A dry run only lists requests, in order.
-  auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
-  for (const auto& pool : pools) {
-    running.push_back(std::async(policy, [&env, &cluster, pool]() -> core::Result<std::vector<Outcome>> {
-      NodePoolSpec placed = pool;
-      auto placement = PlacePool(env, cluster, placed);
-      if (!placement) return core::Fail(placement.error());
-      std::vector<Outcome> made;
-      if (*placement) made.push_back(**placement);
-      auto created = CreateOnePool(env, cluster, placed);
-      if (!created) return core::Fail(created.error());
-      made.push_back(*created);
-      return made;
-    }));
-  }
+  auto results = core::FanOut(
+      pools,
+      [&env, &cluster](const NodePoolSpec& pool) -> core::Result<std::vector<Outcome>> {
+        NodePoolSpec placed = pool;
+        auto placement = PlacePool(env, cluster, placed);
+        if (!placement) return core::Fail(placement.error());
+        std::vector<Outcome> made;
+        if (*placement) made.push_back(**placement);
+        auto created = CreateOnePool(env, cluster, placed);
+        if (!created) return core::Fail(created.error());
+        made.push_back(*created);
+        return made;
+      },
+      env.dry_run != nullptr);
   std::vector<Outcome> outcomes;
   std::string failures;
   std::optional<core::Error> first_error;
-  for (size_t i = 0; i < running.size(); ++i) {
-    auto result = running[i].get();
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto& result = results[i];
     if (result) {
       for (auto& outcome : *result) outcomes.push_back(std::move(outcome));
       continue;

@@ -4,6 +4,8 @@
 #include "capacity_problem.h"
 #include "provision_steps.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/fan_out.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/spend.h"
@@ -13,12 +15,7 @@ namespace tputrain::workflow {
 namespace {
 
 // A done operation's metadata.endTime: when the node became READY, or went.
-std::string EndTimeOf(const gcp::tpu::Operation& operation) {
-  const auto& metadata = operation.metadata;
-  if (!metadata.is_object()) return "";
-  auto it = metadata.find("endTime");
-  return it != metadata.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string EndTimeOf(const gcp::tpu::Operation& operation) { return core::StringAt(operation.metadata, "endTime"); }
 
 }  // namespace
 
@@ -91,15 +88,11 @@ core::Result<Outcome> CreateTpuVm(ProvisionEnv& env, const gcp::tpu::NodeRef& re
 
 core::Result<std::vector<Outcome>> CreateTpuVms(
     ProvisionEnv& env, const std::vector<std::pair<gcp::tpu::NodeRef, gcp::tpu::NodeSpec>>& vms) {
-  auto policy = env.dry_run != nullptr ? std::launch::deferred : std::launch::async;
-  std::vector<std::future<core::Result<Outcome>>> running;
-  for (const auto& [ref, spec] : vms) {
-    running.push_back(std::async(policy, [&env, ref, spec] { return CreateTpuVm(env, ref, spec); }));
-  }
+  auto results = core::FanOut(
+      vms, [&env](const auto& vm) { return CreateTpuVm(env, vm.first, vm.second); }, env.dry_run != nullptr);
   std::vector<Outcome> outcomes;
   std::optional<core::Error> error;
-  for (auto& future : running) {
-    auto result = future.get();
+  for (auto& result : results) {
     if (result) {
       outcomes.push_back(std::move(*result));
     } else if (!error) {

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/poll.h"
-#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/queue.h"
 
@@ -77,14 +77,14 @@ core::Result<std::vector<QueueSummary>> ListQueues(k8s::Client& client, k8s::Dis
   if (!list) return core::Fail(list.error());
   std::map<std::string, kueue::ClusterQueueStatus> cache;
   std::vector<QueueSummary> queues;
-  for (const auto& item : k8s::ArrayAt(*list, "items")) {
+  for (const auto& item : core::ArrayAt(*list, "items")) {
     QueueSummary summary;
-    summary.name = k8s::StringAt(k8s::ObjectAt(item, "metadata"), "name");
-    summary.ns = k8s::StringAt(k8s::ObjectAt(item, "metadata"), "namespace");
-    const auto& status = k8s::ObjectAt(item, "status");
-    summary.pending = k8s::IntAt(status, "pendingWorkloads", 0);
-    summary.admitted = k8s::IntAt(status, "admittedWorkloads", 0);
-    std::string cq = k8s::StringAt(k8s::ObjectAt(item, "spec"), "clusterQueue");
+    summary.name = core::StringAt(core::ObjectAt(item, "metadata"), "name");
+    summary.ns = core::StringAt(core::ObjectAt(item, "metadata"), "namespace");
+    const auto& status = core::ObjectAt(item, "status");
+    summary.pending = core::IntAt(status, "pendingWorkloads", 0);
+    summary.admitted = core::IntAt(status, "admittedWorkloads", 0);
+    std::string cq = core::StringAt(core::ObjectAt(item, "spec"), "clusterQueue");
     summary.cluster_queue.name = cq;
     if (auto read = ReadClusterQueue(client, cq, cache)) summary.cluster_queue = *read;
     queues.push_back(std::move(summary));
@@ -102,9 +102,9 @@ core::Result<QueueDescription> DescribeQueue(k8s::Client& client, k8s::Discovery
   QueueDescription description;
   description.summary.name = name;
   description.summary.ns = in_ns;
-  description.summary.pending = k8s::IntAt(k8s::ObjectAt(*local, "status"), "pendingWorkloads", 0);
-  description.summary.admitted = k8s::IntAt(k8s::ObjectAt(*local, "status"), "admittedWorkloads", 0);
-  std::string cq = k8s::StringAt(k8s::ObjectAt(*local, "spec"), "clusterQueue");
+  description.summary.pending = core::IntAt(core::ObjectAt(*local, "status"), "pendingWorkloads", 0);
+  description.summary.admitted = core::IntAt(core::ObjectAt(*local, "status"), "admittedWorkloads", 0);
+  std::string cq = core::StringAt(core::ObjectAt(*local, "spec"), "clusterQueue");
   auto cluster_queue = client.GetJson(KueuePath("clusterqueues", "", cq), "ClusterQueue " + cq);
   if (!cluster_queue) return core::Fail(cluster_queue.error());
   description.summary.cluster_queue = kueue::ParseClusterQueue(*cluster_queue);
@@ -114,7 +114,7 @@ core::Result<QueueDescription> DescribeQueue(k8s::Client& client, k8s::Discovery
   }
   for (const auto& flavor : flavors) {
     auto read = client.GetJson(KueuePath("resourceflavors", "", flavor), "ResourceFlavor " + flavor);
-    nlohmann::json spec = read ? k8s::ObjectAt(*read, "spec") : json{{"missing", true}};
+    nlohmann::json spec = read ? core::ObjectAt(*read, "spec") : json{{"missing", true}};
     description.flavors.push_back({{"name", flavor}, {"spec", spec}});
   }
   for (const auto& check : description.summary.cluster_queue.checks) {
@@ -148,13 +148,13 @@ core::Result<std::vector<WorkloadReport>> QueueStatus(k8s::Client& client, k8s::
   auto workloads = ListItems(client, "workloads", in_ns, cluster_wide);
   if (!workloads) return core::Fail(workloads.error());
   std::map<std::string, std::string> cluster_queue_of;  // "ns/localqueue" → ClusterQueue
-  for (const auto& item : k8s::ArrayAt(*local_queues, "items")) {
-    const auto& metadata = k8s::ObjectAt(item, "metadata");
-    cluster_queue_of[k8s::StringAt(metadata, "namespace") + "/" + k8s::StringAt(metadata, "name")] =
-        k8s::StringAt(k8s::ObjectAt(item, "spec"), "clusterQueue");
+  for (const auto& item : core::ArrayAt(*local_queues, "items")) {
+    const auto& metadata = core::ObjectAt(item, "metadata");
+    cluster_queue_of[core::StringAt(metadata, "namespace") + "/" + core::StringAt(metadata, "name")] =
+        core::StringAt(core::ObjectAt(item, "spec"), "clusterQueue");
   }
   std::vector<kueue::WorkloadStatus> all;
-  for (const auto& item : k8s::ArrayAt(*workloads, "items")) {
+  for (const auto& item : core::ArrayAt(*workloads, "items")) {
     auto status = kueue::ParseWorkload(item);
     if (status.cluster_queue.empty()) status.cluster_queue = cluster_queue_of[status.ns + "/" + status.queue];
     all.push_back(std::move(status));
@@ -174,11 +174,11 @@ core::Result<std::vector<WorkloadReport>> QueueStatus(k8s::Client& client, k8s::
           "ProvisioningRequests");
       requests = read ? *read : json::object();
     }
-    for (const auto& request : k8s::ArrayAt(requests, "items")) {
-      for (const auto& owner : k8s::ArrayAt(k8s::ObjectAt(request, "metadata"), "ownerReferences")) {
-        if (k8s::StringAt(owner, "kind") == "Workload" && k8s::StringAt(owner, "name") == status.name) {
+    for (const auto& request : core::ArrayAt(requests, "items")) {
+      for (const auto& owner : core::ArrayAt(core::ObjectAt(request, "metadata"), "ownerReferences")) {
+        if (core::StringAt(owner, "kind") == "Workload" && core::StringAt(owner, "name") == status.name) {
           report.provisioning.push_back(
-              {k8s::StringAt(k8s::ObjectAt(request, "metadata"), "name"), kueue::ConditionsOf(request)});
+              {core::StringAt(core::ObjectAt(request, "metadata"), "name"), kueue::ConditionsOf(request)});
         }
       }
     }
@@ -283,13 +283,13 @@ core::Result<kueue::QueueLabelling> QueueLabellingFor(k8s::Client& client, const
   if (!parsed) return core::Fail(parsed.error());
   kueue::QueueLabelling labelling;
   labelling.queue = queue;
-  std::string cq = k8s::StringAt(k8s::ObjectAt(*parsed, "spec"), "clusterQueue");
+  std::string cq = core::StringAt(core::ObjectAt(*parsed, "spec"), "clusterQueue");
   auto cluster_queue = client.GetJson(KueuePath("clusterqueues", "", cq), "ClusterQueue " + cq);
   if (!cluster_queue) return core::Fail(cluster_queue.error());
   for (const auto& check : kueue::ParseClusterQueue(*cluster_queue).checks) {
     auto read = client.GetJson(KueuePath("admissionchecks", "", check), "AdmissionCheck " + check);
     if (!read) return core::Fail(read.error());
-    if (k8s::StringAt(k8s::ObjectAt(*read, "spec"), "controllerName") == kueue::kProvisioningController) {
+    if (core::StringAt(core::ObjectAt(*read, "spec"), "controllerName") == kueue::kProvisioningController) {
       labelling.provisioning = true;
     }
   }

@@ -1,6 +1,6 @@
 #include "saxml_render.h"
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/template_values.h"
 
@@ -26,16 +26,16 @@ core::Result<SaxmlObjects> RenderSaxml(const SaxmlRender& request) {
     for (auto& object : *objects) {
       if (object.kind == "JobSet" && rendered.jobset.empty()) {
         rendered.jobset = object.name;
-        const auto spec = k8s::ObjectAt(object.json, "spec");
-        for (const auto& job : k8s::ArrayAt(spec, "replicatedJobs")) {
-          const int64_t replicas = k8s::IntAt(job, "replicas", 1);
-          const auto job_spec = k8s::ObjectAt(k8s::ObjectAt(job, "template"), "spec");
-          rendered.model_server_pods += replicas * k8s::IntAt(job_spec, "parallelism", 1);
+        const auto spec = core::ObjectAt(object.json, "spec");
+        for (const auto& job : core::ArrayAt(spec, "replicatedJobs")) {
+          const int64_t replicas = core::IntAt(job, "replicas", 1);
+          const auto job_spec = core::ObjectAt(core::ObjectAt(job, "template"), "spec");
+          rendered.model_server_pods += replicas * core::IntAt(job_spec, "parallelism", 1);
         }
       }
       if (object.kind == "Service" && rendered.service.empty()) {
         rendered.service = object.name;
-        selector = k8s::ObjectAt(k8s::ObjectAt(object.json, "spec"), "selector");
+        selector = core::ObjectAt(core::ObjectAt(object.json, "spec"), "selector");
       }
       rendered.objects.push_back(std::move(object));
     }
@@ -43,8 +43,8 @@ core::Result<SaxmlObjects> RenderSaxml(const SaxmlRender& request) {
   // sax-http is the Deployment behind the Service; the other one is the admin server.
   for (const auto& object : rendered.objects) {
     if (object.kind != "Deployment") continue;
-    const auto labels = k8s::ObjectAt(
-        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(object.json, "spec"), "template"), "metadata"), "labels");
+    const auto labels = core::ObjectAt(
+        core::ObjectAt(core::ObjectAt(core::ObjectAt(object.json, "spec"), "template"), "metadata"), "labels");
     bool behind_service = !selector.empty();
     for (const auto& [key, value] : selector.items())
       behind_service = behind_service && labels.value(key, nlohmann::json()) == value;

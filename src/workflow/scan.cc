@@ -1,12 +1,12 @@
 #include "tputrain/workflow/scan.h"
 
 #include <algorithm>
-#include <future>
 #include <set>
 
-#include "source_bucket.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/fan_out.h"
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/core/resource_name.h"
 #include "tputrain/gcp/artifactregistry/client.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/storage/client.h"
@@ -62,13 +62,6 @@ std::optional<catalog::TpuSliceType> SliceOf(const std::string& accelerator_type
   return *slice;
 }
 
-std::string Segment(const std::string& name, const std::string& after) {
-  auto at = name.find("/" + after + "/");
-  if (at == std::string::npos) return "";
-  auto begin = at + after.size() + 2;
-  return name.substr(begin, name.find('/', begin) - begin);
-}
-
 core::Status ScanClusters(ProvisionEnv& env, const ScanRequest& request, const Keys& ledgered,
                           std::vector<LeakedResource>& out) {
   gcp::container::Client client(env.transport, env.endpoints.container);
@@ -113,8 +106,8 @@ core::Status ScanTpuVms(ProvisionEnv& env, const ScanRequest& request, const Key
       // A queued resource's node goes with it (ScanQueuedResources); deleted alone, the queued
       // resource would stay, SUSPENDED.
       if (!node.raw.value("queuedResource", "").empty()) continue;
-      out.push_back({ResourceKind::kTpuVm, node.name.substr(node.name.rfind('/') + 1), node.name, *run,
-                     Segment(node.name, "locations"), ""});
+      out.push_back({ResourceKind::kTpuVm, core::LastSegment(node.name), node.name, *run,
+                     core::SegmentAfter(node.name, "locations"), ""});
       auto slice = SliceOf(node.accelerator_type);
       SetChips(out.back(), slice, slice ? slice->chips : 0, node.labels);
       out.back().capacity = node.spot ? catalog::CapacityMode::kSpot : catalog::CapacityMode::kOnDemand;
@@ -133,8 +126,8 @@ core::Status ScanQueuedResources(ProvisionEnv& env, const ScanRequest& request, 
     for (const auto& resource : *resources) {
       auto run = RunOf(resource.labels, request.run_id);
       if (!run || !Listed(request, ledgered, {ResourceKind::kQueuedResource, resource.name}, resource.labels)) continue;
-      out.push_back({ResourceKind::kQueuedResource, resource.name.substr(resource.name.rfind('/') + 1), resource.name,
-                     *run, Segment(resource.name, "locations"), ""});
+      out.push_back({ResourceKind::kQueuedResource, core::LastSegment(resource.name), resource.name, *run,
+                     core::SegmentAfter(resource.name, "locations"), ""});
       // Its slices bill only while it is ACTIVE.
       const auto specs = resource.raw.value("tpu", nlohmann::json::object()).value("nodeSpec", nlohmann::json::array());
       const std::string type = specs.empty() || !specs[0].is_object()
@@ -181,48 +174,54 @@ core::Status ScanRepositories(ProvisionEnv& env, const ScanRequest& request, con
     for (const auto& repository : *repositories) {
       auto run = RunOf(repository.labels, request.run_id);
       if (!run || !Listed(request, ledgered, {ResourceKind::kRepository, repository.name}, repository.labels)) continue;
-      out.push_back({ResourceKind::kRepository, repository.name.substr(repository.name.rfind('/') + 1), repository.name,
-                     *run, region, ""});
+      out.push_back({ResourceKind::kRepository, core::LastSegment(repository.name), repository.name, *run, region, ""});
     }
   }
   return {};
 }
 
-gcp::container::ClusterRef ClusterRefOf(const std::string& name) {
-  std::string rooted = "/" + name;
-  return {Segment(rooted, "projects"), Segment(rooted, "locations"), Segment(rooted, "clusters")};
+// The ledger entry a run would have written for what the scan found: what the one cloud delete
+// (DeleteCloudEntry, cleanup's) reads.
+state::LedgerEntry EntryOf(const LeakedResource& item) {
+  state::LedgerEntry entry;
+  entry.kind = item.kind;
+  entry.name = item.resource;
+  entry.state = state::EntryState::kCreated;
+  const std::string project = core::SegmentAfter(item.resource, "projects");
+  switch (item.kind) {
+    case ResourceKind::kCluster:
+    case ResourceKind::kNodePool: {
+      const std::string& cluster = item.kind == ResourceKind::kCluster ? item.resource : item.cluster;
+      entry.details = {{"project", core::SegmentAfter(cluster, "projects")},
+                       {"location", core::SegmentAfter(cluster, "locations")},
+                       {"cluster", core::SegmentAfter(cluster, "clusters")}};
+      if (item.kind == ResourceKind::kNodePool) entry.details["nodepool"] = item.name;
+      break;
+    }
+    case ResourceKind::kTpuVm:
+      entry.details = {{"project", project}, {"zone", item.location}, {"node", item.name}};
+      break;
+    case ResourceKind::kQueuedResource:
+      entry.details = {{"project", project}, {"zone", item.location}, {"queued_resource", item.name}};
+      break;
+    case ResourceKind::kRepository:
+      entry.details = {{"project", project}, {"location", item.location}, {"repository", item.name}};
+      break;
+    default:  // a bucket: its name, and the project scanned (whose Cloud Build bucket is shared)
+      entry.name = item.name;
+      entry.details = {{"project", item.project}};
+      break;
+  }
+  return entry;
 }
 
 // Runs one tier's deletes concurrently, collecting outcomes and failure lines.
 void RunTier(ProvisionEnv& env, const std::vector<const LeakedResource*>& tier, std::vector<Outcome>& outcomes,
              std::string& failures, std::optional<core::Error>& first_error) {
-  std::vector<std::future<core::Result<Outcome>>> running;
-  for (const LeakedResource* item : tier) {
-    running.push_back(std::async(std::launch::async, [&env, item]() -> core::Result<Outcome> {
-      if (item->kind == ResourceKind::kNodePool) {
-        auto cluster = ClusterRefOf(item->cluster);
-        return DeleteNodePool(env, {cluster, item->name});
-      }
-      if (item->kind == ResourceKind::kCluster) return DeleteCluster(env, ClusterRefOf(item->resource));
-      if (item->kind == ResourceKind::kTpuVm) {
-        return DeleteTpuVm(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
-      }
-      if (item->kind == ResourceKind::kQueuedResource) {
-        return DeleteQueuedResource(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
-      }
-      if (item->kind == ResourceKind::kRepository) {
-        return DeleteRepository(env, {Segment("/" + item->resource, "projects"), item->location, item->name});
-      }
-      // A bucket the leaked run created: its objects are its, except in the project's shared
-      // Cloud Build bucket, where no ledger says which tarballs were the run's.
-      if (internal::IsSourceBucket(item->name, item->project)) {
-        return internal::DeleteSourceBucket(env, item->name);
-      }
-      return DeleteBucket(env, item->name, /*force=*/true);
-    }));
-  }
-  for (size_t i = 0; i < running.size(); ++i) {
-    auto result = running[i].get();
+  auto results =
+      core::FanOut(tier, [&env](const LeakedResource* item) { return DeleteCloudEntry(env, EntryOf(*item)); });
+  for (size_t i = 0; i < results.size(); ++i) {
+    auto& result = results[i];
     if (result) {
       outcomes.push_back(std::move(*result));
       continue;
@@ -249,6 +248,14 @@ nlohmann::json ToJson(const LeakedResource& leaked) {
   }
   if (leaked.expires_at > 0) json["expires_at"] = leaked.expires_at;
   return json;
+}
+
+std::optional<double> PerHour(const LeakedResource& leaked, const Prices* prices) {
+  if (prices == nullptr || leaked.generation.empty() || leaked.chips == 0) return std::nullopt;
+  auto rate =
+      prices->table.PerChipHour(leaked.generation, core::RegionOf(leaked.location), catalog::BilledAs(leaked.capacity));
+  if (!rate) return std::nullopt;
+  return *rate * leaked.chips;
 }
 
 core::Result<Ledgered> LedgeredKeys(const state::LedgerStore& store) {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/poll_seen.h"
-#include "tputrain/k8s/json_fields.h"
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/render/render.h"
@@ -22,11 +22,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 
 constexpr std::size_t kFailureLines = 10;
-
-std::string Text(const json& object, const char* key) {
-  auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
-}
 
 std::string ArgValue(const json& args, const std::string& flag) {
   if (!args.is_array()) return "";
@@ -84,13 +79,13 @@ core::Result<json> NewestPod(k8s::Client& client, const std::string& ns, const s
     auto list = client.GetJson(
         "/api/v1/namespaces/" + http::PathSegment(ns) + "/pods?labelSelector=" + http::UrlEncode(selector), "pods");
     if (!list) return core::Fail(list.error());
-    const auto items = k8s::ArrayAt(*list, "items");
+    const auto items = core::ArrayAt(*list, "items");
     if (items.empty()) continue;
     return *std::max_element(items.begin(), items.end(), [](const json& a, const json& b) {
-      const auto am = k8s::ObjectAt(a, "metadata");
-      const auto bm = k8s::ObjectAt(b, "metadata");
-      return std::make_pair(Text(am, "creationTimestamp"), Text(am, "name")) <
-             std::make_pair(Text(bm, "creationTimestamp"), Text(bm, "name"));
+      const auto am = core::ObjectAt(a, "metadata");
+      const auto bm = core::ObjectAt(b, "metadata");
+      return std::make_pair(core::StringAt(am, "creationTimestamp"), core::StringAt(am, "name")) <
+             std::make_pair(core::StringAt(bm, "creationTimestamp"), core::StringAt(bm, "name"));
     });
   }
   return json();
@@ -109,23 +104,23 @@ std::string SortableStamp(std::string_view stamp) {
 }
 
 bool Finished(const json& pod) {
-  const std::string phase = Text(k8s::ObjectAt(pod, "status"), "phase");
+  const std::string phase = core::StringAt(core::ObjectAt(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
 // How a pod that has no log yet stands, for the progress line: its phase and, while it is not
 // scheduled, the scheduler's reason (no m1-ultramem-160 node yet is the usual one).
 std::string PodState(const json& pod) {
-  const auto status = k8s::ObjectAt(pod, "status");
-  std::string state = Text(status, "phase").empty() ? "Pending" : Text(status, "phase");
-  for (const auto& condition : k8s::ArrayAt(status, "conditions")) {
-    if (Text(condition, "type") == "PodScheduled" && Text(condition, "status") == "False") {
-      state += ": " + Text(condition, "reason");
-      if (!Text(condition, "message").empty()) state += ": " + Text(condition, "message");
+  const auto status = core::ObjectAt(pod, "status");
+  std::string state = core::StringAt(status, "phase").empty() ? "Pending" : core::StringAt(status, "phase");
+  for (const auto& condition : core::ArrayAt(status, "conditions")) {
+    if (core::StringAt(condition, "type") == "PodScheduled" && core::StringAt(condition, "status") == "False") {
+      state += ": " + core::StringAt(condition, "reason");
+      if (!core::StringAt(condition, "message").empty()) state += ": " + core::StringAt(condition, "message");
     }
   }
-  for (const auto& container : k8s::ArrayAt(status, "containerStatuses")) {
-    const std::string reason = Text(k8s::ObjectAt(k8s::ObjectAt(container, "state"), "waiting"), "reason");
+  for (const auto& container : core::ArrayAt(status, "containerStatuses")) {
+    const std::string reason = core::StringAt(core::ObjectAt(core::ObjectAt(container, "state"), "waiting"), "reason");
     if (!reason.empty()) state += ", " + reason;
   }
   return state;
@@ -204,7 +199,7 @@ class Follower {
   // Follows `pod`'s log once if there is one to follow: true when lines came. A pod that cannot
   // start is an error; one not started yet, or a dropped stream, is reported and tried again.
   core::Result<bool> Follow(const json& pod, const std::string& task) {
-    const std::string name = Text(k8s::ObjectAt(pod, "metadata"), "name");
+    const std::string name = core::StringAt(core::ObjectAt(pod, "metadata"), "name");
     if (name == done_pod_) return false;
     if (auto problem = PodProblem(pod)) {
       return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
@@ -346,14 +341,14 @@ std::string CheckpointOf(const k8s::Object& job) {
 
 JobState JobStateOf(const json& job) {
   JobState state;
-  for (const auto& condition : k8s::ArrayAt(k8s::ObjectAt(job, "status"), "conditions")) {
-    if (Text(condition, "status") != "True") continue;
-    const std::string type = Text(condition, "type");
+  for (const auto& condition : core::ArrayAt(core::ObjectAt(job, "status"), "conditions")) {
+    if (core::StringAt(condition, "status") != "True") continue;
+    const std::string type = core::StringAt(condition, "type");
     if (type == "Complete") state.phase = JobState::Phase::kComplete;
     if (type == "Failed") {
       state.phase = JobState::Phase::kFailed;
-      state.reason = Text(condition, "reason");
-      const std::string message = Text(condition, "message");
+      state.reason = core::StringAt(condition, "reason");
+      const std::string message = core::StringAt(condition, "message");
       if (!message.empty()) state.reason += (state.reason.empty() ? "" : ": ") + message;
     }
   }

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/k8s/tpu_node_selector.h"
@@ -173,9 +173,9 @@ core::Result<bool> LookOnce(ServeUpEnv& env, const Workload& workload, const std
   auto pods =
       serve_pods::LivePods(client, workload.ns, workload.pod_selector, workload.tpu_type, no_nodes, workload.container);
   if (!pods) return core::Fail(pods.error());
-  const auto items = k8s::ArrayAt(*pods, "items");
+  const auto items = core::ArrayAt(*pods, "items");
   std::string leader = workload.leader_pod;
-  if (leader.empty() && !items.empty()) leader = serve_pods::Text(k8s::ObjectAt(items[0], "metadata"), "name");
+  if (leader.empty() && !items.empty()) leader = core::StringAt(core::ObjectAt(items[0], "metadata"), "name");
   const std::string log =
       leader.empty() ? "" : serve_pods::LogTail(client, workload.ns, leader, workload.container, 200);
   if (!workload.fatal_line.empty() && log.find(workload.fatal_line) != std::string::npos) {

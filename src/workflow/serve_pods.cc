@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/serve.h"
@@ -28,15 +28,15 @@ std::string LastLines(const std::string& text, std::size_t count) {
 // A pod the scheduler refused. Hopeless only when no node of the slice exists: with nodes (or a
 // pool being made), a refusal is the usual wait for a node to free up or join.
 std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const std::string& tpu_type) {
-  using serve_pods::Text;
-  const auto conditions = k8s::ArrayAt(k8s::ObjectAt(pod, "status"), "conditions");
+  const auto conditions = core::ArrayAt(core::ObjectAt(pod, "status"), "conditions");
   for (const auto& condition : conditions) {
-    if (k8s::StringAt(condition, "type") != "PodScheduled" || k8s::StringAt(condition, "status") != "False" ||
-        k8s::StringAt(condition, "reason") != "Unschedulable") {
+    if (core::StringAt(condition, "type") != "PodScheduled" || core::StringAt(condition, "status") != "False" ||
+        core::StringAt(condition, "reason") != "Unschedulable") {
       continue;
     }
-    return "pod " + Text(k8s::ObjectAt(pod, "metadata"), "name") +
-           " cannot be scheduled: " + Text(condition, "message") + "; the cluster has no node of a " + tpu_type +
+    return "pod " + core::StringAt(core::ObjectAt(pod, "metadata"), "name") +
+           " cannot be scheduled: " + core::StringAt(condition, "message") + "; the cluster has no node of a " +
+           tpu_type +
            " slice: add one (serve up --create-nodepool --cluster NAME, or tputrain nodepool create --tpu-type " +
            tpu_type + ")";
   }
@@ -45,17 +45,16 @@ std::optional<std::string> UnschedulableProblem(const nlohmann::json& pod, const
 
 // One container of pod `pod` that cannot get better: its line, or nothing.
 std::optional<std::string> ContainerProblem(const std::string& pod, const nlohmann::json& container) {
-  using serve_pods::Text;
-  const auto waiting = k8s::ObjectAt(k8s::ObjectAt(container, "state"), "waiting");
-  const std::string reason = Text(waiting, "reason");
+  const auto waiting = core::ObjectAt(core::ObjectAt(container, "state"), "waiting");
+  const std::string reason = core::StringAt(waiting, "reason");
   if (std::find(std::begin(kHopeless), std::end(kHopeless), reason) != std::end(kHopeless)) {
-    std::string line = "pod " + pod + " container " + Text(container, "name") + ": " + reason;
-    if (!Text(waiting, "message").empty()) line += ": " + Text(waiting, "message");
+    std::string line = "pod " + pod + " container " + core::StringAt(container, "name") + ": " + reason;
+    if (!core::StringAt(waiting, "message").empty()) line += ": " + core::StringAt(waiting, "message");
     return line;
   }
-  const auto last = k8s::ObjectAt(k8s::ObjectAt(container, "lastState"), "terminated");
-  if (Text(last, "reason") == "OOMKilled") {
-    return "pod " + pod + " container " + Text(container, "name") +
+  const auto last = core::ObjectAt(core::ObjectAt(container, "lastState"), "terminated");
+  if (core::StringAt(last, "reason") == "OOMKilled") {
+    return "pod " + pod + " container " + core::StringAt(container, "name") +
            ": OOMKilled (the model does not fit the container's memory; a larger slice or int8 weights)";
   }
   return std::nullopt;
@@ -64,8 +63,8 @@ std::optional<std::string> ContainerProblem(const std::string& pod, const nlohma
 }  // namespace
 
 std::optional<std::string> PodProblem(const nlohmann::json& pod) {
-  const std::string name = serve_pods::Text(k8s::ObjectAt(pod, "metadata"), "name");
-  for (const auto& container : k8s::ArrayAt(k8s::ObjectAt(pod, "status"), "containerStatuses")) {
+  const std::string name = core::StringAt(core::ObjectAt(pod, "metadata"), "name");
+  for (const auto& container : core::ArrayAt(core::ObjectAt(pod, "status"), "containerStatuses")) {
     if (auto problem = ContainerProblem(name, container)) return problem;
   }
   return std::nullopt;
@@ -73,20 +72,15 @@ std::optional<std::string> PodProblem(const nlohmann::json& pod) {
 
 namespace serve_pods {
 
-std::string Text(const nlohmann::json& json, const char* key) {
-  auto found = json.find(key);
-  return found != json.end() && found->is_string() ? found->get<std::string>() : "";
-}
-
 bool ConditionTrue(const nlohmann::json& object, const std::string& type) {
-  const auto conditions = k8s::ArrayAt(k8s::ObjectAt(object, "status"), "conditions");
+  const auto conditions = core::ArrayAt(core::ObjectAt(object, "status"), "conditions");
   return std::any_of(conditions.begin(), conditions.end(), [&](const nlohmann::json& condition) {
-    return k8s::StringAt(condition, "type") == type && k8s::StringAt(condition, "status") == "True";
+    return core::StringAt(condition, "type") == type && core::StringAt(condition, "status") == "True";
   });
 }
 
 int CountReady(const nlohmann::json& pods) {
-  const auto items = k8s::ArrayAt(pods, "items");
+  const auto items = core::ArrayAt(pods, "items");
   return static_cast<int>(
       std::count_if(items.begin(), items.end(), [](const nlohmann::json& pod) { return ConditionTrue(pod, "Ready"); }));
 }
@@ -119,7 +113,7 @@ bool WarnWithoutNodes(k8s::Client& client, core::Reporter& reporter, const std::
       "cloud.google.com/gke-tpu-accelerator=" + accelerator + ",cloud.google.com/gke-tpu-topology=" + topology;
   auto nodes = client.GetJson("/api/v1/nodes?labelSelector=" + http::UrlEncode(selector), "nodes");
   if (!nodes) return false;  // a user who may not list nodes still deploys
-  if (!k8s::ArrayAt(*nodes, "items").empty()) return false;
+  if (!core::ArrayAt(*nodes, "items").empty()) return false;
   reporter.Warn("no node of a " + tpu_type + " slice (" + accelerator + ", " + topology +
                 ") yet: the pods stay Pending until one exists (tputrain nodepool create ... --tpu-type " + tpu_type +
                 ")");
@@ -152,7 +146,7 @@ core::Result<bool> EnsureSliceNodes(const PoolCreator& create_pools, k8s::Client
 std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& ns, const nlohmann::json& pods,
                                        const std::string& tpu_type, bool no_nodes,
                                        const std::string& default_container) {
-  const auto items = k8s::ArrayAt(pods, "items");
+  const auto items = core::ArrayAt(pods, "items");
   for (const auto& pod : items) {
     if (no_nodes) {
       if (auto unschedulable = UnschedulableProblem(pod, tpu_type)) {
@@ -161,13 +155,14 @@ std::optional<core::Error> HopelessPod(k8s::Client& client, const std::string& n
     }
     // The lines shown are the named container's: a sibling that is not ready either (jax-tpu
     // while the pathways-rm it needs crash-loops too) must not lend its log to the message.
-    const std::string name = Text(k8s::ObjectAt(pod, "metadata"), "name");
-    for (const auto& status : k8s::ArrayAt(k8s::ObjectAt(pod, "status"), "containerStatuses")) {
+    const std::string name = core::StringAt(core::ObjectAt(pod, "metadata"), "name");
+    for (const auto& status : core::ArrayAt(core::ObjectAt(pod, "status"), "containerStatuses")) {
       auto problem = ContainerProblem(name, status);
       if (!problem) continue;
-      const std::string container = Text(status, "name").empty() ? default_container : Text(status, "name");
+      const std::string container =
+          core::StringAt(status, "name").empty() ? default_container : core::StringAt(status, "name");
       // A container running again after its OOM kill: the lines that matter are the killed one's.
-      const bool restarted = k8s::ObjectAt(status, "state").contains("running");
+      const bool restarted = core::ObjectAt(status, "state").contains("running");
       std::string tail = LastLines(LogTail(client, ns, name, container, 20, restarted), 10);
       while (!tail.empty() && tail.back() == '\n') tail.pop_back();  // the message's own end ends it
       if (!tail.empty()) *problem += "; its last log lines:\n" + tail;

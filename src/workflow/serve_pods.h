@@ -17,7 +17,6 @@
 // container's last log lines, and a slice nobody can schedule on. Private to workflow.
 namespace tputrain::workflow::serve_pods {
 
-std::string Text(const nlohmann::json& json, const char* key);
 bool ConditionTrue(const nlohmann::json& object, const std::string& type);
 int CountReady(const nlohmann::json& pods);
 

@@ -5,7 +5,7 @@
 
 #include "saxml_render.h"
 #include "serve_flow.h"
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/workflow/serve_saxml.h"
 
@@ -54,7 +54,7 @@ struct Look {
     if (!jobset) return core::Fail(jobset.error());
     const auto verdict = k8s::ReadyVerdict(kJobSetKind, &*jobset);
     if (verdict.state != k8s::Verdict::State::kFailed) return {};
-    const int64_t restarts = k8s::IntAt(k8s::ObjectAt(*jobset, "status"), "restarts", 0);
+    const int64_t restarts = core::IntAt(core::ObjectAt(*jobset, "status"), "restarts", 0);
     return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
                                         "JobSet " + rendered.jobset + " failed after " + std::to_string(restarts) +
                                             " restarts of its model servers (" + verdict.detail +
@@ -137,13 +137,13 @@ struct Look {
     auto service = client().GetJson("/api/v1" + NsPath() + "/services/" + http::PathSegment(rendered.service),
                                     "service/" + rendered.service);
     if (!service) return core::Fail(service.error());
-    const auto ingress = k8s::ArrayAt(k8s::ObjectAt(k8s::ObjectAt(*service, "status"), "loadBalancer"), "ingress");
+    const auto ingress = core::ArrayAt(core::ObjectAt(core::ObjectAt(*service, "status"), "loadBalancer"), "ingress");
     if (ingress.empty()) {
       progress.Say("waiting for the LoadBalancer's address");
       return false;
     }
-    outcome.ingress = k8s::StringAt(ingress[0], "ip");
-    if (outcome.ingress.empty()) outcome.ingress = k8s::StringAt(ingress[0], "hostname");
+    outcome.ingress = core::StringAt(ingress[0], "ip");
+    if (outcome.ingress.empty()) outcome.ingress = core::StringAt(ingress[0], "hostname");
     return true;
   }
 
@@ -170,12 +170,12 @@ std::string ModelServerTails(k8s::Client& client, const std::string& ns, const s
   if (!pods) return "";
   std::string out;
   std::set<std::string> jobs_seen;
-  const auto items = k8s::ArrayAt(*pods, "items");
+  const auto items = core::ArrayAt(*pods, "items");
   for (const auto& pod : items) {
-    const auto metadata = k8s::ObjectAt(pod, "metadata");
-    const std::string job = k8s::StringAt(k8s::ObjectAt(metadata, "labels"), "jobset.sigs.k8s.io/job-index");
+    const auto metadata = core::ObjectAt(pod, "metadata");
+    const std::string job = core::StringAt(core::ObjectAt(metadata, "labels"), "jobset.sigs.k8s.io/job-index");
     if (!jobs_seen.insert(job).second) continue;
-    const std::string name = serve_pods::Text(metadata, "name");
+    const std::string name = core::StringAt(metadata, "name");
     const std::string tail = serve_pods::LogTail(client, ns, name, kModelServerContainer, 10);
     if (!tail.empty()) out += "\n" + name + ":\n" + tail;
   }

@@ -1,7 +1,7 @@
 // tputrain serve status: what serves in a namespace, whichever engine, found by the operators'
 // kinds and labels.
 #include "serve_pods.h"
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/readiness.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/serving/engine.h"
@@ -10,8 +10,6 @@
 namespace tputrain::workflow {
 namespace {
 
-using serve_pods::Text;
-
 // A list's items; none when the kind is not served at all (its operator is not installed).
 core::Result<nlohmann::json> ItemsOrNone(k8s::Client& client, const std::string& path, const std::string& what) {
   auto list = client.GetJson(path, what);
@@ -19,21 +17,21 @@ core::Result<nlohmann::json> ItemsOrNone(k8s::Client& client, const std::string&
     if (list.error().kind == core::ErrorKind::kNotFound) return nlohmann::json::array();
     return core::Fail(list.error());
   }
-  return k8s::ArrayAt(*list, "items");
+  return core::ArrayAt(*list, "items");
 }
 
 core::Status CountPods(k8s::Client& client, const std::string& ns, const std::string& selector, ServeStatusRow& row) {
   auto pods = serve_pods::Pods(client, ns, selector);
   if (!pods) return core::Fail(pods.error());
-  row.pods = static_cast<int>(k8s::ArrayAt(*pods, "items").size());
+  row.pods = static_cast<int>(core::ArrayAt(*pods, "items").size());
   row.pods_ready = serve_pods::CountReady(*pods);
   return {};
 }
 
 void SetEndpoint(k8s::Client& client, const std::string& ns, const nlohmann::json& service, ServeStatusRow& row) {
-  const auto ports = k8s::ArrayAt(k8s::ObjectAt(service, "spec"), "ports");
+  const auto ports = core::ArrayAt(core::ObjectAt(service, "spec"), "ports");
   if (ports.empty()) return;
-  row.service = Text(k8s::ObjectAt(service, "metadata"), "name");
+  row.service = core::StringAt(core::ObjectAt(service, "metadata"), "name");
   row.endpoint =
       k8s::ServiceProxyUrl(client.server(), ns, row.service, ports[0].value("port", nlohmann::json(0)).dump());
 }
@@ -43,8 +41,8 @@ void SetEndpoint(k8s::Client& client, const std::string& ns, const nlohmann::jso
 // by its name, for DNS only, and is not the one that serves.
 const nlohmann::json* ServiceSelecting(const nlohmann::json& services, const nlohmann::json& labels) {
   for (const auto& service : services) {
-    const auto selector = k8s::ObjectAt(k8s::ObjectAt(service, "spec"), "selector");
-    if (selector.empty() || k8s::ArrayAt(k8s::ObjectAt(service, "spec"), "ports").empty()) continue;
+    const auto selector = core::ObjectAt(core::ObjectAt(service, "spec"), "selector");
+    if (selector.empty() || core::ArrayAt(core::ObjectAt(service, "spec"), "ports").empty()) continue;
     bool matches = true;
     for (const auto& [key, value] : selector.items()) matches = matches && labels.value(key, nlohmann::json()) == value;
     if (matches) return &service;
@@ -54,19 +52,19 @@ const nlohmann::json* ServiceSelecting(const nlohmann::json& services, const nlo
 
 const nlohmann::json* ServiceNamed(const nlohmann::json& services, const std::string& name) {
   for (const auto& service : services) {
-    if (Text(k8s::ObjectAt(service, "metadata"), "name") == name) return &service;
+    if (core::StringAt(core::ObjectAt(service, "metadata"), "name") == name) return &service;
   }
   return nullptr;
 }
 
 // Whether a JobSet runs Saxml's model servers (seed 003): its pods' container is sax-model-server.
 bool RunsSaxml(const nlohmann::json& jobset) {
-  for (const auto& job : k8s::ArrayAt(k8s::ObjectAt(jobset, "spec"), "replicatedJobs")) {
-    const auto containers = k8s::ArrayAt(
-        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(job, "template"), "spec"), "template"), "spec"),
+  for (const auto& job : core::ArrayAt(core::ObjectAt(jobset, "spec"), "replicatedJobs")) {
+    const auto containers = core::ArrayAt(
+        core::ObjectAt(core::ObjectAt(core::ObjectAt(core::ObjectAt(job, "template"), "spec"), "template"), "spec"),
         "containers");
     for (const auto& container : containers) {
-      if (Text(container, "name") == "sax-model-server") return true;
+      if (core::StringAt(container, "name") == "sax-model-server") return true;
     }
   }
   return false;
@@ -75,9 +73,9 @@ bool RunsSaxml(const nlohmann::json& jobset) {
 // Whether a pod template runs vLLM's server: a container named vllm (GKE's tutorial) or
 // vllm-leader (serve up's multi-host leader), or one whose command is `vllm` (`vllm serve`).
 bool RunsVllm(const nlohmann::json& pod_template) {
-  for (const auto& container : k8s::ArrayAt(k8s::ObjectAt(pod_template, "spec"), "containers")) {
-    const auto command = k8s::ArrayAt(container, "command");
-    const std::string name = Text(container, "name");
+  for (const auto& container : core::ArrayAt(core::ObjectAt(pod_template, "spec"), "containers")) {
+    const auto command = core::ArrayAt(container, "command");
+    const std::string name = core::StringAt(container, "name");
     if (name == "vllm" || name == "vllm-leader" || (!command.empty() && command[0] == "vllm")) return true;
   }
   return false;
@@ -101,16 +99,16 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
                           "leaderworkersets");
   if (!sets) return core::Fail(sets.error());
   for (const auto& lws : *sets) {
-    const auto metadata = k8s::ObjectAt(lws, "metadata");
-    ServeStatusRow row{"lws", Text(metadata, "name")};
-    row.created = Text(metadata, "creationTimestamp");
+    const auto metadata = core::ObjectAt(lws, "metadata");
+    ServeStatusRow row{"lws", core::StringAt(metadata, "name")};
+    row.created = core::StringAt(metadata, "creationTimestamp");
     row.available = serve_pods::ConditionTrue(lws, "Available");
     if (auto counted = CountPods(client, ns, "leaderworkerset.sigs.k8s.io/name=" + row.name, row); !counted) {
       return core::Fail(counted.error());
     }
     const auto leader =
-        k8s::ObjectAt(k8s::ObjectAt(k8s::ObjectAt(lws, "spec"), "leaderWorkerTemplate"), "leaderTemplate");
-    auto leader_labels = k8s::ObjectAt(k8s::ObjectAt(leader, "metadata"), "labels");
+        core::ObjectAt(core::ObjectAt(core::ObjectAt(lws, "spec"), "leaderWorkerTemplate"), "leaderTemplate");
+    auto leader_labels = core::ObjectAt(core::ObjectAt(leader, "metadata"), "labels");
     // The LWS controller labels its pods with the set's name too (vLLM's Service selects by it).
     leader_labels["leaderworkerset.sigs.k8s.io/name"] = row.name;
     if (const auto* service = ServiceSelecting(*services, leader_labels)) SetEndpoint(client, ns, *service, row);
@@ -123,10 +121,10 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
   const std::string sax_http = serving::MakeEngine(serving::EngineKind::kSaxml)->DefaultService();
   for (const auto& jobset : *jobsets) {
     if (!RunsSaxml(jobset)) continue;  // a training JobSet serves nothing
-    const auto metadata = k8s::ObjectAt(jobset, "metadata");
-    ServeStatusRow row{"jobset", Text(metadata, "name")};
+    const auto metadata = core::ObjectAt(jobset, "metadata");
+    ServeStatusRow row{"jobset", core::StringAt(metadata, "name")};
     row.engine = serving::EngineKind::kSaxml;
-    row.created = Text(metadata, "creationTimestamp");
+    row.created = core::StringAt(metadata, "creationTimestamp");
     row.available = k8s::ReadyVerdict("JobSet", &jobset).state == k8s::Verdict::State::kDone;
     if (auto counted = CountPods(client, ns, "jobset.sigs.k8s.io/jobset-name=" + row.name, row); !counted) {
       return core::Fail(counted.error());
@@ -138,17 +136,17 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
   auto deployments = ItemsOrNone(client, "/apis/apps/v1/namespaces/" + ns_path + "/deployments", "deployments");
   if (!deployments) return core::Fail(deployments.error());
   for (const auto& deployment : *deployments) {
-    const auto pod_template = k8s::ObjectAt(k8s::ObjectAt(deployment, "spec"), "template");
+    const auto pod_template = core::ObjectAt(core::ObjectAt(deployment, "spec"), "template");
     if (!RunsVllm(pod_template)) continue;  // Saxml's admin server and sax-http are the JobSet's row
-    const auto metadata = k8s::ObjectAt(deployment, "metadata");
-    ServeStatusRow row{"deployment", Text(metadata, "name")};
-    row.created = Text(metadata, "creationTimestamp");
+    const auto metadata = core::ObjectAt(deployment, "metadata");
+    ServeStatusRow row{"deployment", core::StringAt(metadata, "name")};
+    row.created = core::StringAt(metadata, "creationTimestamp");
     row.available = k8s::ReadyVerdict("Deployment", &deployment).state == k8s::Verdict::State::kDone;
     const std::string selector = k8s::PodSelectorFor("Deployment", deployment);
     if (!selector.empty()) {
       if (auto counted = CountPods(client, ns, selector, row); !counted) return core::Fail(counted.error());
     }
-    const auto pod_labels = k8s::ObjectAt(k8s::ObjectAt(pod_template, "metadata"), "labels");
+    const auto pod_labels = core::ObjectAt(core::ObjectAt(pod_template, "metadata"), "labels");
     if (const auto* service = ServiceSelecting(*services, pod_labels)) SetEndpoint(client, ns, *service, row);
     AskServer(client, row);
     rows.push_back(std::move(row));

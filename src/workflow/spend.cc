@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/timestamp.h"
 
 namespace tputrain::workflow {
@@ -34,10 +35,7 @@ std::optional<CostRecord> CostRecordFromJson(const nlohmann::json& details) {
   record.chips = static_cast<int>(chips->get<int64_t>());
   auto rate = cost.find("per_chip_hour");
   if (rate != cost.end() && rate->is_number() && rate->get<double>() >= 0) record.per_chip_hour = rate->get<double>();
-  auto text = [&](const char* key) {
-    auto field = cost.find(key);
-    return field != cost.end() && field->is_string() ? field->get<std::string>() : std::string();
-  };
+  auto text = [&](const char* key) { return core::StringAt(cost, key); };
   record.zone = text("zone");
   record.currency = text("currency").empty() ? "USD" : text("currency");
   record.source = text("source");

@@ -1,7 +1,7 @@
 #include <cctype>
 #include <functional>
 
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/tpu_node_selector.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/submit_cluster.h"
@@ -65,9 +65,9 @@ core::Status CheckRayCluster(const MaxTextJob& job, const RenderedRayCluster& re
                                          ": names its RayCluster '" + cluster->name + "', not RAY_CLUSTER_NAME ('" +
                                          rendered.name + "')"));
   }
-  const auto& spec = k8s::ObjectAt(cluster->json, "spec");
-  const auto head = k8s::ObjectAt(spec, "headGroupSpec");
-  const auto containers = k8s::ArrayAt(k8s::ObjectAt(k8s::ObjectAt(head, "template"), "spec"), "containers");
+  const auto& spec = core::ObjectAt(cluster->json, "spec");
+  const auto head = core::ObjectAt(spec, "headGroupSpec");
+  const auto containers = core::ArrayAt(core::ObjectAt(core::ObjectAt(head, "template"), "spec"), "containers");
   if (containers.empty()) {
     return core::Fail(core::Error::Usage(cluster->source + ": RayCluster " + rendered.name +
                                          " has no head container (KubeRay runs Ray in containers[0])"));

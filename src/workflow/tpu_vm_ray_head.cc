@@ -1,5 +1,6 @@
 #include "tputrain/workflow/tpu_vm_ray_head.h"
 
+#include "tputrain/core/resource_name.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {
@@ -9,7 +10,7 @@ namespace {
 // Slice 0 of a multislice queued resource (full name or id): where its Ray head runs.
 core::Result<gcp::tpu::NodeRef> FirstSlice(gcp::tpu::Client& client, const gcp::tpu::NodeRef& node,
                                            const std::string& queued) {
-  auto resource = client.GetQueuedResource({node.project, node.zone, queued.substr(queued.rfind('/') + 1)});
+  auto resource = client.GetQueuedResource({node.project, node.zone, core::LastSegment(queued)});
   if (!resource) return core::Fail(resource.error());
   if (resource->node_ids.empty()) {
     return core::Fail(

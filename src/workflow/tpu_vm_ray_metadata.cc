@@ -4,6 +4,7 @@
 #include <functional>
 #include <regex>
 
+#include "tputrain/core/json_fields.h"
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
@@ -96,12 +97,6 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
-std::string ValueOf(const nlohmann::json& metadata, const char* key) {
-  if (!metadata.is_object()) return "";
-  auto found = metadata.find(key);
-  return found != metadata.end() && found->is_string() ? found->get<std::string>() : "";
-}
-
 }  // namespace
 
 core::Result<std::map<std::string, std::string>> RayMetadata(const RayBoot& boot,
@@ -148,7 +143,7 @@ std::vector<std::string> RayBootDifferences(const std::map<std::string, std::str
                                             const nlohmann::json& have) {
   std::vector<std::string> differences;
   if (want.count(kRayTokenKey) == 0) return differences;  // not a --ray create
-  if (ValueOf(have, kRayTokenKey).empty()) {
+  if (core::StringAt(have, kRayTokenKey).empty()) {
     differences.push_back("--ray: want Ray started at boot, have a node made without --ray");
     return differences;
   }
@@ -160,7 +155,7 @@ std::vector<std::string> RayBootDifferences(const std::map<std::string, std::str
   auto words = [&](const std::string& lines) { return shown(ray::ShellJoin(SplitLines(lines))); };
   auto compare = [&](const char* flag, const char* key, const std::function<std::string(const std::string&)>& show) {
     const std::string a = wanted(key);
-    const std::string b = ValueOf(have, key);
+    const std::string b = core::StringAt(have, key);
     if (a == b) return;
     differences.push_back(std::string(flag) + " (metadata " + key + "): want " + show(a) + ", have " + show(b));
   };
@@ -169,7 +164,7 @@ std::vector<std::string> RayBootDifferences(const std::map<std::string, std::str
   compare("--ray-start-args", kRayStartArgsKey, words);
   // A script is not shown: only that it differs, and its size.
   const std::string script = wanted(kRaySetupKey);
-  const std::string had = ValueOf(have, kRaySetupKey);
+  const std::string had = core::StringAt(have, kRaySetupKey);
   if (script != had) {
     auto size = [](const std::string& text, const char* article) {
       return text.empty() ? std::string("(unset)") : article + (" script of " + std::to_string(text.size()) + " bytes");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "tputrain/catalog/prices.h"
 #include "tputrain/core/result.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/prices.h"
 #include "tputrain/workflow/provision.h"
 
 // Leaked resources: those in the project that carry the tputrain-run label but that no local
@@ -46,6 +48,10 @@ struct LeakedResource {
 };
 
 nlohmann::json ToJson(const LeakedResource& leaked);
+
+// What a listed TPU resource burns an hour at list price (its slice's chips, its region, billed
+// as its capacity is); none for the rest, or without prices.
+std::optional<double> PerHour(const LeakedResource& leaked, const Prices* prices);
 
 // Every (kind, resource) key of a live entry in any ledger under `store`'s directory, and the
 // runs whose ledger could not be read: their resources are neither listed nor deleted (they

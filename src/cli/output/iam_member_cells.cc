@@ -1,6 +1,8 @@
 #include "output/iam_member_cells.h"
 
 #include "output/cell_parts.h"
+#include "tputrain/core/json_fields.h"
+#include "tputrain/core/resource_name.h"
 
 namespace tputrain::cli {
 
@@ -30,9 +32,8 @@ std::string ShortMember(const std::string& member) {
     return ShortEmail(rest);
   }
   if (member.rfind("principal://", 0) == 0) {
-    const auto segments = Split(member, '/');
-    const std::string ns = SegmentAfter(segments, "ns");
-    const std::string name = SegmentAfter(segments, "sa");
+    const std::string ns = core::SegmentAfter(member, "ns");
+    const std::string name = core::SegmentAfter(member, "sa");
     if (!ns.empty() && !name.empty()) return "ksa " + ns + "/" + name;
   }
   return member;
@@ -41,10 +42,10 @@ std::string ShortMember(const std::string& member) {
 }  // namespace
 
 ResourceCells IamMemberCells(const std::string& key, const nlohmann::json& details) {
-  std::string target = Detail(details, "target");
-  std::string resource = Detail(details, "resource");
-  std::string role = Detail(details, "role");
-  std::string member = Detail(details, "member");
+  std::string target = core::StringAt(details, "target");
+  std::string resource = core::StringAt(details, "resource");
+  std::string role = core::StringAt(details, "role");
+  std::string member = core::StringAt(details, "member");
   if (role.empty()) {  // the key alone: TARGET/RESOURCE|ROLE|MEMBER
     const auto fields = Split(key, '|');
     if (fields.size() == 3) {

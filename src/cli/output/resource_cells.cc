@@ -2,6 +2,8 @@
 
 #include "output/cell_parts.h"
 #include "output/iam_member_cells.h"
+#include "tputrain/core/json_fields.h"
+#include "tputrain/core/resource_name.h"
 
 #include <vector>
 
@@ -11,19 +13,10 @@ namespace {
 using state::ResourceKind;
 using namespace cell_parts;
 
-// projects/P/locations/L/... (zones/, regions/ in Compute's), or "global" for projects/P/global/...
-std::string PathLocation(const std::vector<std::string>& segments) {
-  for (const char* collection : {"locations", "zones", "regions"}) {
-    if (auto location = SegmentAfter(segments, collection); !location.empty()) return location;
-  }
-  if (segments.size() > 2 && segments[0] == "projects" && segments[2] == "global") return "global";
-  return "";
-}
-
 // The cluster an access record id names: a GKE cluster's name, or a kubeconfig's context.
 std::string AccessCell(const std::string& access_id) {
   if (access_id.rfind("gke:", 0) == 0) {
-    const std::string cluster = SegmentAfter(Split(access_id.substr(4), '/'), "clusters");
+    const std::string cluster = core::SegmentAfter(access_id.substr(4), "clusters");
     return cluster.empty() ? access_id.substr(4) : cluster;
   }
   if (access_id.rfind("kubeconfig:", 0) == 0) return access_id.substr(11);
@@ -33,8 +26,8 @@ std::string AccessCell(const std::string& access_id) {
 std::string AccessCellOf(const nlohmann::json& details) {
   if (!details.is_object() || !details.contains("access")) return "";
   const auto& access = details["access"];
-  if (std::string gke = Detail(access, "gke_cluster"); !gke.empty()) return AccessCell("gke:" + gke);
-  return Detail(access, "context");
+  if (std::string gke = core::StringAt(access, "gke_cluster"); !gke.empty()) return AccessCell("gke:" + gke);
+  return core::StringAt(access, "context");
 }
 
 // ACCESS|apiVersion|Kind|namespace|name: the access id may hold anything, the rest cannot hold '|'.
@@ -51,7 +44,7 @@ ResourceCells K8sObjectCells(const std::string& key) {
 // ACCESS|namespace|service:port|MODEL
 ResourceCells ServedModelCells(const std::string& key, const nlohmann::json& details) {
   const auto fields = Split(key, '|');
-  std::string model = Detail(details, "model");
+  std::string model = core::StringAt(details, "model");
   std::string where = AccessCellOf(details);
   if (fields.size() >= 4) {
     if (model.empty()) model = fields.back();
@@ -61,20 +54,20 @@ ResourceCells ServedModelCells(const std::string& key, const nlohmann::json& det
 }
 
 ResourceCells RayJobCells(const std::string& key, const nlohmann::json& details) {
-  std::string where = Detail(details, "address");
+  std::string where = core::StringAt(details, "address");
   if (const auto scheme = where.find("://"); scheme != std::string::npos) where = where.substr(scheme + 3);
-  if (where.empty() && details.is_object() && details.contains("tpu_vm")) where = Detail(details["tpu_vm"], "node");
+  if (where.empty() && details.is_object() && details.contains("tpu_vm"))
+    where = core::StringAt(details["tpu_vm"], "node");
   if (where.empty()) where = AccessCellOf(details);
   return {key, where.empty() ? "-" : where};
 }
 
 ResourceCells PathCells(ResourceKind kind, const std::string& key) {
-  const auto segments = Split(key, '/');
-  std::string name = segments.back();
+  std::string name = core::LastSegment(key);
   if (kind == ResourceKind::kNodePool) {
-    if (auto cluster = SegmentAfter(segments, "clusters"); !cluster.empty()) name = cluster + "/" + name;
+    if (auto cluster = core::SegmentAfter(key, "clusters"); !cluster.empty()) name = cluster + "/" + name;
   }
-  const std::string location = PathLocation(segments);
+  const std::string location = core::LocationOfName(key);
   return {name, location.empty() ? "-" : location};
 }
 
@@ -94,7 +87,7 @@ ResourceCells CellsOf(ResourceKind kind, const std::string& key, const nlohmann:
       cells = PathCells(kind, key);
       break;
     case ResourceKind::kBucket: {
-      const std::string location = Detail(details, "location");
+      const std::string location = core::StringAt(details, "location");
       cells = {key.rfind("gs://", 0) == 0 ? key.substr(5) : key, location.empty() ? "-" : location};
       break;
     }
@@ -115,10 +108,10 @@ ResourceCells CellsOf(ResourceKind kind, const std::string& key, const nlohmann:
       break;
     case ResourceKind::kBuild: {
       // The build is known by the image it pushes; its key is the uploaded source's gs:// URL.
-      std::string image = Detail(details, "image");
+      std::string image = core::StringAt(details, "image");
       if (image.empty()) image = std::string(fallback);
-      const std::string location = Detail(details, "location");
-      cells = {image.empty() ? key : Split(image, '/').back(), location.empty() ? "-" : location};
+      const std::string location = core::StringAt(details, "location");
+      cells = {image.empty() ? key : core::LastSegment(image), location.empty() ? "-" : location};
       break;
     }
     case ResourceKind::kUnknown:
@@ -132,8 +125,7 @@ ResourceCells CellsOf(ResourceKind kind, const std::string& key, const nlohmann:
 
 std::string OperationCell(const std::string& operation, bool wide) {
   if (wide) return operation;
-  const auto slash = operation.rfind('/');
-  return slash == std::string::npos ? operation : operation.substr(slash + 1);
+  return core::LastSegment(operation);
 }
 
 std::vector<std::vector<std::string>> OutcomeRows(const std::vector<workflow::Outcome>& outcomes, bool wide) {

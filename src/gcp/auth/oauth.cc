@@ -4,20 +4,16 @@
 
 #include "auth/jwt.h"
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 #include "tputrain/core/redact.h"
 
 namespace tputrain::gcp::auth {
 namespace {
 
-std::string Field(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 core::Status RequireFields(const nlohmann::json& file, const std::string& path,
                            std::initializer_list<const char*> keys) {
   for (const char* key : keys) {
-    if (Field(file, key).empty()) {
+    if (core::StringAt(file, key).empty()) {
       return core::Fail(core::Error::NoCredentials(path + ": malformed credentials file: missing \"" + key + "\""));
     }
   }
@@ -50,19 +46,19 @@ core::Result<AccessToken> ExchangeToken(http::Transport& transport, core::Clock&
   if (!response->ok()) {
     std::string detail = "HTTP " + std::to_string(response->status);
     if (body.is_object()) {
-      if (auto code = Field(body, "error"); !code.empty()) detail = code;
-      if (auto text = Field(body, "error_description"); !text.empty()) detail += ": " + text;
+      if (auto code = core::StringAt(body, "error"); !code.empty()) detail = code;
+      if (auto text = core::StringAt(body, "error_description"); !text.empty()) detail += ": " + text;
     }
     auto error = core::Error::NoCredentials(what + ": the token endpoint " + token_uri +
                                             " refused the credentials: " + core::Redact(detail));
     error.http_status = response->status;
     return core::Fail(std::move(error));
   }
-  if (!body.is_object() || Field(body, "access_token").empty()) {
+  if (!body.is_object() || core::StringAt(body, "access_token").empty()) {
     return core::Fail(
         core::Error::NoCredentials(what + ": the token endpoint " + token_uri + " answered without an access_token"));
   }
-  AccessToken token{Field(body, "access_token"), std::nullopt};
+  AccessToken token{core::StringAt(body, "access_token"), std::nullopt};
   Hold(secrets, token.token);
   if (auto it = body.find("expires_in"); it != body.end() && it->is_number()) {
     token.expiry = clock.WallNow() + std::chrono::seconds(it->get<long long>());
@@ -75,10 +71,10 @@ core::Result<std::unique_ptr<TokenSource>> ServiceAccountSource(const nlohmann::
                                                                 core::Redactor* secrets) {
   if (auto ok = RequireFields(key, path, {"client_email", "private_key", "token_uri"}); !ok)
     return core::Fail(ok.error());
-  std::string email = Field(key, "client_email");
-  std::string private_key = Field(key, "private_key");
-  std::string key_id = Field(key, "private_key_id");
-  std::string token_uri = Field(key, "token_uri");
+  std::string email = core::StringAt(key, "client_email");
+  std::string private_key = core::StringAt(key, "private_key");
+  std::string key_id = core::StringAt(key, "private_key_id");
+  std::string token_uri = core::StringAt(key, "token_uri");
   Hold(secrets, private_key);
   Hold(secrets, key_id);
   // Sign once up front so that a key that cannot sign is reported as the file's problem now.
@@ -107,19 +103,19 @@ core::Result<std::unique_ptr<TokenSource>> AuthorizedUserSource(const nlohmann::
   if (auto ok = RequireFields(file, path, {"client_id", "client_secret", "refresh_token"}); !ok) {
     return core::Fail(ok.error());
   }
-  Hold(secrets, Field(file, "client_secret"));
-  Hold(secrets, Field(file, "refresh_token"));
-  std::string token_uri = Field(file, "token_uri");
+  Hold(secrets, core::StringAt(file, "client_secret"));
+  Hold(secrets, core::StringAt(file, "refresh_token"));
+  std::string token_uri = core::StringAt(file, "token_uri");
   if (token_uri.empty()) token_uri = std::string(kGoogleTokenUri);
-  std::string form = "grant_type=refresh_token&client_id=" + http::UrlEncode(Field(file, "client_id")) +
-                     "&client_secret=" + http::UrlEncode(Field(file, "client_secret")) +
-                     "&refresh_token=" + http::UrlEncode(Field(file, "refresh_token"));
+  std::string form = "grant_type=refresh_token&client_id=" + http::UrlEncode(core::StringAt(file, "client_id")) +
+                     "&client_secret=" + http::UrlEncode(core::StringAt(file, "client_secret")) +
+                     "&refresh_token=" + http::UrlEncode(core::StringAt(file, "refresh_token"));
   std::string what = "user credentials (" + path + ")";
   auto fetch = [&transport, &clock, token_uri, form, what, secrets]() {
     return ExchangeToken(transport, clock, token_uri, form, what, secrets);
   };
   return std::unique_ptr<TokenSource>(std::make_unique<CachingTokenSource>(
-      CredentialInfo{"authorized_user", path, Field(file, "account")}, fetch, clock));
+      CredentialInfo{"authorized_user", path, core::StringAt(file, "account")}, fetch, clock));
 }
 
 }  // namespace tputrain::gcp::auth

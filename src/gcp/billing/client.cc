@@ -1,17 +1,12 @@
 #include "tputrain/gcp/billing/client.h"
 
 #include "api_call.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::gcp::billing {
 namespace {
 
 using nlohmann::json;
-
-std::string StringAt(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 const json& ObjectAt(const json& object, const char* key) {
   static const json kEmpty = json::object();
@@ -74,27 +69,27 @@ std::string WithPaging(std::string url, int page_size, const std::string& page_t
 
 Sku SkuFromJson(const json& item) {
   Sku sku;
-  sku.sku_id = StringAt(item, "skuId");
-  sku.description = StringAt(item, "description");
+  sku.sku_id = core::StringAt(item, "skuId");
+  sku.description = core::StringAt(item, "description");
   const json& category = ObjectAt(item, "category");
-  sku.resource_family = StringAt(category, "resourceFamily");
-  sku.resource_group = StringAt(category, "resourceGroup");
-  sku.usage_type = StringAt(category, "usageType");
+  sku.resource_family = core::StringAt(category, "resourceFamily");
+  sku.resource_group = core::StringAt(category, "resourceGroup");
+  sku.usage_type = core::StringAt(category, "usageType");
   for (const auto& region : ArrayAt(item, "serviceRegions")) {
     if (region.is_string()) sku.service_regions.push_back(region.get<std::string>());
   }
   const json& infos = ArrayAt(item, "pricingInfo");
   if (infos.empty() || !infos[0].is_object()) return sku;
-  sku.effective_time = StringAt(infos[0], "effectiveTime");
+  sku.effective_time = core::StringAt(infos[0], "effectiveTime");
   const json& expression = ObjectAt(infos[0], "pricingExpression");
-  sku.usage_unit = StringAt(expression, "usageUnit");
+  sku.usage_unit = core::StringAt(expression, "usageUnit");
   for (const auto& tier : ArrayAt(expression, "tieredRates")) {
     // The tier that starts at zero usage is the list price; later tiers are volume discounts.
     const json start = tier.is_object() ? tier.value("startUsageAmount", json(0)) : json();
     if (!start.is_number() || start.get<double>() != 0) continue;
     const json& price = ObjectAt(tier, "unitPrice");
     sku.unit_price = MoneyAmount(price);
-    sku.currency = StringAt(price, "currencyCode");
+    sku.currency = core::StringAt(price, "currencyCode");
     break;
   }
   return sku;
@@ -132,9 +127,10 @@ core::Result<std::vector<Service>> Client::ListServices() {
                          "cloudbilling.services.list");
     if (!body) return core::Fail(body.error());
     for (const auto& item : ArrayAt(*body, "services")) {
-      services.push_back({StringAt(item, "name"), StringAt(item, "serviceId"), StringAt(item, "displayName")});
+      services.push_back(
+          {core::StringAt(item, "name"), core::StringAt(item, "serviceId"), core::StringAt(item, "displayName")});
     }
-    std::string next = StringAt(*body, "nextPageToken");
+    std::string next = core::StringAt(*body, "nextPageToken");
     if (auto ended = CheckNextPage(page_token, next, ++pages, "cloudbilling.services.list"); !ended) {
       return core::Fail(ended.error());
     }
@@ -154,7 +150,7 @@ core::Result<std::vector<Sku>> Client::ListSkus(const std::string& service_id, c
         CallJson(transport_, Get(WithPaging(path, options_.page_size, page_token)), "cloudbilling.services.skus.list");
     if (!body) return core::Fail(body.error());
     for (const auto& item : ArrayAt(*body, "skus")) skus.push_back(SkuFromJson(item));
-    std::string next = StringAt(*body, "nextPageToken");
+    std::string next = core::StringAt(*body, "nextPageToken");
     if (auto ended = CheckNextPage(page_token, next, ++pages, "cloudbilling.services.skus.list"); !ended) {
       return core::Fail(ended.error());
     }

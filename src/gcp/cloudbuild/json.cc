@@ -1,6 +1,7 @@
 #include <array>
 #include <utility>
 
+#include "tputrain/core/json_fields.h"
 #include "tputrain/gcp/cloudbuild/types.h"
 
 namespace tputrain::gcp::cloudbuild {
@@ -18,11 +19,6 @@ constexpr std::array<std::pair<BuildStatus, std::string_view>, 10> kStatusNames 
     {BuildStatus::kCancelled, "CANCELLED"},
     {BuildStatus::kExpired, "EXPIRED"},
 }};
-
-std::string Text(const nlohmann::json& json, const char* key) {
-  auto found = json.find(key);
-  return found != json.end() && found->is_string() ? found->get<std::string>() : "";
-}
 
 }  // namespace
 
@@ -80,22 +76,22 @@ Build BuildFromJson(const nlohmann::json& json) {
   Build build;
   if (!json.is_object()) return build;
   build.raw = json;
-  build.id = Text(json, "id");
-  build.name = Text(json, "name");
-  build.status = StatusFromName(Text(json, "status"));
-  build.status_detail = Text(json, "statusDetail");
+  build.id = core::StringAt(json, "id");
+  build.name = core::StringAt(json, "name");
+  build.status = StatusFromName(core::StringAt(json, "status"));
+  build.status_detail = core::StringAt(json, "statusDetail");
   if (auto failure = json.find("failureInfo"); failure != json.end() && failure->is_object()) {
-    build.failure_detail = Text(*failure, "detail");
+    build.failure_detail = core::StringAt(*failure, "detail");
   }
-  build.logs_bucket = Text(json, "logsBucket");
-  build.log_url = Text(json, "logUrl");
-  build.create_time = Text(json, "createTime");
-  build.start_time = Text(json, "startTime");
-  build.finish_time = Text(json, "finishTime");
+  build.logs_bucket = core::StringAt(json, "logsBucket");
+  build.log_url = core::StringAt(json, "logUrl");
+  build.create_time = core::StringAt(json, "createTime");
+  build.start_time = core::StringAt(json, "startTime");
+  build.finish_time = core::StringAt(json, "finishTime");
   if (auto results = json.find("results"); results != json.end() && results->is_object()) {
     if (auto images = results->find("images"); images != results->end() && images->is_array()) {
       for (const auto& image : *images) {
-        if (image.is_object()) build.images.push_back({Text(image, "name"), Text(image, "digest")});
+        if (image.is_object()) build.images.push_back({core::StringAt(image, "name"), core::StringAt(image, "digest")});
       }
     }
   }

@@ -3,6 +3,8 @@
 #include <charconv>
 
 #include "api_call.h"
+#include "tputrain/core/json_fields.h"
+#include "tputrain/core/resource_name.h"
 
 namespace tputrain::gcp::compute {
 namespace {
@@ -16,28 +18,21 @@ int64_t Int64(const nlohmann::json& value) {
   return ec == std::errc() && end == text.data() + text.size() ? parsed : 0;
 }
 
-std::string LastSegment(const std::string& link) { return link.substr(link.rfind('/') + 1); }
-
-std::string StringAt(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 }  // namespace
 
 Reservation ReservationFromJson(const nlohmann::json& body) {
   Reservation reservation;
   if (!body.is_object()) return reservation;
-  reservation.name = StringAt(body, "name");
-  reservation.zone = LastSegment(StringAt(body, "zone"));
-  reservation.status = StringAt(body, "status");
+  reservation.name = core::StringAt(body, "name");
+  reservation.zone = core::LastSegment(core::StringAt(body, "zone"));
+  reservation.status = core::StringAt(body, "status");
   auto specific = body.find("specificReservation");
   if (specific == body.end() || !specific->is_object()) return reservation;
   reservation.count = Int64(specific->value("count", nlohmann::json()));
   reservation.in_use = Int64(specific->value("inUseCount", nlohmann::json()));
   auto properties = specific->find("instanceProperties");
   if (properties != specific->end() && properties->is_object()) {
-    reservation.machine_type = LastSegment(StringAt(*properties, "machineType"));
+    reservation.machine_type = core::LastSegment(core::StringAt(*properties, "machineType"));
   }
   return reservation;
 }
@@ -69,7 +64,7 @@ core::Result<std::vector<Reservation>> ListAllReservations(http::Transport& tran
         }
       }
     }
-    page_token = StringAt(*body, "nextPageToken");
+    page_token = core::StringAt(*body, "nextPageToken");
   } while (!page_token.empty());
   return all;
 }

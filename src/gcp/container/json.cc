@@ -3,17 +3,13 @@
 // gcloud request for one intent compare field by field.
 #include <algorithm>
 
+#include "tputrain/core/json_fields.h"
 #include "tputrain/gcp/container/types.h"
 
 namespace tputrain::gcp::container {
 namespace {
 
 using nlohmann::json;
-
-std::string Str(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // int64 fields arrive as strings (proto3 JSON) or, from lenient servers, as numbers.
 std::optional<int> Int(const json& object, const char* key) {
@@ -56,7 +52,8 @@ std::vector<StatusCondition> Conditions(const json& object) {
   if (it == object.end() || !it->is_array()) return out;
   for (const auto& item : *it) {
     if (!item.is_object()) continue;
-    out.push_back({Str(item, "code"), Str(item, "message"), Str(item, "canonicalCode")});
+    out.push_back(
+        {core::StringAt(item, "code"), core::StringAt(item, "message"), core::StringAt(item, "canonicalCode")});
   }
   return out;
 }
@@ -210,14 +207,14 @@ json CreateClusterBody(const LocationRef& parent, const ClusterSpec& spec) {
 Operation OperationFromJson(const json& body) {
   Operation op;
   if (!body.is_object()) return op;
-  op.name = Str(body, "name");
-  op.operation_type = Str(body, "operationType");
-  op.status = Str(body, "status");
-  op.status_message = Str(body, "statusMessage");
-  op.target_link = Str(body, "targetLink");
-  op.location = Str(body, "location");
+  op.name = core::StringAt(body, "name");
+  op.operation_type = core::StringAt(body, "operationType");
+  op.status = core::StringAt(body, "status");
+  op.status_message = core::StringAt(body, "statusMessage");
+  op.target_link = core::StringAt(body, "targetLink");
+  op.location = core::StringAt(body, "location");
   if (auto error = body.find("error"); error != body.end() && error->is_object()) {
-    op.error = RpcStatus{error->value("code", 0), Str(*error, "message")};
+    op.error = RpcStatus{error->value("code", 0), core::StringAt(*error, "message")};
   }
   op.raw = body;
   return op;
@@ -226,27 +223,27 @@ Operation OperationFromJson(const json& body) {
 NodePool NodePoolFromJson(const json& body) {
   NodePool pool;
   if (!body.is_object()) return pool;
-  pool.name = Str(body, "name");
-  pool.status = Str(body, "status");
-  pool.status_message = Str(body, "statusMessage");
+  pool.name = core::StringAt(body, "name");
+  pool.status = core::StringAt(body, "status");
+  pool.status_message = core::StringAt(body, "statusMessage");
   pool.node_count = Int(body, "initialNodeCount").value_or(0);
   pool.locations = Strings(body, "locations");
   pool.conditions = Conditions(body);
   const json config = body.value("config", json::object());
-  pool.machine_type = Str(config, "machineType");
+  pool.machine_type = core::StringAt(config, "machineType");
   pool.disk_size_gb = Int(config, "diskSizeGb");
   pool.spot = config.value("spot", false);
   pool.flex_start = config.value("flexStart", false);
   pool.resource_labels = Labels(config, "resourceLabels");
-  pool.workload_metadata = Str(config.value("workloadMetadataConfig", json::object()), "mode");
+  pool.workload_metadata = core::StringAt(config.value("workloadMetadataConfig", json::object()), "mode");
   pool.threads_per_core = Int(config.value("advancedMachineFeatures", json::object()), "threadsPerCore");
   const json affinity = config.value("reservationAffinity", json::object());
   if (auto values = Strings(affinity, "values"); !values.empty()) pool.reservation = values.front();
   const json placement = body.value("placementPolicy", json::object());
-  pool.tpu_topology = Str(placement, "tpuTopology");
-  pool.placement_type = Str(placement, "type");
-  pool.placement_policy = Str(placement, "policyName");
-  pool.version = Str(body, "version");
+  pool.tpu_topology = core::StringAt(placement, "tpuTopology");
+  pool.placement_type = core::StringAt(placement, "type");
+  pool.placement_policy = core::StringAt(placement, "policyName");
+  pool.version = core::StringAt(body, "version");
   pool.raw = body;
   return pool;
 }
@@ -254,18 +251,18 @@ NodePool NodePoolFromJson(const json& body) {
 Cluster ClusterFromJson(const json& body) {
   Cluster cluster;
   if (!body.is_object()) return cluster;
-  cluster.name = Str(body, "name");
-  cluster.location = Str(body, "location");
-  cluster.status = Str(body, "status");
-  cluster.status_message = Str(body, "statusMessage");
-  cluster.endpoint = Str(body, "endpoint");
-  cluster.ca_certificate = Str(body.value("masterAuth", json::object()), "clusterCaCertificate");
-  cluster.current_master_version = Str(body, "currentMasterVersion");
+  cluster.name = core::StringAt(body, "name");
+  cluster.location = core::StringAt(body, "location");
+  cluster.status = core::StringAt(body, "status");
+  cluster.status_message = core::StringAt(body, "statusMessage");
+  cluster.endpoint = core::StringAt(body, "endpoint");
+  cluster.ca_certificate = core::StringAt(body.value("masterAuth", json::object()), "clusterCaCertificate");
+  cluster.current_master_version = core::StringAt(body, "currentMasterVersion");
   cluster.autopilot = body.value("autopilot", json::object()).value("enabled", false);
   const json addons = body.value("addonsConfig", json::object());
   cluster.ray_operator = Enabled(addons, "rayOperatorConfig");
   cluster.gcs_fuse = Enabled(addons, "gcsFuseCsiDriverConfig");
-  cluster.workload_pool = Str(body.value("workloadIdentityConfig", json::object()), "workloadPool");
+  cluster.workload_pool = core::StringAt(body.value("workloadIdentityConfig", json::object()), "workloadPool");
   cluster.resource_labels = Labels(body, "resourceLabels");
   cluster.conditions = Conditions(body);
   if (auto pools = body.find("nodePools"); pools != body.end() && pools->is_array()) {

@@ -1,16 +1,12 @@
 #include <algorithm>
 
+#include "tputrain/core/json_fields.h"
 #include "tputrain/gcp/iam/types.h"
 
 namespace tputrain::gcp::iam {
 namespace {
 
 using nlohmann::json;
-
-std::string Str(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 Binding* FindBinding(Policy& policy, const std::string& role) {
   for (auto& binding : policy.bindings) {
@@ -26,11 +22,11 @@ Policy PolicyFromJson(const json& body) {
   if (!body.is_object()) return policy;
   policy.raw = body;
   policy.version = body.value("version", 0);
-  policy.etag = Str(body, "etag");
+  policy.etag = core::StringAt(body, "etag");
   const json bindings = body.value("bindings", json::array());
   for (const auto& item : bindings) {
     if (!item.is_object()) continue;
-    Binding binding{Str(item, "role"), {}, item.value("condition", json())};
+    Binding binding{core::StringAt(item, "role"), {}, item.value("condition", json())};
     const json members = item.value("members", json::array());
     for (const auto& member : members) {
       if (member.is_string()) binding.members.push_back(member.get<std::string>());
@@ -95,11 +91,11 @@ bool HasMember(const Policy& policy, const std::string& role, const std::string&
 ServiceAccount ServiceAccountFromJson(const json& body) {
   ServiceAccount account;
   if (!body.is_object()) return account;
-  account.name = Str(body, "name");
-  account.email = Str(body, "email");
-  account.unique_id = Str(body, "uniqueId");
-  account.display_name = Str(body, "displayName");
-  account.description = Str(body, "description");
+  account.name = core::StringAt(body, "name");
+  account.email = core::StringAt(body, "email");
+  account.unique_id = core::StringAt(body, "uniqueId");
+  account.display_name = core::StringAt(body, "displayName");
+  account.description = core::StringAt(body, "description");
   account.raw = body;
   return account;
 }

@@ -1,30 +1,26 @@
 #include "tputrain/gcp/operations/operation.h"
 
+#include "tputrain/core/json_fields.h"
+
 namespace tputrain::gcp::operations {
 namespace {
 
 using nlohmann::json;
-
-// A field of the wrong type reads as absent: a server's odd answer never throws here.
-std::string Str(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 }  // namespace
 
 Operation OperationFromJson(const json& body) {
   Operation op;
   if (!body.is_object()) return op;
-  op.name = Str(body, "name");
+  op.name = core::StringAt(body, "name");
   auto done = body.find("done");
   op.done = done != body.end() && done->is_boolean() && done->get<bool>();
   // An operation ends with an error or a response: an error without a code is still a failure
   // (google.rpc.Code UNKNOWN).
   if (auto error = body.find("error"); error != body.end() && error->is_object()) {
     auto code = error->find("code");
-    op.error =
-        RpcStatus{code != error->end() && code->is_number_integer() ? code->get<int>() : 2, Str(*error, "message")};
+    op.error = RpcStatus{code != error->end() && code->is_number_integer() ? code->get<int>() : 2,
+                         core::StringAt(*error, "message")};
   }
   op.response = body.value("response", json());
   op.metadata = body.value("metadata", json());

@@ -4,6 +4,8 @@
 
 #include "api_call.h"
 
+#include "tputrain/core/resource_name.h"
+
 namespace tputrain::gcp::serviceusage {
 namespace {
 
@@ -15,7 +17,7 @@ Service ServiceFromJson(const json& body) {
   service.name = config.value("name", "");
   if (service.name.empty()) {
     const std::string full = body.value("name", "");
-    service.name = full.substr(full.rfind('/') + 1);
+    service.name = core::LastSegment(full);
   }
   service.title = config.value("title", "");
   service.enabled = body.value("state", "") == "ENABLED";

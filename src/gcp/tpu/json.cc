@@ -1,14 +1,11 @@
 #include "tputrain/gcp/tpu/types.h"
 
+#include "tputrain/core/json_fields.h"
+
 namespace tputrain::gcp::tpu {
 namespace {
 
 using nlohmann::json;
-
-std::string Str(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 }  // namespace
 
@@ -90,12 +87,12 @@ std::string_view QueuedResourceStateName(QueuedResourceState state) {
 QueuedResource QueuedResourceFromJson(const json& body) {
   QueuedResource resource;
   if (!body.is_object()) return resource;
-  resource.name = Str(body, "name");
+  resource.name = core::StringAt(body, "name");
   const json state = body.value("state", json::object());
   if (state.is_object()) {
-    resource.state = QueuedResourceStateFromName(Str(state, "state"));
+    resource.state = QueuedResourceStateFromName(core::StringAt(state, "state"));
     const json failed = state.value("failedData", json::object()).value("error", json::object());
-    if (failed.is_object()) resource.failure = Str(failed, "message");
+    if (failed.is_object()) resource.failure = core::StringAt(failed, "message");
   }
   const json specs = body.value("tpu", json::object()).value("nodeSpec", json::array());
   for (const auto& spec : specs) {
@@ -108,9 +105,9 @@ QueuedResource QueuedResourceFromJson(const json& body) {
     if (params.is_object() && params.contains("nodeIdPrefix")) {
       const int count = params.value("nodeCount", 0);
       for (int i = 0; i < count; ++i)
-        resource.node_ids.push_back(Str(params, "nodeIdPrefix") + "-" + std::to_string(i));
-    } else if (!Str(spec, "nodeId").empty()) {
-      resource.node_ids.push_back(Str(spec, "nodeId"));
+        resource.node_ids.push_back(core::StringAt(params, "nodeIdPrefix") + "-" + std::to_string(i));
+    } else if (!core::StringAt(spec, "nodeId").empty()) {
+      resource.node_ids.push_back(core::StringAt(spec, "nodeId"));
     }
   }
   resource.raw = body;
@@ -138,11 +135,11 @@ std::vector<GuestAttribute> GuestAttributesFromJson(const json& body) {
 Node NodeFromJson(const json& body) {
   Node node;
   if (!body.is_object()) return node;
-  node.name = Str(body, "name");
-  node.accelerator_type = Str(body, "acceleratorType");
-  node.runtime_version = Str(body, "runtimeVersion");
-  node.state = Str(body, "state");
-  node.health = Str(body, "health");
+  node.name = core::StringAt(body, "name");
+  node.accelerator_type = core::StringAt(body, "acceleratorType");
+  node.runtime_version = core::StringAt(body, "runtimeVersion");
+  node.state = core::StringAt(body, "state");
+  node.health = core::StringAt(body, "health");
   node.spot = body.value("schedulingConfig", json::object()).value("spot", false);
   const json labels = body.value("labels", json::object());
   for (const auto& [key, value] : labels.items()) {
@@ -150,7 +147,7 @@ Node NodeFromJson(const json& body) {
   }
   const json endpoints = body.value("networkEndpoints", json::array());
   for (const auto& endpoint : endpoints) {
-    if (endpoint.is_object()) node.ip_addresses.push_back(Str(endpoint, "ipAddress"));
+    if (endpoint.is_object()) node.ip_addresses.push_back(core::StringAt(endpoint, "ipAddress"));
   }
   node.raw = body;
   return node;

@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-// Reading fields of what the API server sends. Any field may be absent, null or of another type
-// than expected: Go serialises a zero time as null (an events.k8s.io Event read as core/v1 has
+// Reading fields of what a server sends (the API server, Google APIs, Ray, the engines). Any field may be absent, null
+// or of another type than expected: Go serialises a zero time as null (an events.k8s.io Event read as core/v1 has
 // "lastTimestamp": null), and nlohmann's value(key, default) throws when the key is there but
 // null. These never throw: a field that is not of the asked type reads as the fallback.
-namespace tputrain::k8s {
+namespace tputrain::core {
 
 // The string at `key`; "" when `object` is not an object or the field is absent or not a string.
 std::string StringAt(const nlohmann::json& object, std::string_view key);
@@ -23,4 +23,4 @@ int64_t IntAt(const nlohmann::json& object, std::string_view key, int64_t fallba
 // The boolean at `key`; `fallback` otherwise.
 bool BoolAt(const nlohmann::json& object, std::string_view key, bool fallback);
 
-}  // namespace tputrain::k8s
+}  // namespace tputrain::core

@@ -1,6 +1,6 @@
-#include "tputrain/k8s/json_fields.h"
+#include "tputrain/core/json_fields.h"
 
-namespace tputrain::k8s {
+namespace tputrain::core {
 namespace {
 
 const nlohmann::json* Field(const nlohmann::json& object, std::string_view key) {
@@ -38,4 +38,4 @@ bool BoolAt(const nlohmann::json& object, std::string_view key, bool fallback) {
   return field != nullptr && field->is_boolean() ? field->get<bool>() : fallback;
 }
 
-}  // namespace tputrain::k8s
+}  // namespace tputrain::core
