@@ -19,10 +19,11 @@ bool IsExecutableFile(const fs::path& path) {
 
 }  // namespace
 
-std::optional<std::string> FindCompanionProgram(const std::string& name, const core::Env& env) {
+std::optional<std::string> FindCompanionProgram(const std::string& name, const std::string& executable,
+                                                const core::Env& env) {
   std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (!error && IsExecutableFile(self.parent_path() / name)) return (self.parent_path() / name).string();
+  const fs::path self = executable;
+  if (!executable.empty() && IsExecutableFile(self.parent_path() / name)) return (self.parent_path() / name).string();
   const std::string path = env.GetOr("PATH", "");
   size_t start = 0;
   while (start <= path.size()) {

@@ -11,9 +11,10 @@
 // in tputrain's place.
 namespace tputrain::cli {
 
-// `name` in the directory of this executable (/proc/self/exe) first, then on `env`'s PATH;
+// `name` in the directory of `executable` (this program's path) first, then on `env`'s PATH;
 // nothing when neither has it.
-std::optional<std::string> FindCompanionProgram(const std::string& name, const core::Env& env);
+std::optional<std::string> FindCompanionProgram(const std::string& name, const std::string& executable,
+                                                const core::Env& env);
 
 // Replaces this process with `path`, argv[0] its file name and then `args`: same PID, same standard
 // streams (flushed first), same environment. Returns only when exec fails, with why.

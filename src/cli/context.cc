@@ -1,7 +1,15 @@
 #include "tputrain/cli/context.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "companion_program.h"
 #include "output/terminal_reporter.h"
-#include "stack.h"
+#include "tputrain/cli/output.h"
+#include "tputrain/cli/process_factory.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::cli {
@@ -13,11 +21,69 @@ OutputFormat GlobalOptions::output_format() const {
   return OutputFormat::kTable;
 }
 
-Context::Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream)
-    : env(std::move(environment)), out(out_stream), err(err_stream) {
+IOStreams ProcessFactory::streams() {
+  IOStreams streams{std::cin, std::cout, std::cerr};
+  streams.in_is_tty = isatty(STDIN_FILENO) == 1;
+  streams.out_is_tty = isatty(STDOUT_FILENO) == 1;
+  streams.err_is_tty = isatty(STDERR_FILENO) == 1;
+  if (streams.out_is_tty) streams.out_columns = TerminalColumns(STDOUT_FILENO);
+  return streams;
+}
+
+namespace {
+
+std::string ThisExecutable() {
+  std::error_code error;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? "" : path.string();
+}
+
+// The caller's output streams over the process's leaves.
+class StreamsFactory final : public Factory {
+ public:
+  StreamsFactory(std::ostream& out, std::ostream& err) : out_(out), err_(err), leaves_(nullptr) {}
+  IOStreams streams() override { return {std::cin, out_, err_}; }
+  workflow::Leaves& leaves() override { return leaves_; }
+  core::CancelToken* cancel() override { return nullptr; }
+  std::string executable() override { return ThisExecutable(); }
+  core::Error Exec(const std::string& path, const std::vector<std::string>& args) override {
+    return ExecCompanionProgram(path, args);
+  }
+
+ private:
+  std::ostream& out_;
+  std::ostream& err_;
+  workflow::ProcessLeaves leaves_;
+};
+
+}  // namespace
+
+std::string ProcessFactory::executable() { return ThisExecutable(); }
+
+core::Error ProcessFactory::Exec(const std::string& path, const std::vector<std::string>& args) {
+  return ExecCompanionProgram(path, args);
+}
+
+Context::Context(core::Env environment, Factory& factory, std::unique_ptr<Factory>&& owned)
+    : env(std::move(environment)), in(factory.streams().in), out(factory.streams().out), err(factory.streams().err),
+      owned_factory_(std::move(owned)), factory_(factory) {
+  const IOStreams streams = factory.streams();
+  stdin_is_tty = streams.in_is_tty;
+  stdout_is_tty = streams.out_is_tty;
+  stderr_is_tty = streams.err_is_tty;
+  stdout_columns = streams.out_columns;
+  cancel = factory.cancel();
   // The Ray token tpu-vm create --ray keeps in node metadata: whoever reads a node reads it.
   redactor.HoldField(workflow::kRayTokenKey);
 }
+
+Context::Context(core::Env environment, Factory& factory) : Context(std::move(environment), factory, nullptr) {}
+
+Context::Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream)
+    : Context(std::move(environment), std::make_unique<StreamsFactory>(out_stream, err_stream)) {}
+
+Context::Context(core::Env environment, std::unique_ptr<Factory>&& owned)
+    : Context(std::move(environment), *owned, std::move(owned)) {}
 
 Context::~Context() = default;
 
@@ -29,8 +95,19 @@ core::Reporter& Context::reporter() {
   return *reporter_;
 }
 
-Stack& Context::stack() {
-  if (!stack_) stack_ = std::make_unique<Stack>(*this);
+workflow::Root& Context::stack() {
+  if (!stack_) {
+    workflow::RootOptions options{env, out, err, in, redactor, reporter(), cancel, [this] { return settings(); }};
+    options.interactive = stdin_is_tty && stderr_is_tty && !global.quiet;
+    options.dry_run = global.dry_run;
+    options.verbose = global.verbose;
+    options.log_http = global.log_http;
+    options.refresh_prices = global.refresh_prices;
+    options.access_token_file = global.access_token_file;
+    options.billing_api_key = global.billing_api_key;
+    options.executable = factory_.executable();
+    stack_ = std::make_unique<workflow::Root>(std::move(options), factory_.leaves());
+  }
   return *stack_;
 }
 

@@ -96,4 +96,11 @@ core::Result<std::vector<RefreshedEntry>> RefreshRun(http::Transport& transport,
   return refreshed;
 }
 
+core::Result<std::vector<RefreshedEntry>> RefreshRun(Root& root, state::LedgerStore& ledger,
+                                                     const std::string& run_id) {
+  auto google = root.Google();
+  if (!google) return core::Fail(google.error());
+  return RefreshRun(**google, root.Provision(*google).endpoints, ledger, run_id, !root.dry_run());
+}
+
 }  // namespace tputrain::workflow

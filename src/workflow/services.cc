@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "tputrain/core/resource_name.h"
+#include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/serviceusage/client.h"
 
 namespace tputrain::workflow {
@@ -44,6 +46,21 @@ core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const
     env.reporter.Done(task, "enabled");
   }
   return changes;
+}
+
+core::Result<bool> EnableApiFor(ProvisionEnv& env, const core::Error& failure, const std::string& project,
+                                std::set<std::string>& enabled) {
+  if (failure.reason != gcp::kReasonServiceDisabled) return false;
+  const auto& metadata = failure.metadata;
+  auto service = metadata.find("service");
+  if (service == metadata.end() || !enabled.insert(service->second).second) return false;
+  // The consumer is "projects/NUMBER": Service Usage takes the number as well as the id.
+  auto consumer = metadata.find("consumer");
+  std::string target = consumer != metadata.end() ? core::SegmentAfter(consumer->second, "projects") : "";
+  if (target.empty()) target = project;
+  auto changed = EnableServices(env, target, {service->second});
+  if (!changed) return core::Fail(changed.error());
+  return true;
 }
 
 }  // namespace tputrain::workflow

@@ -9,8 +9,9 @@
 #include <optional>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
-using tputrain::testing::RunProcess;
+using tputrain::testing::RunInProcess;
 using tputrain::testing::TputrainBinary;
 
 namespace {
@@ -308,7 +309,7 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
         {"CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDRESOURCEMANAGER", "http://127.0.0.1:9/"},
     };
     for (const auto& [name, value] : bad.env) env[name] = value;
-    auto result = RunProcess({.argv = argv, .env = env, .working_dir = "/"});
+    auto result = RunInProcess({.argv = argv, .env = env, .working_dir = "/"});
     std::string shown;
     for (const auto& arg : bad.args) shown += (arg.empty() ? "''" : arg) + " ";
     INFO(bad.family << ": tputrain " << shown << "\nstderr: " << result.err);

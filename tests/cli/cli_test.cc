@@ -3,9 +3,11 @@
 
 #include "testing/pty_process.h"
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 #include "tputrain/core/version.h"
 
 using tputrain::testing::ProcessOptions;
+using tputrain::testing::RunInProcess;
 using tputrain::testing::RunProcess;
 using tputrain::testing::TputrainBinary;
 
@@ -29,7 +31,7 @@ TEST_CASE("an unknown flag is a usage error that names it") {
 }
 
 TEST_CASE("--help lists global flags and examples") {
-  auto result = RunProcess({.argv = {TputrainBinary(), "--help"}});
+  auto result = RunInProcess({.argv = {TputrainBinary(), "--help"}});
   CHECK(result.exit_code == 0);
   CHECK_THAT(result.out, Catch::Contains("--format"));
   CHECK_THAT(result.out, Catch::Contains("Examples:"));
@@ -51,7 +53,7 @@ TEST_CASE("node pool flags that contradict the TPU slice are one usage line nami
     std::vector<std::string> argv = {TputrainBinary(), "nodepool", "create",     "p",          "--cluster", "c",
                                      "--project",      "p",        "--location", "us-east5-b", "--dry-run"};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    auto result = RunProcess({.argv = argv});
+    auto result = RunInProcess({.argv = argv});
     INFO(flags.front() << " " << flags.at(1));
     CHECK(result.exit_code == 2);
     CHECK(result.out.empty());
@@ -84,10 +86,10 @@ TEST_CASE("a name, project or location that could escape its URL path is one usa
       if (std::find(args.begin(), args.end(), "--project") == args.end()) argv.insert(argv.end(), {"--project", "p"});
       if (dry_run) argv.push_back("--dry-run");
       // No credentials and an unreachable API: anything sent would fail differently.
-      auto result = RunProcess({.argv = argv,
-                                .env = {{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent"},
-                                        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", "http://127.0.0.1:9/"},
-                                        {"CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU", "http://127.0.0.1:9/"}}});
+      auto result = RunInProcess({.argv = argv,
+                                  .env = {{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent"},
+                                          {"CLOUDSDK_API_ENDPOINT_OVERRIDES_CONTAINER", "http://127.0.0.1:9/"},
+                                          {"CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU", "http://127.0.0.1:9/"}}});
       INFO(args.at(0) << " " << args.at(2) << (dry_run ? " --dry-run" : ""));
       CHECK(result.exit_code == 2);
       CHECK(result.out.empty());
@@ -117,11 +119,11 @@ TEST_CASE("cleanup of an unknown or empty --run is one usage line, exit 2") {
   char pattern[] = "/tmp/tputrain-cli-state-XXXXXX";
   REQUIRE(mkdtemp(pattern) != nullptr);
   const std::string state_dir = pattern;
-  auto unknown = RunProcess({.argv = {TputrainBinary(), "cleanup", "--run", "no-such-run", "--state-dir", state_dir,
-                                      "--dry-run", "--detailed-exitcode"}});
+  auto unknown = RunInProcess({.argv = {TputrainBinary(), "cleanup", "--run", "no-such-run", "--state-dir", state_dir,
+                                        "--dry-run", "--detailed-exitcode"}});
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err == "ERROR: --run: no run 'no-such-run' in " + state_dir + " (tputrain runs list)\n");
-  auto empty = RunProcess({.argv = {TputrainBinary(), "cleanup", "--run", "", "--state-dir", state_dir, "--yes"}});
+  auto empty = RunInProcess({.argv = {TputrainBinary(), "cleanup", "--run", "", "--state-dir", state_dir, "--yes"}});
   CHECK(empty.exit_code == 2);
   CHECK(empty.err == "ERROR: --run: expected a value, got ''\n");
   rmdir(pattern);
@@ -144,7 +146,7 @@ TEST_CASE("a count that is negative, zero or too large is one usage line naming 
     std::vector<std::string> argv = {TputrainBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--project", "p", "--location", "us-east5-b", "--dry-run"});
-    auto result = RunProcess({.argv = argv});
+    auto result = RunInProcess({.argv = argv});
     INFO(args.at(0) << " " << args.at(args.size() - 2) << " " << args.back());
     CHECK(result.exit_code == 2);
     CHECK(result.out.empty());
@@ -166,7 +168,7 @@ TEST_CASE("flags CLI11 refuses are one line naming the flag and what was expecte
     std::vector<std::string> argv = {TputrainBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--project", "p", "--location", "us-east5-b", "--dry-run"});
-    auto result = RunProcess({.argv = argv});
+    auto result = RunInProcess({.argv = argv});
     INFO(args.at(0) << " " << args.at(1));
     CHECK(result.exit_code == 2);
     CHECK(result.err == expected);
@@ -177,7 +179,7 @@ TEST_CASE("services enable --dry-run prints its requests as --format asks") {
   const std::vector<std::string> argv = {
       TputrainBinary(), "services", "enable", "container.googleapis.com", "--project", "p",
       "--dry-run",      "--format", "json"};
-  auto result = RunProcess({.argv = argv});
+  auto result = RunInProcess({.argv = argv});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   auto printed = nlohmann::json::parse(result.out, nullptr, false);

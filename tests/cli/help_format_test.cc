@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
+using tputrain::testing::RunInProcess;
 using tputrain::testing::RunProcess;
 using tputrain::testing::TputrainBinary;
 
@@ -16,7 +18,7 @@ std::string Help(const std::vector<std::string>& path) {
   std::vector<std::string> argv = {TputrainBinary()};
   argv.insert(argv.end(), path.begin(), path.end());
   argv.push_back("--help");
-  auto result = RunProcess({.argv = argv});
+  auto result = RunInProcess({.argv = argv});
   REQUIRE(result.exit_code == 0);
   return result.out;
 }
@@ -84,7 +86,7 @@ TEST_CASE("--format json is one JSON document on stdout, or one line refusing it
     std::vector<std::string> argv = {TputrainBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--project", "p", "--location", "us-east5-b", "--format", "json"});
-    auto result = RunProcess({.argv = argv, .env = {{"XDG_STATE_HOME", "/nonexistent/state"}}, .working_dir = "/"});
+    auto result = RunInProcess({.argv = argv, .env = {{"XDG_STATE_HOME", "/nonexistent/state"}}, .working_dir = "/"});
     INFO(args.at(0) << " " << args.at(1) << "\nstdout: " << result.out << "\nstderr: " << result.err);
     CHECK(result.exit_code == 0);
     CHECK_FALSE(nlohmann::json::parse(result.out, nullptr, false).is_discarded());

@@ -3,12 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
-using tputrain::testing::RunProcess;
+using tputrain::testing::RunInProcess;
 using tputrain::testing::TputrainBinary;
 
 TEST_CASE("plan --format json reproduces seed 003's arithmetic") {
-  auto result = RunProcess({.argv = {TputrainBinary(), "plan", "--model", "saxml-175b-test", "--format", "json"}});
+  auto result = RunInProcess({.argv = {TputrainBinary(), "plan", "--model", "saxml-175b-test", "--format", "json"}});
   REQUIRE(result.exit_code == 0);
   auto plan = nlohmann::json::parse(result.out);
   CHECK(plan["accelerator_type"] == "v5litepod-32");
@@ -21,7 +22,7 @@ TEST_CASE("plan --format json reproduces seed 003's arithmetic") {
 }
 
 TEST_CASE("plan shows seed 001's slice and ICI split in the table, with the reason") {
-  auto result = RunProcess({.argv = {TputrainBinary(), "plan", "--model", "llama3-8b", "--accelerator", "v6e"}});
+  auto result = RunInProcess({.argv = {TputrainBinary(), "plan", "--model", "llama3-8b", "--accelerator", "v6e"}});
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.out, Catch::Contains("v6e-16 (16 chips, topology 4x4)"));
   CHECK_THAT(result.out, Catch::Contains("4 nodes of ct6e-standard-4t"));
@@ -30,7 +31,7 @@ TEST_CASE("plan shows seed 001's slice and ICI split in the table, with the reas
 }
 
 TEST_CASE("plan --format yaml prints the same fields as YAML") {
-  auto result = RunProcess({.argv = {TputrainBinary(), "--format", "yaml", "plan", "--model", "llama3-8b"}});
+  auto result = RunInProcess({.argv = {TputrainBinary(), "--format", "yaml", "plan", "--model", "llama3-8b"}});
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.out, Catch::Contains("accelerator_type: \"v6e-16\""));
 }
@@ -48,7 +49,7 @@ TEST_CASE("plan's bad input exits 2 with one line naming the flag and the choice
                                          {{"--mode", "train"}, "--model"}}) {
     std::vector<std::string> argv = {TputrainBinary(), "plan"};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
-    auto result = RunProcess({.argv = argv});
+    auto result = RunInProcess({.argv = argv});
     CHECK(result.exit_code == 2);
     CHECK(result.out.empty());
     CHECK_THAT(result.err, Catch::Contains(c.expected));
@@ -57,18 +58,18 @@ TEST_CASE("plan's bad input exits 2 with one line naming the flag and the choice
 }
 
 TEST_CASE("config show reports each value and its source") {
-  auto result = RunProcess({.argv = {TputrainBinary(), "config", "show", "--format", "json"},
-                            .env = {{"CLOUDSDK_CORE_PROJECT", "env-project"},
-                                    {"TPUTRAIN_PROJECT", std::nullopt},
-                                    {"CLOUDSDK_CONFIG", "/nonexistent"}}});
+  auto result = RunInProcess({.argv = {TputrainBinary(), "config", "show", "--format", "json"},
+                              .env = {{"CLOUDSDK_CORE_PROJECT", "env-project"},
+                                      {"TPUTRAIN_PROJECT", std::nullopt},
+                                      {"CLOUDSDK_CONFIG", "/nonexistent"}}});
   REQUIRE(result.exit_code == 0);
   auto json = nlohmann::json::parse(result.out);
   CHECK(json["project"]["value"] == "env-project");
   CHECK(json["project"]["source"] == "env CLOUDSDK_CORE_PROJECT");
 
-  auto flagged = RunProcess({.argv = {TputrainBinary(), "config", "show", "--project", "flag-project", "--zone",
-                                      "us-east5-b", "--format", "json"},
-                             .env = {{"CLOUDSDK_CORE_PROJECT", "env-project"}}});
+  auto flagged = RunInProcess({.argv = {TputrainBinary(), "config", "show", "--project", "flag-project", "--zone",
+                                        "us-east5-b", "--format", "json"},
+                               .env = {{"CLOUDSDK_CORE_PROJECT", "env-project"}}});
   REQUIRE(flagged.exit_code == 0);
   auto flagged_json = nlohmann::json::parse(flagged.out);
   CHECK(flagged_json["project"]["value"] == "flag-project");
@@ -77,10 +78,10 @@ TEST_CASE("config show reports each value and its source") {
 
 TEST_CASE("every command's --help has a description and an example") {
   for (const char* command : {"plan", "config"}) {
-    auto result = RunProcess({.argv = {TputrainBinary(), command, "--help"}});
+    auto result = RunInProcess({.argv = {TputrainBinary(), command, "--help"}});
     CHECK(result.exit_code == 0);
     CHECK_THAT(result.out, Catch::Contains("Usage:"));
   }
-  auto show = RunProcess({.argv = {TputrainBinary(), "config", "show", "--help"}});
+  auto show = RunInProcess({.argv = {TputrainBinary(), "config", "show", "--help"}});
   CHECK_THAT(show.out, Catch::Contains("Example"));
 }

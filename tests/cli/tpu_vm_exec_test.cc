@@ -4,8 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
-using tputrain::testing::RunProcess;
+using tputrain::testing::RunInProcess;
 using tputrain::testing::TputrainBinary;
 
 namespace {
@@ -14,12 +15,12 @@ tputrain::testing::ProcessResult DryRun(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {TputrainBinary(), "tpu-vm",     "exec",     "ray-vm", "--project", "p",
                                    "--zone",         "us-east5-a", "--dry-run"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess({.argv = argv,
-                     .env = {{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/adc.json"},
-                             {"CLOUDSDK_CONFIG", "/nonexistent/gcloud"},
-                             {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", std::nullopt},
-                             {"CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU", "http://127.0.0.1:9/"},
-                             {"TPUTRAIN_IAP_TUNNEL_URL", "wss://127.0.0.1:9"}}});
+  return RunInProcess({.argv = argv,
+                       .env = {{"GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/adc.json"},
+                               {"CLOUDSDK_CONFIG", "/nonexistent/gcloud"},
+                               {"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE", std::nullopt},
+                               {"CLOUDSDK_API_ENDPOINT_OVERRIDES_TPU", "http://127.0.0.1:9/"},
+                               {"TPUTRAIN_IAP_TUNNEL_URL", "wss://127.0.0.1:9"}}});
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ class CountingCredential final : public tputrain::http::Credential {
   int asked = 0;
 };
 
-// The stack src/cli/stack.cc builds for every API, innermost first: the network, the secret
+// The stack src/workflow/root.cc builds for every API, innermost first: the network, the secret
 // holder, --log-http, retries, the credential, and --dry-run outermost, above the credential.
 struct ProductStack {
   FakeTransport network;

@@ -6,6 +6,7 @@
 
 #include "testing/free_port.h"
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 #include "tputrain/ray/jobs_client.h"
 
 namespace tputrain::testing {
@@ -15,7 +16,7 @@ ProcessResult Tputrain(std::vector<std::string> args, std::map<std::string, std:
   args.insert(args.begin(), TputrainBinary());
   env.emplace("RAY_ADDRESS", std::nullopt);
   env.emplace("RAY_JOB_HEADERS", std::nullopt);
-  return RunProcess(ProcessOptions{args, env, "", "/tmp"}, std::chrono::seconds(30));
+  return RunInProcess(ProcessOptions{args, env, "", "/tmp"});
 }
 
 // Nothing listens here, so any request that was sent would fail the command.

@@ -8,6 +8,7 @@
 
 #include "render/temp_dir.h"
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
 using tputrain::testing::ProcessOptions;
 using tputrain::testing::ProcessResult;
@@ -35,7 +36,7 @@ ProcessResult Tputrain(const TempDir& home, std::vector<std::string> args,
                  {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}};
   for (auto& [name, value] : env) options.env[name] = value;
   options.working_dir = home.path();
-  return tputrain::testing::RunProcess(options);
+  return tputrain::testing::RunInProcess(options);
 }
 
 std::string ReadFile(const std::string& path) {

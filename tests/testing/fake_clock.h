@@ -63,7 +63,7 @@ class FakeClock final : public core::Clock, public core::Sleeper {
   std::vector<std::chrono::milliseconds> sleeps_;
 };
 
-// A runtime on fake time: what the CLI's Stack builds for a workflow, for tests.
+// A runtime on fake time: what the composition root (workflow::Root) builds for a workflow, for tests.
 inline core::Runtime RuntimeOn(FakeClock& clock, core::Reporter& reporter, const core::CancelToken* cancel = nullptr) {
   return {{clock, clock, cancel}, reporter};
 }

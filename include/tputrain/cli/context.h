@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tputrain/config/settings.h"
 #include "tputrain/core/cancel.h"
@@ -12,9 +13,12 @@
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
 
-namespace tputrain::cli {
+namespace tputrain::workflow {
+class Leaves;
+class Root;
+}  // namespace tputrain::workflow
 
-class Stack;
+namespace tputrain::cli {
 
 enum class OutputFormat { kTable, kJson, kYaml };
 
@@ -38,11 +42,42 @@ struct GlobalOptions {
   bool wide() const { return format == "wide"; }
 };
 
+// The streams a command reads and writes, and what they are connected to.
+struct IOStreams {
+  std::istream& in;
+  std::ostream& out;
+  std::ostream& err;
+  bool in_is_tty = false;
+  bool out_is_tty = false;
+  bool err_is_tty = false;
+  int out_columns = 0;  // the terminal's width when out is one (0: unknown)
+};
+
+// Where a command's streams and connections come from (kubectl's Factory and IOStreams are the
+// model): the process's (ProcessFactory: its standard streams and terminals, libcurl, the system
+// clock, Ctrl-C), or a test's, which runs commands in-process over the fake transport and the
+// fake clock (tests/testing/test_factory.h). The composition root, workflow::Root, is built over
+// its leaves by Context::stack(); every decorator above them is the same in both.
+class Factory {
+ public:
+  virtual ~Factory() = default;
+  virtual IOStreams streams() = 0;
+  virtual workflow::Leaves& leaves() = 0;
+  // Ctrl-C: set by the process's interrupt handler (null: never).
+  virtual core::CancelToken* cancel() = 0;
+  // The program's path (its built-in templates and companion programs are beside it).
+  virtual std::string executable() = 0;
+  // Runs `path` in this process's place (same PID and streams; `emulator start` hands over to
+  // tputrain-emulator). Returns only when that could not be done, with why.
+  virtual core::Error Exec(const std::string& path, const std::vector<std::string>& args) = 0;
+};
+
 // What a command's Run function receives: the parsed global flags, the environment snapshot,
 // the streams and what they are connected to. Commands set `outcome`; Main turns it into the
 // exit code.
 struct Context {
   core::Env env;
+  std::istream& in;
   std::ostream& out;
   std::ostream& err;
   bool stdin_is_tty = false;
@@ -64,18 +99,27 @@ struct Context {
   // gcloud config. Resolved on first use and kept.
   core::Result<config::Settings> settings();
 
-  // The composition root (src/cli/stack.h): every transport, credential, clock and ledger store
-  // a command uses. Built on first use, after flags are parsed, and kept for the process.
-  Stack& stack();
+  // The composition root (workflow::Root) over the factory's leaves: every transport,
+  // credential, clock and ledger store a command uses. Built on first use, after flags are
+  // parsed, and kept for the process.
+  workflow::Root& stack();
+  Factory& factory() { return factory_; }
 
+  Context(core::Env environment, Factory& factory);
+  // Streams of the caller's, on the process's leaves (what prints and reads no network needs).
   Context(core::Env environment, std::ostream& out_stream, std::ostream& err_stream);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
  private:
+  Context(core::Env environment, std::unique_ptr<Factory>&& owned);
+  Context(core::Env environment, Factory& factory, std::unique_ptr<Factory>&& owned);
+
+  std::unique_ptr<Factory> owned_factory_;
+  Factory& factory_;
   std::unique_ptr<core::Reporter> reporter_;
-  std::unique_ptr<Stack> stack_;
+  std::unique_ptr<workflow::Root> stack_;
   std::optional<core::Result<config::Settings>> settings_;
 };
 

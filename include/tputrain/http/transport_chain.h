@@ -24,6 +24,11 @@ class LayerStack {
     layers_.push_back(std::move(layer));
     return added;
   }
+  // Adds a layer made elsewhere (the leaf the composition root is given: curl, or a test's fake).
+  Interface& Push(std::unique_ptr<Interface> layer) {
+    layers_.push_back(std::move(layer));
+    return *layers_.back();
+  }
   Interface& top() { return *layers_.back(); }
 
  private:

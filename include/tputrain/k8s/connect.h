@@ -15,7 +15,7 @@ namespace tputrain::k8s {
 
 // Makes the transport stack for one cluster: `tls` carries the cluster's CA and client
 // certificate (and the caller's timeouts), `credential` the bearer token to add and refresh.
-// The composition root (cli::Stack) adds logging, retries and dry-run; tests pass a bare one.
+// The composition root (workflow::Root) adds logging, retries and dry-run; tests pass a bare one.
 using TransportFactory =
     std::function<std::unique_ptr<http::Transport>(const http::CurlOptions& tls, http::Credential& credential)>;
 

@@ -7,6 +7,7 @@
 #include "tputrain/http/transport.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/root.h"
 
 // `runs show --refresh`: what happened to a run's paid resources outside tputrain, read from
 // their APIs and written to the ledger. Google preempts a Spot TPU VM (PREEMPTED; its queued
@@ -29,5 +30,7 @@ struct RefreshedEntry {
 core::Result<std::vector<RefreshedEntry>> RefreshRun(http::Transport& transport, const ApiEndpoints& endpoints,
                                                      state::LedgerStore& ledger, const std::string& run_id,
                                                      bool record = true);
+// The same through the root's Google APIs; under --dry-run nothing is written.
+core::Result<std::vector<RefreshedEntry>> RefreshRun(Root& root, state::LedgerStore& ledger, const std::string& run_id);
 
 }  // namespace tputrain::workflow

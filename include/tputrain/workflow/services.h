@@ -1,5 +1,6 @@
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,12 @@ struct ServiceChange {
 // request is printed and nothing is read.
 core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const std::string& project,
                                                         const std::vector<std::string>& services);
+
+// --enable-apis: when `failure` is Google's SERVICE_DISABLED for an API not in `enabled` yet,
+// enables it (in the project its consumer "projects/NUMBER" names, else `project`), adds it to
+// `enabled` and answers true: the command is to run again (its creates adopt what the first
+// attempt made). False for any other failure, or an API already tried.
+core::Result<bool> EnableApiFor(ProvisionEnv& env, const core::Error& failure, const std::string& project,
+                                std::set<std::string>& enabled);
 
 }  // namespace tputrain::workflow

@@ -1,6 +1,6 @@
 #include "commands/commands.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {

@@ -4,12 +4,11 @@
 #include "commands/cleanup_scan.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "commands/recorded_reach.h"
 #include "output/resource_cells.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/state/ledger.h"
 #include "tputrain/workflow/cleanup_runs.h"
+#include "tputrain/workflow/kube_access.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/spend.h"
 
 namespace tputrain::cli {
@@ -98,7 +97,7 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   }
   auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  Stack& stack = context.stack();
+  workflow::Root& stack = context.stack();
   state::LedgerStore& store = stack.Ledger(dir);
   auto runs = workflow::PlanRuns(store, {options.run_id, options.all, options.force}, context.env);
   if (!runs) return core::Fail(runs.error());
@@ -125,7 +124,7 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
     if (!transport) return core::Fail(transport.error());
     google = *transport;
   }
-  workflow::CleanupRunsEnv env{store, stack.Provision(google), RecordedReach(context), *timeout};
+  workflow::CleanupRunsEnv env{store, stack.Provision(google), workflow::RecordedReach(stack), *timeout};
   auto done = workflow::CleanupRuns(env, *plans);
   if (!done) return core::Fail(done.error());
   PrintDone(context, *done, SpendOf(context, store, *done));

@@ -9,24 +9,14 @@
 #include "commands/prices_common.h"
 #include "commands/provision_common.h"
 #include "output/resource_cells.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/gcp_location.h"
-#include "tputrain/state/ledger.h"
 #include "tputrain/workflow/cleanup_runs.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/scan.h"
 
 namespace tputrain::cli {
 namespace {
-
-// What a listed TPU resource burns an hour at list price; none for the rest, or with no price.
-std::optional<double> PerHour(const workflow::LeakedResource& item, const workflow::Prices* prices) {
-  if (prices == nullptr || item.generation.empty() || item.chips == 0) return std::nullopt;
-  auto rate =
-      prices->table.PerChipHour(item.generation, core::RegionOf(item.location), catalog::BilledAs(item.capacity));
-  if (!rate) return std::nullopt;
-  return *rate * item.chips;
-}
 
 void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& leaked,
                  const std::vector<workflow::Outcome>* deleted, const workflow::Prices* prices, bool expired) {
@@ -34,7 +24,7 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
   double total = 0;
   for (const auto& item : leaked) {
     json["leaked"].push_back(workflow::ToJson(item));
-    auto per_hour = PerHour(item, prices);
+    auto per_hour = workflow::PerHour(item, prices);
     json["leaked"].back()["per_hour"] = per_hour ? nlohmann::json(*per_hour) : nlohmann::json(nullptr);
     total += per_hour.value_or(0);
   }
@@ -60,7 +50,7 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
     std::vector<std::vector<std::string>> rows;
     for (const auto& item : leaked) {
       auto cells = CellsOf(item.kind, item.resource, nlohmann::json::object(), wide, item.name);
-      auto per_hour = PerHour(item, prices);
+      auto per_hour = workflow::PerHour(item, prices);
       rows.push_back({std::string(state::KindName(item.kind)), cells.name,
                       item.location.empty() ? cells.location : item.location, item.run_id,
                       per_hour ? workflow::FormatMoney(*per_hour, currency) : (item.generation.empty() ? "" : "?")});

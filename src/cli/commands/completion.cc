@@ -5,7 +5,6 @@
 #include "commands/commands.h"
 #include "completion.h"
 #include "man_page.h"
-#include "stack.h"
 #include "tputrain/build_info.h"
 #include "tputrain/catalog/models.h"
 #include "tputrain/catalog/tpu_types.h"
@@ -14,6 +13,7 @@
 #include "tputrain/git_commit.h"
 #include "tputrain/http/library_versions.h"
 #include "tputrain/render/template.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {

@@ -17,7 +17,7 @@ core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& 
   }
   context.err << question << " [y/N] " << std::flush;
   std::string answer;
-  std::getline(std::cin, answer);
+  std::getline(context.in, answer);
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 

@@ -2,9 +2,9 @@
 #include "companion_program.h"
 #include "global_flags.h"
 #include "parse_error.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/workflow/emulator_state.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {
@@ -49,7 +49,7 @@ core::Result<int> StartEmulator(const std::vector<std::string>& given, Context& 
       return core::Fail(refused.error());
     }
   }
-  auto program = FindCompanionProgram(kEmulatorProgram, context.env);
+  auto program = FindCompanionProgram(kEmulatorProgram, context.factory().executable(), context.env);
   if (!program) {
     return core::Fail(core::Error::Make(core::ErrorKind::kNotFound,
                                         std::string(kEmulatorProgram) +
@@ -59,7 +59,7 @@ core::Result<int> StartEmulator(const std::vector<std::string>& given, Context& 
   std::vector<std::string> args = {"start"};
   const auto rest = globals.remaining();
   args.insert(args.end(), rest.begin(), rest.end());
-  return core::Fail(ExecCompanionProgram(*program, args));
+  return core::Fail(context.factory().Exec(*program, args));
 }
 
 }  // namespace

@@ -83,13 +83,13 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
         if (!outcome) return core::Fail(outcome.error());
         std::vector<workflow::Outcome> outcomes{*outcome};
         if (options.annotate_ksa) {
-          auto connection = ConnectCluster(options.access, context);
+          auto connection = workflow::ConnectCluster(context.stack(), options.access);
           if (!connection) return core::Fail(connection.error());
-          Stack& stack = context.stack();
+          workflow::Root& stack = context.stack();
           workflow::RecordedApplyEnv apply{stack.runtime(),
                                            *(*connection)->client,
                                            *(*connection)->discovery,
-                                           AccessRecordOf(options.access, **connection, context),
+                                           workflow::AccessRecordOf(context.stack(), options.access, **connection),
                                            {env.ledger, env.run_id}};
           auto annotated = workflow::AnnotateServiceAccount(apply, ns, ksa, options.gsa, env.dry_run != nullptr);
           if (!annotated) return core::Fail(annotated.error());

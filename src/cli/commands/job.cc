@@ -1,89 +1,74 @@
 #include "commands/commands.h"
 #include "commands/job_output.h"
-#include "commands/job_session.h"
 #include "commands/job_submit.h"
+#include "commands/k8s_access.h"
+#include "commands/ray_common.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/core/clock.h"
-#include "tputrain/core/duration.h"
 #include "tputrain/core/utf8.h"
-#include "tputrain/ray/wait.h"
+#include "tputrain/workflow/ray_jobs.h"
 
 namespace tputrain::cli {
 namespace {
 
+// The flags of `tputrain job VERB`: where the Ray head is, and what the verb takes.
+struct JobOptions {
+  workflow::RayHeadFlags head;
+  workflow::JobSubmitRequest submit;
+  std::string id;
+  bool no_wait = false;
+  bool follow = false;
+  std::string timeout;  // job wait --timeout: core::ParseDuration's grammar, bare seconds too
+};
+
 core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
-  std::string local_dir;
-  auto request = BuildSubmitRequest(options.submit, local_dir);
-  if (!request) return core::Fail(request.error());
-  if (context.global.dry_run) return PrintSubmitDryRun(*request, local_dir, context);
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  auto& client = *(*session)->client;
-  if (!local_dir.empty()) {
-    auto uri = client.UploadWorkingDir(local_dir);
-    if (!uri) return core::Fail(uri.error());
-    request->runtime_env["working_dir"] = *uri;
+  if (context.global.dry_run) {
+    auto requests = workflow::SubmitDryRun(options.submit);
+    if (!requests) return core::Fail(requests.error());
+    PrintResult(context, *requests, [&](std::ostream& out) { out << requests->dump(2) << "\n"; });
+    return core::kExitOk;
   }
-  auto submitted = client.Submit(*request);
+  auto submitted = workflow::SubmitJob(context.stack(), options.head, options.submit);
   if (!submitted) return core::Fail(submitted.error());
-  const std::string& id = submitted->submission_id;
+  const std::string& id = submitted->id;
   context.err << "Job '" << id << "' " << (submitted->reattached ? "was already submitted; re-attached" : "submitted")
               << "\n";
   if (options.no_wait) {
     PrintResult(context, {{"submission_id", id}}, [&](std::ostream& out) { out << id << "\n"; });
     return core::kExitOk;
   }
-  auto job =
-      FollowJob(context, client, id, LogSink(context), 0, *(*session)->websocket, ReattachFlags(options, context));
+  auto job = workflow::FollowJob(context.stack(), *submitted->session, id, LogStream(context),
+                                 workflow::ReattachFlags(context.stack(), options.head));
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }
 
 core::Result<int> RunStatus(const JobOptions& options, Context& context) {
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  auto job = (*session)->client->Get(options.id);
+  auto job = workflow::JobStatus(context.stack(), options.head, options.id);
   if (!job) return core::Fail(job.error());
   PrintJob(context, *job);
   return core::kExitOk;
 }
 
 core::Result<int> RunLogs(const JobOptions& options, Context& context) {
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  auto& client = *(*session)->client;
   if (options.follow) {
-    auto job = FollowJob(context, client, options.id, LogSink(context), 0, *(*session)->websocket,
-                         ReattachFlags(options, context));
+    auto job = workflow::FollowJobLogs(context.stack(), options.head, options.id, LogStream(context));
     if (!job) return core::Fail(job.error());
     return Finish(context, *job);
   }
-  auto logs = client.Logs(options.id);
+  auto logs = workflow::JobLogs(context.stack(), options.head, options.id);
   if (!logs) return core::Fail(logs.error());
   PrintResult(context, {{"submission_id", options.id}, {"logs", *logs}}, [&](std::ostream& out) { out << *logs; });
   return core::kExitOk;
 }
 
 core::Result<int> RunWait(const JobOptions& options, Context& context) {
-  std::optional<std::chrono::milliseconds> timeout;
-  if (!options.timeout.empty()) {
-    auto parsed = core::ParseDuration("--timeout", options.timeout);
-    if (!parsed) return core::Fail(parsed.error());
-    timeout = *parsed;
-  }
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  Stack& stack = context.stack();
-  auto job = ray::WaitUntilTerminal(*(*session)->client, options.id, stack.runtime(), timeout);
+  auto job = workflow::WaitJob(context.stack(), options.head, options.id, options.timeout);
   if (!job) return core::Fail(job.error());
   return Finish(context, *job);
 }
 
 core::Result<int> RunStop(const JobOptions& options, Context& context) {
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  auto& client = *(*session)->client;
-  auto stopped = client.Stop(options.id);
+  auto stopped = workflow::StopJob(context.stack(), options.head, options.id);
   if (!stopped) return core::Fail(stopped.error());
   // Under --dry-run the stop was printed, not sent: the job runs on, so there is nothing to wait for.
   if (context.global.dry_run) return core::kExitOk;
@@ -99,9 +84,7 @@ core::Result<int> RunStop(const JobOptions& options, Context& context) {
 }
 
 core::Result<int> RunDelete(const JobOptions& options, Context& context) {
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  auto deleted = (*session)->client->Delete(options.id);
+  auto deleted = workflow::DeleteJob(context.stack(), options.head, options.id);
   if (!deleted) return core::Fail(deleted.error());
   PrintResult(context, {{"submission_id", options.id}, {"deleted", *deleted}},
               [&](std::ostream& out) { out << "Deleted job '" << options.id << "'\n"; });
@@ -109,9 +92,7 @@ core::Result<int> RunDelete(const JobOptions& options, Context& context) {
 }
 
 core::Result<int> RunList(const JobOptions& options, Context& context) {
-  auto session = Connect(options, context);
-  if (!session) return core::Fail(session.error());
-  auto jobs = (*session)->client->List();
+  auto jobs = workflow::ListJobs(context.stack(), options.head);
   if (!jobs) return core::Fail(jobs.error());
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
@@ -140,9 +121,9 @@ void SetupJobCommand(CLI::App& root, Context& context) {
   auto add = [&](const char* name, const char* help, auto run, bool takes_id, const char* example) {
     auto* command = job->add_subcommand(name, help);
     command->footer(std::string("Example:\n  ") + example + "\n\n" + kExitCodes);
-    AddRayConnectionFlags(command, options->connection);
-    AddRayClusterFlags(*command, options->raycluster);
-    AddTpuVmRayFlag(*command, options->tpu_vm);
+    AddRayConnectionFlags(command, options->head.connection);
+    AddRayClusterFlags(*command, options->head.raycluster);
+    AddTpuVmRayFlag(*command, options->head.tpu_vm);
     if (takes_id) command->add_option("id", options->id, "Submission id (or Ray job id)")->required();
     command->callback([options, &context, run] { context.outcome = run(*options, context); });
     return command;

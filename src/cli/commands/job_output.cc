@@ -58,26 +58,8 @@ int Finish(Context& context, const ray::JobDetails& job) {
 }
 
 // Log text goes to stdout, unless stdout is reserved for the JSON/YAML result.
-ray::LogTextHandler LogSink(Context& context) {
-  std::ostream& sink = context.global.output_format() == OutputFormat::kTable ? context.out : context.err;
-  return [&sink](std::string_view text) { sink.write(text.data(), static_cast<std::streamsize>(text.size())).flush(); };
-}
-
-core::Result<int> PrintSubmitDryRun(const ray::SubmitRequest& request, const std::string& local_dir, Context& context) {
-  ray::SubmitRequest shown = request;
-  nlohmann::json requests = nlohmann::json::array();
-  if (!local_dir.empty()) {
-    auto package = ray::PackageWorkingDir(local_dir);
-    if (!package) return core::Fail(package.error());
-    shown.runtime_env["working_dir"] = package->uri();
-    requests.push_back(
-        {{"method", "PUT"}, {"path", "/api/packages/gcs/" + package->name}, {"bytes", package->archive.size()}});
-  }
-  auto body = ray::SubmitBody(shown, ray::ServerVersion{});
-  if (!body) return core::Fail(body.error());
-  requests.push_back({{"method", "POST"}, {"path", "/api/jobs/"}, {"body", *body}});
-  PrintResult(context, requests, [&](std::ostream& out) { out << requests.dump(2) << "\n"; });
-  return core::kExitOk;
+std::ostream& LogStream(Context& context) {
+  return context.global.output_format() == OutputFormat::kTable ? context.out : context.err;
 }
 
 }  // namespace tputrain::cli

@@ -4,8 +4,7 @@
 
 #include "tputrain/cli/context.h"
 #include "tputrain/core/result.h"
-#include "tputrain/ray/jobs_client.h"
-#include "tputrain/ray/log_follower.h"
+#include "tputrain/workflow/ray_jobs.h"
 
 // How `tputrain job` shows jobs: the details table, the last word after a follow, where log text
 // goes, and what `job submit --dry-run` would send.
@@ -27,9 +26,6 @@ void PrintJob(Context& context, const ray::JobDetails& job);
 int Finish(Context& context, const ray::JobDetails& job);
 
 // Log text goes to stdout, unless stdout is reserved for the JSON/YAML result.
-ray::LogTextHandler LogSink(Context& context);
-
-// The requests `job submit` would send: the working_dir upload, then the submit body.
-core::Result<int> PrintSubmitDryRun(const ray::SubmitRequest& request, const std::string& local_dir, Context& context);
+std::ostream& LogStream(Context& context);
 
 }  // namespace tputrain::cli

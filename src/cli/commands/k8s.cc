@@ -11,9 +11,9 @@
 #include "tputrain/core/file.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/delete.h"
-#include "tputrain/state/ledger.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/queue.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {
@@ -21,8 +21,8 @@ namespace {
 // Manifests of operators run to a few MiB; a wrong path (a disk image) must not fill memory.
 constexpr size_t kMaxManifestBytes = 32 * core::kMiB;
 
-core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file) {
-  auto text = file == "-" ? core::ReadStream(std::cin, "<stdin>", "-f", kMaxManifestBytes)
+core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file, std::istream& in) {
+  auto text = file == "-" ? core::ReadStream(in, "<stdin>", "-f", kMaxManifestBytes)
                           : core::ReadFile(file, "-f", kMaxManifestBytes);
   if (!text) return core::Fail(text.error());
   return k8s::ParseManifests(*text, file == "-" ? "<stdin>" : file);
@@ -41,15 +41,13 @@ struct ApplyFlags {
 };
 
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
-  auto objects = ReadManifests(flags.file);
+  auto objects = ReadManifests(flags.file, context.in);
   if (!objects) return core::Fail(objects.error());
   // The run first: a ledger that cannot record refuses the apply before any call.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, context.global.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  if (auto queued = workflow::PrepareForQueue(*(*connection)->client, flags.queue, flags.access.ns, *objects);
+  auto cluster = workflow::OpenRecordedApply(context.stack(), flags.access,
+                                             {flags.ledger.run_id, flags.ledger.state_dir}, context.global.dry_run);
+  if (!cluster) return core::Fail(cluster.error());
+  if (auto queued = workflow::PrepareForQueue(*(*cluster)->connection->client, flags.queue, flags.access.ns, *objects);
       !queued) {
     return core::Fail(queued.error());
   }
@@ -59,8 +57,7 @@ core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   options.ns = flags.access.ns;
   bool table = context.global.output_format() == OutputFormat::kTable;
   // Every object goes into the run ledger before it is sent, so `tputrain cleanup` deletes it.
-  workflow::RecordedApplyEnv env = RecordedApplyEnvOf(**connection, *ledger, context);
-  auto applied = workflow::ApplyRecorded(env, *objects, options, [&](const k8s::ApplyResult& result) {
+  auto applied = workflow::ApplyRecorded((*cluster)->env, *objects, options, [&](const k8s::ApplyResult& result) {
     if (table) {
       context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, options.dry_run) << "\n";
       context.out.flush();
@@ -92,9 +89,9 @@ struct DeleteFlags {
 core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  auto objects = ReadManifests(flags.file);
+  auto objects = ReadManifests(flags.file, context.in);
   if (!objects) return core::Fail(objects.error());
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   k8s::DeleteOptions options;
   options.ns = flags.access.ns;
@@ -102,8 +99,8 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   options.wait = !flags.no_wait;
   options.timeout = *timeout;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  workflow::RecordedDeleteEnv env =
-      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
+                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
   auto deleted = workflow::DeleteRecorded(env, std::move(*objects), options, [&](const k8s::DeleteResult& result) {
     if (!table) return;
     const char* what = result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted") : "not found";

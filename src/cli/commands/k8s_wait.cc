@@ -1,10 +1,10 @@
 // tputrain wait KIND/NAME: until a Kubernetes object is ready, by watching it.
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/k8s/wait.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {
@@ -19,8 +19,8 @@ struct WaitFlags {
 core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  Stack& stack = context.stack();
-  auto connection = ConnectCluster(flags.access, context);
+  workflow::Root& stack = context.stack();
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto& client = *(*connection)->client;
   auto ref = k8s::ParseObjectRef(flags.target, client);

@@ -78,7 +78,7 @@ core::Result<workflow::LogsRequest> RequestFrom(const LogsFlags& flags, Context&
 core::Result<int> RunLogs(const LogsFlags& flags, Context& context) {
   auto request = RequestFrom(flags, context);
   if (!request) return core::Fail(request.error());
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto& client = *(*connection)->client;
   request->ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;

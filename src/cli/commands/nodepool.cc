@@ -4,8 +4,8 @@
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/workflow/reads.h"
 
 namespace tputrain::cli {
 namespace {
@@ -65,36 +65,23 @@ core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& con
 }
 
 core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
-  auto ref = ClusterRefOf(context, options.cluster, "--cluster");
-  if (!ref) return core::Fail(ref.error());
+  auto pools = workflow::ReadNodePools(context.stack(), {options.cluster, list ? "" : options.name});
+  if (!pools) return core::Fail(pools.error());
   if (!list) {
-    if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kGkeNameLength); !valid) {
-      return core::Fail(valid.error());
-    }
+    const auto& raw = pools->front().raw;
+    PrintResult(context, raw, [&](std::ostream& out) { out << ToYaml(raw); });
+    return core::kExitOk;
   }
-  return RunRead(
-      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        gcp::container::Client client(transport, endpoints.container);
-        if (!list) {
-          auto pool = client.GetNodePool({*ref, options.name});
-          if (!pool) return core::Fail(pool.error());
-          PrintResult(context, pool->raw, [&](std::ostream& out) { out << ToYaml(pool->raw); });
-          return core::kExitOk;
-        }
-        auto pools = client.ListNodePools(*ref);
-        if (!pools) return core::Fail(pools.error());
-        nlohmann::json json = nlohmann::json::array();
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& pool : *pools) {
-          json.push_back(pool.raw);
-          rows.push_back(
-              {pool.name, pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), pool.status});
-        }
-        PrintResult(context, json, [&](std::ostream& out) {
-          PrintTable(out, {"name", "machine_type", "tpu_topology", "nodes", "status"}, rows);
-        });
-        return core::kExitOk;
-      });
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& pool : *pools) {
+    json.push_back(pool.raw);
+    rows.push_back({pool.name, pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), pool.status});
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    PrintTable(out, {"name", "machine_type", "tpu_topology", "nodes", "status"}, rows);
+  });
+  return core::kExitOk;
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ core::Result<int> RunCheck(const OperatorFlags& flags, Context& context) {
     wanted.push_back(*info);
   }
   if (wanted.empty()) wanted = workflow::KnownOperators();
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto statuses = workflow::CheckOperators(*(*connection)->client, *(*connection)->discovery, wanted);
   if (!statuses) return core::Fail(statuses.error());
@@ -79,17 +79,15 @@ core::Result<int> RunInstall(const OperatorFlags& flags, Context& context) {
   }
   const bool dry_run = context.global.dry_run;
   // The run first: a ledger that cannot record refuses the install before any call.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, dry_run);
+  auto ledger = workflow::OpenApplyLedger(context.stack(), {flags.ledger.run_id, flags.ledger.state_dir}, dry_run);
   if (!ledger) return core::Fail(ledger.error());
   auto objects = workflow::LoadOperatorManifest(context.stack().Downloads(),
                                                 flags.manifest.empty() ? info->manifest_url : flags.manifest);
   if (!objects) return core::Fail(objects.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  workflow::RecordedApplyEnv env = RecordedApplyEnvOf(**connection, *ledger, context);
-  auto installed = workflow::InstallOperator(env, *info, *objects, dry_run, timeout->value_or(std::chrono::minutes(5)),
-                                             context.reporter());
+  auto cluster = workflow::ConnectRecordedApply(context.stack(), flags.access, std::move(*ledger));
+  if (!cluster) return core::Fail(cluster.error());
+  auto installed = workflow::InstallOperator((*cluster)->env, *info, *objects, dry_run,
+                                             timeout->value_or(std::chrono::minutes(5)), context.reporter());
   if (!installed) return core::Fail(installed.error());
   nlohmann::json applied = nlohmann::json::array();
   for (const auto& result : installed->applied) {

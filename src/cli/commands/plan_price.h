@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tputrain/catalog/prices.h"
 #include "tputrain/workflow/prices.h"
 #include "tputrain/workflow/slice_price.h"
 

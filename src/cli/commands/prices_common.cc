@@ -1,6 +1,6 @@
 #include "commands/prices_common.h"
 
-#include "stack.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 

@@ -13,7 +13,7 @@
 
 namespace tputrain::cli {
 
-// TPU prices for a command: workflow::ReadTpuPrices on the Stack's price source. When the
+// TPU prices for a command: workflow::ReadTpuPrices on the composition root's price source. When the
 // catalog's prices of the last days could not be had, the notice is printed as a warning.
 core::Result<workflow::Prices> ReadPrices(Context& context);
 

@@ -1,16 +1,16 @@
 #include "commands/provision_common.h"
 
+#include <set>
+
 #include "commands/capacity_flags.h"
-#include "commands/enable_apis.h"
 #include "commands/prices_common.h"
 #include "commands/ttl_flag.h"
 #include "output/resource_cells.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/gcp/error_from_http.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/reads.h"
+#include "tputrain/workflow/root.h"
+#include "tputrain/workflow/services.h"
 
 namespace tputrain::cli {
 namespace {
@@ -54,43 +54,23 @@ void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
                     "If it exists in ERROR (e.g. after a stockout), delete it and create it again");
 }
 
-namespace {
-
-// Project and location become URL path segments: checked against the APIs' patterns first.
-core::Status CheckSetting(const config::Settings& settings, const std::string& key, const std::string& value) {
-  if (key == "project") return gcp::CheckProjectId(settings.Lookup(key).FieldName(key), value);
-  if (key == "location") return gcp::CheckLocation(settings.Lookup(key).FieldName(key), value);
-  return {};
-}
-
-}  // namespace
-
 core::Result<std::string> RequireSetting(Context& context, const std::string& key) {
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
-  auto value = settings->Require(key);
-  if (!value) return value;
-  if (auto valid = CheckSetting(*settings, key, *value); !valid) return core::Fail(valid.error());
-  return value;
+  return workflow::RequireSetting(*settings, key);
 }
 
 core::Result<std::string> LocationOrAll(Context& context) {
   auto settings = context.settings();
   if (!settings) return core::Fail(settings.error());
-  auto location = settings->Get("location");
-  if (!location || location->empty()) return std::string("-");
-  if (auto valid = CheckSetting(*settings, "location", *location); !valid) return core::Fail(valid.error());
-  return *location;
+  return workflow::LocationOrAll(*settings);
 }
 
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
                                                       std::string_view field) {
-  if (auto valid = gcp::CheckResourceId(field, name, gcp::kGkeNameLength); !valid) return core::Fail(valid.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto location = RequireSetting(context, "location");
-  if (!location) return core::Fail(location.error());
-  return gcp::container::ClusterRef{*project, *location, name};
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  return workflow::ClusterRefOf(*settings, name, field);
 }
 
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,
@@ -116,7 +96,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     PrintPlannedRequests(context, planned);
     return core::kExitOk;
   }
-  Stack& stack = context.stack();
+  workflow::Root& stack = context.stack();
   // The run first: a ledger that cannot record refuses the command before any call.
   state::LedgerStore& ledger = stack.Ledger(flags.state_dir);
   auto run_id = ledger.ResolveRun(flags.run_id, context.env, /*create=*/true);
@@ -132,7 +112,16 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   env.async = flags.async;
   env.recreate_unusable = flags.recreate_unusable;
   env.poll.timeout = *timeout;
-  auto outcomes = RunEnablingApis(context, env, body, flags.enable_apis);
+  auto outcomes = body(env);
+  // --enable-apis: an API the project lacks is enabled and the command run again, once per API.
+  std::set<std::string> enabled;
+  while (!outcomes && flags.enable_apis) {
+    auto again =
+        workflow::EnableApiFor(env, outcomes.error(), context.settings()->Get("project").value_or(""), enabled);
+    if (!again) return core::Fail(again.error());
+    if (!*again) break;
+    outcomes = body(env);
+  }
   if (!outcomes) {
     core::Error error = outcomes.error();
     if (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0) {
@@ -154,12 +143,6 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
     PrintOutcomes(context, *run_id, *outcomes);
   }
   return core::kExitOk;
-}
-
-core::Result<int> RunRead(Context& context, const ReadBody& body) {
-  auto google = context.stack().Google();
-  if (!google) return core::Fail(google.error());
-  return body(**google, context.stack().Provision(*google).endpoints);
 }
 
 void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type) {

@@ -7,9 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "tputrain/cli/context.h"
-#include "tputrain/gcp/container/types.h"
 #include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/reads.h"
 
 // What every provisioning command shares: the run ledger flags, --async/--timeout, building
 // the workflow's environment, --dry-run printing, and the summary.
@@ -59,10 +59,6 @@ void PrintPlannedRequests(Context& context, const std::vector<http::Request>& pl
 // requests under --dry-run (sending nothing), else the outcomes (through `print` when given).
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,
                                const OutcomePrinter& print = nullptr);
-
-// For read-only commands (describe, list): the API stack and endpoints only.
-using ReadBody = std::function<core::Result<int>(http::Transport&, const workflow::ApiEndpoints&)>;
-core::Result<int> RunRead(Context& context, const ReadBody& body);
 
 core::Result<std::string> RequireSetting(Context& context, const std::string& key);
 

@@ -36,25 +36,24 @@ core::Result<int> RunCreate(const QueueFlags& flags, Context& context) {
   request.create_nodepool = flags.create_nodepool;
   request.install_timeout = timeout->value_or(std::chrono::minutes(5));
   request.dry_run = context.global.dry_run;
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, request.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  workflow::QueueEnv env{RecordedApplyEnvOf(**connection, *ledger, context), context.stack().Downloads(),
-                         PoolCreatorFor(flags.access, *ledger, context)};
+  auto cluster = workflow::OpenRecordedApply(context.stack(), flags.access,
+                                             {flags.ledger.run_id, flags.ledger.state_dir}, request.dry_run);
+  if (!cluster) return core::Fail(cluster.error());
+  workflow::QueueEnv env{(*cluster)->env, context.stack().Downloads(),
+                         PoolCreatorFor(flags.access, (*cluster)->ledger, context)};
   auto created = workflow::CreateQueue(env, request);
   if (!created) return core::Fail(created.error());
-  PrintQueueCreated(context, *created, ledger->run_id, request.dry_run);
+  PrintQueueCreated(context, *created, (*cluster)->ledger.run_id, request.dry_run);
   return core::kExitOk;
 }
 
 core::Result<int> RunDelete(const QueueFlags& flags, Context& context) {
   auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  auto env = RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  auto env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
+                                           {flags.ledger.run_id, flags.ledger.state_dir});
   auto deleted = workflow::DeleteQueue(env, flags.name, flags.access.ns, timeout->value_or(std::chrono::minutes(5)),
                                        context.global.dry_run);
   if (!deleted) return core::Fail(deleted.error());
@@ -63,7 +62,7 @@ core::Result<int> RunDelete(const QueueFlags& flags, Context& context) {
 }
 
 core::Result<int> RunList(const QueueFlags& flags, Context& context) {
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto queues =
       workflow::ListQueues(*(*connection)->client, *(*connection)->discovery, flags.access.ns, flags.all_namespaces);
@@ -73,7 +72,7 @@ core::Result<int> RunList(const QueueFlags& flags, Context& context) {
 }
 
 core::Result<int> RunDescribe(const QueueFlags& flags, Context& context) {
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto described =
       workflow::DescribeQueue(*(*connection)->client, *(*connection)->discovery, flags.name, flags.access.ns);

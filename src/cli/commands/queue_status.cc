@@ -17,7 +17,7 @@ struct StatusFlags {
 };
 
 core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto reports = workflow::QueueStatus(*(*connection)->client, *(*connection)->discovery, flags.access.ns, flags.queue,
                                        flags.workload);
@@ -37,7 +37,7 @@ core::Result<int> RunWait(const StatusFlags& flags, Context& context) {
   }
   auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   auto report =
       workflow::WaitQueued(context.stack().runtime(), *(*connection)->client, *(*connection)->discovery,

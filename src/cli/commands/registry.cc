@@ -4,8 +4,10 @@
 #include "commands/provision_common.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/core/resource_name.h"
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/workflow/reads.h"
 
 namespace tputrain::cli {
 namespace {
@@ -59,38 +61,25 @@ core::Result<int> RunDelete(const RegistryOptions& options, Context& context) {
 }
 
 core::Result<int> RunDescribe(const RegistryOptions& options, Context& context) {
-  auto ref = RefOf(context, options.name);
-  if (!ref) return core::Fail(ref.error());
-  return RunRead(context,
-                 [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-                   auto repository = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).Get(*ref);
-                   if (!repository) return core::Fail(repository.error());
-                   PrintResult(context, repository->raw, [&](std::ostream& out) { out << ToYaml(repository->raw); });
-                   return core::kExitOk;
-                 });
+  auto repositories = workflow::ReadRepositories(context.stack(), {options.name});
+  if (!repositories) return core::Fail(repositories.error());
+  const auto& raw = repositories->front().raw;
+  PrintResult(context, raw, [&](std::ostream& out) { out << ToYaml(raw); });
+  return core::kExitOk;
 }
 
 core::Result<int> RunList(Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  // Artifact Registry lists per location; it has no "-" for all of them, as GKE and TPU have.
-  auto location = RequireSetting(context, "location");
-  if (!location) return core::Fail(location.error());
-  const std::string region = core::RegionOf(*location);
-  return RunRead(
-      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        auto repositories = gcp::artifactregistry::Client(transport, endpoints.artifactregistry).List(*project, region);
-        if (!repositories) return core::Fail(repositories.error());
-        nlohmann::json json = nlohmann::json::array();
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& repository : *repositories) {
-          json.push_back(repository.raw);
-          rows.push_back({repository.name.substr(repository.name.rfind('/') + 1), repository.format,
-                          repository.registry_uri.empty() ? "-" : repository.registry_uri});
-        }
-        PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"repository", "format", "uri"}, rows); });
-        return core::kExitOk;
-      });
+  auto repositories = workflow::ReadRepositories(context.stack(), {});
+  if (!repositories) return core::Fail(repositories.error());
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& repository : *repositories) {
+    json.push_back(repository.raw);
+    rows.push_back({core::LastSegment(repository.name), repository.format,
+                    repository.registry_uri.empty() ? "-" : repository.registry_uri});
+  }
+  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"repository", "format", "uri"}, rows); });
+  return core::kExitOk;
 }
 
 }  // namespace

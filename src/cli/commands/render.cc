@@ -2,9 +2,9 @@
 
 #include "commands/commands.h"
 #include "parse_error.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {

@@ -5,9 +5,9 @@
 #include "commands/provision_common.h"
 #include "output/resource_cells.h"
 #include "parse_error.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/state/ledger.h"
+#include "tputrain/core/resource_name.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/run_refresh.h"
 #include "tputrain/workflow/spend.h"
 
@@ -91,15 +91,10 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
     return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
   std::vector<workflow::RefreshedEntry> refreshed;
   if (options.refresh) {
-    auto read =
-        RunRead(context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-          // --dry-run: the reads and what they show, the ledger left as it is.
-          auto entries = workflow::RefreshRun(transport, endpoints, store, *run_id, !context.global.dry_run);
-          if (!entries) return core::Fail(entries.error());
-          refreshed = std::move(*entries);
-          return core::kExitOk;
-        });
-    if (!read) return core::Fail(read.error());
+    // --dry-run: the reads and what they show, the ledger left as it is.
+    auto entries = workflow::RefreshRun(context.stack(), store, *run_id);
+    if (!entries) return core::Fail(entries.error());
+    refreshed = std::move(*entries);
   }
   auto ledger = store.Load(*run_id);
   if (!ledger) return core::Fail(ledger.error());
@@ -136,7 +131,7 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
         return amount ? FormatMoney(*amount, cost.currency) : std::string("?");
       };
       const bool fee = resource.cluster_fee;  // a flat fee: no chips, no capacity mode
-      costs.push_back({std::string(state::KindName(resource.kind)), resource.name.substr(resource.name.rfind('/') + 1),
+      costs.push_back({std::string(state::KindName(resource.kind)), core::LastSegment(resource.name),
                        fee ? "-" : std::to_string(cost.chips),
                        fee ? "cluster fee" : std::string(catalog::CapacityModeName(cost.capacity)),
                        fee ? "-" : money(cost.per_chip_hour), money(resource.per_hour_now), FormatHours(resource.hours),

@@ -84,11 +84,11 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
   // Not the run's bucket: what to delete comes from its ledger; values only for an older run's.
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger, false});
   if (!configuration) return core::Fail(configuration.error());
-  Stack& stack = context.stack();
-  auto connection = ConnectCluster(flags.access, context);
+  workflow::Root& stack = context.stack();
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  workflow::RecordedDeleteEnv env =
-      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
+                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
   workflow::ServeDownRequest request{flags.model,     flags.disaggregated,   flags.tpu_type,
                                      flags.sets,      *configuration,        stack.BuiltinTemplateDirs(),
                                      flags.access.ns, context.global.dry_run};

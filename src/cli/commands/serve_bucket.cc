@@ -1,6 +1,6 @@
 #include "commands/serve_bucket.h"
 
-#include "stack.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/serve_bucket.h"
 #include "tputrain/workflow/template_values.h"
 

@@ -49,16 +49,15 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
   if (!configuration) return core::Fail(configuration.error());
   request.configuration = std::move(*configuration);
-  Stack& stack = context.stack();
+  workflow::Root& stack = context.stack();
   request.template_dirs = stack.BuiltinTemplateDirs();
   // The run first: a ledger that cannot record refuses the command before any call.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, request.dry_run);
-  if (!ledger) return core::Fail(ledger.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
+  auto cluster =
+      workflow::OpenRecordedApply(stack, flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, request.dry_run);
+  if (!cluster) return core::Fail(cluster.error());
   request.ns = flags.access.ns;
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
+  workflow::RecordedApplyEnv& apply = (*cluster)->env;
+  auto& connection = (*cluster)->connection;
   // The converter's log is for people, as a followed job's output is for `submit --logs`: stderr,
   // so stdout keeps the one result (--format json).
   workflow::ServeConvertEnv env{stack.runtime(), apply,
@@ -66,7 +65,7 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   auto converted = workflow::ServeConvert(env, request);
   if (!converted) {
     core::Error error = converted.error();
-    const std::string ns = flags.access.ns.empty() ? (*connection)->client->default_namespace() : flags.access.ns;
+    const std::string ns = flags.access.ns.empty() ? connection->client->default_namespace() : flags.access.ns;
     if (error.kind == core::ErrorKind::kCancelled) {
       std::string job = "checkpoint-converter";
       for (const auto& set : flags.sets) {

@@ -121,9 +121,9 @@ core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, 
 PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context) {
   if (access.gke_cluster.empty()) return {};
   return [&access, ledger, &context](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
-    auto cluster = GkeClusterRef(access, context);
+    auto cluster = workflow::GkeClusterRef(context.stack(), access);
     if (!cluster) return core::Fail(cluster.error());
-    Stack& stack = context.stack();
+    workflow::Root& stack = context.stack();
     auto google = stack.Google();
     if (!google) return core::Fail(google.error());
     auto provision = stack.Provision(*google);
@@ -147,15 +147,13 @@ OperatorLoader OperatorLoaderFor(Context& context, const std::string& name, cons
 core::Status WithServeUpEnv(const UpFlags& flags, Context& context, bool dry_run,
                             const std::function<core::Status(workflow::ServeUpEnv&)>& run) {
   // The run first: a ledger that cannot record refuses the command before any call.
-  auto ledger = OpenApplyLedger(flags.ledger.run_id, flags.ledger.state_dir, context, dry_run);
-  if (!ledger) return core::Fail(ledger.error());
-  auto connection = ConnectCluster(flags.access, context);
-  if (!connection) return core::Fail(connection.error());
-  ledger->access = AccessRecordOf(flags.access, **connection, context);
-  workflow::RecordedApplyEnv apply = RecordedApplyEnvOf(**connection, *ledger, context);
-  Stack& stack = context.stack();
-  workflow::ServeUpEnv env{stack.runtime(), apply, OperatorLoaderFor(context, "lws", flags.lws_manifest),
-                           PoolCreatorFor(flags.access, *ledger, context), *(*connection)->transport};
+  auto cluster = workflow::OpenRecordedApply(context.stack(), flags.access,
+                                             {flags.ledger.run_id, flags.ledger.state_dir}, dry_run);
+  if (!cluster) return core::Fail(cluster.error());
+  workflow::Root& stack = context.stack();
+  workflow::ServeUpEnv env{stack.runtime(), (*cluster)->env, OperatorLoaderFor(context, "lws", flags.lws_manifest),
+                           PoolCreatorFor(flags.access, (*cluster)->ledger, context),
+                           *(*cluster)->connection->transport};
   return run(env);
 }
 

@@ -30,7 +30,7 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
 
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   k8s::Client& client = *(*connection)->client;
   const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;

@@ -143,11 +143,11 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
   if (!*confirmed) return NothingDeleted(context);
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
   if (!configuration) return core::Fail(configuration.error());
-  Stack& stack = context.stack();
-  auto connection = ConnectCluster(flags.access, context);
+  workflow::Root& stack = context.stack();
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  workflow::RecordedDeleteEnv env =
-      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
+                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
   workflow::SaxmlDownRequest request{*id,
                                      tpu_type,
                                      *replicas,

@@ -36,7 +36,7 @@ core::Result<std::vector<std::string>> ModelIds(const std::vector<std::string>& 
 }
 
 core::Result<SaxHttp> ReachSaxHttp(const SaxHttpFlags& flags, Context& context) {
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   SaxHttp reach;
   reach.connection = std::move(*connection);
@@ -88,8 +88,8 @@ core::Result<int> RunUnpublish(const SaxHttpFlags& flags, Context& context) {
   nlohmann::json json = nlohmann::json::array();
   std::string text;
   auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
-  workflow::RecordedDeleteEnv ledger =
-      RecordedDeleteEnvOf(flags.access, *reach->connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  workflow::RecordedDeleteEnv ledger = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, *reach->connection,
+                                                                     {flags.ledger.run_id, flags.ledger.state_dir});
   for (const auto& id : *ids) {
     if (context.global.dry_run) {
       const auto planned = serving::BuildUnpublish(reach->base_url, id);

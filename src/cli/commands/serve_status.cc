@@ -51,7 +51,7 @@ std::vector<std::string> ServerCells(const std::optional<workflow::VllmServerSta
 }
 
 core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   k8s::Client& client = *(*connection)->client;
   const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;

@@ -94,10 +94,10 @@ core::Result<int> RunVllmDown(const DownFlags& flags, Context& context) {
                                  "Delete what serve up applied for " + flags.model + " (node pools stay)?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
-  auto connection = ConnectCluster(flags.access, context);
+  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  workflow::RecordedDeleteEnv env =
-      RecordedDeleteEnvOf(flags.access, **connection, flags.ledger.run_id, flags.ledger.state_dir, context);
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
+                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
   auto deleted = workflow::VllmDown(env, flags.model, flags.access.ns, context.global.dry_run);
   if (!deleted) return core::Fail(deleted.error());
   return PrintDeleted(context, *deleted);

@@ -2,9 +2,9 @@
 #include "tputrain/workflow/services.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/gcp/serviceusage/client.h"
+#include "tputrain/workflow/reads.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {
@@ -27,7 +27,7 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
   if (!timeout) return core::Fail(timeout.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  Stack& stack = context.stack();
+  workflow::Root& stack = context.stack();
   std::vector<http::Request> planned;
   http::Transport* google = nullptr;
   if (!context.global.dry_run) {
@@ -57,23 +57,17 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
 }
 
 core::Result<int> RunList(const ServicesOptions& options, Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  return RunRead(
-      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        auto services =
-            gcp::serviceusage::Client(transport, endpoints.serviceusage).ListServices(*project, !options.available);
-        if (!services) return core::Fail(services.error());
-        nlohmann::json json = nlohmann::json::array();
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& service : *services) {
-          json.push_back(
-              {{"name", service.name}, {"title", service.title}, {"state", service.enabled ? "ENABLED" : "DISABLED"}});
-          rows.push_back({service.name, service.title, service.enabled ? "ENABLED" : "DISABLED"});
-        }
-        PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"name", "title", "state"}, rows); });
-        return core::kExitOk;
-      });
+  auto services = workflow::ReadServices(context.stack(), {options.available});
+  if (!services) return core::Fail(services.error());
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& service : *services) {
+    const std::string state = service.enabled ? "ENABLED" : "DISABLED";
+    json.push_back({{"name", service.name}, {"title", service.title}, {"state", state}});
+    rows.push_back({service.name, service.title, state});
+  }
+  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"name", "title", "state"}, rows); });
+  return core::kExitOk;
 }
 
 }  // namespace

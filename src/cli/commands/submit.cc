@@ -2,15 +2,14 @@
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "commands/ray_common.h"
-#include "commands/submit_env.h"
 #include "commands/submit_plan.h"
-#include "stack.h"
 #include "tputrain/catalog/prices.h"
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
-#include "tputrain/state/ledger.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/submit_flow.h"
+#include "tputrain/workflow/submit_reach.h"
 #include "tputrain/workflow/template_values.h"
 
 namespace tputrain::cli {
@@ -84,9 +83,10 @@ core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Co
 core::Result<int> RunSubmit(const SubmitOptions& options, Context& context) {
   auto request = RequestOf(options, context);
   if (!request) return core::Fail(request.error());
-  SubmitConnections kept;
-  workflow::SubmitEnv env =
-      MakeSubmitEnv({options.connection, options.access, options.ledger, options.tpu_vm}, context, kept);
+  workflow::SubmitConnections kept;
+  workflow::SubmitEnv env = workflow::SubmitEnvOf(
+      context.stack(),
+      {options.connection, options.access, {options.ledger.run_id, options.ledger.state_dir}, options.tpu_vm}, kept);
   maxtext::ProgressPrinter printer(context.reporter(), context.stack().clock(), context.stderr_is_tty);
   env.callbacks.on_progress = [&](const maxtext::ProgressState& state) { printer.Update(state); };
   if (options.logs) env.callbacks.on_log = [&](std::string_view text) { context.err << text << std::flush; };

@@ -6,12 +6,14 @@
 #include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
+#include "tputrain/core/resource_name.h"
 #include "tputrain/core/text.h"
 #include "tputrain/core/utf8.h"
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/iap_firewall.h"
+#include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
@@ -55,80 +57,53 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
 }
 
 core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool list) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto location = LocationOrAll(context);
-  if (!location) return core::Fail(location.error());
-  const std::string& zone = *location;
-  if (!list && zone == "-") return core::Fail(core::Error::Usage("--zone: required"));
+  const std::string name = list ? "" : options.names.front();
+  auto nodes = workflow::ReadTpuVms(context.stack(), {name});
+  if (!nodes) return core::Fail(nodes.error());
   if (!list) {
-    auto valid = gcp::CheckResourceId("NAME", options.names.front(), gcp::kTpuNodeNameLength);
-    if (!valid) return core::Fail(valid.error());
+    const auto& node = nodes->front();
+    PrintResult(context, node.raw, [&](std::ostream& out) { out << ToYaml(node.raw); });
+    if (node.state == "PREEMPTED") {
+      context.reporter().Warn("TPU VM " + name +
+                              " was preempted: Google reclaimed its Spot capacity. It bills no more but exists "
+                              "until deleted ('tputrain tpu-vm delete " +
+                              name + "', or 'tputrain cleanup' for a run's)");
+    }
+    return core::kExitOk;
   }
-  return RunRead(
-      context, [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-        gcp::tpu::Client client(transport, endpoints.tpu);
-        if (!list) {
-          auto node = client.GetNode({*project, zone, options.names.front()});
-          if (!node) return core::Fail(node.error());
-          const auto shown = workflow::WithoutRayToken(node->raw);
-          PrintResult(context, shown, [&](std::ostream& out) { out << ToYaml(shown); });
-          if (node->state == "PREEMPTED") {
-            context.reporter().Warn("TPU VM " + options.names.front() +
-                                    " was preempted: Google reclaimed its Spot capacity. It bills no more but "
-                                    "exists until deleted ('tputrain tpu-vm delete " +
-                                    options.names.front() + "', or 'tputrain cleanup' for a run's)");
-          }
-          return core::kExitOk;
-        }
-        auto nodes = client.ListNodes(*project, zone);
-        if (!nodes) return core::Fail(nodes.error());
-        nlohmann::json json = nlohmann::json::array();
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& node : *nodes) {
-          json.push_back(workflow::WithoutRayToken(node.raw));
-          rows.push_back(
-              {node.name.substr(node.name.rfind('/') + 1), node.accelerator_type, node.runtime_version, node.state});
-        }
-        PrintResult(context, json, [&](std::ostream& out) {
-          PrintTable(out, {"name", "accelerator_type", "version", "state"}, rows);
-        });
-        return core::kExitOk;
-      });
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& node : *nodes) {
+    json.push_back(node.raw);
+    rows.push_back({core::LastSegment(node.name), node.accelerator_type, node.runtime_version, node.state});
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    PrintTable(out, {"name", "accelerator_type", "version", "state"}, rows);
+  });
+  return core::kExitOk;
 }
 
 core::Result<int> RunRayStatus(const TpuVmOptions& options, Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(context, "location");
-  if (!zone) return core::Fail(zone.error());
-  const std::string& name = options.names.front();
-  if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
-    return core::Fail(valid.error());
-  return RunRead(context,
-                 [&](http::Transport& transport, const workflow::ApiEndpoints& endpoints) -> core::Result<int> {
-                   gcp::tpu::Client client(transport, endpoints.tpu);
-                   auto nodes = workflow::TpuVmRayStatus(client, {*project, *zone, name});
-                   if (!nodes) return core::Fail(nodes.error());
-                   nlohmann::json json = nlohmann::json::array();
-                   std::vector<std::vector<std::string>> rows;
-                   for (const auto& node : *nodes) {
-                     for (const auto& host : node.hosts) {
-                       const std::string state(workflow::RayHostStateName(host.state));
-                       json.push_back({{"node", node.node},
-                                       {"worker", host.worker},
-                                       {"state", state},
-                                       {"ray_version", host.ray_version},
-                                       {"message", host.message}});
-                       rows.push_back({node.node, host.worker, state, host.ray_version.empty() ? "-" : host.ray_version,
-                                       host.message.empty() ? "-" : host.message});
-                     }
-                   }
-                   PrintResult(context, json, [&](std::ostream& out) {
-                     PrintTable(out, {"node", "worker", "state", "ray", "message"}, rows);
-                   });
-                   return core::kExitOk;
-                 });
+  auto nodes = workflow::ReadTpuVmRay(context.stack(), {options.names.front()});
+  if (!nodes) return core::Fail(nodes.error());
+  nlohmann::json json = nlohmann::json::array();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& node : *nodes) {
+    for (const auto& host : node.hosts) {
+      const std::string state(workflow::RayHostStateName(host.state));
+      json.push_back({{"node", node.node},
+                      {"worker", host.worker},
+                      {"state", state},
+                      {"ray_version", host.ray_version},
+                      {"message", host.message}});
+      rows.push_back({node.node, host.worker, state, host.ray_version.empty() ? "-" : host.ray_version,
+                      host.message.empty() ? "-" : host.message});
+    }
+  }
+  PrintResult(context, json, [&](std::ostream& out) {
+    PrintTable(out, {"node", "worker", "state", "ray", "message"}, rows);
+  });
+  return core::kExitOk;
 }
 
 }  // namespace

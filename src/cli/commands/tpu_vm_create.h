@@ -6,7 +6,6 @@
 
 #include "commands/provision_common.h"
 #include "tputrain/core/result.h"
-#include "tputrain/gcp/tpu/types.h"
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 #include "tputrain/workflow/zone_failover.h"

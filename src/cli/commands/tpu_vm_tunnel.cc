@@ -3,120 +3,38 @@
 #include <mutex>
 
 #include "commands/commands.h"
-#include "commands/provision_common.h"
 #include "commands/ray_common.h"
-#include "stack.h"
 #include "tputrain/cli/output.h"
-#include "tputrain/gcp/iap/tunnel_url.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/gcp/tpu/client.h"
-#include "tputrain/workflow/tpu_vm_ray_head.h"
-#include "tputrain/workflow/tpu_vm_tunnel.h"
+#include "tputrain/workflow/tpu_vm_remote.h"
 
 namespace tputrain::cli {
 namespace {
 
-struct TunnelOptions {
-  std::string name;
-  int port = 0;
-  int local_port = 0;
-  int worker = 0;
-  std::string instance;
-  TpuVmReach reach;
-};
-
-core::Status CheckPort(const std::string& flag, int port, int lowest) {
-  if (port >= lowest && port <= 65535) return {};
-  return core::Fail(core::Error::Usage(flag + ": expected a TCP port (" + std::to_string(lowest) + " to 65535), got " +
-                                       std::to_string(port)));
-}
-
-// --via ssh: the plan (said, not carried out, under --dry-run), then ssh until Ctrl-C.
-core::Result<int> RunSshTunnel(const workflow::TpuVmSshRequest& request, Context& context) {
-  auto& stack = context.stack();
-  auto google = stack.Google();
-  if (!google) return core::Fail(google.error());
-  gcp::tpu::Client tpu(**google, stack.Provision(*google).endpoints.tpu);
-  auto env = MakeTpuVmSshEnv(context);
-  auto plan = workflow::PrepareTpuVmSsh(tpu, request, env);
+core::Result<int> RunTunnel(const workflow::TpuVmTunnelCommand& options, Context& context) {
+  std::mutex print_mutex;  // the IAP tunnel's connection errors come from its connection threads
+  workflow::TunnelEvents events{[&](int local_port, const std::string& leads_to) {
+                                  std::lock_guard lock(print_mutex);
+                                  context.out << "127.0.0.1:" << local_port << std::endl;
+                                  context.err << "Forwarding 127.0.0.1:" << local_port << " to " << leads_to
+                                              << "; Ctrl-C to stop" << std::endl;
+                                },
+                                [&](const core::Error& error) {
+                                  std::lock_guard lock(print_mutex);
+                                  context.err << context.redactor(error.message) << std::endl;
+                                }};
+  auto plan = workflow::RunTpuVmTunnel(context.stack(), options, events);
   if (!plan) return core::Fail(plan.error());
-  if (request.dry_run) {
-    auto forward = plan->forward;
-    forward.known_hosts = "KNOWN_HOSTS";  // a private file made at start, holding the line below
-    std::string line;
-    for (const auto& arg : workflow::SshForwardArgs(forward)) line += (line.empty() ? "" : " ") + arg;
-    context.err << "KNOWN_HOSTS: " << plan->known_hosts_line << "\n";
-    context.out << line << "\n";
-    return core::kExitOk;
+  if (*plan) {  // --dry-run --via ssh: what would run
+    context.err << "KNOWN_HOSTS: " << (*plan)->known_hosts_line << "\n";
+    context.out << (*plan)->command_line << "\n";
   }
-  auto tunnel = workflow::StartTpuVmSshTunnel(*plan, env, request.local_port);
-  if (!tunnel) return core::Fail(tunnel.error());
-  context.out << "127.0.0.1:" << (*tunnel)->port() << std::endl;
-  context.err << "Forwarding 127.0.0.1:" << (*tunnel)->port() << " to port " << request.remote_port << " of "
-              << plan->forward.user << "@" << plan->forward.address << " through ssh (pid " << (*tunnel)->pid()
-              << "); Ctrl-C to stop" << std::endl;
-  if (auto kept = workflow::KeepTpuVmSshTunnel(**tunnel, env); !kept) return core::Fail(kept.error());
-  return core::kExitOk;
-}
-
-core::Result<int> RunTunnel(const TunnelOptions& options, Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(context, "location");
-  if (!zone) return core::Fail(zone.error());
-  if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kTpuNodeNameLength); !valid)
-    return core::Fail(valid.error());
-  if (auto valid = CheckPort("--port", options.port, 1); !valid) return core::Fail(valid.error());
-  if (auto valid = CheckPort("--local-port", options.local_port, 0); !valid) return core::Fail(valid.error());
-  if (options.worker < 0) return core::Fail(core::Error::Usage("--worker: expected 0 or more"));
-  if (!options.instance.empty()) {
-    if (auto valid = gcp::CheckResourceId("--instance", options.instance, 63); !valid) return core::Fail(valid.error());
-  }
-  auto ssh_request = MakeTpuVmSshRequest(options.reach, {*project, *zone, options.name}, options.worker, options.port,
-                                         options.local_port, context);
-  if (!ssh_request) return core::Fail(ssh_request.error());
-  if (options.reach.via == "ssh") {
-    if (!options.instance.empty()) return core::Fail(core::Error::Usage("--instance goes with --via iap"));
-    return RunSshTunnel(*ssh_request, context);
-  }
-  auto relay_url = gcp::iap::TunnelBaseUrlFromEnv(context.env);
-  if (!relay_url) return core::Fail(relay_url.error());
-  auto& stack = context.stack();
-  // The worker's Compute instance name: --instance, else its `hostname` guest attribute.
-  std::string instance = options.instance;
-  if (instance.empty()) {
-    auto google = stack.Google();
-    if (!google) return core::Fail(google.error());
-    gcp::tpu::Client tpu(**google, stack.Provision(*google).endpoints.tpu);
-    auto found = workflow::TpuVmWorkerInstance(tpu, {*project, *zone, options.name}, options.worker);
-    if (!found) return core::Fail(found.error());
-    instance = *found;
-  }
-  auto relay = stack.GoogleRelay();
-  if (!relay) return core::Fail(relay.error());
-
-  std::mutex err_mutex;
-  workflow::TpuVmTunnelEnv env{stack.runtime(), *relay->connector, relay->credential,
-                               [&](int local_port) {
-                                 std::lock_guard lock(err_mutex);
-                                 context.out << "127.0.0.1:" << local_port << std::endl;
-                                 context.err << "Forwarding 127.0.0.1:" << local_port << " to port " << options.port
-                                             << " of " << instance << " through IAP; Ctrl-C to stop" << std::endl;
-                               },
-                               [&](const core::Error& error) {
-                                 std::lock_guard lock(err_mutex);
-                                 context.err << context.redactor(error.message) << std::endl;
-                               }};
-  workflow::TpuVmTunnelRequest request{
-      {*project, *zone, instance, options.port, "nic0"}, options.local_port, *relay_url};
-  if (auto kept = workflow::KeepTpuVmTunnel(env, request); !kept) return core::Fail(kept.error());
   return core::kExitOk;
 }
 
 }  // namespace
 
 void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context) {
-  auto options = std::make_shared<TunnelOptions>();
+  auto options = std::make_shared<workflow::TpuVmTunnelCommand>();
   auto* tunnel = tpu_vm.add_subcommand(
       "tunnel", "Forward a local port to a TPU VM worker's port through IAP TCP forwarding, until Ctrl-C");
   tunnel->add_option("name", options->name, "TPU VM name")->required();

@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "stack.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 

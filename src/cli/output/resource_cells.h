@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tputrain/state/resource_kind.h"
 #include "tputrain/workflow/provision.h"
 
 // What a table shows of a resource the run ledger names, as gcloud and kubectl show theirs: the

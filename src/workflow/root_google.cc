@@ -1,4 +1,4 @@
-// The Stack's Google side: the API chain with Application Default Credentials, the IAP relay's
+// The Root's Google side: the API chain with Application Default Credentials, the IAP relay's
 // connector, and where TPU prices are read.
 #include "google_chain.h"
 #include "tputrain/gcp/auth/adc.h"
@@ -7,14 +7,14 @@
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/prices.h"
 
-namespace tputrain::cli {
+namespace tputrain::workflow {
 
-core::Result<http::Transport*> Stack::Google() {
+core::Result<http::Transport*> Root::Google() {
   std::lock_guard lock(google_mutex_);
   if (google_) return google_->api.get();
-  if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
+  if (auto valid = gcp::CheckEndpointOverrides(options_.env); !valid) return core::Fail(valid.error());
   http::Headers api_headers;
-  auto settings = context_.settings();
+  auto settings = options_.settings();
   if (!settings) return core::Fail(settings.error());
   if (auto quota = settings->Get("quota_project"); quota && !quota->empty()) {
     const std::string field = settings->Lookup("quota_project").FieldName("quota_project");
@@ -27,48 +27,48 @@ core::Result<http::Transport*> Stack::Google() {
   google->token_endpoints = Chain({}, nullptr, &default_retries, false);
   http::CurlOptions metadata;
   metadata.connect_timeout = std::chrono::milliseconds(3000);  // google-auth's GCE_METADATA_TIMEOUT
-  metadata.plain_http_host = gcp::auth::MetadataHost(context_.env);
+  metadata.plain_http_host = gcp::auth::MetadataHost(options_.env);
   google->metadata = Chain(std::move(metadata), nullptr, &metadata_retries, false);
   auto tokens = gcp::auth::DefaultCredentials(
-      context_.env, context_.global.access_token_file,
-      {google->token_endpoints.get(), google->metadata.get(), &context_.redactor}, clock_);
+      options_.env, options_.access_token_file,
+      {google->token_endpoints.get(), google->metadata.get(), &options_.redactor}, leaves_.clock());
   if (!tokens) return core::Fail(tokens.error());
   google->tokens = std::move(*tokens);
   google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);
   google->api_headers = api_headers;
-  google->api = Chain({}, google->credential.get(), &default_retries, context_.global.dry_run, std::move(api_headers));
+  google->api = Chain({}, google->credential.get(), &default_retries, options_.dry_run, std::move(api_headers));
   google_ = std::move(google);
   return google_->api.get();
 }
 
-core::Result<gcp::auth::TokenSource*> Stack::GoogleTokens() {
+core::Result<gcp::auth::TokenSource*> Root::GoogleTokens() {
   auto google = Google();
   if (!google) return core::Fail(google.error());
   return google_->tokens.get();
 }
 
-core::Result<Stack::GoogleWebSocket> Stack::GoogleRelay() {
+core::Result<Root::GoogleWebSocket> Root::GoogleRelay() {
   auto google = Google();
   if (!google) return core::Fail(google.error());
   return GoogleWebSocket{WebSocket({}, google_->credential.get()), google_->credential.get()};
 }
 
-core::Result<workflow::PriceSource> Stack::Prices() {
-  workflow::PriceSource source;
+core::Result<PriceSource> Root::Prices() {
+  PriceSource source;
   source.billing_url = endpoints_.cloudbilling;
-  source.refresh = context_.global.refresh_prices;
-  source.cache_path = workflow::DefaultPriceCachePath(context_.env);
+  source.refresh = options_.refresh_prices;
+  source.cache_path = DefaultPriceCachePath(options_.env);
   std::string field = "--billing-api-key";
-  source.api_key = context_.global.billing_api_key;
+  source.api_key = options_.billing_api_key;
   if (source.api_key.empty()) {
-    source.api_key = context_.env.GetOr("TPUTRAIN_BILLING_API_KEY", "");
+    source.api_key = options_.env.GetOr("TPUTRAIN_BILLING_API_KEY", "");
     field = "TPUTRAIN_BILLING_API_KEY";
   }
   if (!source.api_key.empty()) {
     if (auto valid = gcp::billing::CheckApiKey(field, source.api_key); !valid) return core::Fail(valid.error());
-    context_.redactor.Hold(source.api_key);
+    options_.redactor.Hold(source.api_key);
   }
-  if (auto valid = gcp::CheckEndpointOverrides(context_.env); !valid) return core::Fail(valid.error());
+  if (auto valid = gcp::CheckEndpointOverrides(options_.env); !valid) return core::Fail(valid.error());
   // One retry: a catalog that cannot be read is a notice and the built-in table, not a long wait.
   static const http::RetryPolicy kBillingRetries{.max_attempts = 2, .initial_backoff = std::chrono::milliseconds(500)};
   if (!billing_) {
@@ -89,4 +89,4 @@ core::Result<workflow::PriceSource> Stack::Prices() {
   return source;
 }
 
-}  // namespace tputrain::cli
+}  // namespace tputrain::workflow

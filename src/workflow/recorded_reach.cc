@@ -1,18 +1,17 @@
-#include "commands/recorded_reach.h"
-
-#include "commands/k8s_access.h"
-#include "commands/ray_common.h"
-#include "stack.h"
+// How cleanup reaches what the run ledger names outside Google's APIs, through the composition root.
 #include "tputrain/workflow/cluster_access.h"
+#include "tputrain/workflow/kube_access.h"
+#include "tputrain/workflow/root.h"
+#include "tputrain/workflow/tpu_vm_reach.h"
 
-namespace tputrain::cli {
+namespace tputrain::workflow {
 namespace {
 
 // The kubeconfig flags or the GKE cluster an access record stands for.
 core::Result<KubeAccessFlags> FlagsOf(const state::AccessRecord& access) {
   KubeAccessFlags flags;
   if (access.IsGke()) {
-    auto ref = workflow::ClusterRefFromName(access.gke_cluster);
+    auto ref = ClusterRefFromName(access.gke_cluster);
     if (!ref) return core::Fail(ref.error());
     flags.gke_ref = *ref;
     return flags;
@@ -22,30 +21,28 @@ core::Result<KubeAccessFlags> FlagsOf(const state::AccessRecord& access) {
   return flags;
 }
 
-workflow::RayJobsAccess Keep(std::unique_ptr<RaySession> session) {
+RayJobsAccess Keep(std::unique_ptr<RaySession> session) {
   std::shared_ptr<RaySession> shared = std::move(session);
-  return workflow::RayJobsAccess{shared, shared->client.get()};
+  return RayJobsAccess{shared, shared->client.get()};
 }
 
 }  // namespace
 
-workflow::CleanupReach RecordedReach(Context& context) {
-  workflow::CleanupReach reach;
-  reach.connect_cluster =
-      [&context](const state::AccessRecord& access) -> core::Result<std::unique_ptr<k8s::Connection>> {
+CleanupReach RecordedReach(Root& root) {
+  CleanupReach reach;
+  reach.connect_cluster = [&root](const state::AccessRecord& access) -> core::Result<std::unique_ptr<k8s::Connection>> {
     auto flags = FlagsOf(access);
     if (!flags) return core::Fail(flags.error());
-    if (flags->gke_ref) return ConnectGkeCluster(*flags->gke_ref, "", context);
-    return ConnectCluster(*flags, context);
+    return ConnectCluster(root, *flags);
   };
-  reach.ray_jobs = [&context](const workflow::RayJobTarget& target) -> core::Result<workflow::RayJobsAccess> {
+  reach.ray_jobs = [&root](const RayJobTarget& target) -> core::Result<RayJobsAccess> {
     if (target.OnTpuVm()) {
       TpuVmReach way;
       way.via = target.via;
       if (way.via != "iap" && way.via != "ssh") {
         return core::Fail(core::Error::Usage("ray-job: details.via: expected iap or ssh, got " + way.via));
       }
-      auto session = ConnectTpuVmRayAt(target.tpu_vm, way, {}, context);
+      auto session = ConnectTpuVmRayAt(root, target.tpu_vm, way, {});
       if (!session) return core::Fail(session.error());
       return Keep(std::move(*session));
     }
@@ -54,19 +51,19 @@ workflow::CleanupReach RecordedReach(Context& context) {
       if (!access) return core::Fail(access.error());
       RayClusterFlags flags{target.raycluster, *access};
       flags.access.ns = target.ns;
-      auto session = ConnectRayCluster(flags, {}, context);
+      auto session = ConnectRayCluster(root, flags, {});
       if (!session) return core::Fail(session.error());
       return Keep(std::move(*session));
     }
     ray::ConnectionFlags flags;
     flags.address = target.address;
-    auto options = ResolveRayClient(flags, context);
+    auto options = ResolveRayClient(root, flags);
     if (!options) return core::Fail(options.error());
-    auto session = context.stack().Ray(std::move(*options));
+    auto session = root.Ray(std::move(*options));
     if (!session) return core::Fail(session.error());
     return Keep(std::move(*session));
   };
   return reach;
 }
 
-}  // namespace tputrain::cli
+}  // namespace tputrain::workflow
