@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "companion_program.h"
+#include "output/output.h"
 #include "output/terminal_reporter.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/cli/process_factory.h"
 #include "tputrain/workflow/root.h"
 #include "tputrain/workflow/tpu_vm_ray.h"

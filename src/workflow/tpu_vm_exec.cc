@@ -1,4 +1,4 @@
-#include "tputrain/workflow/tpu_vm_exec.h"
+#include "tpu_vm_exec.h"
 
 #include <algorithm>
 

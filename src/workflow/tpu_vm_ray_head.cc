@@ -1,4 +1,4 @@
-#include "tputrain/workflow/tpu_vm_ray_head.h"
+#include "tpu_vm_ray_head.h"
 
 #include "tputrain/core/resource_name.h"
 #include "tputrain/workflow/tpu_vm_ray.h"

@@ -2,11 +2,11 @@
 // an `ssh -L` child.
 #include "tputrain/workflow/tpu_vm_reach.h"
 
+#include "tpu_vm_ray_head.h"
 #include "tputrain/gcp/iap/tunnel_url.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/reads.h"
-#include "tputrain/workflow/tpu_vm_ray_head.h"
 
 namespace tputrain::workflow {
 namespace {

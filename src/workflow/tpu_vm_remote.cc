@@ -2,6 +2,9 @@
 
 #include <ostream>
 
+#include "tpu_vm_exec.h"
+#include "tpu_vm_ray_head.h"
+#include "tpu_vm_tunnel.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/gcp/iap/tunnel_url.h"
 #include "tputrain/gcp/names.h"
@@ -10,10 +13,7 @@
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/ray_jobs.h"
 #include "tputrain/workflow/reads.h"
-#include "tputrain/workflow/tpu_vm_exec.h"
-#include "tputrain/workflow/tpu_vm_ray_head.h"
 #include "tputrain/workflow/tpu_vm_ssh.h"
-#include "tputrain/workflow/tpu_vm_tunnel.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -1,4 +1,4 @@
-#include "tputrain/workflow/tpu_vm_tunnel.h"
+#include "tpu_vm_tunnel.h"
 
 #include "tputrain/core/poll.h"
 #include "tputrain/gcp/iap/loopback_tunnel.h"

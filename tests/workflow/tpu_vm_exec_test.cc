@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tputrain/workflow/tpu_vm_exec.h"
+#include "tpu_vm_exec.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -1,5 +1,5 @@
 #include "commands/commands.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {

@@ -8,8 +8,8 @@
 
 #include "commands/prices_common.h"
 #include "commands/provision_common.h"
+#include "output/output.h"
 #include "output/resource_cells.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/workflow/cleanup_runs.h"
 #include "tputrain/workflow/root.h"

@@ -2,7 +2,7 @@
 #include "commands/cluster_read.h"
 
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/workflow/reads.h"
 
 namespace tputrain::cli {

@@ -1,7 +1,7 @@
 #include <memory>
 
 #include "commands/commands.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

@@ -1,6 +1,6 @@
 // What --dry-run prints: the requests a command would have sent.
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/json.h"
 
 namespace tputrain::cli {

@@ -1,8 +1,8 @@
 #include "commands/commands.h"
 #include "companion_program.h"
 #include "global_flags.h"
+#include "output/output.h"
 #include "parse_error.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/workflow/emulator_state.h"
 #include "tputrain/workflow/root.h"
 

@@ -2,7 +2,7 @@
 // workload runs (`tputrain render maxtext-ray-image -o DIR` writes its Dockerfile).
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/core/number.h"

@@ -3,7 +3,7 @@
 #include "commands/job_submit.h"
 #include "commands/k8s_access.h"
 #include "commands/ray_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/utf8.h"
 #include "tputrain/workflow/ray_jobs.h"
 

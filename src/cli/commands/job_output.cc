@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <ctime>
 
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 

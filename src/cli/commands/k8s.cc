@@ -6,7 +6,7 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
 #include "tputrain/k8s/apply.h"

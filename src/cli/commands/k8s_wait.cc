@@ -1,7 +1,7 @@
 // tputrain wait KIND/NAME: until a Kubernetes object is ready, by watching it.
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/k8s/wait.h"
 #include "tputrain/workflow/root.h"

@@ -3,7 +3,7 @@
 
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
 #include "tputrain/k8s/names.h"

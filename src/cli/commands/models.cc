@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "commands/commands.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/workflow/models.h"
 
 namespace tputrain::cli {

@@ -3,7 +3,7 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/reads.h"
 

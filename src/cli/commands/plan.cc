@@ -7,8 +7,8 @@
 #include "commands/plan_price.h"
 #include "commands/prices_common.h"
 #include "commands/provision_common.h"
+#include "output/output.h"
 #include "tputrain/catalog/sizing.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/workflow/models.h"
 
 namespace tputrain::cli {

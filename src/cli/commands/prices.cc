@@ -4,7 +4,7 @@
 #include "commands/commands.h"
 #include "commands/prices_common.h"
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/gcp_location.h"
 
 namespace tputrain::cli {

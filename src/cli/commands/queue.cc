@@ -5,7 +5,7 @@
 #include "commands/provision_common.h"
 #include "commands/queue_output.h"
 #include "commands/serve_flags.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

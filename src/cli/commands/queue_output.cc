@@ -1,6 +1,6 @@
 #include "commands/queue_output.h"
 
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "commands/queue_output.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

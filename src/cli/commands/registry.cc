@@ -2,7 +2,7 @@
 // artifacts repositories.
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/core/resource_name.h"
 #include "tputrain/gcp/labels.h"

@@ -1,8 +1,8 @@
 #include <memory>
 
 #include "commands/commands.h"
+#include "output/output.h"
 #include "parse_error.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/root.h"
 #include "tputrain/workflow/template_values.h"

@@ -3,9 +3,9 @@
 
 #include "commands/commands.h"
 #include "commands/provision_common.h"
+#include "output/output.h"
 #include "output/resource_cells.h"
 #include "parse_error.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/core/resource_name.h"
 #include "tputrain/workflow/root.h"
 #include "tputrain/workflow/run_refresh.h"

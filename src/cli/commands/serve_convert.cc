@@ -5,7 +5,7 @@
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
 #include "commands/serve_bucket.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

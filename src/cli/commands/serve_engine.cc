@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "commands/serve_flags.h"
+#include "output/output.h"
 #include "tputrain/catalog/tpu_types.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/operators.h"

@@ -4,7 +4,7 @@
 #include "commands/k8s_access.h"
 #include "commands/serve_flags.h"
 #include "commands/serve_generate_flags.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/number.h"

@@ -4,7 +4,7 @@
 #include "tputrain/workflow/serve_saxml.h"
 #include "commands/serve_bucket.h"
 #include "commands/serve_flags.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
 

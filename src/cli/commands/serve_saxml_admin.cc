@@ -1,7 +1,7 @@
 // tputrain serve list / serve unpublish: sax-http's /listcell and /unpublish, through the API
 // server's service proxy (the seed's `curl $LB_IP:8888/listcell` and `/unpublish`).
 #include "commands/serve_flags.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/workflow/serve_saxml.h"

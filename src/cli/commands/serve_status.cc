@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "commands/serve_flags.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/text.h"
 #include "tputrain/workflow/serve.h"
 

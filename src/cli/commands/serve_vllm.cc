@@ -2,7 +2,7 @@
 // waited for (--dry-run prints the objects and sends nothing), and taken down from the ledger.
 #include "tputrain/workflow/serve_vllm.h"
 #include "commands/serve_flags.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/file.h"
 
 namespace tputrain::cli {

@@ -2,7 +2,7 @@
 #include "tputrain/workflow/services.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"
 

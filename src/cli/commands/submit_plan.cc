@@ -1,6 +1,6 @@
 #include "commands/submit_plan.h"
 
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 

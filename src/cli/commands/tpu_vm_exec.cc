@@ -3,7 +3,8 @@
 #include "commands/commands.h"
 #include "commands/job_output.h"
 #include "commands/ray_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
+#include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/tpu_vm_remote.h"
 
 namespace tputrain::cli {

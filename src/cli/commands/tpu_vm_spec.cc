@@ -1,7 +1,7 @@
 // tpu-vm create: the Node its flags describe.
 #include "commands/tpu_vm_create.h"
+#include "output/output.h"
 #include "tputrain/catalog/tpu_types.h"
-#include "tputrain/cli/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
 #include "tputrain/core/text.h"

@@ -4,7 +4,7 @@
 
 #include "commands/commands.h"
 #include "commands/ray_common.h"
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/workflow/tpu_vm_remote.h"
 
 namespace tputrain::cli {

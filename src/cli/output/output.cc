@@ -1,4 +1,4 @@
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 #include <ostream>
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 #include "tputrain/core/text.h"
 
 namespace tputrain::cli {

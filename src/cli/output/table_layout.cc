@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

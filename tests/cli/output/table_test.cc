@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-#include "tputrain/cli/output.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 namespace {

@@ -9,13 +9,12 @@
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/http/credential.h"
 #include "tputrain/http/websocket.h"
+#include "tputrain/workflow/iap_firewall.h"  // kRayDashboardPort
 
 // Reaching the Ray head of a `tpu-vm create --ray` node from this machine: its dashboard (8265
 // on worker 0) is plain http on the VPC, so it is carried through an IAP TCP-forwarding tunnel
 // to a loopback port, and its token is read from the node's metadata.
 namespace tputrain::workflow {
-
-inline constexpr int kRayDashboardPort = 8265;
 
 struct TpuVmRayHead {
   gcp::tpu::NodeRef node;  // whose worker 0 runs it: the node asked for, or slice 0 of a multislice
