@@ -46,8 +46,8 @@ class StreamsFactory final : public Factory {
   workflow::Leaves& leaves() override { return leaves_; }
   core::CancelToken* cancel() override { return nullptr; }
   std::string executable() override { return ThisExecutable(); }
-  core::Error Exec(const std::string& path, const std::vector<std::string>& args) override {
-    return ExecCompanionProgram(path, args);
+  core::Result<int> Exec(const std::string& path, const std::vector<std::string>& args, const core::Env&) override {
+    return core::Fail(ExecCompanionProgram(path, args));
   }
 
  private:
@@ -60,8 +60,9 @@ class StreamsFactory final : public Factory {
 
 std::string ProcessFactory::executable() { return ThisExecutable(); }
 
-core::Error ProcessFactory::Exec(const std::string& path, const std::vector<std::string>& args) {
-  return ExecCompanionProgram(path, args);
+core::Result<int> ProcessFactory::Exec(const std::string& path, const std::vector<std::string>& args,
+                                       const core::Env&) {
+  return core::Fail(ExecCompanionProgram(path, args));
 }
 
 Context::Context(core::Env environment, Factory& factory, std::unique_ptr<Factory>&& owned)

@@ -96,10 +96,21 @@ class TestFactory final : public cli::Factory {
   core::CancelToken* cancel() override { return &cancel_token; }
   // The built tputrain's path: its templates are beside it, as they are for the spawned binary.
   std::string executable() override { return TputrainBinary(); }
-  // Nothing replaces the test process: the hand-over is recorded and refused.
-  core::Error Exec(const std::string& path, const std::vector<std::string>& args) override {
+  // Nothing replaces the test process: the program runs as its child, to its end, with the
+  // command's environment; its output lands in this factory's streams and its exit code is the
+  // command's, as exec would make them.
+  core::Result<int> Exec(const std::string& path, const std::vector<std::string>& args, const core::Env& env) override {
     execs.push_back({path, args});
-    return core::Error::Make(core::ErrorKind::kFailedPrecondition, "exec of " + path + " in an in-process test");
+    ProcessOptions options{{path}};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    const core::Env test_env = core::Env::FromProcess();  // kept: vars() refers into it
+    for (const auto& [name, value] : test_env.vars()) options.env[name] = std::nullopt;
+    for (const auto& [name, value] : env.vars()) options.env[name] = value;
+    options.stdin_text = in.str();
+    auto ran = RunProcess(options);
+    out << ran.out;
+    err << ran.err;
+    return ran.exit_code;
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> execs;
   TestLeaves& test_leaves() { return leaves_; }

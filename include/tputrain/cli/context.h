@@ -68,8 +68,10 @@ class Factory {
   // The program's path (its built-in templates and companion programs are beside it).
   virtual std::string executable() = 0;
   // Runs `path` in this process's place (same PID and streams; `emulator start` hands over to
-  // tputrain-emulator). Returns only when that could not be done, with why.
-  virtual core::Error Exec(const std::string& path, const std::vector<std::string>& args) = 0;
+  // tputrain-emulator): the process's never returns but with why it could not; a test's runs it
+  // to its end and returns its exit code, its output in the test's streams.
+  virtual core::Result<int> Exec(const std::string& path, const std::vector<std::string>& args,
+                                 const core::Env& env) = 0;
 };
 
 // What a command's Run function receives: the parsed global flags, the environment snapshot,

@@ -14,7 +14,8 @@ class ProcessFactory final : public Factory {
   workflow::Leaves& leaves() override { return leaves_; }
   core::CancelToken* cancel() override { return cancel_; }
   std::string executable() override;  // /proc/self/exe
-  core::Error Exec(const std::string& path, const std::vector<std::string>& args) override;
+  // execv: the environment is the process's own (`env` is its snapshot).
+  core::Result<int> Exec(const std::string& path, const std::vector<std::string>& args, const core::Env& env) override;
 
  private:
   core::CancelToken* cancel_;

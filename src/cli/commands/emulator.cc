@@ -59,7 +59,7 @@ core::Result<int> StartEmulator(const std::vector<std::string>& given, Context& 
   std::vector<std::string> args = {"start"};
   const auto rest = globals.remaining();
   args.insert(args.end(), rest.begin(), rest.end());
-  return core::Fail(context.factory().Exec(*program, args));
+  return context.factory().Exec(*program, args, context.env);
 }
 
 }  // namespace
