@@ -4,6 +4,7 @@
 #include <random>
 
 #include "tputrain/core/json.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::ray {
 namespace {
@@ -21,20 +22,6 @@ core::Error Unparsable(std::string_view where, std::string_view what) {
       core::Error::Make(core::ErrorKind::kInternal, "unexpected reply from the Ray dashboard: " + std::string(what));
   error.where = std::string(where);
   return error;
-}
-
-// `key` of a reply when it is an object holding a non-empty string there: a head's (or a proxy's)
-// reply of another shape, null included, is no answer rather than an exception.
-std::string StringField(const nlohmann::json& reply, const char* key) {
-  if (!reply.is_object()) return "";
-  auto it = reply.find(key);
-  return it != reply.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-bool BoolField(const nlohmann::json& reply, const char* key) {
-  if (!reply.is_object()) return false;
-  auto it = reply.find(key);
-  return it != reply.end() && it->is_boolean() && it->get<bool>();
 }
 
 // A job's whole log, as the polling fallback reads it each time: the one answer that may be large.
@@ -139,9 +126,9 @@ core::Result<ServerVersion> JobsClient::Version() {
   } else if (api.is_number_integer()) {
     version.api_version = api.get<int>();
   }
-  version.ray_version = StringField(*json, "ray_version");
-  version.ray_commit = StringField(*json, "ray_commit");
-  version.session_name = StringField(*json, "session_name");
+  version.ray_version = core::StringAt(*json, "ray_version");
+  version.ray_commit = core::StringAt(*json, "ray_commit");
+  version.session_name = core::StringAt(*json, "session_name");
   version_ = version;
   return version;
 }
@@ -165,8 +152,8 @@ core::Result<SubmitResult> JobsClient::Submit(const SubmitRequest& submit) {
       auto json = ParseBody(*response, "ray.jobs.submit");
       if (!json) return core::Fail(json.error());
       // The id sent names the job unless the head says otherwise (an old head choosing its own).
-      std::string id = StringField(*json, "submission_id");
-      if (id.empty()) id = StringField(*json, "job_id");
+      std::string id = core::StringAt(*json, "submission_id");
+      if (id.empty()) id = core::StringAt(*json, "job_id");
       return SubmitResult{id.empty() ? request.submission_id : id, false};
     }
     if (response) {
@@ -231,7 +218,7 @@ core::Result<bool> JobsClient::Stop(const std::string& id) {
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.stop"));
   auto json = ParseBody(*response, "ray.jobs.stop");
   if (!json) return core::Fail(json.error());
-  return BoolField(*json, "stopped");
+  return core::BoolAt(*json, "stopped", false);
 }
 
 core::Result<bool> JobsClient::Delete(const std::string& id) {
@@ -247,7 +234,7 @@ core::Result<bool> JobsClient::Delete(const std::string& id) {
   if (!response->ok()) return core::Fail(ErrorFromRay(*response, "ray.jobs.delete"));
   auto json = ParseBody(*response, "ray.jobs.delete");
   if (!json) return core::Fail(json.error());
-  return BoolField(*json, "deleted");
+  return core::BoolAt(*json, "deleted", false);
 }
 
 std::string JobsClient::LogTailUrl(const std::string& id) const {

@@ -1,18 +1,10 @@
 #include "tputrain/gcp/compute/resource_policies.h"
 
 #include "api_call.h"
+#include "tputrain/core/json_fields.h"
 
 namespace tputrain::gcp::compute {
-namespace {
-
 using nlohmann::json;
-
-std::string StringAt(const json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-}  // namespace
 
 json WorkloadPolicyToJson(const ResourcePolicyRef& ref, const WorkloadPolicy& policy) {
   json workload = {{"type", policy.type}};
@@ -25,13 +17,13 @@ json WorkloadPolicyToJson(const ResourcePolicyRef& ref, const WorkloadPolicy& po
 WorkloadPolicy WorkloadPolicyFromJson(const json& body) {
   WorkloadPolicy policy;
   if (!body.is_object()) return policy;
-  policy.description = StringAt(body, "description");
-  policy.status = StringAt(body, "status");
+  policy.description = core::StringAt(body, "description");
+  policy.status = core::StringAt(body, "status");
   auto workload = body.find("workloadPolicy");
   if (workload == body.end() || !workload->is_object()) return policy;
   policy.is_workload_policy = true;
-  policy.type = StringAt(*workload, "type");
-  policy.accelerator_topology = StringAt(*workload, "acceleratorTopology");
+  policy.type = core::StringAt(*workload, "type");
+  policy.accelerator_topology = core::StringAt(*workload, "acceleratorTopology");
   return policy;
 }
 
@@ -70,9 +62,9 @@ core::Result<std::vector<std::string>> ResourcePolicyClient::List(const std::str
     auto body = CallJson(transport_, JsonRequest("GET", url), "compute.resourcePolicies.list");
     if (!body) return core::Fail(body.error());
     for (const auto& item : body->value("items", json::array())) {
-      if (item.is_object() && !StringAt(item, "name").empty()) names.push_back(StringAt(item, "name"));
+      if (item.is_object() && !core::StringAt(item, "name").empty()) names.push_back(core::StringAt(item, "name"));
     }
-    page_token = StringAt(*body, "nextPageToken");
+    page_token = core::StringAt(*body, "nextPageToken");
   } while (!page_token.empty());
   return names;
 }
