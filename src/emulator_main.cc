@@ -38,7 +38,10 @@ std::string ParseErrorLine(const CLI::ParseError& error) {
 void AddStartFlags(CLI::App& start, StartOptions& options) {
   start.add_option("--port", options.port, "TCP port (0: any free port)")->capture_default_str();
   start.add_option("--host", options.host, "Address to listen on")->capture_default_str();
-  start.add_option("--op-latency", options.op_latency, "How long operations run before they are done (e.g. 250ms, 2s)")
+  start
+      .add_option("--op-latency", options.op_latency,
+                  "How long operations run before they are done (e.g. 250ms, 2s); then METHOD=DURATION for one kind of "
+                  "call (2s,clusters.create=20s,nodePools.create=15s,builds.create=20s)")
       ->capture_default_str();
   start.add_option("--stuck-for", options.stuck_for,
                    "How long operations a `stuck` fault hits run (e.g. 20s; default: for ever)");

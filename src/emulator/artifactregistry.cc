@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "field_rules.h"
+#include "operations.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/emulator/handlers.h"
 #include "tputrain/emulator/request_limits.h"
@@ -25,9 +26,10 @@ json FinishedOperation(Call& call, const std::string& verb, json response) {
              {"metadata",
               {{"@type", "type.googleapis.com/google.devtools.artifactregistry.v1.OperationMetadata"}, {"verb", verb}}},
              {"response", std::move(response)}};
+  FinishLater(op, call);
   call.world["artifactOperations"][name] = op;
   call.mutated = true;
-  return op;
+  return PublicOperation(op);
 }
 
 ApiResponse CreateRepository(Call& call) {
@@ -106,7 +108,7 @@ ApiResponse GetOperation(Call& call) {
   const json& operations = call.world["artifactOperations"];
   auto it = operations.find(name);
   if (it == operations.end()) return Aip193Error(ErrorKind::kNotFound, "Operation not found: " + name);
-  return JsonReply(*it);
+  return JsonReply(PublicOperation(*it));
 }
 
 const json* FindImages(Call& call, ApiResponse& error) {

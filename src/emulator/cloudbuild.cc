@@ -302,7 +302,7 @@ ApiResponse CreateBuild(Call& call) {
           : "projects/" + project + "/locations/" + location + "/operations/" + NewUuid(call.world, call.now_ms);
   build["_location"] = location;
   build["_created"] = call.now_ms;
-  int64_t latency = call.config.op_latency.count();
+  int64_t latency = call.config.LatencyOf(call.method_id).count();
   if (call.op_fault == FaultAction::kStuck) {
     latency = call.config.stuck_for.count() > 0 ? call.config.stuck_for.count() : -1;
   }

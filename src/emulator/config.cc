@@ -1,5 +1,6 @@
 #include "tputrain/emulator/config.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "capacity.h"
@@ -8,15 +9,68 @@
 #include "tputrain/emulator/emulator.h"
 
 namespace tputrain::emulator {
+namespace {
+
+// `--op-latency 2s` or `--op-latency 2s,clusters.create=20s,nodePools.create=15s`: the default
+// first, then one latency per kind of call that starts an operation.
+core::Status ParseLatencies(const std::string& text, EmulatorConfig& config) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  bool have_default = false;
+  // Any call that answers with an operation: those that start a timed one, and those whose
+  // operation is usually done at once (repositories.create, services.batchEnable).
+  const auto methods = Emulator::MethodIds();
+  for (const auto& part : parts) {
+    const size_t equals = part.find('=');
+    const std::string value = equals == std::string::npos ? part : part.substr(equals + 1);
+    auto latency = core::ParseDuration("--op-latency", value, core::ZeroDuration::kAllowed);
+    if (!latency) return core::Fail(latency.error());
+    if (equals == std::string::npos) {
+      if (have_default) {
+        return core::Fail(
+            core::Error::Usage("--op-latency: expected one default, then METHOD=DURATION, got '" + text + "'"));
+      }
+      have_default = true;
+      config.op_latency = *latency;
+      continue;
+    }
+    const std::string target = part.substr(0, equals);
+    const bool known = target != "*" && std::any_of(methods.begin(), methods.end(),
+                                                    [&](const std::string& id) { return MethodMatches(id, target); });
+    if (!known) {
+      return core::Fail(core::Error::Usage("--op-latency: unknown method '" + target +
+                                           "' (e.g. clusters.create, nodePools.create, builds.create, "
+                                           "repositories.create, services.batchEnable)"));
+    }
+    config.method_latencies.push_back({target, *latency});
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> EmulatorConfig::NamedLatencyOf(std::string_view method_id) const {
+  for (const auto& item : method_latencies) {
+    if (MethodMatches(method_id, item.target)) return item.latency;
+  }
+  return std::nullopt;
+}
+
+std::chrono::milliseconds EmulatorConfig::LatencyOf(std::string_view method_id) const {
+  return NamedLatencyOf(method_id).value_or(op_latency);
+}
 
 core::Result<EmulatorConfig> MakeConfig(const StartOptions& options) {
   EmulatorConfig config;
   if (options.port < 0 || options.port > 65535) {
     return core::Fail(core::Error::Usage("--port: expected 0-65535, got " + std::to_string(options.port)));
   }
-  auto latency = core::ParseDuration("--op-latency", options.op_latency, core::ZeroDuration::kAllowed);
-  if (!latency) return core::Fail(latency.error());
-  config.op_latency = *latency;
+  if (auto latencies = ParseLatencies(options.op_latency, config); !latencies) return core::Fail(latencies.error());
   if (!options.stuck_for.empty()) {
     auto stuck_for = core::ParseDuration("--stuck-for", options.stuck_for, core::ZeroDuration::kAllowed);
     if (!stuck_for) return core::Fail(stuck_for.error());

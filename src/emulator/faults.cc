@@ -89,9 +89,11 @@ core::Status ParseWhen(std::string_view rule, std::string_view when, FaultRule& 
 
 }  // namespace
 
-bool FaultRule::Matches(std::string_view method_id) const {
+bool MethodMatches(std::string_view method_id, std::string_view target) {
   return target == "*" || EndsWithSegment(method_id, target);
 }
+
+bool FaultRule::Matches(std::string_view method_id) const { return MethodMatches(method_id, target); }
 
 core::Result<std::vector<FaultRule>> ParseFaults(std::string_view spec, const std::vector<std::string>& known_methods,
                                                  const std::vector<std::string>& operation_methods) {

@@ -15,6 +15,16 @@ constexpr char kTimer[] = "_timer";
 // A step that schedules itself again at once would spin: no record takes more steps per Advance.
 constexpr int kMaxStepsPerAdvance = 1000;
 
+// An operation FinishLater held back: done now, with the response it held.
+void StepFinishLater(json&, json& op, int64_t, const EmulatorConfig&) {
+  op["done"] = true;
+  if (op.contains("_response")) {
+    op["response"] = std::move(op["_response"]);
+    op.erase("_response");
+  }
+  op.erase(kTimer);
+}
+
 struct Due {
   int64_t at;
   int64_t order;
@@ -57,6 +67,8 @@ const std::vector<TimedKind>& TimedKinds() {
       {"queuedResources", StepQueuedResource},
       {"computeOperations", StepComputeOperation},
       {"builds", StepBuild},
+      {"artifactOperations", StepFinishLater},
+      {"serviceOperations", StepFinishLater},
   };
   return kinds;
 }
@@ -71,7 +83,7 @@ void EndSteps(json& record) { record.erase(kTimer); }
 bool HasPendingStep(const json& record) { return record.contains(kTimer); }
 
 void StartOperationTimer(json& record, const Call& call) {
-  ScheduleStep(record, call.now_ms + call.config.op_latency.count());
+  ScheduleStep(record, call.now_ms + call.config.LatencyOf(call.method_id).count());
   if (call.op_fault == FaultAction::kStuck) {
     if (call.config.stuck_for.count() > 0) {
       ScheduleStep(record, call.now_ms + call.config.stuck_for.count());
@@ -80,6 +92,24 @@ void StartOperationTimer(json& record, const Call& call) {
     }
   }
   if (call.op_fault == FaultAction::kStockout) record["_fault"] = "stockout";
+}
+
+void FinishLater(json& op, const Call& call) {
+  const auto latency = call.config.NamedLatencyOf(call.method_id);
+  if (!latency || latency->count() == 0 || !op.value("done", false)) return;
+  op["done"] = false;
+  if (op.contains("response")) {
+    op["_response"] = std::move(op["response"]);
+    op.erase("response");
+  }
+  ScheduleStep(op, call.now_ms + latency->count());
+}
+
+json PublicOperation(const json& op) {
+  json shown = op;
+  shown.erase(kTimer);
+  shown.erase("_response");
+  return shown;
 }
 
 bool IsStockoutFault(const json& record) { return record.value("_fault", "") == "stockout"; }

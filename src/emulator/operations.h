@@ -35,6 +35,12 @@ const std::vector<TimedKind>& TimedKinds();
 void StartOperationTimer(nlohmann::json& record, const Call& call);
 bool IsStockoutFault(const nlohmann::json& record);
 
+// An operation its API answers done at once (Artifact Registry's, Service Usage's) runs for the
+// latency `--op-latency METHOD=...` names for the call, if it names one: not done until then,
+// its response held back. The operation as its API shows it: without what the registry keeps.
+void FinishLater(nlohmann::json& op, const Call& call);
+nlohmann::json PublicOperation(const nlohmann::json& op);
+
 void ScheduleStep(nlohmann::json& record, int64_t due_ms);
 void WaitStep(nlohmann::json& record, int64_t order = 0, std::optional<int64_t> until_ms = std::nullopt);
 void HoldStep(nlohmann::json& record);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "operations.h"
 #include "tputrain/emulator/handlers.h"
 
 namespace tputrain::emulator {
@@ -71,8 +72,9 @@ ApiResponse EnableAndAnswer(Call& call, const std::vector<std::string>& services
                           std::to_string(NextId(call.world))},
              {"done", true},
              {"response", std::move(response)}};
+  FinishLater(op, call);
   call.world["serviceOperations"][op["name"].get<std::string>()] = op;
-  return JsonReply(op);
+  return JsonReply(PublicOperation(op));
 }
 
 ApiResponse GetService(Call& call) {
@@ -126,7 +128,7 @@ ApiResponse GetOperation(Call& call) {
   const json& operations = call.world["serviceOperations"];
   auto it = operations.find("operations/" + call.args[0]);
   if (it == operations.end()) return Aip193Error(ErrorKind::kNotFound, "Operation not found: " + call.args[0]);
-  return JsonReply(*it);
+  return JsonReply(PublicOperation(*it));
 }
 
 }  // namespace

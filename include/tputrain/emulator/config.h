@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,8 +24,22 @@ inline constexpr int kDefaultPort = 8780;
 // network namespaces that run the node's startup script (`--tpu-hosts netns`).
 enum class TpuHostMode { kPaper, kNetns };
 
+// How long the operations of one kind of call run: `--op-latency clusters.create=20s`.
+struct MethodLatency {
+  std::string target;  // a method id or its tail ("clusters.create", "builds.create")
+  std::chrono::milliseconds latency{0};
+};
+
 struct EmulatorConfig {
-  std::chrono::milliseconds op_latency{2000};  // how long an operation runs
+  std::chrono::milliseconds op_latency{2000};   // how long an operation runs
+  std::vector<MethodLatency> method_latencies;  // over op_latency, for the calls they name
+  // The operation latency of the call `method_id` starts: the first method latency naming it,
+  // else op_latency.
+  std::chrono::milliseconds LatencyOf(std::string_view method_id) const;
+  // The latency a method latency names for `method_id`, if one does: the calls Google usually
+  // answers with an operation already done (Artifact Registry's, Service Usage's) end at once
+  // unless one is named.
+  std::optional<std::chrono::milliseconds> NamedLatencyOf(std::string_view method_id) const;
   // How long a `stuck` operation runs; 0: for ever. Real stuck operations do end (GKE times a
   // create out after hours), so a bounded stuck lets cleanup tests wait one out.
   std::chrono::milliseconds stuck_for{0};
@@ -52,9 +68,9 @@ struct EmulatorConfig {
 // `tputrain emulator start` flags, as typed; MakeConfig checks them (usage errors, exit 2).
 struct StartOptions {
   std::string host = "127.0.0.1";
-  int port = kDefaultPort;  // 0: any free port
-  std::string op_latency = "2s";
-  std::string stuck_for;  // empty or "0": stuck operations never finish
+  int port = kDefaultPort;        // 0: any free port
+  std::string op_latency = "2s";  // DURATION[,METHOD=DURATION...]
+  std::string stuck_for;          // empty or "0": stuck operations never finish
   std::string state_file;
   std::string faults;
   uint64_t seed = 0;

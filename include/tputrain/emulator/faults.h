@@ -39,6 +39,10 @@ struct FaultRule {
   bool Matches(std::string_view method_id) const;
 };
 
+// Whether `target` ("*", a method id or its tail, as a fault rule or a latency names it) names
+// `method_id`.
+bool MethodMatches(std::string_view method_id, std::string_view target);
+
 // Parses `--faults`: comma-separated rules `TARGET=ACTION[@WHEN]`.
 //   ACTION: a google.rpc status name (RESOURCE_EXHAUSTED, UNAVAILABLE, ...) or an HTTP status
 //           (503), or stockout | stuck | drop | lose-reply
