@@ -2,6 +2,7 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {
 namespace {
@@ -15,13 +16,14 @@ struct BucketOptions {
   ProvisionFlags provision;
 };
 core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context) {
-  if (auto valid = gcp::CheckBucketName("NAME", BucketName(options.name)); !valid) return core::Fail(valid.error());
+  auto spec =
+      workflow::BucketCreateRequest{options.name, options.location, options.storage_class, options.uniform}.Resolve();
+  if (!spec) return core::Fail(spec.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  gcp::storage::BucketSpec spec{BucketName(options.name), options.location, options.storage_class, options.uniform, {}};
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::CreateBucket(env, *project, spec);
+                        auto outcome = workflow::CreateBucket(env, *project, *spec);
                         if (!outcome) return core::Fail(outcome.error());
                         return std::vector<workflow::Outcome>{*outcome};
                       });

@@ -4,70 +4,32 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
-#include "tputrain/core/number.h"
 #include "tputrain/gcp/container/client.h"
+#include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {
 namespace {
 
-using gcp::container::ClusterRef;
-
-// GKE's node pool limit of nodes per zone.
-constexpr int64_t kMaxPoolNodes = 1000;
-
 struct ClusterOptions {
-  std::string name;
-  bool autopilot = false;
-  bool ray_operator = false;
-  bool gcs_fuse = false;
-  bool workload_identity = false;
-  std::string workload_pool;
-  std::string machine_type;
-  std::string num_nodes = "3";
-  std::string cluster_version;
-  std::vector<std::string> scopes;
-  std::vector<std::string> node_locations;
-  workflow::TpuPoolRequest pool;  // --tpu-type and friends
+  workflow::ClusterCreateRequest create;  // NAME, --tpu-type and the other create flags
   ProvisionFlags provision;
   std::string kubeconfig;
   bool token_exec = false;
 };
 
 core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name, "NAME");
+  auto ref = ClusterRefOf(context, options.create.name, "NAME");
   if (!ref) return core::Fail(ref.error());
-  workflow::ClusterCreate request;
-  request.ref = *ref;
-  auto& spec = request.spec;
-  spec.name = options.name;
-  spec.autopilot = options.autopilot;
-  spec.ray_operator = options.ray_operator;
-  spec.gcs_fuse = options.gcs_fuse;
-  spec.workload_pool = options.workload_pool;
-  if (options.workload_identity && spec.workload_pool.empty()) spec.workload_pool = ref->project + ".svc.id.goog";
-  spec.cluster_version = options.cluster_version;
-  spec.node_locations = options.node_locations;
-  spec.default_pool.machine_type = options.machine_type;
-  auto nodes = core::ParseCount("--num-nodes", options.num_nodes, kMaxPoolNodes);
-  if (!nodes) return core::Fail(nodes.error());
-  spec.default_pool.node_count = static_cast<int>(*nodes);
-  spec.default_pool.oauth_scopes = gcp::container::ExpandScopes(options.scopes);
-  if (!options.pool.tpu_type.empty()) {
-    if (options.autopilot) {
-      return core::Fail(core::Error::Usage("--tpu-type: Autopilot provisions TPU nodes itself; drop --autopilot"));
-    }
-    options.pool.location = ref->location;
-    auto pools = workflow::NodePoolsFor(options.pool.tpu_type, options.pool);
-    if (!pools) return core::Fail(pools.error());
-    request.pools = std::move(*pools);
-  }
-  if (auto valid = workflow::CheckClusterCreate(request); !valid) return core::Fail(valid.error());
+  options.create.project = ref->project;
+  options.create.location = ref->location;
+  auto request = options.create.Resolve();
+  if (!request) return core::Fail(request.error());
   return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) { return workflow::CreateCluster(env, request); });
+                      [&](workflow::ProvisionEnv& env) { return workflow::CreateCluster(env, *request); });
 }
 
 core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.name, "NAME");
+  auto ref = ClusterRefOf(context, options.create.name, "NAME");
   if (!ref) return core::Fail(ref.error());
   auto confirmed =
       ConfirmDelete(context, options.provision.yes, "cluster delete",
@@ -88,21 +50,24 @@ void SetupCluster(CLI::App& root, Context& context) {
   cluster->require_subcommand(1);
 
   auto* create = cluster->add_subcommand("create", "Create a GKE cluster (Standard unless --autopilot)");
-  create->add_option("name", options->name, "Cluster name")->required();
-  create->add_flag("--autopilot", options->autopilot, "An Autopilot cluster");
-  create->add_flag("--ray-operator", options->ray_operator, "Enable the Ray operator add-on");
-  create->add_flag("--gcs-fuse", options->gcs_fuse, "Enable the Cloud Storage FUSE CSI driver add-on");
-  create->add_flag("--workload-identity", options->workload_identity, "Workload Identity (pool PROJECT.svc.id.goog)");
-  create->add_option("--workload-pool", options->workload_pool, "Workload Identity pool (PROJECT.svc.id.goog)");
-  create->add_option("--machine-type", options->machine_type, "Machine type of the default pool");
-  create->add_option("--num-nodes", options->num_nodes, "Nodes in the default pool")->capture_default_str();
-  create->add_option("--cluster-version", options->cluster_version, "Initial GKE version");
-  create->add_option("--scopes", options->scopes, "OAuth scopes of the default pool")->delimiter(',');
-  create->add_option("--node-locations", options->node_locations, "Zones of the nodes")->delimiter(',');
-  create->add_option("--tpu-type", options->pool.tpu_type, "Also create TPU slice node pool(s) of this type (v6e-16)");
-  create->add_option("--num-slices", options->pool.num_slices, "TPU slice pools to create")->check(CLI::Range(1, 64));
-  AddCapacityFlags(create, options->pool.capacity, true);
-  AddSkipZoneCheckFlag(create, options->pool.skip_zone_check);
+  create->add_option("name", options->create.name, "Cluster name")->required();
+  create->add_flag("--autopilot", options->create.autopilot, "An Autopilot cluster");
+  create->add_flag("--ray-operator", options->create.ray_operator, "Enable the Ray operator add-on");
+  create->add_flag("--gcs-fuse", options->create.gcs_fuse, "Enable the Cloud Storage FUSE CSI driver add-on");
+  create->add_flag("--workload-identity", options->create.workload_identity,
+                   "Workload Identity (pool PROJECT.svc.id.goog)");
+  create->add_option("--workload-pool", options->create.workload_pool, "Workload Identity pool (PROJECT.svc.id.goog)");
+  create->add_option("--machine-type", options->create.machine_type, "Machine type of the default pool");
+  create->add_option("--num-nodes", options->create.num_nodes, "Nodes in the default pool")->capture_default_str();
+  create->add_option("--cluster-version", options->create.cluster_version, "Initial GKE version");
+  create->add_option("--scopes", options->create.scopes, "OAuth scopes of the default pool")->delimiter(',');
+  create->add_option("--node-locations", options->create.node_locations, "Zones of the nodes")->delimiter(',');
+  create->add_option("--tpu-type", options->create.pool.tpu_type,
+                     "Also create TPU slice node pool(s) of this type (v6e-16)");
+  create->add_option("--num-slices", options->create.pool.num_slices, "TPU slice pools to create")
+      ->check(CLI::Range(1, 64));
+  AddCapacityFlags(create, options->create.pool.capacity, true);
+  AddSkipZoneCheckFlag(create, options->create.pool.skip_zone_check);
   AddProvisionFlags(create, options->provision);
   AddRecreateFlag(create, options->provision);
   AddTtlFlag(create, options->provision);
@@ -115,23 +80,23 @@ void SetupCluster(CLI::App& root, Context& context) {
   create->callback([options, &context] { context.outcome = RunClusterCreate(*options, context); });
 
   auto* remove = cluster->add_subcommand("delete", "Delete a GKE cluster");
-  remove->add_option("name", options->name, "Cluster name")->required();
+  remove->add_option("name", options->create.name, "Cluster name")->required();
   AddProvisionFlags(remove, options->provision);
   AddYesFlag(remove, options->provision.yes);
   remove->footer("Example:\n  tputrain cluster delete ray-tpu --location us-east5-b --yes");
   remove->callback([options, &context] { context.outcome = RunClusterDelete(*options, context); });
 
   auto* describe = cluster->add_subcommand("describe", "Show a cluster");
-  describe->add_option("name", options->name, "Cluster name")->required();
+  describe->add_option("name", options->create.name, "Cluster name")->required();
   describe->footer("Example:\n  tputrain cluster describe ray-tpu --location us-east5-b --format json");
-  describe->callback([options, &context] { context.outcome = RunClusterDescribe(options->name, context); });
+  describe->callback([options, &context] { context.outcome = RunClusterDescribe(options->create.name, context); });
 
   auto* list = cluster->add_subcommand("list", "List clusters (every location unless --location)");
   list->footer("Example:\n  tputrain cluster list --project my-project");
   list->callback([&context] { context.outcome = RunClusterList(context); });
 
   auto* credentials = cluster->add_subcommand("get-credentials", "Write a kubeconfig entry for a cluster");
-  credentials->add_option("name", options->name, "Cluster name")->required();
+  credentials->add_option("name", options->create.name, "Cluster name")->required();
   credentials->add_option("--kubeconfig", options->kubeconfig, "File to write (default: KUBECONFIG, ~/.kube/config)")
       ->type_name("FILE");
   credentials->add_flag("--token-exec", options->token_exec,
@@ -139,7 +104,7 @@ void SetupCluster(CLI::App& root, Context& context) {
   credentials->footer(
       "Example:\n  tputrain cluster get-credentials ray-tpu --location us-east5-b && kubectl get nodes");
   credentials->callback([options, &context] {
-    context.outcome = RunGetCredentials(options->name, options->kubeconfig, options->token_exec, context);
+    context.outcome = RunGetCredentials(options->create.name, options->kubeconfig, options->token_exec, context);
   });
 }
 

@@ -2,10 +2,8 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "tputrain/gcp/iam/types.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/k8s/names.h"
 #include "tputrain/workflow/ksa_annotation.h"
+#include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {
 namespace {
@@ -24,38 +22,14 @@ struct IamOptions {
   KubeAccessFlags access;  // where the KSA lives, for --annotate-ksa
 };
 core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& context) {
-  auto slash = options.ksa.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == options.ksa.size()) {
-    return core::Fail(core::Error::Usage("--ksa: expected NAMESPACE/NAME, got '" + options.ksa + "'"));
-  }
-  if (auto valid = k8s::CheckNamespace("--ksa", options.ksa.substr(0, slash)); !valid) return core::Fail(valid.error());
-  if (auto valid = k8s::CheckObjectName("--ksa", options.ksa.substr(slash + 1)); !valid) {
-    return core::Fail(valid.error());
-  }
-  int targets = (options.bucket.empty() ? 0 : 1) + (options.project_role ? 1 : 0) + (options.gsa.empty() ? 0 : 1);
-  if (targets != 1)
-    return core::Fail(core::Error::Usage("--bucket: give exactly one of --bucket, --project-role, --gsa"));
-  std::string role = options.role;
-  if (role.empty() && !options.gsa.empty()) role = "roles/iam.workloadIdentityUser";
-  if (role.empty()) return core::Fail(core::Error::Usage("--role: required (e.g. roles/storage.objectUser)"));
-  if (auto valid = gcp::CheckRole("--role", role); !valid) return core::Fail(valid.error());
-  if (!options.bucket.empty()) {
-    if (auto valid = gcp::CheckBucketName("--bucket", BucketName(options.bucket)); !valid) {
-      return core::Fail(valid.error());
-    }
-  }
-  if (!options.gsa.empty()) {
-    if (auto valid = gcp::CheckServiceAccountEmail("--gsa", options.gsa); !valid) return core::Fail(valid.error());
-  }
-  if (options.annotate_ksa && options.gsa.empty()) {
-    return core::Fail(core::Error::Usage(
-        "--annotate-ksa: only with --gsa (a --bucket or --project-role binding names the KSA itself and needs no "
-        "annotation)"));
-  }
+  auto resolved = workflow::WorkloadIdentityRequest{options.ksa, options.bucket, options.project_role,
+                                                    options.gsa, options.role,   options.annotate_ksa}
+                      .Resolve();
+  if (!resolved) return core::Fail(resolved.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  std::string ns = options.ksa.substr(0, slash);
-  std::string ksa = options.ksa.substr(slash + 1);
+  const std::string& ns = resolved->ns;
+  const std::string& ksa = resolved->ksa;
   // Which route this is, said once: the two are often mixed up.
   if (options.gsa.empty()) {
     context.reporter().Info("the role goes to the KSA's own principal: no Google service account and no " +
@@ -66,20 +40,9 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
   }
   return RunProvision(
       context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-        workflow::PolicyBinding binding;
-        binding.role = role;
-        if (!options.gsa.empty()) {
-          binding.target = workflow::PolicyTarget::kServiceAccount;
-          binding.resource = options.gsa;
-          binding.member = workflow::LegacyWorkloadIdentityMember(*project, ns, ksa);
-        } else {
-          auto member = workflow::WorkloadIdentityPrincipal(env, *project, ns, ksa);
-          if (!member) return core::Fail(member.error());
-          binding.member = *member;
-          binding.target = options.project_role ? workflow::PolicyTarget::kProject : workflow::PolicyTarget::kBucket;
-          binding.resource = options.project_role ? *project : BucketName(options.bucket);
-        }
-        auto outcome = workflow::AddPolicyBinding(env, binding);
+        auto binding = workflow::BindingOf(env, *project, *resolved);
+        if (!binding) return core::Fail(binding.error());
+        auto outcome = workflow::AddPolicyBinding(env, *binding);
         if (!outcome) return core::Fail(outcome.error());
         std::vector<workflow::Outcome> outcomes{*outcome};
         if (options.annotate_ksa) {
@@ -105,27 +68,14 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
 }
 
 core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& context) {
-  if (auto valid = gcp::CheckServiceAccountId("NAME", options.account); !valid) return core::Fail(valid.error());
-  for (const auto& role : options.roles) {
-    if (auto valid = gcp::CheckRole("--role", role); !valid) return core::Fail(valid.error());
-  }
+  workflow::ServiceAccountCreateRequest request{"", options.account, options.display_name, options.roles};
+  if (auto valid = request.Check(); !valid) return core::Fail(valid.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  return RunProvision(
-      context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-        std::vector<workflow::Outcome> outcomes;
-        auto account = workflow::CreateServiceAccount(env, *project, options.account, options.display_name);
-        if (!account) return core::Fail(account.error());
-        outcomes.push_back(*account);
-        std::string email = gcp::iam::ServiceAccountEmail(options.account, *project);
-        for (const auto& role : options.roles) {
-          auto bound = workflow::AddPolicyBinding(
-              env, {workflow::PolicyTarget::kProject, *project, role, "serviceAccount:" + email});
-          if (!bound) return core::Fail(bound.error());
-          outcomes.push_back(*bound);
-        }
-        return outcomes;
-      });
+  request.project = *project;
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::CreateServiceAccountWithRoles(env, request);
+  });
 }
 }  // namespace
 

@@ -3,10 +3,8 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
-#include "tputrain/core/duration.h"
-#include "tputrain/core/gcp_location.h"
-#include "tputrain/core/number.h"
 #include "tputrain/workflow/image_build.h"
+#include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {
 namespace {
@@ -20,44 +18,18 @@ struct ImageBuildOptions {
   ProvisionFlags provision;
 };
 
-constexpr std::uint64_t kLargestContext = 1ULL << 40;
-
-// Multi-regions hold the regions they are named after: a repository in "us" suits us-east5.
-bool RepositoryServes(const std::string& repository_location, const std::string& region) {
-  if (repository_location == region) return true;
-  const bool multi_region =
-      repository_location == "us" || repository_location == "europe" || repository_location == "asia";
-  return multi_region && region.rfind(repository_location + "-", 0) == 0;
-}
-
 core::Result<workflow::ImageBuildRequest> RequestOf(const ImageBuildOptions& options, Context& context) {
-  workflow::ImageBuildRequest request;
-  auto image = gcp::artifactregistry::ParseDockerImage("--tag", options.tag);
-  if (!image) return core::Fail(image.error());
-  request.image = *image;
+  workflow::ImageBuildFlags flags{
+      "", "", options.context_dir, options.tag, options.build_timeout, options.max_context_size};
+  // Every flag first, then the settings they are checked against.
+  if (auto valid = flags.Resolve(); !valid) return core::Fail(valid.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  request.project = *project;
-  // The repository is expected beside the run's other resources: a tag naming another region is
-  // a typo more often than a choice, and its push would cross regions.
   auto location = LocationOrAll(context);
   if (!location) return core::Fail(location.error());
-  if (*location != "-" && !RepositoryServes(image->location, core::RegionOf(*location))) {
-    return core::Fail(core::Error::Usage("--tag: repository " + image->repository + " is in " + image->location +
-                                         ", not in the region of --location " + *location + " (" +
-                                         core::RegionOf(*location) + "); tag " + core::RegionOf(*location) +
-                                         "-docker.pkg.dev/... or pass --location " + image->location));
-  }
-  if (!options.build_timeout.empty()) {
-    auto timeout = core::ParseDuration("--timeout", options.build_timeout);
-    if (!timeout) return core::Fail(timeout.error());
-    request.timeout = std::to_string(std::chrono::duration_cast<std::chrono::seconds>(*timeout).count()) + "s";
-  }
-  auto max_size = core::ParseByteSize("--max-context-size", options.max_context_size, kLargestContext);
-  if (!max_size) return core::Fail(max_size.error());
-  request.max_context_bytes = *max_size;
-  request.context_dir = options.context_dir;
-  return request;
+  flags.project = *project;
+  flags.location = *location;
+  return flags.Resolve();
 }
 
 nlohmann::json ResultJson(const std::string& run_id, const workflow::ImageBuildResult& result) {

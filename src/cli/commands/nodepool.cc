@@ -5,6 +5,7 @@
 #include "commands/ttl_flag.h"
 #include "output/output.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 
 namespace tputrain::cli {
@@ -18,32 +19,15 @@ struct NodePoolOptions {
   ProvisionFlags provision;
 };
 
-core::Result<int> RunNodePoolCreate(NodePoolOptions options, Context& context) {
+core::Result<int> RunNodePoolCreate(const NodePoolOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
-  options.pool.location = ref->location;
-  auto pools = workflow::NodePoolsFor(options.name, options.pool);
-  if (!pools) return core::Fail(pools.error());
-  const auto& zones = options.failover.zones;
-  if (!options.pool.capacity.reservation.empty() && (zones.size() > 1 || (zones.size() == 1 && zones[0] == "auto"))) {
-    return core::Fail(core::Error::Usage("--zones: a reservation holds VMs of one zone; give that zone alone"));
-  }
-  if (!options.failover.zones.empty() && !options.pool.node_locations.empty()) {
-    return core::Fail(core::Error::Usage("--zones: conflicts with --node-locations (give one)"));
-  }
-  // --retry-until-up alone retries the cluster's own zone.
-  const bool zonal = workflow::IsZone(ref->location);
-  auto failover = workflow::ResolveFailover(
-      options.failover, options.failover.retry_until_up && zonal ? ref->location : "", ref->location);
-  if (!failover) return core::Fail(failover.error());
-  if (auto waits = workflow::CheckAsyncFailover(*failover, options.provision.async); !waits) {
-    return core::Fail(waits.error());
-  }
-  if (options.failover.retry_until_up && failover->zones.empty()) {
-    return core::Fail(core::Error::Usage("--retry-until-up: name the zones to try with --zones (a regional cluster)"));
-  }
+  auto request =
+      workflow::NodePoolCreateRequest{*ref, options.name, options.pool, options.failover, options.provision.async}
+          .Resolve();
+  if (!request) return core::Fail(request.error());
   return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateNodePoolsInAnyZone(env, *ref, *pools, *failover);
+    return workflow::CreateNodePoolsInAnyZone(env, request->cluster, request->pools, request->failover);
   });
 }
 

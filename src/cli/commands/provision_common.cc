@@ -8,6 +8,7 @@
 #include "output/output.h"
 #include "output/resource_cells.h"
 #include "tputrain/core/duration.h"
+#include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"
 #include "tputrain/workflow/services.h"
@@ -177,6 +178,6 @@ void AddSkipZoneCheckFlag(CLI::App* command, bool& skip) {
                     "Create even where tputrain's zone catalog says the TPU type is not offered (it can lag Google's)");
 }
 
-std::string BucketName(const std::string& name) { return name.rfind("gs://", 0) == 0 ? name.substr(5) : name; }
+std::string BucketName(const std::string& name) { return workflow::BucketNameOf(name); }
 
 }  // namespace tputrain::cli

@@ -7,6 +7,7 @@
 #include "tputrain/core/resource_name.h"
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
+#include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 
 namespace tputrain::cli {
@@ -21,24 +22,34 @@ struct RegistryOptions {
 
 // Repositories live in regions: a zone from the configuration (us-east5-b) means its region,
 // as the seed puts the repository beside the cluster.
-core::Result<gcp::artifactregistry::RepositoryRef> RefOf(Context& context, const std::string& name) {
-  if (auto valid = gcp::CheckResourceId("NAME", name, 63); !valid) return core::Fail(valid.error());
+core::Result<workflow::RepositoryCreateRequest> RequestOf(Context& context, const RegistryOptions& options) {
+  workflow::RepositoryCreateRequest request{"", "", options.name, options.description, options.labels};
+  if (auto valid = request.CheckName(); !valid) return core::Fail(valid.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   auto location = RequireSetting(context, "location");
   if (!location) return core::Fail(location.error());
-  return gcp::artifactregistry::RepositoryRef{*project, core::RegionOf(*location), name};
+  request.project = *project;
+  request.location = *location;
+  return request;
+}
+
+core::Result<gcp::artifactregistry::RepositoryRef> RefOf(Context& context, const std::string& name) {
+  auto request = RequestOf(context, RegistryOptions{name, "", {}, {}});
+  if (!request) return core::Fail(request.error());
+  return request->Ref();
 }
 
 core::Result<int> RunCreate(const RegistryOptions& options, Context& context) {
-  auto ref = RefOf(context, options.name);
+  auto request = RequestOf(context, options);
+  if (!request) return core::Fail(request.error());
+  auto ref = request->Ref();
   if (!ref) return core::Fail(ref.error());
-  auto labels = gcp::ParseLabels("--labels", options.labels, {workflow::kRunLabel});
-  if (!labels) return core::Fail(labels.error());
-  gcp::artifactregistry::RepositorySpec spec{"DOCKER", options.description, *labels};
+  auto spec = request->Spec();
+  if (!spec) return core::Fail(spec.error());
   return RunProvision(context, options.provision,
                       [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::CreateRepository(env, *ref, spec);
+                        auto outcome = workflow::CreateRepository(env, *ref, *spec);
                         if (!outcome) return core::Fail(outcome.error());
                         return std::vector<workflow::Outcome>{*outcome};
                       });

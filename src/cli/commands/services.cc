@@ -3,6 +3,7 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
+#include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"
 
@@ -16,13 +17,7 @@ struct ServicesOptions {
 };
 
 core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
-  for (const auto& service : options.services) {
-    // A service name is a DNS name; it becomes one URL path segment.
-    if (service.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string::npos) {
-      return core::Fail(
-          core::Error::Usage("SERVICE: expected an API such as container.googleapis.com, got '" + service + "'"));
-    }
-  }
+  if (auto valid = workflow::CheckServiceNames(options.services); !valid) return core::Fail(valid.error());
   auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
   if (!timeout) return core::Fail(timeout.error());
   auto project = RequireSetting(context, "project");
