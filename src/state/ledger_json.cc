@@ -111,10 +111,12 @@ json ToJson(const Ledger& ledger) {
     if (!entry.deleted_at.empty()) entries.back()["deleted_at"] = entry.deleted_at;
     if (!entry.preempted_at.empty()) entries.back()["preempted_at"] = entry.preempted_at;
   }
-  return {{"version", kLedgerSchemaVersion},
-          {"run_id", ledger.run_id},
-          {"created_at", ledger.created_at},
-          {"entries", entries}};
+  json document = {{"version", kLedgerSchemaVersion},
+                   {"run_id", ledger.run_id},
+                   {"created_at", ledger.created_at},
+                   {"entries", entries}};
+  if (!ledger.steps.empty()) document["steps"] = ledger.steps;
+  return document;
 }
 
 core::Result<Ledger> LedgerFromJson(const json& document) {
@@ -135,6 +137,9 @@ core::Result<Ledger> LedgerFromJson(const json& document) {
     if (!entry) return core::Fail(entry.error());
     ledger.entries.push_back(std::move(*entry));
   }
+  // Optional (a release before stack files wrote none); a malformed one is not worth refusing
+  // the ledger over: it only spares a second `up` some work.
+  if (auto steps = document.find("steps"); steps != document.end() && steps->is_object()) ledger.steps = *steps;
   return ledger;
 }
 

@@ -62,6 +62,15 @@ core::Error NotRecorded(const std::string& what, const core::Error& cause) {
   return error;
 }
 
+core::Error DiffersError(const std::string& task, const std::vector<std::string>& differences) {
+  std::string fields;
+  for (const auto& item : differences) fields += "\n  " + item;
+  core::Error error =
+      core::Error::Make(core::ErrorKind::kAlreadyExists, task + " exists with a different shape:" + fields);
+  error.http_status = 409;
+  return error;
+}
+
 std::string RunLabelOf(const std::map<std::string, std::string>& labels) {
   auto it = labels.find(kRunLabel);
   return it == labels.end() ? "" : it->second;
@@ -122,12 +131,7 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
   RecordOwner(env, steps.kind, steps.resource, ours);
   if (!existing->differences.empty()) {
     Record(env, steps.kind, steps.resource, EntryState::kCreated);  // it runs, in another shape
-    std::string fields;
-    for (const auto& item : existing->differences) fields += "\n  " + item;
-    core::Error error =
-        core::Error::Make(core::ErrorKind::kAlreadyExists, task + " exists with a different shape:" + fields);
-    error.http_status = 409;
-    return core::Fail(error);
+    return core::Fail(DiffersError(task, existing->differences));
   }
   env.reporter.Progress(task, "exists; waiting until it is usable");
   auto ready = gcp::operations::PollUntilDone(steps.ready, env.poll, env);
@@ -162,17 +166,27 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
 }  // namespace
 
 core::Result<Outcome> RunCreate(ProvisionEnv& env, const CreateSteps& steps) {
+  const std::string task = std::string(state::KindName(steps.kind)) + " " + steps.name;
   if (env.dry_run != nullptr) {
+    if (env.look_first) {
+      // Only reads go out: what exists is reported as it is.
+      auto existing = steps.inspect();
+      if (existing && !existing->differences.empty()) return core::Fail(DiffersError(task, existing->differences));
+      if (existing) return MakeOutcome(steps, OutcomeAction::kAdopted);
+    }
     env.dry_run->push_back(steps.request);
     return MakeOutcome(steps, OutcomeAction::kWouldSend);
   }
-  const std::string task = std::string(state::KindName(steps.kind)) + " " + steps.name;
   bool owned_before = PreviouslyOwned(env, steps.kind, steps.resource);
   if (env.ledger != nullptr) {
     // Recorded first, or not sent: what no ledger holds, no cleanup finds.
     auto recorded = env.ledger->RecordCreating(
         env.run_id, state::LedgerEntry{.kind = steps.kind, .name = steps.resource, .details = steps.details});
     if (!recorded) return core::Fail(NotRecorded(task, recorded.error()));
+  }
+  if (env.look_first) {
+    // Recorded (above) as a create would be, then adopted as a 409 would have it, unsent.
+    if (auto existing = steps.inspect(); existing) return Adopt(env, steps, owned_before);
   }
   env.reporter.Progress(task, "creating");
   auto posted = steps.post();

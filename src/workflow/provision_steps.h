@@ -20,6 +20,9 @@ struct Existing {
 // Why a create was not sent: its ledger entry could not be written first.
 core::Error NotRecorded(const std::string& what, const core::Error& cause);
 
+// "TASK exists with a different shape:" and a line per field (kAlreadyExists, 409).
+core::Error DiffersError(const std::string& task, const std::vector<std::string>& differences);
+
 // The tputrain-run label in `labels`, "" when absent.
 std::string RunLabelOf(const std::map<std::string, std::string>& labels);
 

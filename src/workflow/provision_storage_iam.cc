@@ -201,9 +201,18 @@ core::Result<Outcome> DeleteServiceAccount(ProvisionEnv& env, const std::string&
 core::Result<Outcome> AddPolicyBinding(ProvisionEnv& env, const PolicyBinding& binding) {
   Outcome outcome = BindingOutcome(binding, OutcomeAction::kBound);
   if (env.dry_run != nullptr) {
-    // The set carries the policy as read plus this member; the read is not sent in a dry run.
+    // The set carries the policy as read plus this member; the read is not sent in a dry run,
+    // but when looking first (up --dry-run), where a member already bound is no change.
     Policy policy;
     policy.etag = "<etag from getIamPolicy>";
+    if (env.look_first) {
+      if (auto read = PolicyApi{env, binding}.Get(); read) {
+        if (!gcp::iam::AddMember(*read, binding.role, binding.member)) {
+          outcome.action = OutcomeAction::kAlreadyBound;
+          return outcome;
+        }
+      }
+    }
     gcp::iam::AddMember(policy, binding.role, binding.member);
     env.dry_run->push_back(PolicyApi{env, binding}.BuildSet(policy));
     outcome.action = OutcomeAction::kWouldSend;
@@ -269,7 +278,7 @@ core::Result<Outcome> RemovePolicyBinding(ProvisionEnv& env, const PolicyBinding
 core::Result<std::string> WorkloadIdentityPrincipal(ProvisionEnv& env, const std::string& project,
                                                     const std::string& ns, const std::string& ksa) {
   std::string number = "PROJECT_NUMBER";
-  if (env.dry_run == nullptr) {
+  if (env.dry_run == nullptr || env.look_first) {
     auto found = gcp::resourcemanager::Client(env.transport, env.endpoints.resourcemanager).GetProject(project);
     if (!found) return core::Fail(found.error());
     if (found->project_number.empty()) {

@@ -18,6 +18,21 @@ core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   std::vector<ServiceChange> changes;
+  if (env.dry_run != nullptr && env.look_first) {
+    // Only the read goes out; the enable is planned for what it lacks.
+    auto enabled = client.ListServices(project, /*enabled_only=*/true);
+    std::set<std::string> have;
+    if (enabled) {
+      for (const auto& service : *enabled) have.insert(service.name);
+    }
+    std::vector<std::string> missing;
+    for (const auto& name : names) {
+      changes.push_back({name, have.count(name) != 0});
+      if (have.count(name) == 0) missing.push_back(name);
+    }
+    if (!missing.empty()) env.dry_run->push_back(client.BuildEnable(project, missing));
+    return changes;
+  }
   if (env.dry_run != nullptr) {
     env.dry_run->push_back(client.BuildEnable(project, names));
     for (const auto& name : names) changes.push_back({name, false});

@@ -210,6 +210,22 @@ TEST_CASE("optional entry fields keep their defaults when absent; unknown fields
   CHECK(entry.created_at.empty());
 }
 
+TEST_CASE("the steps a stack's `up` remembers go through the file; a ledger without them has none", "[unit]") {
+  json with_steps = Minimal();
+  with_steps["steps"] = {{"workload", {{"fingerprint", "0123456789abcdef"}, {"state", "done"}}}};
+  auto ledger = LedgerFromJson(with_steps);
+  REQUIRE(ledger);
+  CHECK(ledger->steps["workload"]["state"] == "done");
+  CHECK(ToJson(*ledger)["steps"] == with_steps["steps"]);
+  auto without = LedgerFromJson(Minimal());
+  REQUIRE(without);
+  CHECK(without->steps.empty());
+  CHECK_FALSE(ToJson(*without).contains("steps"));  // files of runs without a stack stay as they were
+  json odd = Minimal();
+  odd["steps"] = "not a map";
+  CHECK(LedgerFromJson(odd));  // only spares a second `up` some work: never worth refusing the ledger over
+}
+
 TEST_CASE("a kind a later release added is carried as it was written, and found by no lookup", "[unit]") {
   json later = Minimal();
   later["entries"][0]["kind"] = "gpu-vm";

@@ -167,6 +167,43 @@ json PoolIn(const std::string& status, const std::string& run = "") {
 
 const char kAlreadyExists[] = R"({"error":{"code":409,"status":"ALREADY_EXISTS","message":"Already exists"}})";
 
+TEST_CASE("looking first (up): what exists is adopted or named different with reads only, the rest created") {
+  Fixture f;
+  f.env.look_first = true;
+  json pool = {{"name", "v6e-16"},
+               {"status", "RUNNING"},
+               {"initialNodeCount", 4},
+               {"config", {{"machineType", "ct6e-standard-4t"}}},
+               {"placementPolicy", {{"tpuTopology", "4x4"}}}};
+  f.transport.On("GET", "/nodePools/v6e-16", {JsonReply(200, pool.dump())});
+  auto spec = V6e16();
+  spec.threads_per_core.reset();
+  auto adopted = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE(adopted);
+  CHECK((*adopted)[0].action == workflow::OutcomeAction::kAdopted);
+  CHECK(f.transport.Count("POST", "/nodePools") == 0);
+
+  // A dry run that looks first reads, and plans only what is not there.
+  std::vector<http::Request> planned;
+  f.env.dry_run = &planned;
+  auto same = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE(same);
+  CHECK((*same)[0].action == workflow::OutcomeAction::kAdopted);
+  CHECK(planned.empty());
+  spec.node_count = 8;
+  auto differs = CreateNodePools(f.env, kCluster, {spec});
+  REQUIRE_FALSE(differs);
+  CHECK(differs.error().kind == core::ErrorKind::kAlreadyExists);
+  CHECK(differs.error().message.find("initialNodeCount: want 8, have 4") != std::string::npos);
+  auto other = V6e16();
+  other.name = "second";  // not scripted: the fake answers 404
+  auto planned_create = CreateNodePools(f.env, kCluster, {other});
+  REQUIRE(planned_create);
+  CHECK((*planned_create)[0].action == workflow::OutcomeAction::kWouldSend);
+  CHECK(planned.size() == 1);
+  CHECK(f.transport.Count("POST", "/nodePools") == 0);
+}
+
 TEST_CASE("409 on create: one still provisioning is waited for before it is adopted") {
   Fixture f;
   f.transport.On("POST", "/nodePools", {JsonReply(409, kAlreadyExists)});

@@ -56,6 +56,10 @@ struct Ledger {
   std::string run_id;
   std::string created_at;
   std::vector<LedgerEntry> entries;
+  // A stack's steps that made no resource of their own (an image build, applies, the workload),
+  // by step id: {"fingerprint": what the file said, "state": "done", "at": RFC 3339, "detail"}.
+  // A second `tputrain up` of the same values finds them done. Written only by `up`.
+  nlohmann::json steps = nlohmann::json::object();
 
   LedgerEntry* Find(ResourceKind kind, const std::string& name);
   // Entries not yet deleted, in the order they were recorded.

@@ -61,6 +61,10 @@ struct ProvisionEnv : core::Runtime {
   bool recreate_unusable = false;
   // --dry-run: mutating requests are appended here and nothing is sent (not even reads).
   std::vector<http::Request>* dry_run = nullptr;
+  // Read before creating (`tputrain up`): what exists is adopted, or refused when it differs,
+  // without sending the create, so that a second `up` sends only reads. Under dry_run the reads
+  // are sent (only they), and what exists is reported adopted (or different) instead of planned.
+  bool look_first = false;
   // TPU list prices, asked for when a TPU resource is about to be created, for the cost record
   // its ledger entry keeps (spend.h). Unset, or answering null: the record has no rate.
   std::function<const Prices*()> prices;
