@@ -23,6 +23,7 @@ add_custom_target(tputrain_docs ALL DEPENDS ${tputrain_generated})
 
 install(TARGETS tputrain tputrain-emulator RUNTIME DESTINATION bin)
 install(DIRECTORY templates/ DESTINATION share/tputrain/templates)
+install(FILES data/stack.schema.json DESTINATION share/tputrain)
 install(FILES ${TPUTRAIN_DOC_DIR}/tputrain.1 DESTINATION share/man/man1)
 install(FILES ${TPUTRAIN_DOC_DIR}/tputrain.bash DESTINATION share/bash-completion/completions RENAME tputrain)
 install(FILES ${TPUTRAIN_DOC_DIR}/_tputrain DESTINATION share/zsh/vendor-completions)
