@@ -100,6 +100,8 @@ int Main(int argc, const char* const* argv, Context& context) {
   SetupRenderCommand(app, context);
   SetupRunsCommand(app, context);
   SetupSubmitCommand(app, context);
+  SetupUpCommand(app, context);
+  SetupDownCommand(app, context);
   SetupTpuVmCommand(app, context);
   SetupCompletionCommand(app, context);
   SetupServicesCommand(app, context);

@@ -28,6 +28,8 @@ void SetupPricesCommand(CLI::App& root, Context& context);
 void SetupRenderCommand(CLI::App& root, Context& context);
 void SetupRunsCommand(CLI::App& root, Context& context);
 void SetupSubmitCommand(CLI::App& root, Context& context);
+void SetupUpCommand(CLI::App& root, Context& context);  // up, status
+void SetupDownCommand(CLI::App& root, Context& context);
 void SetupTpuVmCommand(CLI::App& root, Context& context);
 void SetupTpuVmCreateCommand(CLI::App& tpu_vm, Context& context);  // tpu-vm create
 void SetupTpuVmTunnelCommand(CLI::App& tpu_vm, Context& context);  // tpu-vm tunnel

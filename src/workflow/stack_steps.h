@@ -1,0 +1,44 @@
+#pragma once
+
+// One stack step done through the workflow call its command makes (private to the workflow
+// module): the runner schedules, this does.
+#include <string>
+#include <vector>
+
+#include "tputrain/core/reporter.h"
+#include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/stack.h"
+#include "tputrain/workflow/stack_run.h"
+
+namespace tputrain::workflow::internal {
+
+// `env` as it is, telling `reporter` instead of its own.
+ProvisionEnv WithReporter(const ProvisionEnv& env, core::Reporter& reporter);
+
+struct StepContext {
+  ProvisionEnv& env;  // the step's own: its reporter; dry_run set when planning
+  const StackEnv& stack_env;
+  const Stack& stack;
+  const StepPlan* plan = nullptr;  // what the plan found (a differing resource, with --recreate)
+  // Something it needs was made anew in this run: what the ledger remembers of it (objects
+  // applied to a cluster since deleted) no longer holds.
+  bool needs_made_anew = false;
+};
+
+struct StepDone {
+  std::vector<Outcome> outcomes;
+  bool adopted = false;  // nothing made: it was there, or done before
+  std::string detail;
+};
+
+core::Result<StepDone> DoStep(StepContext& context, const StackStep& step);
+
+// The plan of a step that makes no cloud resource of its own (image, apply, workload): done
+// before with the same values (adopt), or to run; nothing is read but the ledger.
+StepPlan PlanRecordedStep(const StepContext& context, const StackStep& step);
+
+// The image step's fingerprint: the tag and every byte of its context (the rendered files, or
+// the directory's), so that an unchanged context is not built again.
+core::Result<std::string> ImageFingerprint(const StackImage& image);
+
+}  // namespace tputrain::workflow::internal
