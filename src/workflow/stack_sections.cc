@@ -308,6 +308,8 @@ core::Result<StackStep> ApplyStep(const Section& section, const StackSettings& s
   StackApply apply;
   apply.cluster = *cluster;
   apply.ns = section.Str("namespace");
+  apply.queue = section.Str("queue");
+  apply.force_conflicts = section.Bool("force-conflicts");
   if (!apply.ns.empty()) {
     if (auto valid = k8s::CheckNamespace("--namespace", apply.ns); !valid) {
       return core::Fail(section.Reworded(valid.error()));
@@ -336,13 +338,36 @@ core::Result<StackStep> ApplyStep(const Section& section, const StackSettings& s
   step.needs.push_back("cluster");
   json objects = json::array();
   for (const auto& object : apply.objects) objects.push_back(object.json);
-  step.fingerprint = Fingerprint({{"namespace", apply.ns}, {"objects", objects}, {"cluster", cluster->Name()}});
+  step.fingerprint = Fingerprint(
+      {{"namespace", apply.ns}, {"objects", objects}, {"cluster", cluster->Name()}, {"queue", apply.queue}});
   step.apply = std::move(apply);
   return step;
 }
 
 core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings& settings) {
-  if (!section.Has("submit")) return core::Fail(section.At("", "expected one of its keys: submit"));
+  if (section.Has("submit") == section.Has("serve")) {
+    return core::Fail(section.At("", "expected one of its keys: submit, serve"));
+  }
+  json fingerprinted = section.value();
+  fingerprinted.erase("needs");
+  if (section.Has("serve")) {
+    const Section serve = section.Child("serve");
+    auto cluster = ClusterOf(serve, settings, "cluster");
+    if (!cluster) return core::Fail(cluster.error());
+    StackWorkload workload;
+    workload.cluster = *cluster;
+    workload.ns = serve.Str("namespace");
+    if (!workload.ns.empty()) {
+      if (auto valid = k8s::CheckNamespace("--namespace", workload.ns); !valid) {
+        return core::Fail(serve.Reworded(valid.error()));
+      }
+    }
+    if (auto checked = ServeWorkload(serve, settings, workload); !checked) return core::Fail(checked.error());
+    StackStep step = StepAt(section, "workload", StepKind::kWorkload);
+    step.fingerprint = Fingerprint(fingerprinted);
+    step.workload = std::move(workload);
+    return step;
+  }
   const Section submit = section.Child("submit");
   auto cluster = ClusterOf(submit, settings, "cluster");
   if (!cluster) return core::Fail(cluster.error());
@@ -398,12 +423,11 @@ core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings
     if (!timeout) return core::Fail(submit.Reworded(timeout.error()));
     raycluster.ready_timeout = *timeout;
   }
+  raycluster.queue = submit.Str("queue");
   raycluster.capacity =
       catalog::ParseCapacityMode(submit.Str("capacity", "on-demand")).value_or(CapacityMode::kOnDemand);
   workload.submit = SubmitRequest{spec, raycluster, true, false};
   StackStep step = StepAt(section, "workload", StepKind::kWorkload);
-  json fingerprinted = section.value();
-  fingerprinted.erase("needs");
   step.fingerprint = Fingerprint(fingerprinted);
   step.workload = std::move(workload);
   return step;

@@ -64,6 +64,8 @@ core::Result<StackStep> RegistryStep(const Section& section, const StackSettings
 core::Result<StackStep> ImageStep(const Section& section, const StackSettings& settings);
 core::Result<StackStep> ApplyStep(const Section& section, const StackSettings& settings);
 core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings& settings);
+// workload.serve into `workload` (its cluster and namespace set), as `serve up` checks its flags.
+core::Status ServeWorkload(const Section& serve, const StackSettings& settings, StackWorkload& workload);
 
 // A stable fingerprint of `value` (FNV-1a over its compact JSON), as 16 hex digits.
 std::string Fingerprint(const nlohmann::json& value);

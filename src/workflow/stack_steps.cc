@@ -13,6 +13,7 @@
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/image_build.h"
 #include "tputrain/workflow/ksa_annotation.h"
+#include "tputrain/workflow/queue.h"
 #include "tputrain/workflow/services.h"
 #include "tputrain/workflow/template_values.h"
 #include "tputrain/workflow/zone_failover.h"
@@ -47,12 +48,6 @@ core::Result<StepDone> Made(core::Result<Outcome> outcome) {
   return Made(std::vector<Outcome>{std::move(*outcome)});
 }
 
-bool Differs(const StepContext& context) {
-  return context.plan != nullptr && context.plan->action == PlanAction::kDiffers && context.stack_env.recreate &&
-         context.env.dry_run == nullptr;
-}
-
-// What the ledger remembers of a step that made nothing of its own.
 json Memo(const ProvisionEnv& env, const std::string& id) {
   if (env.ledger == nullptr) return json::object();
   auto ledger = env.ledger->Load(env.run_id);
@@ -60,29 +55,9 @@ json Memo(const ProvisionEnv& env, const std::string& id) {
   return ledger->steps.value(id, json::object());
 }
 
-void Remember(ProvisionEnv& env, const std::string& id, const std::string& fingerprint, const std::string& detail) {
-  if (env.ledger == nullptr || env.dry_run != nullptr) return;
-  auto written = env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
-    ledger.steps[id] = {{"fingerprint", fingerprint},
-                        {"state", "done"},
-                        {"at", core::FormatTimestamp(env.clock.WallNow())},
-                        {"detail", detail}};
-  });
-  if (!written) env.reporter.Warn("run ledger: " + written.error().message);
-}
-
-bool DoneBefore(const StepContext& context, const std::string& id, const std::string& fingerprint) {
-  if (context.needs_made_anew) return false;
-  const json memo = Memo(context.env, id);
-  return memo.value("state", "") == "done" && memo.value("fingerprint", "") == fingerprint;
-}
-
-core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& context,
-                                                       const gcp::container::ClusterRef& cluster) {
-  if (!context.stack_env.reach.connect_cluster) {
-    return core::Fail(core::Error::Internal("no way to reach the cluster was given"));
-  }
-  return context.stack_env.reach.connect_cluster(state::AccessRecord::Gke(cluster.Name()));
+bool Differs(const StepContext& context) {
+  return context.plan != nullptr && context.plan->action == PlanAction::kDiffers && context.stack_env.recreate &&
+         context.env.dry_run == nullptr;
 }
 
 // A directory of its own under TMPDIR, removed when it goes.
@@ -171,10 +146,15 @@ core::Result<StepDone> ApplyObjects(StepContext& context, const StackStep& step)
   if (!connection) return core::Fail(connection.error());
   RecordedApplyEnv apply_env{env, *(*connection)->client, *(*connection)->discovery,
                              state::AccessRecord::Gke(apply.cluster.Name()), LedgerRecorder{env.ledger, env.run_id}};
+  std::vector<k8s::Object> objects = apply.objects;
+  if (auto queued = PrepareForQueue(*(*connection)->client, apply.queue, apply.ns, objects); !queued) {
+    return core::Fail(queued.error());
+  }
   k8s::ApplyOptions options;
   options.dry_run = env.dry_run != nullptr;
   options.ns = apply.ns;
-  auto applied = ApplyRecorded(apply_env, apply.objects, options);
+  options.force_conflicts = apply.force_conflicts;
+  auto applied = ApplyRecorded(apply_env, objects, options);
   if (!applied) return core::Fail(applied.error());
   StepDone done;
   for (const auto& result : *applied) {
@@ -189,7 +169,7 @@ core::Result<StepDone> RunWorkload(StepContext& context, const StackStep& step) 
   ProvisionEnv& env = context.env;
   const StackWorkload& workload = *step.workload;
   if (DoneBefore(context, step.id, step.fingerprint)) {
-    return StepDone{{}, true, "done before: " + Memo(env, step.id).value("detail", "")};
+    return StepDone{{}, true, "done before: " + MemoDetail(context, step.id)};
   }
   if (!context.stack_env.reach.submit_env) return core::Fail(core::Error::Internal("no way to submit was given"));
   auto made = context.stack_env.reach.submit_env(workload.cluster, workload.ns);
@@ -308,6 +288,35 @@ core::Status Replace(StepContext& context, const StackStep& step) {
 
 }  // namespace
 
+void Remember(ProvisionEnv& env, const std::string& id, const std::string& fingerprint, const std::string& detail) {
+  if (env.ledger == nullptr || env.dry_run != nullptr) return;
+  auto written = env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {
+    ledger.steps[id] = {{"fingerprint", fingerprint},
+                        {"state", "done"},
+                        {"at", core::FormatTimestamp(env.clock.WallNow())},
+                        {"detail", detail}};
+  });
+  if (!written) env.reporter.Warn("run ledger: " + written.error().message);
+}
+
+bool DoneBefore(const StepContext& context, const std::string& id, const std::string& fingerprint) {
+  if (context.needs_made_anew) return false;
+  const json memo = Memo(context.env, id);
+  return memo.value("state", "") == "done" && memo.value("fingerprint", "") == fingerprint;
+}
+
+core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& context,
+                                                       const gcp::container::ClusterRef& cluster) {
+  if (!context.stack_env.reach.connect_cluster) {
+    return core::Fail(core::Error::Internal("no way to reach the cluster was given"));
+  }
+  return context.stack_env.reach.connect_cluster(state::AccessRecord::Gke(cluster.Name()));
+}
+
+std::string MemoDetail(const StepContext& context, const std::string& id) {
+  return Memo(context.env, id).value("detail", "");
+}
+
 ProvisionEnv WithReporter(const ProvisionEnv& env, core::Reporter& reporter) {
   ProvisionEnv copy{core::Runtime{core::PollEnv{env.clock, env.sleeper, env.cancel}, reporter}, env.transport,
                     env.endpoints};
@@ -374,10 +383,15 @@ StepPlan PlanRecordedStep(const StepContext& context, const StackStep& step) {
     for (const auto& object : step.apply->objects) plan.note += " " + object.Describe() + ",";
     plan.note.pop_back();
   }
-  if (step.kind == StepKind::kWorkload) {
+  if (step.kind == StepKind::kWorkload && step.workload->kind == WorkloadKind::kSubmit) {
     const auto& spec = step.workload->submit.spec;
     plan.note = "submit " + spec.model + (spec.tpu_type.empty() ? "" : " on " + spec.tpu_type) + " to cluster " +
                 step.workload->cluster.cluster + ", followed to its end";
+  } else if (step.kind == StepKind::kWorkload) {
+    const bool vllm = step.workload->kind == WorkloadKind::kServeVllm;
+    const std::string model = vllm ? step.workload->vllm->plan.model : step.workload->jetstream->model;
+    plan.note = std::string("serve ") + model + " with " + (vllm ? "vLLM" : "JetStream") + " on cluster " +
+                step.workload->cluster.cluster + ", until it answers";
   }
   return plan;
 }
@@ -408,7 +422,7 @@ core::Result<StepDone> DoStep(StepContext& context, const StackStep& step) {
     case StepKind::kApply:
       return ApplyObjects(context, step);
     case StepKind::kWorkload:
-      return RunWorkload(context, step);
+      return step.workload->kind == WorkloadKind::kSubmit ? RunWorkload(context, step) : RunServe(context, step);
   }
   return core::Fail(core::Error::Internal("unknown step kind"));
 }

@@ -33,6 +33,19 @@ struct StepDone {
 
 core::Result<StepDone> DoStep(StepContext& context, const StackStep& step);
 
+// What the ledger remembers of a step that made nothing of its own: done before with
+// `fingerprint` (and nothing it needs made anew since), its detail, and remembering it.
+bool DoneBefore(const StepContext& context, const std::string& id, const std::string& fingerprint);
+std::string MemoDetail(const StepContext& context, const std::string& id);
+void Remember(ProvisionEnv& env, const std::string& id, const std::string& fingerprint, const std::string& detail);
+
+// The GKE cluster `cluster`, as cleanup reaches it again.
+core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& context,
+                                                       const gcp::container::ClusterRef& cluster);
+
+// The workload when it is a served model (stack_serve.cc).
+core::Result<StepDone> RunServe(StepContext& context, const StackStep& step);
+
 // The plan of a step that makes no cloud resource of its own (image, apply, workload): done
 // before with the same values (adopt), or to run; nothing is read but the ledger.
 StepPlan PlanRecordedStep(const StepContext& context, const StackStep& step);

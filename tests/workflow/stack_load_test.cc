@@ -211,6 +211,52 @@ TEST_CASE("stack: ${VAR:-default}, $${ and a plain scalar typed after substituti
   CHECK(stack->Find("registry")->registry_spec.description == "costs ${AMOUNT}");
 }
 
+TEST_CASE("stack: a served model is serve up's request, each engine's keys refused for the others") {
+  Files files;
+  const std::string head = "name: s\nproject: p\nlocation: us-east5\ncluster: {name: c}\nbucket: {name: ckpt-x}\n";
+  SECTION("JetStream (the default engine): the stack's cluster and bucket, the model's template") {
+    auto stack = files.Load(head + "workload:\n  serve:\n    model: llama3.1-405b\n    create-nodepool: true\n");
+    REQUIRE(stack);
+    const StackWorkload& workload = *stack->Find("workload")->workload;
+    CHECK(workload.kind == WorkloadKind::kServeJetStream);
+    CHECK(workload.cluster.cluster == "c");
+    REQUIRE(workload.jetstream);
+    CHECK(workload.jetstream->model == "llama3.1-405b");
+    CHECK(workload.jetstream->create_nodepool);
+    CHECK(workload.jetstream->configuration.at("BUCKET") == "ckpt-x");
+    CHECK(Contains(stack->Find("workload")->needs, "cluster"));
+  }
+  SECTION("vLLM: the slice planned for the model, and a token file read but never in the fingerprint") {
+    files.Write("hf-token", "hf_secretTokenValue1\n");
+    auto stack = files.Load(head +
+                            "workload:\n  serve:\n    engine: vllm\n    model: llama3-8b\n"
+                            "    hf-token-file: " +
+                            (files.dir / "hf-token").string() + "\n");
+    REQUIRE(stack);
+    const StackStep& step = *stack->Find("workload");
+    CHECK(step.workload->kind == WorkloadKind::kServeVllm);
+    REQUIRE(step.workload->vllm);
+    CHECK(step.workload->vllm->plan.model == "llama3-8b");
+    CHECK(step.fingerprint.find("hf_secret") == std::string::npos);
+    CHECK(GraphJson(*stack).dump().find("hf_secret") == std::string::npos);
+  }
+  SECTION("a key another engine takes, a model no engine here serves, a timeout, two workloads") {
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    hf-token-file: /t\n") ==
+          "9: workload.serve.hf-token-file: only for engine vllm");
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    engine: vllm\n    model: llama3-8b\n"
+                               "    checkpoint: gs://b/c\n") ==
+          "10: workload.serve.checkpoint: only for engine jetstream");
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: saxml-175b\n")
+              .rfind("8: workload.serve.model: Saxml is not served from a stack file yet", 0) == 0);
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    timeout: soon\n")
+              .rfind("9: workload.serve.timeout: ", 0) == 0);
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    checkpoint: /local\n") ==
+          "9: workload.serve.checkpoint: expected gs://BUCKET/PATH, got '/local'");
+    CHECK(files.Refusal(head + "workload:\n  serve: {model: llama3.1-405b}\n  submit: {model: llama3-8b}\n")
+              .find("workload: expected one of its keys: submit, serve") != std::string::npos);
+  }
+}
+
 TEST_CASE("stack: the shipped schema is the one built in, and names every key the loader reads") {
   std::ifstream shipped(std::string(TPUTRAIN_SOURCE_DIR) + "/data/stack.schema.json");
   std::string text((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());

@@ -14,6 +14,8 @@
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/provision_requests.h"
+#include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/serve_vllm.h"
 #include "tputrain/workflow/submit_flow.h"
 
 // A stack file: one path (a cluster with its pools, a bucket and identities, an image, and the
@@ -31,7 +33,7 @@ enum class StepKind {
   kRegistry,        // "registry": registry create
   kImage,           // "image": image build
   kApply,           // "apply": apply -f, on the stack's cluster
-  kWorkload,        // "workload": submit
+  kWorkload,        // "workload": submit, or serve up
 };
 std::string_view StepKindName(StepKind kind);
 
@@ -48,12 +50,21 @@ struct StackApply {
   gcp::container::ClusterRef cluster;
   std::string ns;
   std::vector<k8s::Object> objects;
+  std::string queue;  // the Kueue queue its workloads are labelled for
+  bool force_conflicts = false;
 };
 
+// The workload: a MaxText run (submit), or a served model (serve up, by engine).
+enum class WorkloadKind { kSubmit, kServeJetStream, kServeVllm };
+
 struct StackWorkload {
+  WorkloadKind kind = WorkloadKind::kSubmit;
   gcp::container::ClusterRef cluster;
   std::string ns;
   SubmitRequest submit;
+  std::optional<ServeUpRequest> jetstream;
+  std::optional<VllmUpRequest> vllm;
+  std::string lws_manifest;  // where LeaderWorkerSet comes from (empty: its pinned release)
   // raycluster-values written in the file as maps: each a values file of its own when it runs,
   // after those the request names.
   std::vector<nlohmann::json> inline_values;

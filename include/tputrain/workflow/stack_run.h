@@ -82,6 +82,8 @@ struct StackReach {
   std::function<core::Result<std::shared_ptr<SubmitEnv>>(const gcp::container::ClusterRef& cluster,
                                                          const std::string& ns)>
       submit_env;
+  // Plain downloads (an operator's release manifest, for a served model's LeaderWorkerSet).
+  http::Transport* downloads = nullptr;
 };
 
 struct StackEnv {

@@ -21,6 +21,7 @@ workflow::StackReach ReachOf(Context& context, const std::string& run_id, const 
   workflow::Root& root = context.stack();
   workflow::StackReach reach;
   reach.connect_cluster = workflow::RecordedReach(root).connect_cluster;
+  reach.downloads = &root.Downloads();
   reach.submit_env = [&root, run_id, state_dir](
                          const gcp::container::ClusterRef& cluster,
                          const std::string& ns) -> core::Result<std::shared_ptr<workflow::SubmitEnv>> {
