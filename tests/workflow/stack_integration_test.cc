@@ -280,7 +280,17 @@ TEST_CASE("stack: a bad file is one line and exit 2, before any call", "[integra
     CHECK(refused.err.find(expected) != std::string::npos);
     CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
   }
+  // --skip names a step of the file or a kind of step; a typo is refused like a bad key.
+  stack.Write(good);
+  auto typo = stack.Up({"--skip", "workolad"});
+  INFO(typo.err);
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.find("--skip: no step workolad in ") != std::string::npos);
   CHECK(Calls(emulator.Requests(), false) == 0);
+  // A kind this file has no step of (apply, workload) is nothing to leave out: the plan goes on.
+  auto kinds = stack.Up({"--skip", "apply,workload", "--dry-run"});
+  INFO(kinds.out << kinds.err);
+  CHECK(kinds.exit_code == 0);
 }
 
 }  // namespace
