@@ -99,6 +99,15 @@ struct ExampleEnv {
     return env;
   }
 
+  // `tputrain ARGS` with the same environment as the scripts (the stack files read it too).
+  ProcessOptions Tputrain(const std::vector<std::string>& args, const std::string& run) const {
+    ProcessOptions options;
+    options.argv = {TputrainBinary()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.env = Environment(run);
+    return options;
+  }
+
   ProcessOptions Script(const std::string& script, const std::string& run, const Settings& mode = {}) const {
     ProcessOptions options;
     options.argv = {"bash", (kExamples / script).string()};
@@ -138,6 +147,47 @@ void Rehearse(const ExampleEnv& example, const std::string& script) {
   REQUIRE(rehearsal.exit_code == 0);
   CHECK(rehearsal.out.find("run rehearsal: cleaned up") != std::string::npos);
   CheckLeftNothing(example.emulator);
+}
+
+// The stack file beside a script, as the CI pipelines rehearse it: `up --dry-run` changes nothing,
+// `up --skip apply,workload` makes the cloud side (a second one only reads), `down` deletes it.
+void RehearseStack(const ExampleEnv& example, const std::string& stack) {
+  const std::string file = (kExamples / stack).string();
+  auto dry = RunProcess(example.Tputrain({"up", "-f", file, "--dry-run"}, "stack-dry"), std::chrono::minutes(5));
+  INFO("up --dry-run " << stack << "\n" << dry.out << Tail(dry.err));
+  REQUIRE(dry.exit_code == 0);
+  CHECK(dry.out.find("POST http") != std::string::npos);
+  CHECK(example.emulator.State().value("clusters", json::object()).empty());
+  CHECK_FALSE(fs::exists(example.emulator.dir() / "xdg" / "tputrain" / "stack-dry.json"));
+  CheckLeftNothing(example.emulator);
+
+  for (int pass = 0; pass < 2; ++pass) {
+    auto up = RunProcess(example.Tputrain({"up", "-f", file, "--skip", "apply,workload"}, "stack-rehearsal"),
+                         std::chrono::minutes(10));
+    INFO("up " << stack << " (pass " << pass << ")\n" << Tail(up.out) << Tail(up.err));
+    REQUIRE(up.exit_code == 0);
+    if (pass == 1) CHECK(up.out.find(" done ") == std::string::npos);  // all adopted: nothing made again
+  }
+  auto down = RunProcess(example.Tputrain({"down", "-f", file, "--yes"}, "stack-rehearsal"), std::chrono::minutes(10));
+  INFO("down " << stack << "\n" << Tail(down.out) << Tail(down.err));
+  REQUIRE(down.exit_code == 0);
+  CHECK(down.out.find("run stack-rehearsal: down") != std::string::npos);
+  CheckLeftNothing(example.emulator);
+}
+
+// The stack whole: up (the workload too), status, down.
+ProcessResult UpStatusDown(const ExampleEnv& example, const std::string& stack, const std::string& run,
+                           std::string& status_out) {
+  const std::string file = (kExamples / stack).string();
+  auto up = RunProcess(example.Tputrain({"up", "-f", file}, run), std::chrono::minutes(12));
+  if (up.exit_code != 0) return up;
+  auto status = RunProcess(example.Tputrain({"status", "-f", file}, run), std::chrono::minutes(2));
+  status_out = status.out + status.err;
+  auto down = RunProcess(example.Tputrain({"down", "-f", file, "--yes"}, run), std::chrono::minutes(10));
+  up.out += down.out;
+  up.err += down.err;
+  up.exit_code = status.exit_code != 0 ? status.exit_code : down.exit_code;
+  return up;
 }
 
 // The whole path (an ExampleCluster, if any, gives the Kubernetes side its Nodes and peers).
@@ -195,6 +245,10 @@ TEST_CASE("every script in examples/ has a scenario in this test", "[integration
   // A new example gets its scenario below (and its peers) before it lands: examples nobody runs rot.
   CHECK(scripts == std::vector<std::string>{"001-train-llama3-8b-gke.sh", "002-serve-jetstream.sh",
                                             "003-serve-saxml-175b.sh", "004-ray-on-tpu-vms.sh", "005-serve-vllm.sh"});
+  // Each has its stack file beside it, with a scenario below too.
+  for (const char* stack : {"001-train-llama3-8b-gke.yaml", "002-serve-jetstream.yaml", "005-serve-vllm.yaml"}) {
+    CHECK(fs::exists(kExamples / stack));
+  }
 }
 
 TEST_CASE("example 001: seed 001 from nothing to nothing, MaxText trained through KubeRay on the cluster",
@@ -227,6 +281,21 @@ TEST_CASE("example 001: seed 001 from nothing to nothing, MaxText trained throug
   CheckLeftNothing(*world.emulator);
   std::error_code ignored;
   fs::remove_all("/tmp/tputrain-runs/whole-001", ignored);  // MaxText's output on the head's host
+
+  // The stack file beside the script: the same path from one `up`, then status and down.
+  const std::string stack = "001-train-llama3-8b-gke.yaml";
+  RehearseStack(example, stack);
+  std::string status;
+  auto stacked = UpStatusDown(example, stack, "stack-001", status);
+  INFO(Tail(stacked.out) << Tail(stacked.err) << "\nstatus:\n" << status << "\ncluster:\n" << cluster.SeenText());
+  REQUIRE(stacked.exit_code == 0);
+  CHECK(stacked.out.find("job ") != std::string::npos);
+  CHECK(stacked.out.find("SUCCEEDED") != std::string::npos);
+  CHECK(status.find("workload") != std::string::npos);
+  CHECK(stacked.out.find("run stack-001: down") != std::string::npos);
+  CheckNamespaceEmpty(cluster);
+  CheckLeftNothing(*world.emulator);
+  fs::remove_all("/tmp/tputrain-runs/stack-001", ignored);
 }
 
 // One JetStream for both of seed 002's paths: it takes 30-50 s and 1.6 GB to start.
@@ -264,6 +333,28 @@ TEST_CASE("example 002: seed 002's 405B and its disaggregated 70B, converted, se
     CHECK(SeenWith(cluster, "nodes jetstream/m1-pool"));
     CHECK(SeenWith(cluster, "served jetstream-pathways-0 at"));
     CHECK(whole.out.find("run whole-002: cleaned up") != std::string::npos);
+    CheckNamespaceEmpty(cluster);
+    CheckLeftNothing(*world.emulator);
+  }
+
+  // A section of its own: the script's path above and the stack's each start from nothing.
+  SECTION("llama3.1-405b from its stack file: the cluster, bucket and binding, the server up from one `up`") {
+    const std::string ns = world.server.NewNamespace("example-002s");
+    ExampleEnv example{*world.emulator, {{"NAMESPACE", ns}}};
+    auto cluster = world.Cluster(ns, {{leader, jetstream.ip()}});
+    const std::string stack = "002-serve-jetstream.yaml";
+    RehearseStack(example, stack);
+    std::string status;
+    auto stacked = UpStatusDown(example, stack, "stack-002", status);
+    INFO(Tail(stacked.out) << Tail(stacked.err) << "\nstatus:\n"
+                           << status << "\ncluster:\n"
+                           << cluster.SeenText() << "\njetstream-http:\n"
+                           << Tail(jetstream.HttpLog(), 2000));
+    REQUIRE(stacked.exit_code == 0);
+    CHECK(stacked.out.find("serving llama3.1-405b on v6e-16") != std::string::npos);
+    CHECK(SeenWith(cluster, "served jetstream-pathways-0 at"));
+    CHECK(status.find("workload") != std::string::npos);
+    CHECK(stacked.out.find("run stack-002: down") != std::string::npos);
     CheckNamespaceEmpty(cluster);
     CheckLeftNothing(*world.emulator);
   }
@@ -347,6 +438,19 @@ TEST_CASE("example 005: vLLM on a v6e-1 host served, asked whole and streamed, t
   CHECK(whole.out.find("\"time_to_first_token_s\"") != std::string::npos);
   CHECK((whole.out + whole.err).find("hf_exampleTokenNotPrinted42") == std::string::npos);
   CHECK(whole.out.find("run whole-005: cleaned up") != std::string::npos);
+  CheckNamespaceEmpty(cluster);
+  CheckLeftNothing(*world.emulator);
+
+  // The stack file: the cluster and the server (its pool, the Secret) from one `up`.
+  const std::string stack = "005-serve-vllm.yaml";
+  RehearseStack(example, stack);
+  std::string status;
+  auto stacked = UpStatusDown(example, stack, "stack-005", status);
+  INFO(Tail(stacked.out) << Tail(stacked.err) << "\nstatus:\n" << status << "\ncluster:\n" << cluster.SeenText());
+  REQUIRE(stacked.exit_code == 0);
+  CHECK(stacked.out.find("serving meta-llama/Meta-Llama-3-8B-Instruct on v6e-1") != std::string::npos);
+  CHECK((stacked.out + stacked.err + status).find("hf_exampleTokenNotPrinted42") == std::string::npos);
+  CHECK(stacked.out.find("run stack-005: down") != std::string::npos);
   CheckNamespaceEmpty(cluster);
   CheckLeftNothing(*world.emulator);
 }

@@ -257,6 +257,30 @@ TEST_CASE("stack: a served model is serve up's request, each engine's keys refus
   }
 }
 
+TEST_CASE("stack: every stack file in examples/ loads with only PROJECT set, and with its settings changed") {
+  testing::FakeClock clock;
+  const StackLoadContext context{clock, {std::string(TPUTRAIN_SOURCE_DIR) + "/templates"}};
+  size_t stacks = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(TPUTRAIN_SOURCE_DIR) / "examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++stacks;
+    INFO(entry.path());
+    auto plain = LoadStack(entry.path().string(), core::Env{{{"PROJECT", "my-project"}}}, context);
+    if (!plain) FAIL(plain.error().message);
+    auto changed = LoadStack(entry.path().string(),
+                             core::Env{{{"PROJECT", "my-project"},
+                                        {"RUN", "nightly-7"},
+                                        {"ZONE", "us-central1-a"},
+                                        {"REGION", "us-central1"},
+                                        {"CLUSTER", "other"},
+                                        {"STEPS", "5"}}},
+                             context);
+    if (!changed) FAIL(changed.error().message);
+    CHECK(changed->name == "nightly-7");
+  }
+  CHECK(stacks >= 1);
+}
+
 TEST_CASE("stack: the shipped schema is the one built in, and names every key the loader reads") {
   std::ifstream shipped(std::string(TPUTRAIN_SOURCE_DIR) + "/data/stack.schema.json");
   std::string text((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());
