@@ -81,6 +81,16 @@ std::vector<std::string> ScriptPaths() {
   return paths;
 }
 
+// Every stack file beside the scripts, as a pipeline's matrix names them.
+std::vector<std::string> StackPaths() {
+  std::vector<std::string> paths;
+  for (const auto& entry : fs::directory_iterator(kExamples)) {
+    if (entry.path().extension() == ".yaml") paths.push_back("examples/" + entry.path().filename().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
 std::vector<std::string> MatrixScripts(const YAML::Node& matrix) {
   std::vector<std::string> paths;
   for (const auto& entry : matrix) paths.push_back(entry.as<std::string>());
@@ -151,7 +161,14 @@ TEST_CASE("the GitHub Actions workflow: pull requests rehearse on the emulator, 
   CHECK(shell_of["rehearse"].find("tputrain emulator start") != std::string::npos);
   CHECK(shell_of["rehearse"].find("DRY_RUN=1 bash \"$EXAMPLE\"") != std::string::npos);
   CHECK(shell_of["rehearse"].find("--dry-run --detailed-exitcode") != std::string::npos);
-  // The real run: credentials from the secret store, cleanup and the ledger whatever happened.
+  // Every stack file rehearsed: its plan, up twice, down, the leak check.
+  REQUIRE(shell_of.count("rehearse-stacks") == 1);
+  CHECK(MatrixScripts(jobs["rehearse-stacks"]["strategy"]["matrix"]["stack"]) == StackPaths());
+  CHECK(shell_of["rehearse-stacks"].find("tputrain up -f \"$STACK\" --dry-run") != std::string::npos);
+  CHECK(shell_of["rehearse-stacks"].find("tputrain down -f \"$STACK\" --yes") != std::string::npos);
+  CHECK(shell_of["rehearse-stacks"].find("--dry-run --detailed-exitcode") != std::string::npos);
+  // The real run: credentials from the secret store, `up`, then down and the ledger whatever happened.
+  CHECK(shell_of["real"].find("tputrain up -f \"$STACK\"") != std::string::npos);
   const auto real = jobs["real"]["steps"];
   bool secret = false;
   bool always_cleanup = false;
@@ -160,7 +177,8 @@ TEST_CASE("the GitHub Actions workflow: pull requests rehearse on the emulator, 
     if (step["env"] && step["env"]["GCP_SA_KEY"])
       secret = step["env"]["GCP_SA_KEY"].as<std::string>() == "${{ secrets.GCP_SA_KEY }}";
     const bool always = step["if"] && step["if"].as<std::string>() == "always()";
-    if (always && step["run"] && step["run"].as<std::string>().find("tputrain cleanup") != std::string::npos)
+    if (always && step["run"] &&
+        step["run"].as<std::string>().find("tputrain down -f \"$STACK\" --yes") != std::string::npos)
       always_cleanup = true;
     if (always && step["uses"] && step["uses"].as<std::string>().rfind("actions/upload-artifact", 0) == 0)
       ledger_artifact = true;
@@ -180,7 +198,7 @@ TEST_CASE("the GitLab CI file: merge requests rehearse on the emulator, a schedu
       jobs[item.first.as<std::string>()] = item.second;
   }
   REQUIRE(jobs.count(".tputrain") == 1);
-  for (const char* name : {"rehearse", "real", "leak-sweep"}) {
+  for (const char* name : {"rehearse", "rehearse-stacks", "real", "leak-sweep"}) {
     INFO(name);
     REQUIRE(jobs.count(name) == 1);
     CHECK(jobs[name]["extends"].as<std::string>() == ".tputrain");
@@ -197,8 +215,13 @@ TEST_CASE("the GitLab CI file: merge requests rehearse on the emulator, a schedu
   CHECK(rehearse.find("tputrain emulator start") != std::string::npos);
   CHECK(rehearse.find("DRY_RUN=1 bash \"$EXAMPLE\"") != std::string::npos);
   CHECK(rehearse.find("--dry-run --detailed-exitcode") != std::string::npos);
+  const std::string stacks = GitlabLines(jobs["rehearse-stacks"]["script"]);
+  CHECK(MatrixScripts(jobs["rehearse-stacks"]["parallel"]["matrix"][0]["STACK"]) == StackPaths());
+  CHECK(stacks.find("tputrain up -f \"$STACK\" --dry-run") != std::string::npos);
+  CHECK(stacks.find("tputrain down -f \"$STACK\" --yes") != std::string::npos);
   CHECK(jobs["real"]["variables"]["GOOGLE_APPLICATION_CREDENTIALS"].as<std::string>() == "$GCP_SA_KEY");
-  CHECK(GitlabLines(jobs["real"]["after_script"]).find("tputrain cleanup --run \"$RUN\" --yes") != std::string::npos);
+  CHECK(GitlabLines(jobs["real"]["script"]).find("tputrain up -f \"$STACK\"") != std::string::npos);
+  CHECK(GitlabLines(jobs["real"]["after_script"]).find("tputrain down -f \"$STACK\" --yes") != std::string::npos);
   CHECK(jobs["real"]["artifacts"]["when"].as<std::string>() == "always");
   CHECK(GitlabLines(jobs["leak-sweep"]["script"]).find("tputrain cleanup --scan") != std::string::npos);
 }

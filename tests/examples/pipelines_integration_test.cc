@@ -87,18 +87,19 @@ TEST_CASE("a job's workspace holds its checkout itself, with no link leading out
   CHECK(scripts == 5);
 }
 
-TEST_CASE("the GitHub Actions rehearsal job runs, step by step, against the emulator it starts",
-          "[integration][pipelines]") {
+// A GitHub Actions job's steps, run as GitHub would run them, with the first entry of its matrix.
+ProcessResult RunGithubJob(const std::string& job_name, const std::string& matrix_key, int expected_steps,
+                           std::string& example) {
   const auto workflow = YAML::LoadFile((kExamples / "ci" / "github-actions.yml").string());
-  const auto job = workflow["jobs"]["rehearse"];
+  const auto job = workflow["jobs"][job_name];
   REQUIRE(job.IsMap());
-  const std::string example = job["strategy"]["matrix"]["example"][0].as<std::string>();
+  example = job["strategy"]["matrix"][matrix_key][0].as<std::string>();
   Workspace workspace;
   // The ${{ }} expressions the job uses, as GitHub would fill them in for run 7, attempt 1.
   const std::map<std::string, std::string> context = {{"github.workspace", workspace.dir.string()},
                                                       {"github.run_id", "7"},
                                                       {"github.run_attempt", "1"},
-                                                      {"matrix.example", example},
+                                                      {"matrix." + matrix_key, example},
                                                       {"vars.TPUTRAIN_DEB_URL", ""}};
   auto expand = [&](std::string value) {
     static const std::regex expression(R"(\$\{\{\s*([^}]*?)\s*\}\})");
@@ -139,8 +140,14 @@ TEST_CASE("the GitHub Actions rehearsal job runs, step by step, against the emul
               " exec bash --noprofile --norc -eo pipefail " +
               Quoted(file) + ")\n";
   }
-  CHECK(steps_run == 4);  // the emulator, the dry run, the path, the leak check
-  auto job_run = RunJob(workspace, driver);
+  CHECK(steps_run == expected_steps);  // the emulator, the dry run, the path, the leak check
+  return RunJob(workspace, driver);
+}
+
+TEST_CASE("the GitHub Actions rehearsal job runs, step by step, against the emulator it starts",
+          "[integration][pipelines]") {
+  std::string example;
+  auto job_run = RunGithubJob("rehearse", "example", 4, example);
   INFO(example << "\n" << Tail(job_run.out) << Tail(job_run.err));
   REQUIRE(job_run.exit_code == 0);
   CHECK(job_run.out.find("POST http://127.0.0.1:") != std::string::npos);  // the dry run's requests, to the emulator
@@ -148,12 +155,24 @@ TEST_CASE("the GitHub Actions rehearsal job runs, step by step, against the emul
   CHECK(job_run.out.find("::step Leak check") != std::string::npos);
 }
 
-TEST_CASE("the GitLab CI rehearsal job runs its script against the emulator it starts", "[integration][pipelines]") {
+TEST_CASE("the GitHub Actions stack rehearsal runs up, up again and down against the emulator it starts",
+          "[integration][pipelines]") {
+  std::string stack;
+  auto job_run = RunGithubJob("rehearse-stacks", "stack", 4, stack);
+  INFO(stack << "\n" << Tail(job_run.out) << Tail(job_run.err));
+  REQUIRE(job_run.exit_code == 0);
+  CHECK(job_run.out.find("POST http://127.0.0.1:") != std::string::npos);  // the plan's requests
+  CHECK(job_run.out.find("run rehearsal-7: down") != std::string::npos);
+  CHECK(job_run.out.find("::step Leak check") != std::string::npos);
+}
+
+// A GitLab CI job's script, run as GitLab would run it, with the last entry of its matrix.
+ProcessResult RunGitlabJob(const std::string& job_name, const std::string& matrix_key, std::string& example) {
   const auto pipeline = YAML::LoadFile((kExamples / "ci" / "gitlab-ci.yml").string());
-  const auto job = pipeline["rehearse"];
+  const auto job = pipeline[job_name];
   REQUIRE(job.IsMap());
-  const auto examples = job["parallel"]["matrix"][0]["EXAMPLE"];
-  const std::string example = examples[examples.size() - 1].as<std::string>();
+  const auto examples = job["parallel"]["matrix"][0][matrix_key];
+  example = examples[examples.size() - 1].as<std::string>();
   Workspace workspace;
   // GitLab's predefined variables the job reads, then the pipeline's and the job's variables, in
   // order (each may refer to those before it), then the matrix's.
@@ -164,7 +183,7 @@ TEST_CASE("the GitLab CI rehearsal job runs its script against the emulator it s
       driver += "export " + variable.first.as<std::string>() + "=\"" + variable.second.as<std::string>() + "\"\n";
     }
   }
-  driver += "export EXAMPLE=" + Quoted(example) + "\n";
+  driver += "export " + matrix_key + "=" + Quoted(example) + "\n";
   // before_script installs the .deb (the built binary is on PATH here); the script's lines run in
   // one shell that stops at the first failing line.
   std::string script;
@@ -172,11 +191,26 @@ TEST_CASE("the GitLab CI rehearsal job runs its script against the emulator it s
   const std::string file = (workspace.dir / "_script.sh").string();
   std::ofstream(file) << script;
   driver += "exec bash --noprofile --norc -e " + Quoted(file) + "\n";
-  auto job_run = RunJob(workspace, driver);
+  return RunJob(workspace, driver);
+}
+
+TEST_CASE("the GitLab CI rehearsal job runs its script against the emulator it starts", "[integration][pipelines]") {
+  std::string example;
+  auto job_run = RunGitlabJob("rehearse", "EXAMPLE", example);
   INFO(example << "\n" << Tail(job_run.out) << Tail(job_run.err));
   REQUIRE(job_run.exit_code == 0);
   CHECK(job_run.out.find("POST http://127.0.0.1:") != std::string::npos);
   CHECK(job_run.out.find("run rehearsal-7: cleaned up") != std::string::npos);
+}
+
+TEST_CASE("the GitLab CI stack rehearsal runs up, up again and down against the emulator it starts",
+          "[integration][pipelines]") {
+  std::string stack;
+  auto job_run = RunGitlabJob("rehearse-stacks", "STACK", stack);
+  INFO(stack << "\n" << Tail(job_run.out) << Tail(job_run.err));
+  REQUIRE(job_run.exit_code == 0);
+  CHECK(job_run.out.find("POST http://127.0.0.1:") != std::string::npos);
+  CHECK(job_run.out.find("run rehearsal-7: down") != std::string::npos);
 }
 
 }  // namespace
