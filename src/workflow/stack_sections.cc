@@ -166,6 +166,7 @@ core::Result<StackStep> ClusterStep(const Section& section, const StackSettings&
   if (auto range = InRange(section, "num-slices", 1, 64); !range) return core::Fail(range.error());
   if (section.Has("num-slices")) request.pool.num_slices = section.value()["num-slices"].get<int>();
   request.pool.capacity = CapacityOf(section);
+  request.pool.skip_zone_check = section.Bool("skip-zone-check");
   auto resolved = request.Resolve();
   if (!resolved) return core::Fail(section.Reworded(resolved.error()));
   const bool recreate = section.Bool("recreate-unusable");
@@ -205,6 +206,9 @@ core::Result<std::vector<StackStep>> NodePoolSteps(const Section& section, const
   pool.workload_metadata = section.Str("workload-metadata");
   if (section.Has("threads-per-core")) pool.threads_per_core = section.value()["threads-per-core"].get<int>();
   pool.node_locations = section.Strings("node-locations");
+  pool.placement_policy = section.Str("placement-policy");
+  pool.node_version = section.Str("node-version");
+  pool.skip_zone_check = section.Bool("skip-zone-check");
   pool.capacity = CapacityOf(section);
   request.failover = FailoverFlags{section.Strings("zones"), section.Bool("retry-until-up"), section.Str("retry-gap")};
   auto resolved = request.Resolve();

@@ -257,6 +257,22 @@ TEST_CASE("stack: a served model is serve up's request, each engine's keys refus
   }
 }
 
+TEST_CASE("stack: a pool where the zone catalog has no such TPU is refused unless skip-zone-check, as the flag") {
+  Files files;
+  const std::string head = "name: s\nproject: p\nlocation: us-east5-b\ncluster: {name: c}\n";
+  const std::string refused =
+      files.Refusal(head + "nodepools:\n  - name: iw\n    tpu-type: tpu7x-128\n    node-version: 1.34.1-gke.1000\n");
+  CHECK(refused.rfind("6: nodepools[0]", 0) == 0);
+  CHECK(refused.find("not offered in zone us-east5-b") != std::string::npos);
+  auto passed = files.Load(head +
+                           "nodepools:\n  - name: iw\n    tpu-type: tpu7x-128\n    placement-policy: my-wp\n"
+                           "    skip-zone-check: true\n");
+  if (!passed) FAIL(passed.error().message);
+  CHECK(passed->Find("nodepool/iw") != nullptr);
+  CHECK(files.Refusal("name: s\nproject: p\nlocation: us-east5-b\ncluster:\n  name: c\n  tpu-type: tpu7x-128\n")
+            .find("not offered") != std::string::npos);
+}
+
 TEST_CASE("stack: every stack file in examples/ loads with only PROJECT set, and with its settings changed") {
   testing::FakeClock clock;
   const StackLoadContext context{clock, {std::string(TPUTRAIN_SOURCE_DIR) + "/templates"}};
