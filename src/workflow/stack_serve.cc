@@ -23,11 +23,8 @@ const char* EngineName(WorkloadKind kind) { return kind == WorkloadKind::kServeV
 core::Status CheckEngineTakes(const Section& serve, WorkloadKind engine) {
   const auto jetstream = WorkloadKind::kServeJetStream;
   const auto vllm = WorkloadKind::kServeVllm;
-  const EngineKey keys[] = {{"disaggregated", {jetstream}},
-                            {"checkpoint", {jetstream}},
-                            {"bucket", {jetstream}},
-                            {"lws-manifest", {jetstream, vllm}},
-                            {"hf-token-file", {vllm}}};
+  const EngineKey keys[] = {{"disaggregated", {jetstream}},      {"checkpoint", {jetstream}}, {"bucket", {jetstream}},
+                            {"lws-manifest", {jetstream, vllm}}, {"hf-token-file", {vllm}},   {"hf-config", {vllm}}};
   for (const auto& [key, engines] : keys) {
     if (!serve.Has(key) || std::find(engines.begin(), engines.end(), engine) != engines.end()) continue;
     std::string takers;
@@ -91,7 +88,8 @@ core::Status ServeWorkload(const Section& serve, const StackSettings& settings, 
   workload.lws_manifest = serve.Str("lws-manifest");
   if (workload.kind == WorkloadKind::kServeVllm) {
     VllmUpRequest request;
-    request.plan = {model, serve.Str("tpu-type"), serve.Strings("set"), {}, settings.context->template_dirs};
+    request.plan = {model,         serve.Str("tpu-type"),          serve.Str("hf-config"), serve.Strings("set"),
+                    configuration, settings.context->template_dirs};
     request.ns = workload.ns;
     request.timeout = *timeout;
     SetCommon(serve, request);

@@ -243,6 +243,8 @@ TEST_CASE("stack: a served model is serve up's request, each engine's keys refus
   SECTION("a key another engine takes, a model no engine here serves, a timeout, two workloads") {
     CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    hf-token-file: /t\n") ==
           "9: workload.serve.hf-token-file: only for engine vllm");
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    hf-config: config.json\n") ==
+          "9: workload.serve.hf-config: only for engine vllm");
     CHECK(files.Refusal(head + "workload:\n  serve:\n    engine: vllm\n    model: llama3-8b\n"
                                "    checkpoint: gs://b/c\n") ==
           "10: workload.serve.checkpoint: only for engine jetstream");
