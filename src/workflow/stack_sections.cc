@@ -130,6 +130,8 @@ core::Error Section::Reworded(const core::Error& error) const {
     }
     if (!key.empty() || label == "SERVICE" || label == "DIR") message = message.substr(colon + 2);
   }
+  // --location is the stack's own `location`, not a key of the section: said at the section.
+  if (key == "location" && !Has(key)) return At("", "location: " + message);
   core::Error reworded = At(key, message);
   return reworded;
 }
