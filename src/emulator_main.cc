@@ -56,7 +56,9 @@ void AddStartFlags(CLI::App& start, StartOptions& options) {
       .add_option("--disabled-apis", options.disabled_apis,
                   "APIs that answer SERVICE_DISABLED until enabled (container.googleapis.com, tpu, ...)")
       ->delimiter(',');
-  start.add_option("--seed", options.seed, "Seed for random (@p:P) faults")->capture_default_str();
+  start.add_option("--random-state", options.seed, "Starting state of the random (@p:P) faults' generator")
+      ->capture_default_str();
+  start.add_option("--seed", options.seed)->group("");  // the flag's older name, kept for scripts
   start.add_option("--cluster-endpoint", options.cluster_endpoint,
                    "Endpoint (URL or host:port) that created GKE clusters report");
   start.add_option("--cluster-ca-file", options.cluster_ca_file, "PEM CA certificate that created GKE clusters report")

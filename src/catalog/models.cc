@@ -35,16 +35,16 @@ Model FromTable(const MaxTextModel& entry) {
 // The seeds' own choices for the MaxText models they ran, over the table's defaults.
 void ApplySeedDefaults(Model& model) {
   if (model.name == "llama3-8b") {
-    model.description = "Llama 3 8B pre-training with MaxText on a Ray cluster (seeds 000/001)";
+    model.description = "Llama 3 8B pre-training with MaxText on a Ray cluster";
     model.max_target_length = 4096;  // seed 001's job: max_target_length=4096
     model.hf_repo = "meta-llama/Meta-Llama-3-8B-Instruct";
   } else if (model.name == "llama3.1-405b") {
-    model.description = "Llama 3.1 405B served by JetStream + Pathways on LeaderWorkerSet (seed 002)";
+    model.description = "Llama 3.1 405B served by JetStream + Pathways on LeaderWorkerSet";
     model.default_mode = WorkloadMode::kServe;
     model.default_dtype = "int8";  // the seed serves a quantized checkpoint (quantization=int8)
     model.hf_repo = "meta-llama/Llama-3.1-405B-Instruct";
   } else if (model.name == "llama2-70b") {
-    model.description = "Llama 2 70B, disaggregated JetStream serving on two slices (seed 002)";
+    model.description = "Llama 2 70B, disaggregated JetStream serving on two slices";
     model.default_mode = WorkloadMode::kServe;
     model.default_dtype = "int8";
     model.default_slices = 2;       // one prefill slice and one generate slice
@@ -61,9 +61,9 @@ std::vector<Model> OwnPresets() {
   // 12288, 96 heads of 128): seed 003 sizes it as 175B.
   Model saxml;
   saxml.name = "saxml-175b-test";
-  saxml.description = "Saxml LmCloudSpmd175B32Test (random weights) on v5e, one 4x8 slice per replica (seed 003)";
+  saxml.description = "Saxml LmCloudSpmd175B32Test (random weights) on v5e, one 4x8 slice per replica";
   saxml.origin = ModelOrigin::kPreset;
-  saxml.origin_detail = "Saxml LmCloudSpmd175B (seed 003)";
+  saxml.origin_detail = "Saxml LmCloudSpmd175B";
   saxml.default_mode = WorkloadMode::kServe;
   saxml.parameters = 175e9;
   saxml.active_parameters = saxml.parameters;

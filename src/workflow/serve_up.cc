@@ -28,10 +28,10 @@ core::Result<ServeObjects> RenderServe(const ServeUpRequest& request, const std:
 core::Result<std::string> ServeTemplateFor(const std::string& model, bool disaggregated) {
   if (model == "llama3.1-405b" && !disaggregated) return std::string("jetstream-pathways-405b");
   if (model == "llama2-70b" && disaggregated) return std::string("jetstream-pathways-disagg-70b");
-  return core::Fail(core::Error::Usage(
-      "--model: " + model + (disaggregated ? " --disaggregated" : "") +
-      " has no serving template; served are llama3.1-405b (JetStream on Pathways, seed 002) and llama2-70b "
-      "--disaggregated"));
+  return core::Fail(
+      core::Error::Usage("--model: " + model + (disaggregated ? " --disaggregated" : "") +
+                         " has no serving template; served are llama3.1-405b (JetStream on Pathways) and llama2-70b "
+                         "--disaggregated"));
 }
 
 std::chrono::milliseconds ServeTimeout(double parameters) {

@@ -96,7 +96,7 @@ void SetupIamCommand(CLI::App& root, Context& context) {
       "  tputrain iam bind-workload-identity --ksa default/ray-ksa --bucket my-ckpt --role roles/storage.objectUser\n"
       "  tputrain iam bind-workload-identity --ksa default/sax-sa --gsa sax@PROJECT.iam.gserviceaccount.com \\\n"
       "      --annotate-ksa --cluster ray-tpu --location us-east5-b\n"
-      "Pods on node pools with --workload-metadata GCE_METADATA (seed 002's TPU pool) act as the node's\n"
+      "Pods on node pools with --workload-metadata GCE_METADATA (the JetStream tutorial's TPU pool) act as the node's\n"
       "service account: neither route applies to them.");
   bind->add_flag("--annotate-ksa", options->annotate_ksa,
                  "With --gsa: annotate the KSA iam.gke.io/gcp-service-account=GSA (creating it if missing)");

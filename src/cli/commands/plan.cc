@@ -124,7 +124,7 @@ void SetupPlanCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<PlanOptions>();
   auto* plan = root.add_subcommand("plan", "Size the smallest TPU slice for a model, and say why");
   plan->add_option("--model", options->model.name,
-                   "A model by name: any of MaxText's (tputrain models lists them), or a seed's preset");
+                   "A model by name: any of MaxText's (tputrain models lists them), or one of tputrain's presets");
   plan->add_option("--params", options->model.parameters, "Or a model of this many parameters: 70b, 1.5t, 350m")
       ->type_name("COUNT");
   plan->add_option("--active-params", options->model.active,

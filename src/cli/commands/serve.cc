@@ -108,7 +108,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   AddSaxmlServeCommands(*serve, context);
 
   auto up_flags = std::make_shared<UpFlags>();
-  auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (seeds 002 and 003)");
+  auto* up = serve->add_subcommand("up", "Render, apply and wait until the model serves (JetStream, Saxml or vLLM)");
   up->add_option("--model", up_flags->model,
                  "Model to serve: llama3.1-405b, llama2-70b --disaggregated (JetStream), saxml-175b-test (Saxml); "
                  "vLLM: a model tputrain models lists, ORG/NAME or gs://BUCKET/DIR")
@@ -141,7 +141,7 @@ void SetupServeCommand(CLI::App& root, Context& context) {
                  "Saxml: the servable to publish (default: the preset's, e.g. ...lm_cloud.LmCloudSpmd175B32Test)");
   up->add_option("--sax-model", up_flags->sax_model, "Saxml: the model id to publish as (default /sax/test/spmd)");
   up->add_flag("--expose", up_flags->expose,
-               "Saxml: keep the seed's LoadBalancer for sax-http and wait for its address (default: ClusterIP)");
+               "Saxml: keep the guide's LoadBalancer for sax-http and wait for its address (default: ClusterIP)");
   AddKubeAccessFlags(*up, up_flags->access);
   AddProvisionFlags(up, up_flags->ledger, /*waits=*/false);
   up->footer(

@@ -125,7 +125,7 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
       ->required();
   submit->add_option("--tpu-type", options->spec.tpu_type,
                      "TPU slice the Ray cluster runs on, e.g. v6e-16 (default: the smallest that fits, as `plan`)");
-  submit->add_option("--steps", options->steps, "Training steps (default: the model's, else 100 as seed 001)");
+  submit->add_option("--steps", options->steps, "Training steps (default: the model's, else the tutorial's 100)");
   submit->add_option("--set", options->spec.sets, "MaxText override KEY=VALUE, applied last (repeatable)");
   submit->add_option("--env", options->spec.env,
                      "Environment variable KEY=VALUE for the job (repeatable; RAY_DEDUP_LOGS=0 unless given)");
@@ -136,7 +136,7 @@ void SetupSubmitCommand(CLI::App& root, Context& context) {
                    "/tmp/tputrain-runs/)")
       ->type_name("DIR");
   submit->add_option("--launcher", options->spec.launcher,
-                     "Command that receives MaxText's KEY=VALUE arguments (default: seed 001's "
+                     "Command that receives MaxText's KEY=VALUE arguments (default: the training tutorial's "
                      "'python /app/maxtext_ray_trainer.py <base.yml>'; CPU presets: 'python -m "
                      "maxtext.trainers.pre_train.train')");
   submit
