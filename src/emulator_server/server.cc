@@ -10,6 +10,7 @@
 #include <httplib.h>
 #include <malloc.h>
 
+#include "access_token_file.h"
 #include "httplib_request.h"
 #include "tpu_host_serving.h"
 #include "tputrain/core/clock.h"
@@ -68,6 +69,9 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
     tpu_hosts = std::move(*started);
   }
 
+  auto token_file = AccessTokenFile::Create();
+  if (!token_file) return core::Fail(token_file.error());
+
   httplib::Server server;
   // Parallel gcloud processes each hold keep-alive connections; give them room.
   server.new_task_queue = [] { return new httplib::ThreadPool(32); };
@@ -105,12 +109,16 @@ core::Result<int> RunEmulator(const StartOptions& options, const core::CancelTok
     err << "WARNING: the emulator accepts any token; listening on " << options.host
         << " exposes it beyond this machine\n";
   }
-  out << "# tputrain emulator listening on " << base_url << " (SIGINT or SIGTERM stops it)\n"
-      << "export TPUTRAIN_EMULATOR_URL=" << base_url << "\n";
-  for (const auto& line : EndpointOverrideLines(base_url)) out << line << "\n";
+  // One write, so that whoever waits for a line of the file this goes to finds all of them.
+  std::ostringstream lines;
+  lines << "# tputrain emulator listening on " << base_url << " (SIGINT or SIGTERM stops it)\n"
+        << "export TPUTRAIN_EMULATOR_URL=" << base_url << "\n";
+  for (const auto& line : EndpointOverrideLines(base_url)) lines << line << "\n";
   if (tpu_hosts) {
-    for (const auto& line : tpu_hosts->ExportLines()) out << line << "\n";
+    for (const auto& line : tpu_hosts->ExportLines()) lines << line << "\n";
   }
+  lines << (*token_file)->ExportLine() << "\n";
+  out << lines.str();
   out.flush();
 
   core::RealSleeper sleeper(&cancel);

@@ -16,7 +16,7 @@ namespace tputrain::emulator {
 std::vector<std::string> EndpointOverrideLines(const std::string& base_url);
 
 // Serves the emulator in the foreground until `cancel` is set (SIGINT/SIGTERM); prints the base
-// URL and the override lines to `out` once it listens. Returns the exit code.
+// URL, the override lines and the access-token line to `out` once it listens. Returns the exit code.
 core::Result<int> RunEmulator(const StartOptions& options, const core::CancelToken& cancel, std::ostream& out,
                               std::ostream& err);
 
