@@ -25,10 +25,12 @@ trap cleanup EXIT
 
 start_emulator() {
   stop_emulator
+  # A fresh file: the wait below must not read the previous emulator's port.
+  rm -f "$work/emulator.env"
   "$tputrain" emulator start --port 0 --op-latency "$latency" --disabled-apis "$apis" >"$work/emulator.env" \
     2>"$work/emulator.log" &
   pid=$!
-  until grep -q '^export CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE=' "$work/emulator.env"; do sleep 0.05; done
+  until grep -qs '^export CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE=' "$work/emulator.env"; do sleep 0.05; done
   eval "$(grep '^export ' "$work/emulator.env")"
   echo bench-token >"$work/token"
   export CLOUDSDK_AUTH_ACCESS_TOKEN_FILE=$work/token XDG_STATE_HOME=$work/state-$RANDOM
