@@ -2,6 +2,7 @@
 // of its own so that tputrain links neither it nor cpp-httplib. `tputrain emulator start ARGS`
 // execs `tputrain-emulator start ARGS`; its flags, help and errors read as tputrain's do.
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -9,6 +10,7 @@
 
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/error.h"
+#include "tputrain/core/nearest.h"
 #include "tputrain/emulator_server/server.h"
 
 namespace {
@@ -23,6 +25,28 @@ class Formatter final : public CLI::Formatter {
     return footer.empty() ? footer : footer + "\n";
   }
 };
+
+// A flag `start` does not take, with the nearest it does: "--prot: no such flag for 'tputrain
+// emulator start'; did you mean --port?".
+std::optional<std::string> UnknownFlagLine(const CLI::App& app, const CLI::App& start, const CLI::ParseError& error) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return std::nullopt;
+  std::vector<std::string> flags;
+  for (const CLI::Option* option : start.get_options()) {
+    if (option->get_group().empty()) continue;  // hidden
+    for (const auto& name : option->get_lnames()) flags.push_back("--" + name);
+  }
+  for (const auto& word : app.remaining(true)) {
+    if (word.size() < 2 || word[0] != '-') continue;
+    const std::string flag = word.substr(0, word.find('='));
+    const auto nearest = tputrain::core::Nearest(flag, flags);
+    std::string line = flag + ": no such flag for 'tputrain emulator start'";
+    if (nearest.empty()) return line + " (see tputrain emulator start --help)";
+    line += "; did you mean ";
+    for (std::size_t i = 0; i < nearest.size(); ++i) line += (i ? " or " : "") + nearest[i];
+    return line + "?";
+  }
+  return std::nullopt;
+}
 
 // CLI11's words for a bad flag, in tputrain's form: "--port: expected a number, got 'abc'".
 std::string ParseErrorLine(const CLI::ParseError& error) {
@@ -114,7 +138,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);  // --help
-    std::cerr << "ERROR: " << ParseErrorLine(e) << "\n";
+    std::cerr << "ERROR: " << UnknownFlagLine(app, *start, e).value_or(ParseErrorLine(e)) << "\n";
     return tputrain::core::kExitUsage;
   }
   auto served = tputrain::emulator::RunEmulator(options, cancel, std::cout, std::cerr);

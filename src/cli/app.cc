@@ -7,6 +7,7 @@
 #include "commands/commands.h"
 #include "global_flags.h"
 #include "parse_error.h"
+#include "suggestions.h"
 #include "tputrain/cli/main.h"
 #include "tputrain/core/text.h"
 #include "tputrain/core/version.h"
@@ -117,7 +118,8 @@ int Main(int argc, const char* const* argv, Context& context) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, context.out, context.err);  // --help, --version
-    context.err << "ERROR: " << ParseErrorLine(e) << "\n";
+    // A typo gets the nearest valid flags or commands; a bad value, tputrain's words for it.
+    context.err << "ERROR: " << UnplacedWordLine(app, e).value_or(ParseErrorLine(e)) << "\n";
     return core::kExitUsage;
   } catch (const std::exception& e) {
     context.err << "ERROR: internal: " << e.what() << "\n";
