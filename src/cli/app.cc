@@ -61,7 +61,9 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
   app.add_flag("-q,--quiet", global.quiet, "No prompts, no progress; errors and results only");
   app.add_flag("--verbose", global.verbose, "Log each API call (method, URL, status, time) on stderr");
   app.add_flag("--log-http", global.log_http, "Also log request and response bodies (secrets redacted)");
-  app.add_flag("--dry-run", global.dry_run, "Print the requests a command would send; send nothing");
+  app.add_flag("--dry-run", global.dry_run,
+               "Print the changes a command would send and send none (reads some commands need still go: "
+               "--verbose shows them)");
 }
 
 int Main(int argc, const char* const* argv, Context& context) {

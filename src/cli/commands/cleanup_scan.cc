@@ -84,8 +84,10 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   if (flags.delete_leaked && !flags.scan) return core::Fail(core::Error::Usage("--delete-leaked: needs --scan"));
   if (flags.expired && !flags.scan) return core::Fail(core::Error::Usage("--expired: needs --scan"));
   if (context.global.dry_run) {
-    return core::Fail(
-        core::Error::Usage("--dry-run: a scan only reads; leave out --delete-leaked to see what it finds"));
+    return core::Fail(core::Error::Usage(flags.delete_leaked
+                                             ? "--dry-run: a scan only reads; leave out --delete-leaked to see what "
+                                               "it finds"
+                                             : "--dry-run: a scan only reads; leave out --dry-run"));
   }
   // With no ledger to read, everything labelled would look leaked: a mistyped directory must not.
   if (std::error_code error; !state_dir.empty() && !std::filesystem::is_directory(state_dir, error)) {
