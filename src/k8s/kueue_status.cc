@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
+#include <utility>
 
 #include "tputrain/core/json_fields.h"
 
@@ -27,6 +29,27 @@ std::string Quantity(const json& value) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
   return "0";
+}
+
+// The object Kueue made the Workload for. A job's Workload has it as its controller. The Workload
+// of a LeaderWorkerSet group (or a StatefulSet) has no controller: the set and, once Kueue adds
+// them, each pod of the group own it, so the last owner is a Pod; Kueue names the set in its
+// job-owner annotations ("leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet").
+std::pair<std::string, std::string> OwnerOf(const json& metadata) {
+  const auto& annotations = core::ObjectAt(metadata, "annotations");
+  std::string gvk = core::StringAt(annotations, "kueue.x-k8s.io/job-owner-gvk");
+  std::string named = core::StringAt(annotations, "kueue.x-k8s.io/job-owner-name");
+  if (auto kind_at = gvk.find("Kind="); kind_at != std::string::npos && !named.empty()) {
+    return {gvk.substr(kind_at + 5), named};
+  }
+  // Without them (an older Kueue), the controller, else the first owner that is not a pod.
+  std::pair<std::string, std::string> chosen;
+  for (const auto& reference : core::ArrayAt(metadata, "ownerReferences")) {
+    std::pair<std::string, std::string> owner{core::StringAt(reference, "kind"), core::StringAt(reference, "name")};
+    if (core::BoolAt(reference, "controller", false)) return owner;
+    if (chosen.first.empty() || (chosen.first == "Pod" && owner.first != "Pod")) chosen = owner;
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -61,11 +84,7 @@ WorkloadStatus ParseWorkload(const json& workload) {
   const auto& status = core::ObjectAt(workload, "status");
   out.name = core::StringAt(metadata, "name");
   out.ns = core::StringAt(metadata, "namespace");
-  for (const auto& owner : core::ArrayAt(metadata, "ownerReferences")) {
-    out.owner_kind = core::StringAt(owner, "kind");
-    out.owner_name = core::StringAt(owner, "name");
-    if (core::BoolAt(owner, "controller", false)) break;
-  }
+  std::tie(out.owner_kind, out.owner_name) = OwnerOf(metadata);
   out.queue = core::StringAt(spec, "queueName");
   out.priority = core::IntAt(spec, "priority", 0);
   out.cluster_queue = core::StringAt(core::ObjectAt(status, "admission"), "clusterQueue");

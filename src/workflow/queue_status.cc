@@ -54,7 +54,7 @@ std::optional<kueue::ClusterQueueStatus> ReadClusterQueue(k8s::Client& client, c
   return cache[name] = kueue::ParseClusterQueue(*cq);
 }
 
-// "RayJob/train" or "rayjob/train" or the Workload's own name.
+// "RayJob/train" or "rayjob/train" (or "lws/serve") or the Workload's own name.
 bool Matches(const kueue::WorkloadStatus& workload, const std::string& wanted) {
   if (wanted.empty() || workload.name == wanted) return true;
   auto slash = wanted.find('/');
@@ -62,6 +62,7 @@ bool Matches(const kueue::WorkloadStatus& workload, const std::string& wanted) {
   std::string kind = wanted.substr(0, slash);
   std::string lower_owner = workload.owner_kind;
   std::transform(kind.begin(), kind.end(), kind.begin(), ::tolower);
+  if (kind == "lws") kind = "leaderworkerset";  // as `logs` names it
   std::transform(lower_owner.begin(), lower_owner.end(), lower_owner.begin(), ::tolower);
   return workload.owner_name == wanted.substr(slash + 1) && lower_owner == kind;
 }

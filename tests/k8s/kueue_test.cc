@@ -191,6 +191,27 @@ TEST_CASE("workloads read back: phase, Kueue's message, checks; positions by pri
   CHECK(odd.phase == WorkloadPhase::kPending);
 }
 
+TEST_CASE("a LeaderWorkerSet group's Workload is the set's, not its pods'") {
+  // As Kueue makes it: owned by the set (not as controller) and, once the group's pods exist, by
+  // each pod; the set named in the job-owner annotations.
+  json group = WorkloadJson("leaderworkerset-serve-0-fee10", 0, "2026-11-28T09:00:00Z", json::array());
+  group["metadata"]["ownerReferences"] = json::array({{{"kind", "LeaderWorkerSet"}, {"name", "serve"}},
+                                                      {{"kind", "Pod"}, {"name", "serve-0"}},
+                                                      {{"kind", "Pod"}, {"name", "serve-0-1"}}});
+  group["metadata"]["annotations"] = {
+      {"kueue.x-k8s.io/job-owner-gvk", "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet"},
+      {"kueue.x-k8s.io/job-owner-name", "serve"}};
+  auto status = ParseWorkload(group);
+  CHECK(status.owner_kind == "LeaderWorkerSet");
+  CHECK(status.owner_name == "serve");
+  // Without the annotations: the first owner that is not a pod.
+  group["metadata"].erase("annotations");
+  std::swap(group["metadata"]["ownerReferences"][0], group["metadata"]["ownerReferences"][1]);
+  status = ParseWorkload(group);
+  CHECK(status.owner_kind == "LeaderWorkerSet");
+  CHECK(status.owner_name == "serve");
+}
+
 TEST_CASE("a ClusterQueue's quota: nominal and reserved per flavor and resource; inactive says why") {
   json cq = {
       {"metadata", {{"name", "team"}}},

@@ -5,6 +5,7 @@
 // nothing: that path goes as far as a control plane without it goes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -53,20 +54,24 @@ struct Cli {
     REQUIRE(result.exit_code == 0);
     return json::parse(result.out);
   }
-  // `queue status WORKLOAD` until `done` holds for its report (Kueue acts in its own time).
-  json StatusUntil(const std::string& workload, const std::function<bool(const json&)>& done) const {
+  // `queue status WORKLOAD` until `done` holds for its reports, one per Kueue Workload (Kueue acts
+  // in its own time).
+  json ReportsUntil(const std::string& workload, const std::function<bool(const json&)>& done) const {
     json last;
     bool reached = WaitFor(
         [&] {
           auto result = Run({"queue", "status", workload, "--format", "json"});
           if (result.exit_code != 0) return false;
-          last = json::parse(result.out).at(0);
+          last = json::parse(result.out);
           return done(last);
         },
         std::chrono::seconds(120));
     INFO(last.dump(2) << "\n" << plane.Logs());
     REQUIRE(reached);
     return last;
+  }
+  json StatusUntil(const std::string& workload, const std::function<bool(const json&)>& done) const {
+    return ReportsUntil(workload, [&](const json& reports) { return done(reports.at(0)); }).at(0);
   }
   std::vector<std::string> Pods(const std::string& selector) const {
     std::vector<std::string> names;
@@ -184,7 +189,25 @@ TEST_CASE("queue create on the real Kueue: flavors from the TPU pools; two JobSe
             ->status == 200);
 }
 
-TEST_CASE("a RayJob waits in the queue and runs once Kueue admits it, on the flavor's nodes", "[integration]") {
+// A LeaderWorkerSet of `replicas` groups of four hosts, each group a v6e 4x4 slice (16 chips), no
+// leader template: Kueue makes one Workload per group, of one pod set.
+std::string SliceLeaderWorkerSet(const std::string& name, int replicas) {
+  return "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: " + name +
+         "\nspec:\n  replicas: " + std::to_string(replicas) +
+         "\n  leaderWorkerTemplate:\n    size: 4\n    workerTemplate:\n      spec:\n        nodeSelector:\n"
+         "          cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice\n"
+         "          cloud.google.com/gke-tpu-topology: 4x4\n        tolerations:\n"
+         "        - {key: google.com/tpu, operator: Exists, effect: NoSchedule}\n        containers:\n"
+         "        - name: serve\n          image: us-docker.pkg.dev/example/jetstream:latest\n"
+         "          resources: {requests: {google.com/tpu: \"4\"}, limits: {google.com/tpu: \"4\"}}\n";
+}
+
+size_t CountIf(const json& reports, const std::function<bool(const json&)>& test) {
+  return std::count_if(reports.begin(), reports.end(), test);
+}
+
+TEST_CASE("a RayJob and a LeaderWorkerSet through one queue: each waits for the chips, runs once Kueue admits it",
+          "[integration]") {
   auto& plane = QueuePlane();
   auto& admin = plane.server().admin();
   AddNodePool(admin, V6eSlicePool("test", "v6e-4x4-a"));
@@ -222,7 +245,49 @@ TEST_CASE("a RayJob waits in the queue and runs once Kueue admits it, on the fla
     CHECK(placed.pool.rfind("v6e-4x4-", 0) == 0);
   }
 
+  // A LeaderWorkerSet of two slices through the same queue, the RayJob holding 16 of its 32 chips:
+  // Kueue admits one group (a Workload per group) and holds the other, first in line.
+  const std::string lws = SliceLeaderWorkerSet("serve", 2);
+  auto served = cli.Run({"apply", "--queue", "shared", "-f", "-"}, lws);
+  INFO(served.err);
+  REQUIRE(served.exit_code == 0);
+  // (Kueue writes the ClusterQueue's usage in its own time, after the admissions.)
+  auto split = cli.ReportsUntil("leaderworkerset/serve", [](const json& reports) {
+    return reports.size() == 2 && CountIf(reports, [](const json& r) { return r["admitted"] == true; }) == 1 &&
+           CountIf(reports, [](const json& r) { return !r["message"].get<std::string>().empty(); }) == 2 &&
+           CountIf(reports, [](const json& r) {
+             const json* tpu = Quota(r, "google.com/tpu");
+             return tpu != nullptr && (*tpu)["used"] == "32";
+           }) == 2;
+  });
+  for (const auto& report : split) {
+    CHECK(report["kind"] == "LeaderWorkerSet");
+    CHECK(report["name"] == "serve");
+    if (report["admitted"] == true) continue;
+    CHECK(report["state"] == "pending");
+    CHECK(report["position"] == 1);
+    const json* tpu = Quota(report, "google.com/tpu");
+    REQUIRE(tpu != nullptr);
+    CHECK((*tpu)["used"] == "32");
+    CHECK((*tpu)["nominal"] == "32");
+  }
+  const std::string group_pods = "leaderworkerset.sigs.k8s.io/name=serve";
+  REQUIRE(WaitFor([&] { return cli.Pods(group_pods).size() == 4; }, std::chrono::seconds(120)));
+
+  // The RayJob goes: its chips come back to the queue, the second group is admitted and placed.
   CHECK(cli.Run({"delete", "-f", "-", "--yes", "--timeout", "120s"}, rayjob).exit_code == 0);
+  auto both = cli.Run({"queue", "wait", "lws/serve", "--timeout", "180s", "--format", "json"});
+  INFO(both.out << both.err << plane.Logs());
+  REQUIRE(both.exit_code == 0);
+  CHECK(json::parse(both.out)[0]["admitted"] == true);  // the group furthest behind
+  auto admitted_groups = cli.Json({"queue", "status", "lws/serve"});
+  CHECK(CountIf(admitted_groups, [](const json& r) { return r["admitted"] == true; }) == 2);
+  REQUIRE(WaitFor([&] { return cli.Pods(group_pods).size() == 8; }, std::chrono::seconds(180)));
+  for (const auto& placed : PodPlacements(admin, cli.ns, group_pods)) {
+    CHECK(placed.pool.rfind("v6e-4x4-", 0) == 0);
+  }
+
+  CHECK(cli.Run({"delete", "-f", "-", "--yes", "--timeout", "120s"}, lws).exit_code == 0);
   CHECK(cli.Run({"queue", "delete", "shared", "--run", "q2", "--timeout", "120s"}).exit_code == 0);
   RemoveNodePools(admin, "test", {"cpu-pool"});
 }

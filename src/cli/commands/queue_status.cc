@@ -53,9 +53,10 @@ void AddQueueStatusCommands(CLI::App& queue, Context& context) {
   auto status_flags = std::make_shared<StatusFlags>();
   auto* status = queue.add_subcommand(
       "status", "Whether each workload is admitted; if not, its place in the queue, the quota and Kueue's reason");
-  status->add_option("workload", status_flags->workload,
-                     "KIND/NAME of the workload (jobset/train, rayjob/tune, leaderworkerset/serve) or its Workload "
-                     "name (default: every workload of the namespace)");
+  status->add_option(
+      "workload", status_flags->workload,
+      "KIND/NAME of the workload (jobset/train, rayjob/tune, lws/serve: one line per group) or its Workload "
+      "name (default: every workload of the namespace)");
   status->add_option("--queue", status_flags->queue, "Only the workloads of this queue");
   AddKubeAccessFlags(*status, status_flags->access);
   status->footer("Example:\n  tputrain queue status jobset/train -n ml");
