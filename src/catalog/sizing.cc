@@ -1,4 +1,5 @@
 #include "tputrain/catalog/sizing.h"
+#include "tputrain/core/text.h"
 
 #include <fmt/format.h>
 #include <cmath>
@@ -148,16 +149,16 @@ core::Result<SlicePlan> PlanSlice(const Model& model, const PlanRequest& request
   plan.formula =
       assumed +
       fmt::format(
-          "{:.4g} B parameters × {:g} bytes ({}) = {:.0f} GB; ÷ {:.4g} GB HBM per chip = {:.1f} chips for that alone; "
+          "{:.4g} B parameters × {} ({}) = {:.0f} GB; ÷ {:.4g} GB HBM per chip = {:.1f} chips for that alone; "
           "+ {:.0f}% headroom = {:.0f} GB per slice → {:.1f} → {} chips{} → smallest {} slice: {} ({}), "
-          "{} host(s) × {} chips, {}",
-          model.parameters / 1e9, plan.bytes_per_parameter,
+          "{} × {} chips, {}",
+          model.parameters / 1e9, core::Counted(static_cast<long long>(plan.bytes_per_parameter), "byte"),
           plan.mode == WorkloadMode::kServe ? plan.dtype + " weights" : "fp32 weights, gradients, Adam moments",
           weights_gb, generation->hbm_gb_per_chip, weights_gb / generation->hbm_gb_per_chip, plan.headroom * 100,
           plan.memory_gb_per_slice, chips_needed, plan.min_chips_per_slice,
           min_chips > 0 ? fmt::format(" (the server needs at least {})", min_chips) : "", generation->family,
-          plan.slice.accelerator_type, plan.slice.topology, plan.slice.hosts, plan.slice.chips_per_host,
-          plan.slice.machine_type);
+          plan.slice.accelerator_type, plan.slice.topology, core::Counted(plan.slice.hosts, "host"),
+          plan.slice.chips_per_host, plan.slice.machine_type);
   return plan;
 }
 

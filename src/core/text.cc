@@ -94,4 +94,10 @@ std::string PrintableText(std::string_view text, Newlines newlines) {
   return out;
 }
 
+std::string Counted(long long count, std::string_view one, std::string_view many) {
+  std::string text = std::to_string(count) + " ";
+  if (count == 1) return text + std::string(one);
+  return many.empty() ? text + std::string(one) + "s" : text + std::string(many);
+}
+
 }  // namespace tputrain::core

@@ -1,4 +1,5 @@
 #include "tputrain/workflow/cleanup_runs.h"
+#include "tputrain/core/text.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -46,7 +47,9 @@ core::Result<RunsToClean> PlanRuns(state::LedgerStore& store, const CleanupRunsR
 }
 
 core::Error Unreadable(const std::vector<std::string>& unreadable) {
-  std::string message = std::to_string(unreadable.size()) + " run ledger(s) could not be read and were left alone:";
+  std::string message = core::Counted(static_cast<long long>(unreadable.size()), "run ledger") +
+                        (unreadable.size() == 1 ? " could not be read and was" : " could not be read and were") +
+                        " left alone:";
   for (const auto& why : unreadable) message += "\n  " + why;
   return core::Error::Make(core::ErrorKind::kFailedPrecondition, message);
 }

@@ -5,6 +5,7 @@
 
 #include "tputrain/catalog/gke_versions.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/text.h"
 #include "tputrain/gcp/names.h"
 
 namespace tputrain::workflow {
@@ -191,7 +192,7 @@ core::Result<std::vector<gcp::container::NodePoolSpec>> NodePoolsFor(const std::
     if ((*found)->named || (*found)->topology_from_policy) {
       if (request.num_nodes != 0 && request.num_nodes != type.hosts && !(*found)->topology_from_policy) {
         return core::Fail(core::Error::Usage("--num-nodes: " + type.accelerator_type + " (" + type.topology + ") has " +
-                                             std::to_string(type.hosts) + " host(s), not " +
+                                             core::Counted(type.hosts, "host") + ", not " +
                                              std::to_string(request.num_nodes)));
       }
       if ((*found)->topology_from_policy && request.num_nodes == 0) {

@@ -8,6 +8,7 @@
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/fan_out.h"
 #include "tputrain/core/json_fields.h"
+#include "tputrain/core/text.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/node_pools.h"
@@ -84,7 +85,7 @@ core::Result<std::optional<Outcome>> PlacePool(ProvisionEnv& env, const ClusterR
   const int hosts = spec.autoscaling ? spec.autoscaling->max_node_count : spec.node_count;
   if (hosts != slice->hosts) {
     return core::Fail(core::Error::Usage("--num-nodes: " + spec.placement_policy + "'s topology " + *topology +
-                                         " has " + std::to_string(slice->hosts) + " host(s), not " +
+                                         " has " + core::Counted(slice->hosts, "host") + ", not " +
                                          std::to_string(hosts)));
   }
   spec.slice_topology = *topology;

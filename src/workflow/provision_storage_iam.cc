@@ -3,6 +3,7 @@
 
 #include "provision_steps.h"
 #include "tputrain/core/poll.h"
+#include "tputrain/core/text.h"
 #include "tputrain/gcp/iam/client.h"
 #include "tputrain/gcp/resourcemanager/client.h"
 #include "tputrain/gcp/storage/client.h"
@@ -145,8 +146,9 @@ core::Result<Outcome> DeleteBucket(ProvisionEnv& env, const std::string& bucket,
     auto objects = client.ListObjects(bucket);
     if (!objects) return core::Fail(objects.error());
     if (!objects->empty() && !force) {
-      return core::Fail(core::Error::Usage("bucket " + bucket + " holds " + std::to_string(objects->size()) +
-                                           " object(s); pass --force to delete them with it"));
+      return core::Fail(core::Error::Usage("bucket " + bucket + " holds " +
+                                           core::Counted(static_cast<long long>(objects->size()), "object") +
+                                           "; pass --force to delete them with it"));
     }
     for (const auto& object : *objects) {
       auto deleted = client.DeleteObject(bucket, object);

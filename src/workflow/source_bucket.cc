@@ -3,6 +3,7 @@
 #include <set>
 
 #include "provision_steps.h"
+#include "tputrain/core/text.h"
 #include "tputrain/gcp/storage/client.h"
 #include "tputrain/workflow/image_build.h"
 
@@ -52,12 +53,12 @@ core::Result<Outcome> DeleteSourceBucket(ProvisionEnv& env, const std::string& b
   if (foreign == 0) {
     return core::Fail(
         core::Error::Make(core::ErrorKind::kFailedPrecondition, "bucket " + bucket +
-                                                                    " still holds this run's source tarball(s); run "
+                                                                    " still holds source tarballs of this run; run "
                                                                     "cleanup again once they are deleted"));
   }
   Outcome kept{ResourceKind::kBucket, bucket, bucket, OutcomeAction::kKeptShared, "", {{"objects", foreign}}};
-  env.reporter.Done("bucket " + bucket, "kept: it holds " + std::to_string(foreign) +
-                                            " object(s) this run did not upload (the project's Cloud Build "
+  env.reporter.Done("bucket " + bucket, "kept: it holds " + core::Counted(static_cast<long long>(foreign), "object") +
+                                            " this run did not upload (the project's Cloud Build "
                                             "bucket, shared with gcloud builds submit and other runs)");
   if (env.ledger != nullptr && foreign == objects->size()) {
     auto released = env.ledger->Update(env.run_id, [&](state::Ledger& ledger) {

@@ -7,6 +7,7 @@
 #include "provision_steps.h"
 #include "reservation_check.h"
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/text.h"
 #include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/spend.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
@@ -249,8 +250,9 @@ core::Result<Outcome> CreateRayMultislice(ProvisionEnv& env, const MultisliceCre
     ray[id] = hosts_json;
   }
   outcome->details["ray"] = ray;
-  env.reporter.Done("ray " + request.ref.id, "one Ray cluster on " + std::to_string(request.slices * hosts) +
-                                                 " host(s) of " + std::to_string(request.slices) + " slices");
+  env.reporter.Done("ray " + request.ref.id, "one Ray cluster on " +
+                                                 core::Counted(static_cast<long long>(request.slices * hosts), "host") +
+                                                 " of " + core::Counted(request.slices, "slice"));
   return outcome;
 }
 

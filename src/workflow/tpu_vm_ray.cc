@@ -5,6 +5,7 @@
 #include <random>
 
 #include "tputrain/catalog/tpu_types.h"
+#include "tputrain/core/text.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -160,7 +161,8 @@ core::Result<std::vector<Outcome>> CreateRayTpuVms(
                      {"ray_version", row.ray_version}});
     }
     (*outcomes)[i].details["ray"] = ray;
-    env.reporter.Done("ray " + nodes[i].first.node, "Ray up on " + std::to_string(hosts) + " host(s)");
+    env.reporter.Done("ray " + nodes[i].first.node,
+                      "Ray up on " + core::Counted(static_cast<long long>(hosts), "host"));
   }
   return outcomes;
 }

@@ -44,7 +44,7 @@ TEST_CASE("node pool flags that contradict the TPU slice are one usage line nami
       {{"--tpu-type", "v6e-16", "--tpu-topology", "2x2"}, "ERROR: --tpu-topology: v6e-16 is 4x4, not 2x2\n"},
       {{"--tpu-type", "v6e-16", "--machine-type", "ct5lp-hightpu-4t"},
        "ERROR: --machine-type: v6e-16 runs on ct6e-standard-4t, not ct5lp-hightpu-4t\n"},
-      {{"--tpu-type", "v6e-16", "--num-nodes", "3"}, "ERROR: --num-nodes: v6e-16 (4x4) has 4 host(s), not 3\n"},
+      {{"--tpu-type", "v6e-16", "--num-nodes", "3"}, "ERROR: --num-nodes: v6e-16 (4x4) has 4 hosts, not 3\n"},
       {{"--tpu-topology", "4x4"}, "ERROR: --machine-type: required with --tpu-topology (or give --tpu-type)\n"},
       {{"--machine-type", "n2-standard-4", "--num-nodes", "-3"},
        "ERROR: --num-nodes: expected a positive node count\n"},

@@ -30,3 +30,11 @@ TEST_CASE("PrintableText shows bidirectional controls instead of obeying them", 
 }
 
 }  // namespace
+
+TEST_CASE("Counted: a count with its noun in the right number") {
+  using tputrain::core::Counted;
+  CHECK(Counted(1, "host") == "1 host");
+  CHECK(Counted(4, "host") == "4 hosts");
+  CHECK(Counted(0, "node") == "0 nodes");
+  CHECK(Counted(2, "policy", "policies") == "2 policies");
+}

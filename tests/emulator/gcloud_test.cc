@@ -350,7 +350,7 @@ TEST_CASE("Cloud Build: gcloud builds submit streams the emulated log, tputrain 
   auto first_cleaned = env.Tputrain({"cleanup", "--run", "r-first", "--yes"});
   INFO("tputrain cleanup --run r-first: " << first_cleaned.err);
   CHECK(first_cleaned.exit_code == 0);
-  CHECK(first_cleaned.err.find("kept: it holds 1 object(s) this run did not upload") != std::string::npos);
+  CHECK(first_cleaned.err.find("kept: it holds 1 object this run did not upload") != std::string::npos);
   auto left = env.Gcloud({"storage", "ls", "gs://p_cloudbuild/source/"});
   INFO(left.err);
   CHECK(left.exit_code == 0);

@@ -215,7 +215,7 @@ TEST_CASE("cleanup of the run that made PROJECT_cloudbuild deletes its tarballs,
   auto cleaned = env.Tputrain({"cleanup", "--run", "first", "--yes"});
   INFO(cleaned.err);
   CHECK(cleaned.exit_code == 0);
-  CHECK(cleaned.err.find("kept: it holds 2 object(s) this run did not upload") != std::string::npos);
+  CHECK(cleaned.err.find("kept: it holds 2 objects this run did not upload") != std::string::npos);
   CHECK(cleaned.out.find("kept: holds others' objects") != std::string::npos);
   const auto left = SourceObjects(env);
   CHECK(std::find(left.begin(), left.end(), first.substr(first.find("/source/") + 1)) == left.end());
@@ -238,7 +238,7 @@ TEST_CASE("cleanup of the run that made PROJECT_cloudbuild deletes its tarballs,
   auto leaked = env.Tputrain({"cleanup", "--scan", "--delete-leaked", "--yes"});
   INFO(leaked.err);
   CHECK(leaked.exit_code == 0);
-  CHECK(leaked.err.find("kept: it holds 1 object(s) this run did not upload") != std::string::npos);
+  CHECK(leaked.err.find("kept: it holds 1 object this run did not upload") != std::string::npos);
   CHECK(SourceObjects(env) == std::vector<std::string>{"source/by-gcloud.tgz"});
   CHECK(SourceBucketExists(env));
 

@@ -249,7 +249,7 @@ TEST_CASE("tpu7x and TPU shape refusals come before any call, with nothing ledge
        "--accelerator-type: the Cloud TPU API does not offer tpu7x; make tpu7x-8 as a GKE node pool"},
       {{"nodepool", "create", "p", "--cluster", "c", "--location", "us-central1-c", "--tpu-type", "tpu7x-128",
         "--num-nodes", "8"},
-       "--num-nodes: tpu7x-128 (4x4x4) has 16 host(s), not 8"},
+       "--num-nodes: tpu7x-128 (4x4x4) has 16 hosts, not 8"},
       {{"nodepool", "create", "p", "--cluster", "c", "--location", "us-central1-c", "--tpu-type", "tpu7x-128",
         "--node-version", "1.33.2-gke.1240000"},
        "--node-version: tpu7x needs GKE 1.34.0-gke.2201000 or later"},

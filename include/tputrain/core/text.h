@@ -14,4 +14,8 @@ namespace tputrain::core {
 enum class Newlines { kEscape, kKeep };
 std::string PrintableText(std::string_view text, Newlines newlines = Newlines::kEscape);
 
+// A count with its noun in the right number: "1 host", "4 hosts", "0 hosts"; `many` where the
+// plural is not `one` + "s" ("1 policy", "2 policies").
+std::string Counted(long long count, std::string_view one, std::string_view many = {});
+
 }  // namespace tputrain::core

@@ -6,6 +6,7 @@
 #include "commands/provision_common.h"
 #include "output/output.h"
 #include "output/resource_cells.h"
+#include "tputrain/core/text.h"
 #include "tputrain/workflow/cleanup_runs.h"
 #include "tputrain/workflow/kube_access.h"
 #include "tputrain/workflow/root.h"
@@ -113,8 +114,9 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
     return finish(options.detailed_exitcode && to_delete > 0 ? core::kExitChangesPending : core::kExitOk);
   }
   if (to_delete > 0) {
-    auto confirmed = ConfirmDelete(context, options.yes, "cleanup",
-                                   "Delete " + std::to_string(to_delete) + " resource(s) recorded in the run ledger?");
+    auto confirmed = ConfirmDelete(
+        context, options.yes, "cleanup",
+        "Delete " + core::Counted(static_cast<long long>(to_delete), "resource") + " recorded in the run ledger?");
     if (!confirmed) return core::Fail(confirmed.error());
     if (!*confirmed) return NothingDeleted(context);
   }

@@ -11,6 +11,7 @@
 #include "output/output.h"
 #include "output/resource_cells.h"
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/core/text.h"
 #include "tputrain/workflow/cleanup_runs.h"
 #include "tputrain/workflow/root.h"
 #include "tputrain/workflow/scan.h"
@@ -129,9 +130,11 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
     PrintLeaked(context, *leaked, nullptr, priced, flags.expired);
     return finish(core::kExitOk);
   }
-  auto confirmed = ConfirmDelete(
-      context, yes, "--delete-leaked",
-      "Delete these " + std::to_string(leaked->size()) + (flags.expired ? " expired" : " leaked") + " resource(s)?");
+  auto confirmed = ConfirmDelete(context, yes, "--delete-leaked",
+                                 "Delete the " +
+                                     core::Counted(static_cast<long long>(leaked->size()),
+                                                   flags.expired ? "expired resource" : "leaked resource") +
+                                     " listed?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
   auto deleted = workflow::DeleteLeaked(env, *leaked);

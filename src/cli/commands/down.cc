@@ -5,6 +5,7 @@
 #include "commands/stack_common.h"
 #include "output/output.h"
 #include "output/resource_cells.h"
+#include "tputrain/core/text.h"
 #include "tputrain/workflow/cleanup_runs.h"
 #include "tputrain/workflow/kube_access.h"
 #include "tputrain/workflow/root.h"
@@ -50,8 +51,9 @@ core::Result<int> RunDown(const DownOptions& options, Context& context) {
     return core::kExitOk;
   }
   if (to_delete > 0) {
-    auto confirmed = ConfirmDelete(context, options.yes, "down",
-                                   "Delete the " + std::to_string(to_delete) + " resource(s) of run " + *run + "?");
+    auto confirmed = ConfirmDelete(
+        context, options.yes, "down",
+        "Delete the " + core::Counted(static_cast<long long>(to_delete), "resource") + " of run " + *run + "?");
     if (!confirmed) return core::Fail(confirmed.error());
     if (!*confirmed) return NothingDeleted(context);
   }

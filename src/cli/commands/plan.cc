@@ -9,6 +9,7 @@
 #include "commands/provision_common.h"
 #include "output/output.h"
 #include "tputrain/catalog/sizing.h"
+#include "tputrain/core/text.h"
 #include "tputrain/workflow/models.h"
 
 namespace tputrain::cli {
@@ -76,12 +77,13 @@ void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan, const std
                                 : std::string(),
                             catalog::ModeName(plan.mode))},
       {"source", plan.model.origin_detail},
-      {"memory", fmt::format("{:.0f} GB per slice ({} bytes/parameter, {:.0f}% headroom)", plan.memory_gb_per_slice,
-                             plan.bytes_per_parameter, plan.headroom * 100)},
+      {"memory",
+       fmt::format("{:.0f} GB per slice ({}/parameter, {:.0f}% headroom)", plan.memory_gb_per_slice,
+                   core::Counted(static_cast<long long>(plan.bytes_per_parameter), "byte"), plan.headroom * 100)},
       {"slice", fmt::format("{} ({} chips, topology {})", slice.accelerator_type, slice.chips, slice.topology)},
       {"slices", std::to_string(plan.slices)},
-      {"node pool", fmt::format("{} nodes of {} × {} chips ({})", plan.nodes_per_slice, slice.machine_type,
-                                slice.chips_per_host, slice.generation->gke_accelerator)},
+      {"node pool", fmt::format("{} of {} × {} chips ({})", core::Counted(plan.nodes_per_slice, "node"),
+                                slice.machine_type, slice.chips_per_host, slice.generation->gke_accelerator)},
   };
   if (plan.mode == catalog::WorkloadMode::kTrain) {
     rows.push_back(
