@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "tputrain/core/base64.h"
+#include "tputrain/core/json.h"
+
 namespace tputrain::core {
 namespace {
 
@@ -139,6 +142,21 @@ void RedactPemKeys(std::string& text) {
     size_t end = text.find(footer, label_end);
     end = end == std::string::npos ? text.size() : end + footer.size();
     at = ReplaceSpan(text, at, end);
+  }
+}
+
+// Hugging Face user access tokens: "hf_" and 30 or more letters and digits (34 as issued), not
+// part of a longer word. A token a process never read (a crashing vLLM container's log printing
+// HF_TOKEN=...) is found by its shape.
+void RedactHfTokens(std::string& text) {
+  constexpr size_t kMinTail = 30;
+  size_t at = 0;
+  while ((at = text.find("hf_", at)) != std::string::npos) {
+    const bool starts_word =
+        at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+    size_t end = at + 3;
+    while (end < text.size() && std::isalnum(static_cast<unsigned char>(text[end]))) ++end;
+    at = starts_word && end - at - 3 >= kMinTail ? ReplaceSpan(text, at, end) : end;
   }
 }
 
@@ -300,6 +318,7 @@ std::string RedactWith(std::string_view input, const std::vector<std::string>& n
   RedactAfterPrefix(text, "authorization: ", EndOfLine);
   RedactBearer(text);
   RedactAfterPrefix(text, "ya29.", EndOfToken);
+  RedactHfTokens(text);
   return text;
 }
 
@@ -348,6 +367,53 @@ std::string JsonEscaped(std::string_view value, bool escape_slash) {
   return out;
 }
 
+// The values of a Kubernetes Secret's data (base64, and decoded) and stringData.
+void SecretDataValues(const nlohmann::json& secret, std::vector<std::string>& values) {
+  for (const char* field : {"data", "stringData"}) {
+    auto it = secret.find(field);
+    if (it == secret.end() || !it->is_object()) continue;
+    for (const auto& [key, value] : it->items()) {
+      if (!value.is_string()) continue;
+      const auto& text = value.get_ref<const std::string&>();
+      values.push_back(text);
+      if (std::string_view(field) == "stringData") continue;
+      auto decoded = DecodeBase64(text);
+      if (!decoded) continue;
+      values.push_back(*decoded);
+    }
+  }
+}
+
+// Every Secret in a Kubernetes answer or request: an object of kind Secret at any depth (a GET,
+// a watch event's object, an apply body) and the items of a SecretList, which carry no kind.
+void FindSecrets(const nlohmann::json& json, std::vector<std::string>& values) {
+  if (json.is_array()) {
+    for (const auto& item : json) FindSecrets(item, values);
+    return;
+  }
+  if (!json.is_object()) return;
+  const auto kind = json.find("kind");
+  const bool is_string_kind = kind != json.end() && kind->is_string();
+  if (is_string_kind && *kind == "Secret") SecretDataValues(json, values);
+  const bool secret_list = is_string_kind && *kind == "SecretList";
+  for (const auto& [key, value] : json.items()) {
+    if (secret_list && key == "items" && value.is_array()) {
+      for (const auto& item : value) {
+        if (item.is_object()) SecretDataValues(item, values);
+      }
+    }
+    if (key != "data" && key != "stringData") FindSecrets(value, values);
+  }
+}
+
+std::vector<std::string> KubernetesSecretValues(std::string_view text) {
+  std::vector<std::string> values;
+  if (text.find("\"Secret") == std::string_view::npos) return values;  // Secret or SecretList
+  auto json = ParseJson(text, "");
+  if (json) FindSecrets(*json, values);
+  return values;
+}
+
 void ReplaceAll(std::string& text, const std::string& value) {
   size_t at = 0;
   while ((at = text.find(value, at)) != std::string::npos) at = ReplaceSpan(text, at, at + value.size());
@@ -356,6 +422,12 @@ void ReplaceAll(std::string& text, const std::string& value) {
 }  // namespace
 
 void Redactor::Hold(std::string_view secret) {
+  // A secret read from a file often ends in a newline that no echo of it repeats.
+  const auto first = secret.find_first_not_of(" \t\r\n");
+  const auto last = secret.find_last_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (first > 0 || last + 1 < secret.size())) {
+    Hold(secret.substr(first, last + 1 - first));
+  }
   if (secret.size() < kMinHeldLength) return;
   std::lock_guard lock(mutex_);
   for (std::string spelling :
@@ -378,6 +450,9 @@ void Redactor::HoldSecretsIn(std::string_view json_text) {
     fields = fields_;
   }
   for (const auto& value : SecretFieldValues(json_text, fields)) {
+    if (value != kRedacted) Hold(value);
+  }
+  for (const auto& value : KubernetesSecretValues(json_text)) {
     if (value != kRedacted) Hold(value);
   }
 }

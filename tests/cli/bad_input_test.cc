@@ -4,7 +4,10 @@
 // are a closed port and there are no credentials, so a request would fail differently.
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <optional>
 
@@ -23,6 +26,20 @@ struct BadInput {
   std::map<std::string, std::string> env = {};
   int exit_code = 2;
 };
+
+// A file holding `content`, written once into a directory of the test's own, for the families
+// whose bad input is what a file holds.
+std::string FileHolding(const std::string& name, const std::string& content) {
+  static const std::string dir = [] {
+    char path[] = "/tmp/tputrain-bad-input-XXXXXX";
+    return std::string(mkdtemp(path) != nullptr ? path : "/nonexistent");
+  }();
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+const std::string kHfToken = "hf_" + std::string(34, 'x');
 
 const std::vector<BadInput>& Cases() {
   static const std::vector<BadInput> cases = {
@@ -272,6 +289,23 @@ const std::vector<BadInput>& Cases() {
       {"file", {"render", "raycluster-maxtext", "--template-dir", "/nonexistent/templates"}, "--template-dir"},
       {"file", {"runs", "list", "--state-dir", "/nonexistent/state"}, "--state-dir"},
       {"file", {"cleanup", "--scan", "--state-dir", "/nonexistent/state"}, "--state-dir"},
+      // Hugging Face token files: one line, one token; the error never quotes it
+      {"hf token file",
+       {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file",
+        FileHolding("hf-two-lines", kHfToken + "\n" + kHfToken + "\n"), "--dry-run"},
+       "--hf-token-file"},
+      {"hf token file",
+       {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file",
+        FileHolding("hf-space", "Bearer " + kHfToken), "--dry-run"},
+       "--hf-token-file"},
+      {"hf token file",
+       {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file",
+        FileHolding("hf-latin1", kHfToken + "\xe9"), "--dry-run"},
+       "--hf-token-file"},
+      {"hf token file",
+       {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file", "/tmp",
+        "--dry-run"},
+       "--hf-token-file"},
   };
   return cases;
 }
@@ -317,7 +351,8 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.out.empty());
     CHECK(result.err.rfind("ERROR: " + bad.names + ":", 0) == 0);
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    CHECK(result.err.find(kHfToken) == std::string::npos);
   }
-  // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes
-  CHECK(families.size() == 16);
+  // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes; 17: hf token files
+  CHECK(families.size() == 17);
 }

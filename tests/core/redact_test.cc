@@ -68,6 +68,14 @@ TEST_CASE("A Redactor replaces the secrets it holds wherever a server echoes the
   CHECK(redactor("Authorization: Bearer other") == "Authorization: REDACTED");
 }
 
+TEST_CASE("A Redactor holds a secret read with a newline without it too", "[redact]") {
+  Redactor redactor;
+  redactor.Hold("file-held-token-42\n");
+  CHECK(redactor("401: token file-held-token-42 expired") == "401: token REDACTED expired");
+  redactor.Hold("  \n");
+  CHECK(redactor("a  \nb") == "a  \nb");
+}
+
 TEST_CASE("A Redactor ignores values too short to be a credential", "[redact]") {
   Redactor redactor;
   redactor.Hold("abc");
@@ -138,6 +146,62 @@ TEST_CASE("SecretFieldValues decodes values and survives any text", "[redact]") 
   std::string binary(4096, '\0');
   for (size_t i = 0; i < binary.size(); ++i) binary[i] = static_cast<char>(i * 131 % 256);
   CHECK_NOTHROW(SecretFieldValues(binary));
+}
+
+}  // namespace
+
+namespace {
+
+using tputrain::core::Redact;
+using tputrain::core::Redactor;
+
+TEST_CASE("Redact replaces Hugging Face tokens by their shape, wherever they appear", "[redact]") {
+  const std::string token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+  CHECK(Redact("HF_TOKEN=" + token) == "HF_TOKEN=REDACTED");
+  CHECK(Redact("login with " + token + ".") == "login with REDACTED.");
+  CHECK(Redact(R"({"message":"bad token )" + token + R"("})") == R"({"message":"bad token REDACTED"})");
+  CHECK(Redact(token + "\n" + token) == "REDACTED\nREDACTED");
+  // 30 letters and digits after hf_ is the shortest a token is taken to be; fewer, or part of a
+  // longer word, is ordinary text.
+  CHECK(Redact("hf_" + std::string(30, 'a')) == "REDACTED");
+  const std::string short_one = "hf_" + std::string(29, 'a');
+  CHECK(Redact(short_one) == short_one);
+  const std::string inside = "model_hf_" + std::string(40, 'a');
+  CHECK(Redact(inside) == inside);
+  CHECK(Redact("the hf_transfer package") == "the hf_transfer package");
+}
+
+// A Secret as the API server answers a GET, and as a list.
+const std::string kSecret =
+    R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"hf-token"},"type":"Opaque",)"
+    R"("data":{"hf":"bXktdmVyeS1vd24tdmFsdWUtMTIzNDU2Cg==","x":"c2hvcnQ="},"stringData":{"pw":"plain-text-secret-99"}})";
+
+TEST_CASE("A Redactor holds every value of a Secret it reads, encoded and decoded", "[redact]") {
+  Redactor redactor;
+  redactor.HoldSecretsIn(kSecret);
+  // base64 of "my-very-own-value-123456\n": the decoded value, with and without its newline.
+  CHECK(redactor("admission webhook denied: value my-very-own-value-123456 is weak") ==
+        "admission webhook denied: value REDACTED is weak");
+  CHECK(redactor("echo bXktdmVyeS1vd24tdmFsdWUtMTIzNDU2Cg== | base64 -d") == "echo REDACTED | base64 -d");
+  CHECK(redactor("pw=plain-text-secret-99") == "pw=REDACTED");
+  CHECK(redactor("short") == "short");  // too short to hold ("c2hvcnQ=" decodes to 5 bytes)
+
+  // In a list (whose items carry no kind), in a watch event, and with the Secret's fields in any order.
+  Redactor listed;
+  listed.HoldSecretsIn(
+      R"({"kind":"SecretList","apiVersion":"v1","items":[{"metadata":{"name":"a"},"data":{"k":"bGlzdGVkLXNlY3JldC12YWx1ZQ=="}}]})");
+  CHECK(listed("listed-secret-value") == "REDACTED");
+  Redactor watched;
+  watched.HoldSecretsIn(
+      R"({"type":"ADDED","object":{"data":{"k":"d2F0Y2hlZC1zZWNyZXQtdmFsdWU="},"metadata":{"name":"b"},"kind":"Secret"}})");
+  CHECK(watched("watched-secret-value") == "REDACTED");
+  // A ConfigMap's data is no secret.
+  Redactor config;
+  config.HoldSecretsIn(R"({"kind":"ConfigMap","data":{"k":"not-a-secret-at-all"}})");
+  CHECK(config("not-a-secret-at-all") == "not-a-secret-at-all");
+  // What is not JSON, or too deep for it, is survived.
+  CHECK_NOTHROW(Redactor().HoldSecretsIn(std::string(100'000, '[') + R"({"kind":"Secret"})"));
+  CHECK_NOTHROW(Redactor().HoldSecretsIn(R"({"kind":"Secret","data":{"k":"%%%not base64%%%"}})"));
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace tputrain::core {
 // - the JSON string fields access_token, refresh_token, id_token, client_secret, private_key,
 //   private_key_id, token, password (kSecretFields), as "NAME": "VALUE" and as the value of a
 //   {"key": "NAME", "value": "VALUE"} item (Compute's metadata items);
-// - the form fields assertion=, refresh_token=, client_secret=, access_token=;
-// - PEM private key blocks.
+// - the form fields assertion=, refresh_token=, client_secret=, access_token=; PEM private key blocks;
+// - Hugging Face tokens ("hf_" and 30 or more letters and digits) anywhere.
 // Everything else is returned unchanged, so a request body that carries no secret prints exactly.
 std::string Redact(std::string_view text);
 
@@ -40,13 +40,13 @@ class Redactor {
  public:
   static constexpr size_t kMinHeldLength = 8;
 
-  void Hold(std::string_view secret);
+  void Hold(std::string_view secret);  // also without surrounding whitespace (a file's last newline)
   // A JSON field whose value is a secret, besides kSecretFields (the Ray token's TPU metadata
   // key): redacted by name in everything printed, and found by HoldSecretsIn.
   void HoldField(std::string_view name);
-  // Holds the value of every secret field (kSecretFields and HoldField's) in `json_text`, a body
-  // or file just read: once read, a secret is redacted wherever it appears later, with or without
-  // its field name.
+  // Holds the value of every secret field (kSecretFields and HoldField's) and of every Kubernetes
+  // Secret (data as sent and decoded, stringData) in `json_text`, a body or file just read: once
+  // read, a secret is redacted wherever it appears later, with or without its name or encoding.
   void HoldSecretsIn(std::string_view json_text);
   // Every held value, then held fields by name, then the patterns of Redact().
   std::string operator()(std::string_view text) const;

@@ -19,6 +19,9 @@ core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Contex
   if (!flags.hf_token_file.empty()) {
     auto text = core::ReadFile(flags.hf_token_file, "--hf-token-file", 4096);
     if (!text) return core::Fail(text.error());
+    // Read, it is a secret of the process: whatever quotes it later (an admission webhook's
+    // refusal, a crashing container's log) is printed redacted.
+    context.redactor.Hold(*text);
     request.hf_token = std::move(*text);
   }
   return request;
