@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tputrain/core/text_file.h"
+#include "tputrain/core/utf8.h"
+
 namespace tputrain::core {
 namespace {
 
@@ -82,6 +85,12 @@ Result<std::string> ReadFile(const std::string& path, std::string_view what, siz
       return Fail(FileError(what, path + " is larger than " + Size(max_bytes), kFileTooLarge));
     }
   }
+}
+
+Result<std::string> ReadTextFile(const std::string& path, std::string_view what, size_t max_bytes) {
+  auto text = ReadFile(path, what, max_bytes);
+  if (text && !IsValidUtf8(*text)) return Fail(FileError(what, path + " is not UTF-8 text", kFileNotText));
+  return text;
 }
 
 Result<std::string> ReadStream(std::istream& in, const std::string& path, std::string_view what, size_t max_bytes) {

@@ -306,6 +306,15 @@ const std::vector<BadInput>& Cases() {
        {"serve", "up", "--engine", "vllm", "--model", "org/m", "--tpu-type", "v6e-8", "--hf-token-file", "/tmp",
         "--dry-run"},
        "--hf-token-file"},
+      // setup files: a script every host runs, a metadata value (JSON text)
+      {"setup file",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--ray", "--setup",
+        FileHolding("setup-latin1.sh", "echo caf\xe9\n")},
+       "--setup"},
+      {"setup file",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--ray", "--setup", "/nonexistent/setup.sh"},
+       "--setup"},
+      {"setup file", {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--ray", "--setup", "/tmp"}, "--setup"},
   };
   return cases;
 }
@@ -353,6 +362,7 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     CHECK(result.err.find(kHfToken) == std::string::npos);
   }
-  // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes; 17: hf token files
-  CHECK(families.size() == 17);
+  // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes;
+  // 17-18: hf token files, setup files
+  CHECK(families.size() == 18);
 }

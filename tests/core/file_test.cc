@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tputrain/core/file.h"
+#include "tputrain/core/text_file.h"
 
 namespace fs = std::filesystem;
 using tputrain::core::ReadFile;
@@ -130,4 +131,18 @@ TEST_CASE("ReadFile never waits for ever on a FIFO: a writer's bytes are read, n
   writer.join();
   REQUIRE(read);
   CHECK(*read == "ya29.token\n");
+}
+
+TEST_CASE("ReadTextFile refuses what is not UTF-8 text with one usage line naming the flag", "[unit]") {
+  TempDir dir;
+  auto text = tputrain::core::ReadTextFile(dir.Write("setup.sh", "echo caf\xc3\xa9\n"), "--setup", 1024);
+  REQUIRE(text);
+  CHECK(*text == "echo caf\xc3\xa9\n");
+  const std::string latin1 = dir.Write("latin1.sh", "echo caf\xe9\n");
+  auto refused = tputrain::core::ReadTextFile(latin1, "--setup", 1024);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message == "--setup: " + latin1 + " is not UTF-8 text");
+  CHECK(refused.error().reason == tputrain::core::kFileNotText);
+  CHECK(tputrain::core::ExitCodeFor(refused.error()) == 2);
+  CHECK_FALSE(tputrain::core::ReadTextFile(dir.path + "/absent", "--setup", 1024));
 }

@@ -5,6 +5,7 @@
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
 #include "tputrain/core/text.h"
+#include "tputrain/core/text_file.h"
 #include "tputrain/core/utf8.h"
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
@@ -55,7 +56,8 @@ core::Result<gcp::tpu::NodeSpec> TpuVmSpecOf(const TpuVmCreateOptions& options) 
   boot.packages = options.pip;
   boot.start_args = options.ray_start_args;
   if (!options.setup.empty()) {
-    auto text = core::ReadFile(options.setup, "--setup", 256 * 1024);  // one metadata value's limit
+    // One metadata value's limit; a value is a JSON string, so UTF-8 text.
+    auto text = core::ReadTextFile(options.setup, "--setup", 256 * 1024);
     if (!text) return core::Fail(text.error());
     boot.setup = std::move(*text);
   }
