@@ -315,6 +315,9 @@ const std::vector<BadInput>& Cases() {
        {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--ray", "--setup", "/nonexistent/setup.sh"},
        "--setup"},
       {"setup file", {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--ray", "--setup", "/tmp"}, "--setup"},
+      // --ttl: the tputrain-expires label, a unix time; what does not fit in one is refused
+      {"ttl", {"cluster", "create", "c", "--ttl", "2600000h"}, "--ttl"},
+      {"ttl", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--ttl", "100000h"}, "--ttl"},
   };
   return cases;
 }
@@ -363,6 +366,6 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.find(kHfToken) == std::string::npos);
   }
   // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes;
-  // 17-18: hf token files, setup files
-  CHECK(families.size() == 18);
+  // 17-19: hf token files, setup files, ttl
+  CHECK(families.size() == 19);
 }

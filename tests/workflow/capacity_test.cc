@@ -4,6 +4,7 @@
 
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/workflow/capacity.h"
+#include "tputrain/workflow/expiry.h"
 #include "tputrain/workflow/node_pools.h"
 
 namespace tputrain::workflow {
@@ -98,6 +99,20 @@ TEST_CASE("a pool's capacity mode from GKE's fields: Spot, then a reservation, t
   CHECK(PoolCapacityMode(false, true, false) == CapacityMode::kReservation);
   CHECK(PoolCapacityMode(false, false, true) == CapacityMode::kFlexStart);
   CHECK(CapacityModeName(CapacityMode::kFlexStart) == "flex-start");
+}
+
+TEST_CASE("--ttl makes an expiry label that fits: rounded up to the second, at most ten years") {
+  const auto now = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'800'000'000'500));
+  CHECK(*ExpiresAt(now, "") == 0);
+  CHECK(*ExpiresAt(now, "8h") == 1'800'000'001 + 8 * 3600);
+  CHECK(*ExpiresAt(now, "87600h") == 1'800'000'001 + 87600LL * 3600);
+  for (const auto& ttl : {"87601h", "2600000h", "99999999999h"}) {
+    auto refused = ExpiresAt(now, ttl);
+    REQUIRE_FALSE(refused);
+    CHECK(core::IsUsageError(refused.error()));
+    CHECK(refused.error().message == std::string("--ttl: expected at most 87600h (ten years), got '") + ttl + "'");
+  }
+  CHECK(ExpiresAt(now, "soon").error().message.rfind("--ttl: expected a duration", 0) == 0);
 }
 
 }  // namespace

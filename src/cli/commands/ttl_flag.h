@@ -11,8 +11,7 @@ namespace tputrain::cli {
 // `cleanup --scan --expired` deletes by.
 void AddTtlFlag(CLI::App* command, ProvisionFlags& flags);
 
-// The unix time --ttl names (now + the duration, rounded up so nothing expires early); 0 when
-// none is given. A malformed duration is a usage error naming --ttl.
+// workflow::ExpiresAt at the stack's wall clock: 0 when no --ttl is given.
 core::Result<int64_t> ExpiresAt(Context& context, const std::string& ttl);
 
 }  // namespace tputrain::cli
