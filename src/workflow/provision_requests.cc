@@ -7,6 +7,7 @@
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/k8s/names.h"
+#include "tputrain/workflow/expiry.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -176,7 +177,7 @@ core::Result<gcp::artifactregistry::RepositoryRef> RepositoryCreateRequest::Ref(
 }
 
 core::Result<gcp::artifactregistry::RepositorySpec> RepositoryCreateRequest::Spec() const {
-  auto parsed = gcp::ParseLabels("--labels", labels, {kRunLabel});
+  auto parsed = gcp::ParseLabels("--labels", labels, {std::begin(kReservedLabels), std::end(kReservedLabels)});
   if (!parsed) return core::Fail(parsed.error());
   return gcp::artifactregistry::RepositorySpec{"DOCKER", description, *parsed};
 }

@@ -318,6 +318,13 @@ const std::vector<BadInput>& Cases() {
       // --ttl: the tputrain-expires label, a unix time; what does not fit in one is refused
       {"ttl", {"cluster", "create", "c", "--ttl", "2600000h"}, "--ttl"},
       {"ttl", {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--ttl", "100000h"}, "--ttl"},
+      // nothing but --ttl sets that label
+      {"ttl",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5litepod-8", "--labels", "tputrain-expires=1"},
+       "--labels"},
+      {"ttl",
+       {"registry", "create", "repo", "--location", "us-east5", "--labels", "tputrain-expires=99999999999"},
+       "--labels"},
   };
   return cases;
 }

@@ -10,6 +10,7 @@
 #include "tputrain/gcp/labels.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/workflow/expiry.h"
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
@@ -40,7 +41,8 @@ core::Result<gcp::tpu::NodeSpec> TpuVmSpecOf(const TpuVmCreateOptions& options) 
     }
     spec.metadata[key] = std::move(*text);
   }
-  auto labels = gcp::ParseLabels("--labels", options.labels, {workflow::kRunLabel});
+  auto labels = gcp::ParseLabels("--labels", options.labels,
+                                 {std::begin(workflow::kReservedLabels), std::end(workflow::kReservedLabels)});
   if (!labels) return core::Fail(labels.error());
   spec.labels = std::move(*labels);
   if (!options.ray) {
