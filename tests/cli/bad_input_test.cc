@@ -325,6 +325,10 @@ const std::vector<BadInput>& Cases() {
       {"ttl",
        {"registry", "create", "repo", "--location", "us-east5", "--labels", "tputrain-expires=99999999999"},
        "--labels"},
+      // --expired chooses what a scan lists; without --scan it would choose nothing
+      {"expired", {"cleanup", "--expired", "--run", "r", "--yes"}, "--expired"},
+      {"expired", {"cleanup", "--expired", "--all", "--yes"}, "--expired"},
+      {"expired", {"cleanup", "--expired", "--delete-leaked", "--yes"}, "--delete-leaked"},
   };
   return cases;
 }
@@ -373,6 +377,6 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.find(kHfToken) == std::string::npos);
   }
   // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes;
-  // 17-19: hf token files, setup files, ttl
-  CHECK(families.size() == 19);
+  // 17-20: hf token files, setup files, ttl, expired
+  CHECK(families.size() == 20);
 }

@@ -90,7 +90,8 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
     return core::Fail(core::Error::Usage("--run: expected a run id (tputrain runs list), got ''"));
   }
   std::string dir = options.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.state_dir;
-  if (options.scan.scan || options.scan.delete_leaked) {
+  // --expired too: alone it would be ignored, and the run's whole cleanup done instead.
+  if (options.scan.scan || options.scan.delete_leaked || options.scan.expired) {
     return RunScan(context, options.scan, options.run_id, dir, options.yes);
   }
   if (options.detailed_exitcode && !context.global.dry_run) {
