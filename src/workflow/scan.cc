@@ -11,6 +11,7 @@
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/storage/client.h"
 #include "tputrain/gcp/tpu/client.h"
+#include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/tpu_vm_multislice.h"
@@ -256,6 +257,17 @@ std::optional<double> PerHour(const LeakedResource& leaked, const Prices* prices
       prices->table.PerChipHour(leaked.generation, core::RegionOf(leaked.location), catalog::BilledAs(leaked.capacity));
   if (!rate) return std::nullopt;
   return *rate * leaked.chips;
+}
+
+std::string DeleteLeakedCommand(const ScanRequest& request, const std::string& state_dir_flag) {
+  std::vector<std::string> argv = {"tputrain", "cleanup", "--scan"};
+  if (request.expired) argv.push_back("--expired");
+  argv.insert(argv.end(), {"--delete-leaked", "--yes", "--project", request.project});
+  // One location, or none (every one): as the scan was asked.
+  if (!request.locations.empty()) argv.insert(argv.end(), {"--location", request.locations.front()});
+  if (!request.run_id.empty()) argv.insert(argv.end(), {"--run", request.run_id});
+  if (!state_dir_flag.empty()) argv.insert(argv.end(), {"--state-dir", state_dir_flag});
+  return ray::ShellJoin(argv);
 }
 
 core::Result<Ledgered> LedgeredKeys(const state::LedgerStore& store) {

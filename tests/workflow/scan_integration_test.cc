@@ -2,7 +2,10 @@
 // tputrain-run label and is in no ledger is listed and deleted; nothing else is touched.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
+#include <sstream>
+#include <thread>
 
 #include "emulator_env.h"
 
@@ -139,6 +142,61 @@ TEST_CASE("a scan with a location finds leaked Artifact Registry repositories; w
   json state = env.State();
   CHECK_FALSE(HasKeyEndingWith(state["repositories"], "/repositories/leak-r"));
   CHECK(HasKeyEndingWith(state["repositories"], "/repositories/kept-r"));
+}
+
+// The words after "Delete them with: tputrain " on stdout, split at spaces (the test's values
+// hold none).
+std::vector<std::string> HintArgs(const std::string& out) {
+  const std::string marker = "Delete them with: tputrain ";
+  const auto at = out.find(marker);
+  if (at == std::string::npos) return {};
+  std::istringstream words(out.substr(at + marker.size(), out.find('\n', at) - at - marker.size()));
+  std::vector<std::string> args;
+  for (std::string word; words >> word;) args.push_back(word);
+  return args;
+}
+
+std::vector<std::string> NodesLeft(EmulatorEnv& env) {
+  std::vector<std::string> left;
+  const json nodes = env.State().value("tpuNodes", json::object());
+  for (const auto& [name, node] : nodes.items()) {
+    left.push_back(name.substr(name.rfind('/') + 1));
+  }
+  std::sort(left.begin(), left.end());
+  return left;
+}
+
+TEST_CASE(
+    "the hint after cleanup --scan --expired repeats every flag that chose the list, so that as printed it "
+    "deletes that list and no more",
+    "[integration]") {
+  EmulatorEnv env({}, "100ms");
+  REQUIRE(env.ready());
+  const std::vector<std::string> zone = {"--zone", "us-east5-a", "--accelerator-type", "v5p-8", "--run", "gone"};
+  auto create = [&](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"tpu-vm", "create", name};
+    args.insert(args.end(), zone.begin(), zone.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    Ok(env, args);
+  };
+  create("expiring", {"--ttl", "1s"});
+  create("tomorrow", {"--ttl", "24h"});
+  create("no-ttl", {});
+  REQUIRE(std::filesystem::remove(std::filesystem::path(env.state_dir()) / "gone.json"));  // leaked, all three
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+
+  auto scan = env.Tputrain({"cleanup", "--scan", "--expired", "--location", "us-east5-a"});
+  INFO(scan.out << scan.err);
+  REQUIRE(scan.exit_code == 0);
+  const auto hint = HintArgs(scan.out);
+  REQUIRE_FALSE(hint.empty());
+  for (const auto& flag : {"--expired", "--delete-leaked", "--yes", "--location"}) {
+    CHECK(std::find(hint.begin(), hint.end(), flag) != hint.end());
+  }
+  auto ran = env.Tputrain(hint, false);
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  CHECK(NodesLeft(env) == std::vector<std::string>{"no-ttl", "tomorrow"});
 }
 
 }  // namespace

@@ -77,4 +77,9 @@ core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const Sc
 // outcome; the first failure (after every tier ran) is the error, listing what was done.
 core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::vector<LeakedResource>& leaked);
 
+// The command that deletes what a scan of `request` listed: every flag that chose the list
+// (--expired, --run, --project, --location, --state-dir when given), so that run as printed it
+// deletes that list and no more.
+std::string DeleteLeakedCommand(const ScanRequest& request, const std::string& state_dir_flag);
+
 }  // namespace tputrain::workflow

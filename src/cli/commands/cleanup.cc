@@ -92,7 +92,7 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   std::string dir = options.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.state_dir;
   // --expired too: alone it would be ignored, and the run's whole cleanup done instead.
   if (options.scan.scan || options.scan.delete_leaked || options.scan.expired) {
-    return RunScan(context, options.scan, options.run_id, dir, options.yes);
+    return RunScan(context, options.scan, options.run_id, dir, options.state_dir, options.yes);
   }
   if (options.detailed_exitcode && !context.global.dry_run) {
     return core::Fail(core::Error::Usage("--detailed-exitcode: only with --dry-run"));

@@ -20,7 +20,9 @@ namespace tputrain::cli {
 namespace {
 
 void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& leaked,
-                 const std::vector<workflow::Outcome>* deleted, const workflow::Prices* prices, bool expired) {
+                 const std::vector<workflow::Outcome>* deleted, const workflow::Prices* prices,
+                 const workflow::ScanRequest& request, const std::string& state_dir_flag) {
+  const bool expired = request.expired;
   nlohmann::json json = {{"leaked", nlohmann::json::array()}};
   double total = 0;
   for (const auto& item : leaked) {
@@ -64,7 +66,7 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
       out << "\n";
       PrintTable(out, {"kind", "name", "location", "result"}, OutcomeRows(*deleted, wide), kResourceColumns);
     } else {
-      out << "\nDelete them with: tputrain cleanup --scan --delete-leaked --yes\n";
+      out << "\nDelete them with: " << workflow::DeleteLeakedCommand(request, state_dir_flag) << "\n";
     }
   });
 }
@@ -81,7 +83,7 @@ void AddScanFlags(CLI::App* cleanup, ScanFlags& flags) {
 }
 
 core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::string& run_id,
-                          const std::string& state_dir, bool yes) {
+                          const std::string& state_dir, const std::string& state_dir_flag, bool yes) {
   if (flags.delete_leaked && !flags.scan) return core::Fail(core::Error::Usage("--delete-leaked: needs --scan"));
   if (flags.expired && !flags.scan) return core::Fail(core::Error::Usage("--expired: needs --scan"));
   if (context.global.dry_run) {
@@ -127,7 +129,7 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   }
   const workflow::Prices* priced = prices ? &*prices : nullptr;
   if (!flags.delete_leaked || leaked->empty()) {
-    PrintLeaked(context, *leaked, nullptr, priced, flags.expired);
+    PrintLeaked(context, *leaked, nullptr, priced, request, state_dir_flag);
     return finish(core::kExitOk);
   }
   auto confirmed = ConfirmDelete(context, yes, "--delete-leaked",
@@ -139,7 +141,7 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   if (!*confirmed) return NothingDeleted(context);
   auto deleted = workflow::DeleteLeaked(env, *leaked);
   if (!deleted) return core::Fail(deleted.error());
-  PrintLeaked(context, *leaked, &*deleted, priced, flags.expired);
+  PrintLeaked(context, *leaked, &*deleted, priced, request, state_dir_flag);
   return finish(core::kExitOk);
 }
 
