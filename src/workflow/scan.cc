@@ -181,6 +181,15 @@ core::Status ScanRepositories(ProvisionEnv& env, const ScanRequest& request, con
   return {};
 }
 
+// Whether a list answer's resource name is of the project scanned: its projects/ segment is the
+// project's id, or a number (Google may spell a project by its number; the list was of this
+// project, so the number is its own).
+bool OfProject(const std::string& name, const std::string& project) {
+  const std::string named = core::SegmentAfter(name, "projects");
+  return named == project ||
+         (!named.empty() && std::all_of(named.begin(), named.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
 // The ledger entry a run would have written for what the scan found: what the one cloud delete
 // (DeleteCloudEntry, cleanup's) reads.
 state::LedgerEntry EntryOf(const LeakedResource& item) {
@@ -188,7 +197,9 @@ state::LedgerEntry EntryOf(const LeakedResource& item) {
   entry.kind = item.kind;
   entry.name = item.resource;
   entry.state = state::EntryState::kCreated;
-  const std::string project = core::SegmentAfter(item.resource, "projects");
+  // In the project scanned, whatever the list answer's name said (ScanLeaked left out those of
+  // another project).
+  const std::string& project = item.project;
   switch (item.kind) {
     case ResourceKind::kCluster:
     case ResourceKind::kNodePool: {
@@ -302,6 +313,14 @@ core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const Sc
   // that run deletes it. A leaked one is named tputrain-allow-iap-<network>.
   const std::set<std::string> unknown(ledgered.unreadable_runs.begin(), ledgered.unreadable_runs.end());
   std::erase_if(leaked, [&](const LeakedResource& item) { return unknown.contains(item.run_id); });
+  std::erase_if(leaked, [&](const LeakedResource& item) {
+    const bool named = item.kind == ResourceKind::kTpuVm || item.kind == ResourceKind::kQueuedResource ||
+                       item.kind == ResourceKind::kRepository;
+    if (!named || OfProject(item.resource, request.project)) return false;
+    env.reporter.Warn("left alone: " + std::string(state::KindName(item.kind)) + " " + item.resource +
+                      " came back in a list of project " + request.project + " but names another project");
+    return true;
+  });
   for (auto& item : leaked) item.project = request.project;
   return leaked;
 }

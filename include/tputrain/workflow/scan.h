@@ -67,14 +67,16 @@ core::Result<Ledgered> LedgeredKeys(const state::LedgerStore& store);
 // Lists clusters (with their node pools), TPU VMs, buckets and (in the regions of the request's
 // locations) Artifact Registry repositories of the project, keeps those with
 // the tputrain-run label, and drops those whose key is in `ledgered` or whose run's ledger
-// could not be read.
+// could not be read. A resource whose name in the list answer is of another project is left out
+// (with a warning): a scan never reaches past the project it was asked about.
 core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const ScanRequest& request,
                                                      const Ledgered& ledgered);
 
 // Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects,
 // repositories with their images),
-// each tier in parallel. Node pools of a cluster that is itself deleted go with it. Returns every
-// outcome; the first failure (after every tier ran) is the error, listing what was done.
+// each tier in parallel, each in the project scanned. Node pools of a cluster that is itself
+// deleted go with it. Returns every outcome; the first failure (after every tier ran) is the
+// error, listing what was done.
 core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::vector<LeakedResource>& leaked);
 
 // The command that deletes what a scan of `request` listed: every flag that chose the list
