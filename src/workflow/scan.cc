@@ -73,22 +73,32 @@ core::Status ScanClusters(ProvisionEnv& env, const ScanRequest& request, const K
     for (const auto& cluster : *clusters) {
       gcp::container::ClusterRef ref{request.project, cluster.location.empty() ? location : cluster.location,
                                      cluster.name};
+      std::vector<LeakedResource> pools;
+      // Pools of a run that the scan does not list: another run's, or a live one. (A pool with no
+      // run label is the cluster's own, its default pool: it goes with it.)
+      std::vector<std::string> held;
+      for (const auto& pool : cluster.node_pools) {
+        gcp::container::NodePoolRef pool_ref{ref, pool.name};
+        auto run = RunOf(pool.resource_labels, request.run_id);
+        if (!run || !Listed(request, ledgered, {ResourceKind::kNodePool, pool_ref.Name()}, pool.resource_labels)) {
+          if (auto owner = RunOf(pool.resource_labels, ""))
+            held.push_back("node pool " + pool.name + " of run " + *owner);
+          continue;
+        }
+        pools.push_back({ResourceKind::kNodePool, pool.name, pool_ref.Name(), *run, ref.location, ref.Name()});
+        auto slice = catalog::FindSliceByMachineType(pool.machine_type, pool.tpu_topology);
+        SetChips(pools.back(), slice ? std::optional(*slice) : std::nullopt,
+                 slice ? pool.node_count * slice->chips_per_host : 0, pool.resource_labels);
+        pools.back().capacity = PoolCapacityMode(pool.spot, !pool.reservation.empty(), pool.flex_start);
+      }
       if (auto run = RunOf(cluster.resource_labels, request.run_id);
           run && Listed(request, ledgered, {ResourceKind::kCluster, ref.Name()}, cluster.resource_labels)) {
         out.push_back({ResourceKind::kCluster, cluster.name, ref.Name(), *run, ref.location, ""});
         out.back().expires_at = ExpiresAt(cluster.resource_labels);
+        for (const auto& pool : pools) out.back().goes_with.push_back(pool.name);
+        for (const auto& pool : held) out.back().kept += (out.back().kept.empty() ? "it holds " : ", ") + pool;
       }
-      for (const auto& pool : cluster.node_pools) {
-        gcp::container::NodePoolRef pool_ref{ref, pool.name};
-        auto run = RunOf(pool.resource_labels, request.run_id);
-        if (run && Listed(request, ledgered, {ResourceKind::kNodePool, pool_ref.Name()}, pool.resource_labels)) {
-          out.push_back({ResourceKind::kNodePool, pool.name, pool_ref.Name(), *run, ref.location, ref.Name()});
-          auto slice = catalog::FindSliceByMachineType(pool.machine_type, pool.tpu_topology);
-          SetChips(out.back(), slice ? std::optional(*slice) : std::nullopt,
-                   slice ? pool.node_count * slice->chips_per_host : 0, pool.resource_labels);
-          out.back().capacity = PoolCapacityMode(pool.spot, !pool.reservation.empty(), pool.flex_start);
-        }
-      }
+      out.insert(out.end(), pools.begin(), pools.end());
     }
   }
   return {};
@@ -259,6 +269,8 @@ nlohmann::json ToJson(const LeakedResource& leaked) {
                    {"capacity", catalog::CapacityModeName(leaked.capacity)}};
   }
   if (leaked.expires_at > 0) json["expires_at"] = leaked.expires_at;
+  if (leaked.kind == ResourceKind::kCluster) json["goes_with"] = leaked.goes_with;
+  if (!leaked.kept.empty()) json["kept"] = leaked.kept;
   return json;
 }
 
@@ -330,17 +342,23 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
   ProvisionEnv unledgered = env;
   unledgered.ledger = nullptr;
   std::set<std::string> doomed_clusters;
-  for (const auto& item : leaked) {
-    if (item.kind == ResourceKind::kCluster) doomed_clusters.insert(item.resource);
-  }
   std::vector<Outcome> outcomes;
+  for (const auto& item : leaked) {
+    if (item.kind != ResourceKind::kCluster) continue;
+    if (item.kept.empty()) {
+      doomed_clusters.insert(item.resource);
+    } else {
+      outcomes.push_back(
+          {ResourceKind::kCluster, item.name, item.resource, OutcomeAction::kKeptShared, "", {{"kept", item.kept}}});
+    }
+  }
   std::string failures;
   std::optional<core::Error> first_error;
   for (ResourceKind kind : {ResourceKind::kNodePool, ResourceKind::kCluster, ResourceKind::kTpuVm,
                             ResourceKind::kQueuedResource, ResourceKind::kBucket, ResourceKind::kRepository}) {
     std::vector<const LeakedResource*> tier;
     for (const auto& item : leaked) {
-      if (item.kind != kind) continue;
+      if (item.kind != kind || (kind == ResourceKind::kCluster && !item.kept.empty())) continue;
       if (item.kind == ResourceKind::kNodePool && doomed_clusters.contains(item.cluster)) {
         outcomes.push_back({ResourceKind::kNodePool, item.name, item.resource, OutcomeAction::kGoesWithCluster, "",
                             nlohmann::json::object()});

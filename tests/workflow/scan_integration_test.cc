@@ -199,5 +199,41 @@ TEST_CASE(
   CHECK(NodesLeft(env) == std::vector<std::string>{"no-ttl", "tomorrow"});
 }
 
+TEST_CASE("the expired sweep leaves a cluster that holds another run's live node pool, and says so", "[integration]") {
+  EmulatorEnv env({}, "100ms");
+  REQUIRE(env.ready());
+  Ok(env, {"cluster", "create", "shared-c", "--location", "us-east5-b", "--tpu-type", "v6e-16", "--ttl", "1s", "--run",
+           "a"});
+  // Run b's pool in run a's cluster: live, no --ttl, its ledger here.
+  Ok(env, {"nodepool", "create", "b-pool", "--cluster", "shared-c", "--location", "us-east5-b", "--tpu-type", "v6e-16",
+           "--run", "b"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+
+  auto scan = env.Tputrain({"cleanup", "--scan", "--expired", "--format", "json"});
+  INFO(scan.out << scan.err);
+  REQUIRE(scan.exit_code == 0);
+  const json listed = json::parse(scan.out)["leaked"];
+  CHECK(Listed(json::parse(scan.out)) == std::set<std::string>{"cluster shared-c", "nodepool v6e-16"});
+  for (const auto& item : listed) {
+    if (item["kind"] != "cluster") continue;
+    CHECK(item["kept"] == "it holds node pool b-pool of run b");
+    CHECK(item["goes_with"] == json::array({"v6e-16"}));
+  }
+  auto table = env.Tputrain({"cleanup", "--scan", "--expired"});
+  CHECK(table.out.find("cluster shared-c stays: it holds node pool b-pool of run b") != std::string::npos);
+
+  auto deleted = env.Tputrain({"cleanup", "--scan", "--expired", "--delete-leaked", "--yes", "--format", "json"});
+  INFO(deleted.out << deleted.err);
+  REQUIRE(deleted.exit_code == 0);
+  const json state = env.State();
+  REQUIRE(HasKeyEndingWith(state["clusters"], "/clusters/shared-c"));
+  std::set<std::string> pools;
+  for (const auto& [key, cluster] : state["clusters"].items()) {
+    for (const auto& pool : cluster.value("nodePools", json::array())) pools.insert(pool.value("name", ""));
+  }
+  CHECK(pools.contains("b-pool"));        // run b's, live: untouched
+  CHECK_FALSE(pools.contains("v6e-16"));  // run a's, expired: deleted alone
+}
+
 }  // namespace
 }  // namespace tputrain::workflow::testing

@@ -2,6 +2,7 @@
 // say what the emulator never would: a resource named in another project. (The scan's behaviour
 // against the emulator is scan_integration_test's.)
 #include <algorithm>
+#include <map>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,54 @@ TEST_CASE("a scan leaves out what a list answer names in another project; --dele
   std::sort(urls.begin(), urls.end());
   CHECK(urls == std::vector<std::string>{"http://t/v2/projects/p/locations/us-east5-a/nodes/mine",
                                          "http://t/v2/projects/p/locations/us-east5-a/nodes/numbered"});
+}
+
+TEST_CASE("a listed cluster holding another run's node pool stays; its own listed pools are deleted one by one") {
+  FakeTransport transport;
+  FakeClock clock;
+  core::NullReporter reporter;
+  ProvisionEnv env{testing::RuntimeOn(clock, reporter), transport, {"http://c/", "http://t/", "http://s/storage/v1/"}};
+  const json expired = {{"tputrain-run", "a"}, {"tputrain-expires", "1000"}};
+  const json cluster = {
+      {"name", "shared"},
+      {"location", "us-east5-b"},
+      {"resourceLabels", expired},
+      {"nodePools",
+       {{{"name", "default-pool"}, {"config", {{"machineType", "e2-standard-4"}}}, {"initialNodeCount", 3}},
+        {{"name", "a-pool"}, {"config", {{"machineType", "ct6e-standard-4t"}, {"resourceLabels", expired}}}},
+        {{"name", "b-pool"},
+         {"config", {{"machineType", "ct6e-standard-4t"}, {"resourceLabels", {{"tputrain-run", "b"}}}}}}}}};
+  transport.On("GET", "http://c/v1/projects/p/locations/-/clusters",
+               {JsonReply(200, json{{"clusters", {cluster}}}.dump())});
+  transport.On("GET", "http://t/v2/projects/p/locations/-/nodes", {JsonReply(200, "{}")});
+  transport.On("GET", "http://t/v2/projects/p/locations/-/queuedResources", {JsonReply(200, "{}")});
+  transport.On("GET", "http://s/storage/v1/b?project=p", {JsonReply(200, "{}")});
+
+  ScanRequest request{"p", {}, {}, ""};
+  request.expired = true;
+  request.now_unix = 2000;
+  auto leaked = ScanLeaked(env, request, {});
+  REQUIRE(leaked);
+  REQUIRE(leaked->size() == 2);
+  CHECK((*leaked)[0].kind == ResourceKind::kCluster);
+  CHECK((*leaked)[0].goes_with == std::vector<std::string>{"a-pool"});
+  CHECK((*leaked)[0].kept == "it holds node pool b-pool of run b");
+  CHECK(ToJson((*leaked)[0])["kept"] == "it holds node pool b-pool of run b");
+  CHECK((*leaked)[1].name == "a-pool");
+
+  transport.On("DELETE", "/nodePools/a-pool",
+               {JsonReply(200, R"({"name": "projects/p/locations/us-east5-b/operations/o2", "status": "DONE"})")});
+  transport.On("GET", "/operations/o2",
+               {JsonReply(200, R"({"name": "projects/p/locations/us-east5-b/operations/o2", "status": "DONE"})")});
+  auto deleted = DeleteLeaked(env, *leaked);
+  REQUIRE(deleted);
+  CHECK(transport.Count("DELETE", "/clusters/shared") == 1);  // the pool's DELETE names its cluster
+  CHECK(transport.Count("DELETE", "/nodePools/a-pool") == 1);
+  CHECK(transport.Count("DELETE", "/nodePools/b-pool") == 0);
+  std::map<std::string, OutcomeAction> actions;
+  for (const auto& outcome : *deleted) actions[outcome.name] = outcome.action;
+  CHECK(actions.at("shared") == OutcomeAction::kKeptShared);
+  CHECK(actions.at("a-pool") == OutcomeAction::kDeleted);
 }
 
 TEST_CASE("the hint after a scan repeats every flag that chose the list") {

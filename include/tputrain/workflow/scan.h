@@ -45,6 +45,12 @@ struct LeakedResource {
   int chips = 0;
   catalog::CapacityMode capacity = catalog::CapacityMode::kOnDemand;
   int64_t expires_at = 0;  // the tputrain-expires label, 0 when none
+  // A cluster: its node pools the scan lists too, which go with it when it is deleted.
+  std::vector<std::string> goes_with;
+  // Why it stays although listed, empty when it goes: a cluster holding node pools of a run that
+  // the scan does not list (another run's, a live one) is not deleted, as deleting it would take
+  // them along; its own listed pools are deleted one by one instead.
+  std::string kept;
 };
 
 nlohmann::json ToJson(const LeakedResource& leaked);
@@ -75,8 +81,8 @@ core::Result<std::vector<LeakedResource>> ScanLeaked(ProvisionEnv& env, const Sc
 // Deletes `leaked` in cleanup order (node pools, clusters, TPU VMs, buckets with their objects,
 // repositories with their images),
 // each tier in parallel, each in the project scanned. Node pools of a cluster that is itself
-// deleted go with it. Returns every outcome; the first failure (after every tier ran) is the
-// error, listing what was done.
+// deleted go with it; a cluster that is `kept` stays (kKeptShared). Returns every outcome; the
+// first failure (after every tier ran) is the error, listing what was done.
 core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::vector<LeakedResource>& leaked);
 
 // The command that deletes what a scan of `request` listed: every flag that chose the list

@@ -59,6 +59,9 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
                       per_hour ? workflow::FormatMoney(*per_hour, currency) : (item.generation.empty() ? "" : "?")});
     }
     PrintTable(out, {"kind", "name", "location", "run", "$/h"}, rows, kResourceColumns);
+    for (const auto& item : leaked) {
+      if (!item.kept.empty()) out << state::KindName(item.kind) << " " << item.name << " stays: " << item.kept << "\n";
+    }
     out << (deleted != nullptr ? "TPU chips were burning " : "TPU chips burning ")
         << workflow::FormatMoney(total, currency) << "/h\n  (estimates at list price, before discounts and taxes)\n";
     if (prices != nullptr) out << PricesBrief(*prices) << "\n";
