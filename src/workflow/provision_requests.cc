@@ -67,17 +67,16 @@ core::Result<NodePoolCreateRequest::Resolved> NodePoolCreateRequest::Resolve() c
   in_cluster.location = cluster.location;
   auto pools = NodePoolsFor(name, in_cluster);
   if (!pools) return core::Fail(pools.error());
-  const auto& zones = failover.zones;
-  if (!pool.capacity.reservation.empty() && (zones.size() > 1 || (zones.size() == 1 && zones[0] == "auto"))) {
-    return core::Fail(core::Error::Usage("--zones: a reservation holds VMs of one zone; give that zone alone"));
-  }
-  if (!zones.empty() && !pool.node_locations.empty()) {
+  if (!failover.zones.empty() && !pool.node_locations.empty()) {
     return core::Fail(core::Error::Usage("--zones: conflicts with --node-locations (give one)"));
   }
   // --retry-until-up alone retries the cluster's own zone.
   const bool zonal = IsZone(cluster.location);
   auto resolved = ResolveFailover(failover, failover.retry_until_up && zonal ? cluster.location : "", cluster.location);
   if (!resolved) return core::Fail(resolved.error());
+  if (!pool.capacity.reservation.empty() && (resolved->zones.size() > 1 || resolved->auto_zones)) {
+    return core::Fail(core::Error::Usage("--zones: a reservation holds VMs of one zone; give that zone alone"));
+  }
   if (auto waits = CheckAsyncFailover(*resolved, async); !waits) return core::Fail(waits.error());
   if (failover.retry_until_up && resolved->zones.empty()) {
     return core::Fail(core::Error::Usage("--retry-until-up: name the zones to try with --zones (a regional cluster)"));

@@ -94,6 +94,30 @@ core::Status CheckAsyncFailover(const ZoneFailover& failover, bool async) {
                          "--retry-until-up) needs the wait; drop --async or give one zone"));
 }
 
+core::Result<std::vector<std::string>> ZonesOf(const std::vector<std::string>& given) {
+  std::vector<std::string> zones;
+  for (const auto& text : given) {
+    size_t start = 0;
+    while (true) {
+      const size_t comma = text.find(',', start);
+      std::string zone = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (zone.empty()) {
+        return core::Fail(
+            core::Error::Usage("--zones: expected zones separated by commas (us-east5-a,us-east5-b), "
+                               "got an empty one in '" +
+                               text + "'"));
+      }
+      zones.push_back(std::move(zone));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (zones.size() > 1 && std::find(zones.begin(), zones.end(), "auto") != zones.end()) {
+    return core::Fail(core::Error::Usage("--zones: auto stands alone (the zones that offer the type)"));
+  }
+  return zones;
+}
+
 core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std::string& location,
                                            const std::string& region_of) {
   ZoneFailover failover;
@@ -110,12 +134,19 @@ core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std
     if (!location.empty()) failover.zones.push_back(location);
     return failover;
   }
-  if (flags.zones.size() == 1 && flags.zones.front() == "auto") {
+  auto zones = ZonesOf(flags.zones);
+  if (!zones) return core::Fail(zones.error());
+  // A --zone that --zones leaves out would be dropped without a word.
+  if (!flags.replaced_zone.empty() && std::find(zones->begin(), zones->end(), flags.replaced_zone) == zones->end()) {
+    return core::Fail(core::Error::Usage("--zones: replaces --zone " + flags.replaced_zone +
+                                         ", which it does not list; give the zones to try in --zones alone"));
+  }
+  if (zones->size() == 1 && zones->front() == "auto") {
     failover.auto_zones = true;
     return failover;
   }
   std::set<std::string> seen;
-  for (const auto& zone : flags.zones) {
+  for (const auto& zone : *zones) {
     if (auto valid = gcp::CheckLocation("--zones", zone); !valid) return core::Fail(valid.error());
     if (internal::RegionOf(zone) == zone) {
       return core::Fail(core::Error::Usage("--zones: expected zones (us-east5-a), got the region '" + zone + "'"));

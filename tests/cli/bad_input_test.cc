@@ -329,6 +329,15 @@ const std::vector<BadInput>& Cases() {
       {"expired", {"cleanup", "--expired", "--run", "r", "--yes"}, "--expired"},
       {"expired", {"cleanup", "--expired", "--all", "--yes"}, "--expired"},
       {"expired", {"cleanup", "--expired", "--delete-leaked", "--yes"}, "--delete-leaked"},
+      // --zones: every element a zone, and not beside --zone (which it would replace)
+      {"zones", {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--zones", "us-east5-a,"}, "--zones"},
+      {"zones",
+       {"nodepool", "create", "p", "--cluster", "c", "--tpu-type", "v6e-16", "--zones", ",us-east5-a"},
+       "--zones"},
+      {"zones",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--location", "us-east5-b", "--zones",
+        "us-east5-a,us-east5-c"},
+       "--zones"},
   };
   return cases;
 }
@@ -377,6 +386,6 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.find(kHfToken) == std::string::npos);
   }
   // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes;
-  // 17-20: hf token files, setup files, ttl, expired
-  CHECK(families.size() == 20);
+  // 17-21: hf token files, setup files, ttl, expired, zones
+  CHECK(families.size() == 21);
 }

@@ -6,6 +6,7 @@
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/expiry.h"
 #include "tputrain/workflow/node_pools.h"
+#include "tputrain/workflow/zone_failover.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -99,6 +100,34 @@ TEST_CASE("a pool's capacity mode from GKE's fields: Spot, then a reservation, t
   CHECK(PoolCapacityMode(false, true, false) == CapacityMode::kReservation);
   CHECK(PoolCapacityMode(false, false, true) == CapacityMode::kFlexStart);
   CHECK(CapacityModeName(CapacityMode::kFlexStart) == "flex-start");
+}
+
+TEST_CASE("--zones is split here: an empty element is refused, not dropped; a --zone it leaves out is refused") {
+  CHECK(*ZonesOf({"us-east5-a,us-east5-b"}) == std::vector<std::string>{"us-east5-a", "us-east5-b"});
+  CHECK(*ZonesOf({"us-east5-a", "us-east5-c"}) == std::vector<std::string>{"us-east5-a", "us-east5-c"});
+  for (const std::vector<std::string>& given : std::vector<std::vector<std::string>>{
+           {"us-east5-a,"}, {",us-east5-a"}, {"us-east5-a,,us-east5-b"}, {""}, {"us-east5-a", ""}}) {
+    auto zones = ZonesOf(given);
+    REQUIRE_FALSE(zones);
+    CHECK(core::IsUsageError(zones.error()));
+    CHECK(zones.error().message.rfind("--zones: expected zones separated by commas", 0) == 0);
+  }
+  CHECK(ZonesOf({"auto,us-east5-a"}).error().message == "--zones: auto stands alone (the zones that offer the type)");
+
+  auto failover = ResolveFailover({{"us-east5-a,us-east5-b"}}, "");
+  REQUIRE(failover);
+  CHECK(failover->zones == std::vector<std::string>{"us-east5-a", "us-east5-b"});
+  CHECK(ResolveFailover({{"auto"}}, "")->auto_zones);
+  CHECK_FALSE(ResolveFailover({{"us-east5-a,"}}, ""));
+
+  FailoverFlags beside_zone{{"us-east5-a,us-east5-c"}};
+  beside_zone.replaced_zone = "us-east5-b";
+  auto dropped = ResolveFailover(beside_zone, "");
+  REQUIRE_FALSE(dropped);
+  CHECK(dropped.error().message ==
+        "--zones: replaces --zone us-east5-b, which it does not list; give the zones to try in --zones alone");
+  beside_zone.replaced_zone = "us-east5-c";  // listed: nothing is dropped
+  CHECK(ResolveFailover(beside_zone, ""));
 }
 
 TEST_CASE("--ttl makes an expiry label that fits: rounded up to the second, at most ten years") {

@@ -29,14 +29,24 @@ bool IsZone(const std::string& location);
 
 // The flags as typed.
 struct FailoverFlags {
-  std::vector<std::string> zones;  // --zones us-east5-a,us-east5-b, or auto
-  bool retry_until_up = false;     // --retry-until-up
-  std::string retry_gap;           // --retry-gap (default 30s)
+  // Each --zones as given: us-east5-a,us-east5-b (split here, so that an empty element is seen),
+  // or auto.
+  std::vector<std::string> zones;
+  bool retry_until_up = false;  // --retry-until-up
+  std::string retry_gap;        // --retry-gap (default 30s)
+  // The --zone (--location) given on the same command line, where --zones would replace it
+  // (tpu-vm create); empty where --location means something else (a node pool's cluster).
+  std::string replaced_zone;
 };
 
-// Checks the flags: zones only, no repeats, each in the region of `region_of` when it is given
-// (a GKE cluster's location: a pool's zones are its cluster's). With no --zones the plan is
-// `location` alone. Each failure is one usage line naming the flag.
+// The zones --zones names, in order: each value split at commas. An empty element (a trailing or
+// doubled comma, an unset variable) is a usage error naming --zones, as CLI11 would drop it.
+core::Result<std::vector<std::string>> ZonesOf(const std::vector<std::string>& given);
+
+// Checks the flags: zones only, no empty element, no repeats, each in the region of `region_of`
+// when it is given (a GKE cluster's location: a pool's zones are its cluster's), and listing the
+// --zone it replaces, if one was given. With no --zones the plan is `location` alone. Each failure is one
+// usage line naming the flag.
 core::Result<ZoneFailover> ResolveFailover(const FailoverFlags& flags, const std::string& location,
                                            const std::string& region_of = "");
 

@@ -18,7 +18,8 @@ void AddCapacityFlags(CLI::App* command, workflow::CapacityFlags& flags, bool fl
 }
 
 void AddFailoverFlags(CLI::App* command, workflow::FailoverFlags& flags, const char* zones_help) {
-  command->add_option("--zones", flags.zones, zones_help)->delimiter(',');
+  // Split by workflow::ZonesOf, not CLI11: CLI11 drops an empty element without a word.
+  command->add_option("--zones", flags.zones, zones_help);
   command->add_flag("--retry-until-up", flags.retry_until_up,
                     "After a round of --zones with no capacity, wait --retry-gap and go again (until --timeout)");
   command->add_option("--retry-gap", flags.retry_gap, "Wait between --retry-until-up rounds (default 30s)");

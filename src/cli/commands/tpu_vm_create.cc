@@ -25,11 +25,14 @@ core::Result<int> RunCreate(const TpuVmCreateOptions& options, Context& context)
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
   // --zones replaces --zone (and the configured one).
-  auto zone = options.failover.zones.empty() ? RequireSetting(context, "location")
-                                             : core::Result<std::string>(options.failover.zones.front());
+  workflow::FailoverFlags failover_flags = options.failover;
+  failover_flags.replaced_zone = context.global.location;
+  auto zone =
+      options.failover.zones.empty() ? RequireSetting(context, "location") : core::Result<std::string>(std::string());
   if (!zone) return core::Fail(zone.error());
-  auto failover = workflow::ResolveFailover(options.failover, *zone);
+  auto failover = workflow::ResolveFailover(failover_flags, *zone);
   if (!failover) return core::Fail(failover.error());
+  if (zone->empty()) *zone = failover->auto_zones ? "auto" : failover->zones.front();
   if (auto waits = workflow::CheckAsyncFailover(*failover, options.provision.async); !waits) {
     return core::Fail(waits.error());
   }
