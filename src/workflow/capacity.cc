@@ -201,16 +201,22 @@ core::Result<TpuVmCapacity> ResolveTpuVmCapacity(const TpuVmCapacityFlags& flags
       break;
     }
   }
+  std::chrono::seconds until{0};
   std::chrono::seconds after{0};
-  for (const auto& [text, flag, field] :
-       {std::tuple{&flags.valid_until, "--valid-until", &resolved.queueing.valid_until_duration},
-        std::tuple{&flags.valid_after, "--valid-after", &resolved.queueing.valid_after_duration}}) {
+  for (const auto& [text, flag, field, parsed] :
+       {std::tuple{&flags.valid_until, "--valid-until", &resolved.queueing.valid_until_duration, &until},
+        std::tuple{&flags.valid_after, "--valid-after", &resolved.queueing.valid_after_duration, &after}}) {
     if (text->empty()) continue;
     if (!resolved.queued) return core::Fail(core::Error::Usage(std::string(flag) + ": only with --queued"));
     auto seconds = Seconds(flag, *text);
     if (!seconds) return core::Fail(seconds.error());
     *field = ProtobufSeconds(*seconds);
-    if (field == &resolved.queueing.valid_after_duration) after = *seconds;
+    *parsed = *seconds;
+  }
+  // A window that ends before it opens would queue a request that can never be granted.
+  if (!flags.valid_until.empty() && !flags.valid_after.empty() && until <= after) {
+    return core::Fail(core::Error::Usage("--valid-until: expected a time after --valid-after (" + flags.valid_after +
+                                         "), got '" + flags.valid_until + "': the window would be empty"));
   }
   if (capacity->mode == CapacityMode::kReservation && flags.valid_until.empty()) {
     // The reservation was checked to hold the slice: a request still waiting long after is

@@ -338,6 +338,18 @@ const std::vector<BadInput>& Cases() {
        {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--location", "us-east5-b", "--zones",
         "us-east5-a,us-east5-c"},
        "--zones"},
+      // a queued resource's window must be one
+      {"valid-until",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--queued", "--valid-after", "2h", "--valid-until",
+        "1h"},
+       "--valid-until"},
+      {"valid-until",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--queued", "--valid-after", "1h", "--valid-until",
+        "1h"},
+       "--valid-until"},
+      {"valid-until",
+       {"tpu-vm", "create", "vm", "--accelerator-type", "v5p-8", "--queued", "--valid-until", "0s"},
+       "--valid-until"},
   };
   return cases;
 }
@@ -386,6 +398,6 @@ TEST_CASE("bad input of every family is one line naming its source, exit 2 (4 fo
     CHECK(result.err.find(kHfToken) == std::string::npos);
   }
   // 14: a flag the chosen engine does not take; 15: flags in conflict; 16: TPU shapes;
-  // 17-21: hf token files, setup files, ttl, expired, zones
-  CHECK(families.size() == 21);
+  // 17-22: hf token files, setup files, ttl, expired, zones, valid-until
+  CHECK(families.size() == 22);
 }

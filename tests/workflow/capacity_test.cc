@@ -130,6 +130,25 @@ TEST_CASE("--zones is split here: an empty element is refused, not dropped; a --
   CHECK(ResolveFailover(beside_zone, ""));
 }
 
+TEST_CASE("a queued resource's --valid-after/--valid-until window is one: it ends after it starts") {
+  TpuVmCapacityFlags flags;
+  flags.queued = true;
+  flags.valid_after = "1h";
+  flags.valid_until = "3h";
+  auto window = ResolveTpuVmCapacity(flags, "p", "us-east5-a");
+  REQUIRE(window);
+  CHECK(window->queueing.valid_after_duration == "3600s");
+  CHECK(window->queueing.valid_until_duration == "10800s");
+  for (const auto& until : {"1h", "30m"}) {
+    flags.valid_until = until;
+    auto empty = ResolveTpuVmCapacity(flags, "p", "us-east5-a");
+    REQUIRE_FALSE(empty);
+    CHECK(core::IsUsageError(empty.error()));
+    CHECK(empty.error().message == std::string("--valid-until: expected a time after --valid-after (1h), got '") +
+                                       until + "': the window would be empty");
+  }
+}
+
 TEST_CASE("--ttl makes an expiry label that fits: rounded up to the second, at most ten years") {
   const auto now = std::chrono::system_clock::time_point(std::chrono::milliseconds(1'800'000'000'500));
   CHECK(*ExpiresAt(now, "") == 0);
