@@ -8,7 +8,7 @@
 namespace tputrain::workflow {
 namespace {
 
-// The detail of a k8s-object entry naming the model it serves (RecordedServeObjects).
+// The detail of a k8s-object entry naming the model it serves (RecordedServe).
 constexpr const char* kServeModelField = "serve_model";
 
 // The CRD in `objects` that defines `group`/`kind`, if any.
@@ -59,20 +59,31 @@ core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8
   return resolved;
 }
 
-core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerStore* store, const std::string& run_id,
-                                                            const state::AccessRecord& access,
-                                                            const std::string& serve_model, const std::string& ns) {
-  std::vector<k8s::Object> objects;
-  if (store == nullptr || run_id.empty()) return objects;
-  auto ledger = store->Load(run_id);
-  // A run with no ledger yet recorded nothing to take down: the caller renders instead.
-  if (!ledger && ledger.error().kind == core::ErrorKind::kNotFound) return objects;
+core::Status CheckRecordedRun(const state::LedgerStore& store, const std::string& run_id) {
+  if (run_id.empty()) {
+    return core::Fail(core::Error::Usage(
+        "--run: serve down deletes what a run's serve up recorded; name the run (--run or TPUTRAIN_RUN; tputrain "
+        "runs list)"));
+  }
+  auto ledger = store.Load(run_id);
+  if (!ledger && ledger.error().kind == core::ErrorKind::kNotFound) {
+    return core::Fail(core::Error::Usage("--run: no run '" + run_id + "' in " + store.dir() +
+                                         " (tputrain runs list); nothing deleted"));
+  }
   if (!ledger) return core::Fail(ledger.error());
+  return {};
+}
+
+core::Result<ServedRecord> RecordedServe(const state::LedgerStore& store, const std::string& run_id,
+                                         const state::AccessRecord& access, const std::string& serve_model,
+                                         const std::string& ns) {
+  auto ledger = store.Load(run_id);
+  if (!ledger) return core::Fail(ledger.error());
+  ServedRecord record;
   const std::string on_cluster = access.Id() + "|";
-  for (const auto* entry : ledger->Live()) {
-    if (entry->kind != state::ResourceKind::kK8sObject || !entry->owned) continue;
-    if (!entry->name.starts_with(on_cluster)) continue;
-    const auto& details = entry->details;
+  for (const auto& entry : ledger->entries) {
+    if (entry.kind != state::ResourceKind::kK8sObject || !entry.name.starts_with(on_cluster)) continue;
+    const auto& details = entry.details;
     if (details.value(kServeModelField, "") != serve_model) continue;
     k8s::Object object;
     object.api_version = details.value("api_version", "");
@@ -80,16 +91,36 @@ core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerS
     object.ns = details.value("namespace", "");
     object.name = details.value("name", "");
     if (object.api_version.empty() || object.kind.empty() || object.name.empty()) {
-      return core::Fail(core::Error::Internal("run ledger " + run_id + ": k8s-object " + entry->name +
+      return core::Fail(core::Error::Internal("run ledger " + run_id + ": k8s-object " + entry.name +
                                               " lacks api_version, kind or name"));
     }
     if (!ns.empty() && !object.ns.empty() && object.ns != ns) continue;
+    record.recorded = true;
+    if (entry.state == state::EntryState::kDeleted || !entry.owned) continue;
     object.json = {{"apiVersion", object.api_version}, {"kind", object.kind}, {"metadata", {{"name", object.name}}}};
     if (!object.ns.empty()) object.json["metadata"]["namespace"] = object.ns;
     object.source = "run " + run_id;
-    objects.push_back(std::move(object));
+    record.live.push_back(std::move(object));
   }
-  return objects;
+  return record;
+}
+
+core::Result<std::vector<k8s::Object>> RecordedAmong(RecordedDeleteEnv& env, const std::vector<k8s::Object>& objects,
+                                                     const std::string& ns) {
+  std::vector<k8s::Object> held;
+  if (env.store == nullptr || env.run_id.empty()) return held;
+  auto ledger = env.store->Load(env.run_id);
+  if (!ledger) return core::Fail(ledger.error());
+  std::set<std::string> owned;
+  for (const auto* entry : ledger->Live()) {
+    if (entry->kind == state::ResourceKind::kK8sObject && entry->owned) owned.insert(entry->name);
+  }
+  auto resolved = ResolveObjects(env.client, env.discovery, objects, ns);
+  if (!resolved) return core::Fail(resolved.error());
+  for (auto& item : *resolved) {
+    if (owned.contains(K8sObjectEntry(env.access, item.object, true).name)) held.push_back(std::move(item.object));
+  }
+  return held;
 }
 
 core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(

@@ -92,6 +92,14 @@ RecordedDeleteEnv RecordedDeleteEnvOf(Root& root, const KubeAccessFlags& access,
       &store,         run ? *run : ""};
 }
 
+core::Result<LedgerFlags> RecordedRunOf(Root& root, const LedgerFlags& ledger) {
+  state::LedgerStore& store = root.Ledger(ledger.state_dir);
+  auto run = store.ResolveRun(ledger.run_id, root.env(), /*create=*/false);
+  if (!run) return core::Fail(run.error());
+  if (auto known = CheckRecordedRun(store, *run); !known) return core::Fail(known.error());
+  return LedgerFlags{*run, ledger.state_dir};
+}
+
 core::Result<std::unique_ptr<RecordedDelete>> OpenRecordedDelete(Root& root, const KubeAccessFlags& access,
                                                                  const LedgerFlags& flags) {
   auto connection = ConnectCluster(root, access);

@@ -96,17 +96,51 @@ k8s::DeleteOptions DownOptions(const std::string& ns, bool dry_run) {
   return options;
 }
 
-core::Result<std::optional<std::vector<k8s::DeleteResult>>> DeleteServed(RecordedDeleteEnv& env,
-                                                                         const std::string& model,
-                                                                         const k8s::DeleteOptions& options) {
-  auto recorded = RecordedServeObjects(env.store, env.run_id, env.access, model, options.ns);
-  if (!recorded) return core::Fail(recorded.error());
-  if (recorded->empty()) return std::optional<std::vector<k8s::DeleteResult>>();
-  env.reporter.Info("serve down " + model + ": the " + std::to_string(recorded->size()) + " objects run " + env.run_id +
-                    " applied for it, from its ledger");
-  auto deleted = DeleteRecorded(env, std::move(*recorded), options);
-  if (!deleted) return core::Fail(deleted.error());
-  return std::optional{std::move(*deleted)};
+core::Result<Doomed> ServedToDelete(RecordedDeleteEnv& env, const std::string& model, const std::string& ns,
+                                    const Render& render) {
+  if (env.store == nullptr) return core::Fail(core::Error::Internal("serve down without a run ledger"));
+  if (auto known = CheckRecordedRun(*env.store, env.run_id); !known) return core::Fail(known.error());
+  auto record = RecordedServe(*env.store, env.run_id, env.access, model, ns);
+  if (!record) return core::Fail(record.error());
+  Doomed doomed;
+  doomed.objects = std::move(record->live);
+  std::string whence = "that run " + env.run_id + " applied for it, from its ledger";
+  if (!record->recorded && render) {
+    // A run of a release that did not record the model: the template again, and of its objects
+    // only those the run's ledger holds as its own.
+    auto rendered = render();
+    if (!rendered) return core::Fail(rendered.error());
+    auto held = RecordedAmong(env, *rendered, ns);
+    if (!held) return core::Fail(held.error());
+    doomed.objects = std::move(*held);
+    whence = "of its template that run " + env.run_id + "'s ledger holds";
+  }
+  const std::string subject = "serve down " + model + ": ";
+  if (!doomed.objects.empty()) {
+    doomed.said = subject + "the " + std::to_string(doomed.objects.size()) + " objects " + whence;
+  } else if (record->recorded) {
+    doomed.said = subject + "what run " + env.run_id + " applied for it is deleted already; nothing to delete";
+  } else {
+    return core::Fail(core::Error::Make(core::ErrorKind::kNotFound,
+                                        subject + "run " + env.run_id + " recorded nothing applied for it on this " +
+                                            "cluster" + (ns.empty() ? "" : " in namespace " + ns) +
+                                            ", so nothing was deleted (tputrain runs show --run " + env.run_id + ")"));
+  }
+  return doomed;
+}
+
+core::Result<std::vector<k8s::DeleteResult>> DeleteDoomed(RecordedDeleteEnv& env, Doomed doomed,
+                                                          const k8s::DeleteOptions& options) {
+  env.reporter.Info(doomed.said);
+  if (doomed.objects.empty()) return std::vector<k8s::DeleteResult>{};
+  return DeleteRecorded(env, std::move(doomed.objects), options);
+}
+
+core::Result<std::vector<k8s::DeleteResult>> DeleteServed(RecordedDeleteEnv& env, const std::string& model,
+                                                          const k8s::DeleteOptions& options, const Render& render) {
+  auto doomed = ServedToDelete(env, model, options.ns, render);
+  if (!doomed) return core::Fail(doomed.error());
+  return DeleteDoomed(env, std::move(*doomed), options);
 }
 
 core::Status SelectCapacity(std::vector<k8s::Object>& objects, CapacityMode mode, const std::string& template_name) {

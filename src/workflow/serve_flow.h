@@ -99,12 +99,28 @@ struct Progress {
   }
 };
 
-// `serve down --model M`: what the run's ledger records `serve up` applied for M, deleted (and
-// said so); nullopt when it records none.
 k8s::DeleteOptions DownOptions(const std::string& ns, bool dry_run);  // each deletion awaited, 5 min
-core::Result<std::optional<std::vector<k8s::DeleteResult>>> DeleteServed(RecordedDeleteEnv& env,
-                                                                         const std::string& model,
-                                                                         const k8s::DeleteOptions& options);
+
+// `serve down --model M`: only what is the run's. The run must have a ledger (a usage error, as
+// `cleanup --run` gives, otherwise). What its ledger records `serve up` applied for M on this
+// cluster (in `ns` when given), live and its own, is to be deleted. A run that recorded nothing
+// for M: with `render`, the template's objects rendered again (a run of a release that did not
+// record the model) of which only those the ledger holds as the run's own; none of those either
+// fails (kNotFound) saying that nothing was deleted. What the run applied for M, all deleted
+// already: nothing to delete, no failure. `said` tells which, for the reporter.
+struct Doomed {
+  std::vector<k8s::Object> objects;
+  std::string said;
+};
+using Render = std::function<core::Result<std::vector<k8s::Object>>()>;
+core::Result<Doomed> ServedToDelete(RecordedDeleteEnv& env, const std::string& model, const std::string& ns,
+                                    const Render& render = {});
+// Says what is deleted, then deletes it (DeleteRecorded).
+core::Result<std::vector<k8s::DeleteResult>> DeleteDoomed(RecordedDeleteEnv& env, Doomed doomed,
+                                                          const k8s::DeleteOptions& options);
+// The two in turn.
+core::Result<std::vector<k8s::DeleteResult>> DeleteServed(RecordedDeleteEnv& env, const std::string& model,
+                                                          const k8s::DeleteOptions& options, const Render& render = {});
 
 // One server workload (JetStream's LeaderWorkerSet, vLLM's Deployment or LeaderWorkerSet) and how
 // to look at it.

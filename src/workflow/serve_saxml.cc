@@ -204,7 +204,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
       "saxml",
       request.ns,
       rendered->objects,
-      "",
+      request.model.id,  // what serve down --engine saxml finds them by
       {{"jobset", kJobSetApiVersion, kJobSetKind, env.load_jobset_manifest}},
       {request.create_nodepool, request.nodepool.empty() ? "saxml-" + outcome.tpu_type : request.nodepool,
        outcome.tpu_type,

@@ -1,6 +1,7 @@
 // Saxml's presets, and what is asked of sax-http besides generate: a model's state, its
 // unpublishing, and `serve down`.
 #include "saxml_render.h"
+#include "serve_flow.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/render/render.h"
@@ -62,6 +63,14 @@ core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::s
   return core::Fail(response.error());
 }
 
+core::Result<bool> PublishedByRun(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target) {
+  if (env.store == nullptr || env.run_id.empty()) return false;
+  auto ledger = env.store->Load(env.run_id);
+  if (!ledger) return core::Fail(ledger.error());
+  const auto* entry = ledger->Find(state::ResourceKind::kServedModel, ServedModelEntry(model, target).name);
+  return entry != nullptr && entry->owned && entry->state != state::EntryState::kDeleted;
+}
+
 void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target) {
   if (env.store == nullptr || env.run_id.empty()) return;
   const std::string key = ServedModelEntry(model, target).name;
@@ -73,13 +82,31 @@ void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, c
 
 core::Result<SaxmlDownOutcome> SaxmlDown(RecordedDeleteEnv& env, http::Transport& transport,
                                          const SaxmlDownRequest& request) {
-  SaxmlRender render{request.tpu_type, request.replicas,      false,
-                     request.sets,     request.configuration, request.template_dirs};
-  auto rendered = RenderSaxml(render);
-  if (!rendered) return core::Fail(rendered.error());
+  auto render = [&]() -> core::Result<std::vector<k8s::Object>> {
+    SaxmlRender values{request.tpu_type, request.replicas, false, request.sets, {}, request.template_dirs};
+    if (request.configuration) {
+      auto configuration = request.configuration();
+      if (!configuration) return core::Fail(configuration.error());
+      values.configuration = std::move(*configuration);
+    }
+    auto rendered = RenderSaxml(values);
+    if (!rendered) return core::Fail(rendered.error());
+    return std::move(rendered->objects);
+  };
+  const k8s::DeleteOptions options = serve_flow::DownOptions(request.ns, request.dry_run);
+  // What is the run's is settled before anything is sent: a run that holds nothing unpublishes nothing.
+  auto doomed = serve_flow::ServedToDelete(env, request.model_id, request.ns, render);
+  if (!doomed) return core::Fail(doomed.error());
   const std::string ns = request.ns.empty() ? env.client.default_namespace() : request.ns;
   SaxmlDownOutcome outcome;
-  if (!request.dry_run) {
+  serving::SaxModel model{request.model_id, "", "", 0};
+  auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
+  const SaxHttpTarget target{ns, engine->DefaultService(), engine->DefaultPort(), env.access};
+  const auto published = PublishedByRun(env, model, target);
+  if (!published) return core::Fail(published.error());
+  if (!request.dry_run && !*published) {
+    outcome.unpublish_note = "not unpublished: run " + env.run_id + " did not publish it";
+  } else if (!request.dry_run) {
     ServeEndpoint endpoint{transport, SaxHttpEndpoint(env.client.server(), ns), env.clock, std::chrono::seconds(60)};
     auto unpublished = UnpublishSaxModel(endpoint, request.model_id);
     if (unpublished) {
@@ -92,16 +119,9 @@ core::Result<SaxmlDownOutcome> SaxmlDown(RecordedDeleteEnv& env, http::Transport
     } else {
       return core::Fail(unpublished.error());
     }
-    serving::SaxModel model{request.model_id, "", "", 0};
-    auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
-    RecordUnpublished(env, model, {ns, engine->DefaultService(), engine->DefaultPort(), env.access});
+    RecordUnpublished(env, model, target);
   }
-  k8s::DeleteOptions options;
-  options.ns = request.ns;
-  options.dry_run = request.dry_run;
-  options.wait = true;
-  options.timeout = std::chrono::minutes(5);
-  auto deleted = DeleteRecorded(env, std::move(rendered->objects), options);
+  auto deleted = serve_flow::DeleteDoomed(env, std::move(*doomed), options);
   if (!deleted) return core::Fail(deleted.error());
   outcome.deleted = std::move(*deleted);
   return outcome;

@@ -99,25 +99,27 @@ core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& requ
 }
 
 core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request) {
-  const k8s::DeleteOptions options = serve_flow::DownOptions(request.ns, request.dry_run);
-  auto served = serve_flow::DeleteServed(env, request.model, options);
-  if (!served) return core::Fail(served.error());
-  if (*served) return std::move(**served);
-  // A run that recorded none (an older release's, or another run's objects): the template
-  // rendered again with the values given, as serve up rendered it.
-  auto template_name = ServeTemplateFor(request.model, request.disaggregated);
-  if (!template_name) return core::Fail(template_name.error());
-  auto plan = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "", 0});
-  if (!plan) return core::Fail(plan.error());
-  ServeUpRequest as_up;
-  as_up.model = request.model;
-  as_up.sets = request.sets;
-  as_up.configuration = request.configuration;
-  as_up.template_dirs = request.template_dirs;
-  auto rendered =
-      RenderServe(as_up, *template_name, request.tpu_type.empty() ? plan->slice.accelerator_type : request.tpu_type);
-  if (!rendered) return core::Fail(rendered.error());
-  return DeleteRecorded(env, std::move(rendered->objects), options);
+  // Only for a run whose ledger does not name the model's objects: rendered as serve up did.
+  auto render = [&]() -> core::Result<std::vector<k8s::Object>> {
+    auto template_name = ServeTemplateFor(request.model, request.disaggregated);
+    if (!template_name) return core::Fail(template_name.error());
+    auto plan = catalog::PlanSlice({request.model, catalog::WorkloadMode::kServe, "", "", 0});
+    if (!plan) return core::Fail(plan.error());
+    ServeUpRequest as_up;
+    as_up.model = request.model;
+    as_up.sets = request.sets;
+    if (request.configuration) {
+      auto configuration = request.configuration();
+      if (!configuration) return core::Fail(configuration.error());
+      as_up.configuration = std::move(*configuration);
+    }
+    as_up.template_dirs = request.template_dirs;
+    auto rendered =
+        RenderServe(as_up, *template_name, request.tpu_type.empty() ? plan->slice.accelerator_type : request.tpu_type);
+    if (!rendered) return core::Fail(rendered.error());
+    return std::move(rendered->objects);
+  };
+  return serve_flow::DeleteServed(env, request.model, serve_flow::DownOptions(request.ns, request.dry_run), render);
 }
 
 }  // namespace tputrain::workflow

@@ -83,11 +83,8 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
 
 core::Result<std::vector<k8s::DeleteResult>> VllmDown(RecordedDeleteEnv& env, const std::string& model,
                                                       const std::string& ns, bool dry_run) {
-  auto served = serve_flow::DeleteServed(env, model, serve_flow::DownOptions(ns, dry_run));
-  if (!served) return core::Fail(served.error());
-  if (*served) return std::move(**served);
-  env.reporter.Info("serve down " + model + ": run " + env.run_id + " recorded nothing applied for it");
-  return std::vector<k8s::DeleteResult>{};
+  // Every release that served vLLM recorded the model: nothing is rendered again.
+  return serve_flow::DeleteServed(env, model, serve_flow::DownOptions(ns, dry_run));
 }
 
 }  // namespace tputrain::workflow

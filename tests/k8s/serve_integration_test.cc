@@ -271,13 +271,61 @@ TEST_CASE("serve down takes down what the run applied for the model, from its le
   CHECK_FALSE(Exists(server.admin(), lws_path));
   CHECK_FALSE(Exists(server.admin(), svc_path));
 
-  // Nothing of the model is left in the ledger: a second down finds nothing there, renders the
-  // defaults, and finds none of those either.
+  // Nothing of the model is left in the ledger: a second down deletes nothing, says so, and is
+  // no failure (a script may run it twice).
   auto again = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes", "--format", "json"}));
   INFO(again.err);
   CHECK(again.exit_code == 0);
-  CHECK(again.err.find("from its ledger") == std::string::npos);
-  for (const auto& row : nlohmann::json::parse(again.out)) CHECK(row["deleted"] == false);
+  CHECK(again.err.find("is deleted already; nothing to delete") != std::string::npos);
+  CHECK(nlohmann::json::parse(again.out).empty());
+  std::filesystem::remove_all(state_template);
+}
+
+TEST_CASE(
+    "serve down deletes nothing a run did not record, for an unknown run or one that applied nothing for the model",
+    "[integration]") {
+  auto& server = Plane().server();
+  const std::string ns = server.NewNamespace("servedown-foreign");
+  char state_template[] = "/tmp/tputrain-serve-state-XXXXXX";
+  REQUIRE(mkdtemp(state_template) != nullptr);
+  ServeRun run{server.WriteKubeconfig("servedown-" + ns, server.admin_token(), ns), state_template};
+  // Another workload's LeaderWorkerSet and Service, of the names seed 002's template renders.
+  const std::string lws_path =
+      "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets/jetstream-pathways";
+  const std::string svc_path = "/api/v1/namespaces/" + ns + "/services/jetstream-svc";
+  CreateObject(server.admin(), "/api/v1/namespaces/" + ns + "/services",
+               {{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", "jetstream-svc"}}},
+                {"spec", {{"ports", {{{"port", 8000}}}}, {"selector", {{"app", "theirs"}}}}}});
+  CreateObject(server.admin(), "/apis/leaderworkerset.x-k8s.io/v1/namespaces/" + ns + "/leaderworkersets",
+               nlohmann::json::parse(R"({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                 "metadata": {"name": "jetstream-pathways"},
+                 "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 1, "workerTemplate": {"spec":
+                   {"containers": [{"name": "c", "image": "theirs:v1"}]}}}}})"));
+
+  // A fresh CI run id, or a typo in --run: no ledger at all. Refused as cleanup --run refuses it.
+  auto options = run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes"});
+  for (auto& arg : options.argv) {
+    if (arg == "r-serve") arg = "r-typo";
+  }
+  auto unknown = RunProcess(options);
+  INFO(unknown.err);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.rfind("ERROR: --run: no run 'r-typo' in " + std::string(state_template), 0) == 0);
+  CHECK(unknown.err.find("nothing deleted") != std::string::npos);
+  CHECK(Exists(server.admin(), lws_path));
+  CHECK(Exists(server.admin(), svc_path));
+
+  // A run that exists but applied nothing for the model: nothing deleted, and it fails saying so.
+  WriteTextFile(std::string(state_template) + "/r-serve.json", R"({"version": 1, "run_id": "r-serve", "entries": []})");
+  auto nothing = RunProcess(run.Options({"serve", "down", "--model", "llama3.1-405b", "--yes"}));
+  INFO(nothing.err);
+  CHECK(nothing.exit_code == 1);
+  CHECK(nothing.err.find("run r-serve recorded nothing applied for it on this cluster") != std::string::npos);
+  CHECK(nothing.err.find("nothing was deleted") != std::string::npos);
+  CHECK(Exists(server.admin(), lws_path));
+  CHECK(Exists(server.admin(), svc_path));
   std::filesystem::remove_all(state_template);
 }
 

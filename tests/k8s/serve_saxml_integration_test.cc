@@ -423,6 +423,20 @@ TEST_CASE(
                      "/services/sax-http-lb:8888/proxy/unpublish") != std::string::npos);
   CHECK(sax.Direct("GET", "/listcell", {{"model", kModel}}).status == 200);  // still published
   CHECK(Exists(server.admin(), service_path));
+
+  // The run's ledger holds every object it applied for the model: no BUCKET is needed again.
+  auto options = run.Options({"serve", "down", "--model", "saxml-175b-test", "--yes", "--format", "json"});
+  options.env["TPUTRAIN_BUCKET"] = std::nullopt;
+  auto down = RunProcess(options, std::chrono::seconds(300));
+  INFO(down.err);
+  REQUIRE(down.exit_code == 0);
+  CHECK(down.err.find("from its ledger") != std::string::npos);
+  const auto taken = nlohmann::json::parse(down.out);
+  CHECK(taken["unpublished"] == true);
+  CHECK(taken["deleted"].size() == 5);
+  for (const auto& row : taken["deleted"]) CHECK(row["deleted"] == true);
+  CHECK_FALSE(Exists(server.admin(), service_path));
+  CHECK_FALSE(Exists(server.admin(), jobset_path));
 }
 
 }  // namespace

@@ -151,10 +151,20 @@ TEST_CASE(
   for (const auto& path : {deployment, service, secret}) CHECK_FALSE(world.Exists(path));
   CHECK(WaitFor([&] { return !world.Exists("/api/v1/namespaces/" + ns + "/pods/" + pod); }, std::chrono::minutes(2)));
 
-  // Nothing of the model left in the ledger: a second down deletes nothing.
+  // Nothing of the model left in the ledger: a second down deletes nothing, and says so.
   auto again = RunProcess(world.Tputrain(ns, {"serve", "down", "--engine", "vllm", "--model", "llama3-8b", "--yes"}));
   CHECK(again.exit_code == 0);
-  CHECK(again.err.find("recorded nothing applied for it") != std::string::npos);
+  CHECK(again.err.find("is deleted already; nothing to delete") != std::string::npos);
+
+  // A typo in --run: no such run, nothing deleted, refused as cleanup --run refuses it.
+  auto options = world.Tputrain(ns, {"serve", "down", "--engine", "vllm", "--model", "llama3-8b", "--yes"});
+  for (auto& arg : options.argv) {
+    if (arg == "vllm-" + ns) arg = "vllm-typo";
+  }
+  auto typo = RunProcess(options);
+  INFO(typo.err);
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.rfind("ERROR: --run: no run 'vllm-typo'", 0) == 0);
 }
 
 TEST_CASE("serve up --engine vllm: a slice no node offers ends the wait at once with the scheduler's reason",

@@ -47,12 +47,20 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
     RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
     const std::function<void(const k8s::ApplyResult&)>& on_applied = {}, const std::string& serve_model = {});
 
-// The objects the run recorded as applied for `serve_model` on the cluster `access` names (in
-// `ns` when it is not empty), live and owned, in the order they were applied: what `serve down`
-// deletes. Empty when the run recorded none (nothing served, or a run of an older release).
-core::Result<std::vector<k8s::Object>> RecordedServeObjects(const state::LedgerStore* store, const std::string& run_id,
-                                                            const state::AccessRecord& access,
-                                                            const std::string& serve_model, const std::string& ns);
+// What a run's ledger records `serve up` applied for `serve_model` on the cluster `access` names
+// (in `ns` when it is not empty).
+struct ServedRecord {
+  bool recorded = false;          // it recorded objects for the model there, deleted since or not
+  std::vector<k8s::Object> live;  // those still live and the run's own, in the order applied: what serve down deletes
+};
+core::Result<ServedRecord> RecordedServe(const state::LedgerStore& store, const std::string& run_id,
+                                         const state::AccessRecord& access, const std::string& serve_model,
+                                         const std::string& ns);
+
+// The run `serve down` deletes from, resolved from --run, TPUTRAIN_RUN or the current run: it must
+// have a ledger in `store`, or nothing can be the run's. A usage error as `cleanup --run` gives for
+// an unknown run (exit 2), before any call.
+core::Status CheckRecordedRun(const state::LedgerStore& store, const std::string& run_id);
 
 struct RecordedDeleteEnv : core::Runtime {
   k8s::Client& client;
@@ -62,6 +70,11 @@ struct RecordedDeleteEnv : core::Runtime {
   state::LedgerStore* store = nullptr;
   std::string run_id;
 };
+
+// Those of `objects` (as rendered: their namespaces filled in here) that the run's ledger holds
+// live and owned on the env's cluster, in their order: what a template rendered again may delete.
+core::Result<std::vector<k8s::Object>> RecordedAmong(RecordedDeleteEnv& env, const std::vector<k8s::Object>& objects,
+                                                     const std::string& ns);
 
 // Deletes `objects` (k8s::Delete: reverse order, waiting as `options` say) and marks each one the
 // run's ledger holds as deleted, so a later cleanup does not look for it again. A dry run marks

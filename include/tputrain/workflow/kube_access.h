@@ -90,6 +90,10 @@ core::Result<std::unique_ptr<RecordedDelete>> OpenRecordedDelete(Root& root, con
 RecordedDeleteEnv RecordedDeleteEnvOf(Root& root, const KubeAccessFlags& access, const k8s::Connection& connection,
                                       const LedgerFlags& ledger);
 
+// The run serve down deletes from (--run, else TPUTRAIN_RUN, else the current one), which must
+// have a ledger (CheckRecordedRun), resolved before the cluster is reached: `ledger` naming it.
+core::Result<LedgerFlags> RecordedRunOf(Root& root, const LedgerFlags& ledger);
+
 // --raycluster NAME and how its cluster is reached.
 struct RayClusterFlags {
   std::string name;

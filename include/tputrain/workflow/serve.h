@@ -132,15 +132,21 @@ std::chrono::milliseconds ServeTimeout(double parameters);
 // with its container's last log lines.
 core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request);
 
+// The configuration's values under the templates' names (BUCKET, PROJECT_ID, ...), read only when
+// a template must be rendered again.
+using ConfigurationLoader = std::function<core::Result<std::map<std::string, std::string>>()>;
+
 // `tputrain serve down`: the objects the run's `serve up` applied for the model, as its ledger
-// records them (no template values needed), deleted and marked so; node pools stay. A run whose
-// ledger names none renders the template again from the values given, as before.
+// records them (no template values needed), deleted and marked so; node pools stay. Only what the
+// run's ledger holds as its own is ever deleted: a run whose ledger names none for the model
+// (an older release's) renders the template again from the values given, and deletes only those
+// of its objects the ledger holds (serve_flow::DeleteServed).
 struct ServeDownRequest {
   std::string model;
   bool disaggregated = false;
   std::string tpu_type;
   std::vector<std::string> sets;
-  std::map<std::string, std::string> configuration;
+  ConfigurationLoader configuration;
   std::vector<std::string> template_dirs;
   std::string ns;
   bool dry_run = false;

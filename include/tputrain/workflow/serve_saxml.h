@@ -85,17 +85,23 @@ core::Result<serving::SaxCellEntry> ListSaxModel(const ServeEndpoint& endpoint, 
 // Unpublishes the model; false when the cell did not have it.
 core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::string& id);
 
+// Whether the run's ledger holds the model as published by the run (live, not adopted).
+core::Result<bool> PublishedByRun(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target);
 // Marks a served-model entry of the run deleted, when the run's ledger holds it.
 void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target);
 
-// `serve down --engine saxml`: the model unpublished first (while sax-http still runs), then the
-// objects `serve up` rendered deleted; node pools stay.
+// `serve down --engine saxml`: only what the run's ledger holds (serve_flow::DeleteServed): the
+// objects serve up applied for the model, found by its id (no BUCKET or other value needed; a run
+// of a release that did not record the id renders the template again, and only those of its
+// objects the ledger holds go). Then the model is unpublished first (while sax-http still runs)
+// when the run published it, and the objects deleted; node pools stay. An unknown run, or one
+// that recorded nothing for the model, unpublishes and deletes nothing.
 struct SaxmlDownRequest {
   std::string model_id;
   std::string tpu_type;
   int64_t replicas = 1;
   std::vector<std::string> sets;
-  std::map<std::string, std::string> configuration;
+  ConfigurationLoader configuration;  // read only to render the template again
   std::vector<std::string> template_dirs;
   std::string ns;
   bool dry_run = false;

@@ -81,16 +81,18 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
                                  "Delete the serving objects of " + flags.model + " (node pools stay)?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
+  auto run = workflow::RecordedRunOf(context.stack(), {flags.ledger.run_id, flags.ledger.state_dir});
+  if (!run) return core::Fail(run.error());
   // Not the run's bucket: what to delete comes from its ledger; values only for an older run's.
-  auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger, false});
-  if (!configuration) return core::Fail(configuration.error());
+  workflow::ConfigurationLoader configuration = [&flags, &context] {
+    return ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger, false});
+  };
   workflow::Root& stack = context.stack();
   auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
-                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection, *run);
   workflow::ServeDownRequest request{flags.model,     flags.disaggregated,   flags.tpu_type,
-                                     flags.sets,      *configuration,        stack.BuiltinTemplateDirs(),
+                                     flags.sets,      configuration,         stack.BuiltinTemplateDirs(),
                                      flags.access.ns, context.global.dry_run};
   auto deleted = workflow::ServeDown(env, request);
   if (!deleted) return core::Fail(deleted.error());

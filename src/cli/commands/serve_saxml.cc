@@ -141,18 +141,21 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
                                  "Unpublish " + *id + " and delete the Saxml servers (node pools stay)?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
-  auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
-  if (!configuration) return core::Fail(configuration.error());
+  auto run = workflow::RecordedRunOf(context.stack(), {flags.ledger.run_id, flags.ledger.state_dir});
+  if (!run) return core::Fail(run.error());
+  // BUCKET only to render the template again, for a run whose ledger does not name the model.
+  workflow::ConfigurationLoader configuration = [&flags, &context] {
+    return ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
+  };
   workflow::Root& stack = context.stack();
   auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
-                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection, *run);
   workflow::SaxmlDownRequest request{*id,
                                      tpu_type,
                                      *replicas,
                                      flags.sets,
-                                     *configuration,
+                                     configuration,
                                      stack.BuiltinTemplateDirs(),
                                      flags.access.ns,
                                      context.global.dry_run};

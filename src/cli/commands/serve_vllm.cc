@@ -97,10 +97,11 @@ core::Result<int> RunVllmDown(const DownFlags& flags, Context& context) {
                                  "Delete what serve up applied for " + flags.model + " (node pools stay)?");
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
+  auto run = workflow::RecordedRunOf(context.stack(), {flags.ledger.run_id, flags.ledger.state_dir});
+  if (!run) return core::Fail(run.error());
   auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
-  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
-                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
+  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection, *run);
   auto deleted = workflow::VllmDown(env, flags.model, flags.access.ns, context.global.dry_run);
   if (!deleted) return core::Fail(deleted.error());
   return PrintDeleted(context, *deleted);
