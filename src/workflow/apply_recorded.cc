@@ -25,6 +25,20 @@ const k8s::Object* DefiningCrd(const std::vector<k8s::Object>& objects, const st
   return nullptr;
 }
 
+// The ledger names of the k8s objects the run made and still holds (live and owned); none
+// without a ledger.
+core::Result<std::set<std::string>> OwnedByRun(const LedgerRecorder& recorder) {
+  std::set<std::string> owned;
+  if (recorder.store == nullptr || recorder.run_id.empty()) return owned;
+  auto ledger = recorder.store->Load(recorder.run_id);
+  if (!ledger && ledger.error().kind == core::ErrorKind::kNotFound) return owned;
+  if (!ledger) return core::Fail(ledger.error());
+  for (const auto* entry : ledger->Live()) {
+    if (entry->kind == state::ResourceKind::kK8sObject && entry->owned) owned.insert(entry->name);
+  }
+  return owned;
+}
+
 }  // namespace
 
 core::Result<std::vector<ResolvedObject>> ResolveObjects(k8s::Client& client, k8s::Discovery& discovery,
@@ -125,14 +139,19 @@ core::Result<std::vector<k8s::Object>> RecordedAmong(RecordedDeleteEnv& env, con
 
 core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
     RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
-    const std::function<void(const k8s::ApplyResult&)>& on_applied, const std::string& serve_model) {
+    const std::function<void(const k8s::ApplyResult&)>& on_applied, const ServeApply& serve) {
   auto resolved = ResolveObjects(env.client, env.discovery, objects, options.ns);
   if (!resolved) return core::Fail(resolved.error());
   std::vector<k8s::Object> to_apply;
   std::map<std::string, bool> existed_before;  // ledger name → the object was on the server already
-  for (const auto& item : *resolved) {
-    if (!options.dry_run) {
-      // One that is already there was made by someone else (or an earlier run): recorded, not owned.
+  std::vector<state::LedgerEntry> entries;
+  if (!options.dry_run) {
+    auto owned = OwnedByRun(env.ledger);
+    if (!owned) return core::Fail(owned.error());
+    std::string others;  // the existing objects that are not the run's, for kRefuse
+    for (const auto& item : *resolved) {
+      // One that is already there was made by someone else (or an earlier run): recorded, not
+      // owned, unless the run made it or takes it over.
       bool existed = false;
       if (!item.path.empty()) {
         auto existing = env.client.Send("GET", item.path);
@@ -143,12 +162,30 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
         existed = existing->ok();
       }
       auto entry = K8sObjectEntry(env.access, item.object, !existed);
-      if (!serve_model.empty()) entry.details[kServeModelField] = serve_model;
-      if (auto recorded = env.ledger.Creating(entry); !recorded) return core::Fail(recorded.error());
+      const bool runs_own = owned->contains(entry.name);
+      if (existed && !runs_own && serve.others == OthersObjects::kRefuse) {
+        others += (others.empty() ? "" : ", ") + item.object.Describe();
+      }
+      if (existed && serve.others == OthersObjects::kTakeOver) entry.owned = true;
+      if (!serve.model.empty()) entry.details[kServeModelField] = serve.model;
       existed_before[entry.name] = existed;
+      entries.push_back(std::move(entry));
     }
-    to_apply.push_back(item.object);
+    if (!others.empty()) {
+      const bool one = others.find(", ") == std::string::npos;
+      const std::string them = one ? "it" : "them";
+      return core::Fail(core::Error::Make(
+          core::ErrorKind::kAlreadyExists,
+          others + (one ? " already exists" : " already exist") + " and run " + env.ledger.run_id + " did not make " +
+              them + " (another workload's, or another run's): nothing was applied; use other names (--set), " +
+              "delete " + them + ", or take " + them + " over with " + serve.force_flag + " (serve down then " +
+              "deletes " + them + ")"));
+    }
+    for (const auto& entry : entries) {
+      if (auto recorded = env.ledger.Creating(entry); !recorded) return core::Fail(recorded.error());
+    }
   }
+  for (const auto& item : *resolved) to_apply.push_back(item.object);
   core::Status recorded;
   std::set<std::string> landed;
   auto applied =

@@ -57,7 +57,9 @@ core::Result<bool> Apply(Env& env, const Deployment& deployment, bool install, b
   if (auto queued = PrepareForQueue(client, deployment.queue, outcome.ns, objects); !queued) {
     return core::Fail(queued.error());
   }
-  auto applied = ApplyRecorded(env.apply, objects, options, {}, deployment.serve_model);
+  const ServeApply serve{deployment.serve_model,
+                         deployment.take_over ? OthersObjects::kTakeOver : OthersObjects::kRefuse};
+  auto applied = ApplyRecorded(env.apply, objects, options, {}, serve);
   if (!applied) return core::Fail(applied.error());
   outcome.applied = std::move(*applied);
   return *no_nodes;

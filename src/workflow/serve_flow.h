@@ -47,6 +47,9 @@ struct Deployment {
   std::string service;  // the Service in front, reached through the API server's proxy
   serving::EngineKind engine = serving::EngineKind::kJetStream;  // whose port the Service has
   std::string queue;  // --queue: the Kueue LocalQueue the workload waits in (empty: none)
+  // Objects of these names that exist and are not the run's: refused (false), or taken over as
+  // the run's own (serve up --force).
+  bool take_over = false;
 };
 
 struct Env : core::Runtime {

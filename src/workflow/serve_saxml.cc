@@ -213,6 +213,7 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
       outcome.service,
       serving::EngineKind::kSaxml};
   deployment.queue = request.queue;
+  deployment.take_over = request.force;
   serve_flow::Env flow{env, env.apply, env.create_pools};
   auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, request.dry_run, outcome);
   if (!no_nodes) return core::Fail(no_nodes.error());

@@ -56,6 +56,7 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
       rendered.service,
       serving::EngineKind::kVllm};
   deployment.queue = request.queue;
+  deployment.take_over = request.force;
   if (rendered.workload_kind == "LeaderWorkerSet") {
     deployment.operators.push_back(serve_flow::LwsOperator(env.load_lws_manifest));
   }

@@ -326,6 +326,16 @@ TEST_CASE(
   CHECK(nothing.err.find("nothing was deleted") != std::string::npos);
   CHECK(Exists(server.admin(), lws_path));
   CHECK(Exists(server.admin(), svc_path));
+
+  // serve up does not take them over either: it refuses, naming them, and applies nothing.
+  auto up = RunProcess(run.Options({"serve", "up", "--model", "llama3.1-405b", "--no-wait"}));
+  INFO(up.err);
+  CHECK(up.exit_code == 1);
+  CHECK(up.err.find("already exist and run r-serve did not make them") != std::string::npos);
+  CHECK(up.err.find("--force") != std::string::npos);
+  auto lws = server.admin().GetJson(lws_path, "");
+  REQUIRE(lws);
+  CHECK((*lws)["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["image"] == "theirs:v1");
   std::filesystem::remove_all(state_template);
 }
 

@@ -167,6 +167,43 @@ TEST_CASE(
   CHECK(typo.err.rfind("ERROR: --run: no run 'vllm-typo'", 0) == 0);
 }
 
+TEST_CASE(
+    "serve up --engine vllm never takes over another workload's Secret without --force; with it, serve down "
+    "deletes the Secret, the token not left behind",
+    "[integration]") {
+  auto& world = VllmWorld::Shared();
+  const std::string ns = world.server.NewNamespace("vllmsecret");
+  const std::string secret = "/api/v1/namespaces/" + ns + "/secrets/hf-token";
+  // Another team's Secret of the template's name, under a key of its own.
+  CreateObject(world.server.admin(), "/api/v1/namespaces/" + ns + "/secrets",
+               {{"apiVersion", "v1"},
+                {"kind", "Secret"},
+                {"metadata", {{"name", "hf-token"}}},
+                {"data", {{"their-key", "dGhlaXIgdmFsdWU="}}}});
+  const std::vector<std::string> up_args = {"serve",         "up",         "--engine", "vllm",      "--model",
+                                            "org/m",         "--tpu-type", "v6e-8",    "--no-wait", "--hf-token-file",
+                                            world.token_file};
+  auto refused = RunProcess(world.Tputrain(ns, up_args));
+  INFO(refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("Secret " + ns + "/hf-token already exists and run vllm-" + ns + " did not make it") !=
+        std::string::npos);
+  auto theirs = world.server.admin().GetJson(secret, "secret");
+  REQUIRE(theirs);
+  CHECK((*theirs)["data"].size() == 1);                                                   // no token added to it
+  CHECK_FALSE(world.Exists("/apis/apps/v1/namespaces/" + ns + "/deployments/vllm-tpu"));  // nothing applied
+
+  std::vector<std::string> forced = up_args;
+  forced.push_back("--force");
+  auto taken = RunProcess(world.Tputrain(ns, forced));
+  INFO(taken.err);
+  REQUIRE(taken.exit_code == 0);
+  auto down = RunProcess(world.Tputrain(ns, {"serve", "down", "--engine", "vllm", "--model", "org/m", "--yes"}));
+  INFO(down.err);
+  REQUIRE(down.exit_code == 0);
+  CHECK_FALSE(world.Exists(secret));  // taken over, so the run's: deleted with the rest
+}
+
 TEST_CASE("serve up --engine vllm: a slice no node offers ends the wait at once with the scheduler's reason",
           "[integration]") {
   auto& world = VllmWorld::Shared();

@@ -39,13 +39,30 @@ struct RecordedApplyEnv : core::Runtime {
   LedgerRecorder ledger;
 };
 
+// What an apply does with an object that is already there and that the run's ledger does not
+// hold as its own: another workload's, another run's (or this run's, deleted since and made again
+// by someone else).
+enum class OthersObjects {
+  kAdopt,     // apply over it, recorded as not owned: cleanup leaves it (`tputrain apply`, as kubectl)
+  kRefuse,    // refuse, before anything is recorded or sent, naming each one (serve up)
+  kTakeOver,  // apply over it, recorded as owned: cleanup deletes it (serve up --force)
+};
+
+// What `serve up` asks of an apply beyond the default (adopt, no model).
+struct ServeApply {
+  // Recorded with each object, so that `serve down --model M` finds what it applied in the ledger
+  // without rendering the template (and its values) again.
+  std::string model;
+  OthersObjects others = OthersObjects::kAdopt;
+  std::string force_flag = "--force";  // what kRefuse's error names as the way to take over
+};
+
 // Records each object (`creating`; not owned when it already exists), applies them all in
 // dependency order, and marks each `created` once the server has it. A dry run records nothing.
-// `serve_model`, when given, is recorded with each object, so that `serve down --model M` finds
-// what it applied in the ledger without rendering the template (and its values) again.
+// `serve` says what an object that exists and is not the run's becomes, and the model to record.
 core::Result<std::vector<k8s::ApplyResult>> ApplyRecorded(
     RecordedApplyEnv& env, const std::vector<k8s::Object>& objects, const k8s::ApplyOptions& options,
-    const std::function<void(const k8s::ApplyResult&)>& on_applied = {}, const std::string& serve_model = {});
+    const std::function<void(const k8s::ApplyResult&)>& on_applied = {}, const ServeApply& serve = {});
 
 // What a run's ledger records `serve up` applied for `serve_model` on the cluster `access` names
 // (in `ns` when it is not empty).

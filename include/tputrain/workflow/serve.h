@@ -83,6 +83,9 @@ struct ServeUpRequest {
   // node labels; a flex-start pool grows when the pods wait on it.
   CapacityFlags capacity;
   std::string queue;  // --queue: the Kueue LocalQueue the workload waits in (empty: none)
+  // --force: objects of the same names that exist and are not the run's are taken over (and
+  // deleted by serve down); without it they refuse the apply.
+  bool force = false;
 };
 
 struct ServeUpEnv : core::Runtime {

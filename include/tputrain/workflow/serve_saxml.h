@@ -53,6 +53,7 @@ struct SaxmlUpRequest {
   std::string nodepool;            // empty: "saxml-" + the TPU type
   CapacityFlags capacity;          // which pools the model servers select (and --create-nodepool makes)
   std::string queue;               // --queue: the Kueue LocalQueue the workload waits in (empty: none)
+  bool force = false;              // take over objects of the same names the run did not make (ServeUpRequest's)
 };
 
 struct SaxmlUpEnv : core::Runtime {

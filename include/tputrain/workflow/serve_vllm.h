@@ -69,6 +69,7 @@ struct VllmUpRequest {
   std::string nodepool;    // empty: "vllm-" + the TPU type
   CapacityFlags capacity;  // which pools the TPU pods select (and --create-nodepool makes)
   std::string queue;       // --queue: the Kueue LocalQueue the workload waits in (empty: none)
+  bool force = false;      // take over objects of the same names the run did not make (ServeUpRequest's)
 };
 struct VllmPrepared {
   VllmPlan plan;

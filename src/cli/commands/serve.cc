@@ -132,6 +132,9 @@ void SetupServeCommand(CLI::App& root, Context& context) {
   AddCapacityFlags(up, up_flags->capacity, true);
   up->add_option("--queue", up_flags->queue,
                  "Wait in this Kueue queue (tputrain queue create): the workload runs once the queue admits it");
+  up->add_flag("--force", up_flags->force,
+               "Take over objects of the same names that the run did not make (another workload's, another "
+               "run's); serve down then deletes them. Without it serve up refuses them");
   up->add_flag("--install-operators", up_flags->install_operators,
                "Install LeaderWorkerSet (its pinned release) if the cluster lacks it");
   up->add_option("--lws-manifest", up_flags->lws_manifest, "LeaderWorkerSet manifest to install from (file or URL)")

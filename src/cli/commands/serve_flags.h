@@ -39,6 +39,7 @@ struct UpFlags {
   std::string nodepool;
   workflow::CapacityFlags capacity;  // the pools the TPU pods select (and --create-nodepool makes)
   std::string queue;                 // --queue: a Kueue LocalQueue
+  bool force = false;                // take over objects of the same names the run did not make
   // Saxml only
   std::string replicas;    // empty: the preset's
   std::string model_path;  // empty: the preset's
@@ -94,6 +95,7 @@ void SetCommonUp(const UpFlags& flags, Request& request) {
   request.nodepool = flags.nodepool;
   request.capacity = flags.capacity;
   request.queue = flags.queue;
+  request.force = flags.force;
 }
 
 // An operator's release manifest, from --*-manifest (file or URL) or its pinned release.
