@@ -327,8 +327,10 @@ TEST_CASE("Spot preemption: runs show --refresh records it, the spend stops, des
   auto calm = env.Tputrain({"runs", "show", "--run", "preempt", "--refresh", "--format", "json"});
   INFO(calm.out);
   REQUIRE(calm.exit_code == 0);
-  for (const auto& entry : json::parse(calm.out)["refreshed"]) CHECK(entry["before"] == entry["after"]);
-  CHECK(json::parse(calm.out)["spend"]["per_hour_now"] == Approx(2 * 4 * 1.50));
+  const json calm_report = json::parse(calm.out);  // the loop below reads into it: it must outlive the loop
+  REQUIRE_FALSE(calm_report.at("refreshed").empty());
+  for (const auto& entry : calm_report.at("refreshed")) CHECK(entry["before"] == entry["after"]);
+  CHECK(calm_report.at("spend").at("per_hour_now") == Approx(2 * 4 * 1.50));
 
   const std::string parent = "projects/p/locations/us-east5-a";
   REQUIRE(env.Call("POST", "/_emulator/preempt", json{{"node", parent + "/nodes/spot-vm"}}.dump()) == 200);
