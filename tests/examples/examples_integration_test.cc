@@ -75,7 +75,8 @@ std::vector<std::string> Leftovers(const json& state) {
 }
 
 // One script's environment against one emulator: the emulator's export lines (as `eval` would
-// set them), a token file, its own state and gcloud directories, and tputrain on PATH.
+// set them) but its credentials line, a token file, its own state and gcloud directories, and
+// tputrain on PATH.
 struct ExampleEnv {
   EmulatorEnv& emulator;
   Settings settings;
@@ -86,7 +87,11 @@ struct ExampleEnv {
     for (std::string line; std::getline(lines, line);) {
       if (line.rfind("export ", 0) != 0) continue;
       const auto equals = line.find('=');
-      env[line.substr(7, equals - 7)] = line.substr(equals + 1);
+      const std::string name = line.substr(7, equals - 7);
+      // The emulator's own credentials line names a token the emulator alone takes; the scripts
+      // keep the test's token file, which the test API server takes as well.
+      if (name == "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE") continue;
+      env[name] = line.substr(equals + 1);
     }
     const std::string binary = TputrainBinary();
     env["PATH"] = binary.substr(0, binary.rfind('/')) + ":" + core::Env::FromProcess().GetOr("PATH", "/usr/bin:/bin");

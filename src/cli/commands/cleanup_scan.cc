@@ -69,7 +69,11 @@ void PrintLeaked(Context& context, const std::vector<workflow::LeakedResource>& 
       out << "\n";
       PrintTable(out, {"kind", "name", "location", "result"}, OutcomeRows(*deleted, wide), kResourceColumns);
     } else {
-      out << "\nDelete them with: " << workflow::DeleteLeakedCommand(request, state_dir_flag) << "\n";
+      constexpr std::string_view kLead = "Delete them with: ";
+      out << "\n"
+          << kLead
+          << FitCommand(workflow::DeleteLeakedCommand(request, state_dir_flag), kLead.size(), TableLayoutOf(out).width)
+          << "\n";
     }
   });
 }

@@ -45,6 +45,12 @@ void PrintTable(std::ostream& out, const std::vector<std::string>& headers,
                 const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>& give_way = {});
 inline const std::vector<std::string> kResourceColumns = {"name", "location"};
 
+// `command` as it is printed after `first_line_used` columns of its line: whole when it fits in
+// `width` (0: no limit, as in logs and pipes), else broken between shell words with " \\" and a
+// newline, each further line indented, so that pasted into a shell it runs the same command. A
+// word longer than a line stays whole.
+std::string FitCommand(std::string_view command, std::size_t first_line_used, std::size_t width);
+
 // The columns `text` takes on a terminal: its UTF-8 code points.
 std::size_t DisplayWidth(std::string_view text);
 
