@@ -1,6 +1,7 @@
 # Installation and the Debian package. `cmake --install` puts the binaries in bin/ (tputrain and
-# tputrain-emulator, which `tputrain emulator start` finds beside it), the templates
-# in share/tputrain/templates (found relative to the binary), and the man page and completion
+# tputrain-emulator, which `tputrain emulator start` finds beside it), the example scripts and the
+# templates' sources in share/doc/tputrain (tputrain has the templates compiled in and never reads
+# these: they are a start for a --template-dir of one's own), and the man page and completion
 # scripts, which the build generates by running the binary itself (`__man`, `completion SHELL`),
 # in the standard places. `cpack -G DEB` packages the same tree; its Depends come from
 # dpkg-shlibdeps, i.e. the Debian runtime libraries the binaries link.
@@ -22,7 +23,8 @@ add_custom_command(
 add_custom_target(tputrain_docs ALL DEPENDS ${tputrain_generated})
 
 install(TARGETS tputrain tputrain-emulator RUNTIME DESTINATION bin)
-install(DIRECTORY templates/ DESTINATION share/tputrain/templates)
+install(DIRECTORY templates/ DESTINATION share/doc/tputrain/templates)
+install(DIRECTORY examples/ DESTINATION share/doc/tputrain/examples USE_SOURCE_PERMISSIONS)
 install(FILES data/stack.schema.json DESTINATION share/tputrain)
 install(FILES ${TPUTRAIN_DOC_DIR}/tputrain.1 DESTINATION share/man/man1)
 install(FILES ${TPUTRAIN_DOC_DIR}/tputrain.bash DESTINATION share/bash-completion/completions RENAME tputrain)

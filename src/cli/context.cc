@@ -106,7 +106,6 @@ workflow::Root& Context::stack() {
     options.refresh_prices = global.refresh_prices;
     options.access_token_file = global.access_token_file;
     options.billing_api_key = global.billing_api_key;
-    options.executable = factory_.executable();
     stack_ = std::make_unique<workflow::Root>(std::move(options), factory_.leaves());
   }
   return *stack_;

@@ -216,21 +216,10 @@ const std::vector<std::pair<std::string, std::string>>& ConfigurationNames() {
   return names;
 }
 
-std::vector<std::string> BuiltinTemplateDirs(const core::Env& env, const std::string& executable_path) {
-  std::vector<fs::path> candidates;
-  if (auto dir = env.Get("TPUTRAIN_TEMPLATE_DIR")) {
-    candidates.push_back(*dir);
-  } else if (!executable_path.empty()) {
-    const fs::path bindir = fs::path(executable_path).parent_path();
-    candidates.push_back(bindir / "templates");
-    candidates.push_back(bindir.parent_path() / "share" / "tputrain" / "templates");
-  }
-  std::vector<std::string> found;
-  for (const auto& candidate : candidates) {
-    std::error_code error;
-    if (fs::is_directory(candidate, error)) found.push_back(candidate.lexically_normal().string());
-  }
-  return found;
+std::vector<std::string> EnvironmentTemplateDirs(const core::Env& env) {
+  auto dir = env.Get("TPUTRAIN_TEMPLATE_DIR");
+  if (!dir || dir->empty()) return {};
+  return {*dir};
 }
 
 core::Result<Rendered> RenderTemplate(const RenderRequest& request) {
@@ -251,7 +240,7 @@ core::Result<Rendered> RenderTemplate(const RenderRequest& request) {
     if (!output) return core::Fail(output.error());
     if (resolver.error()) return core::Fail(*resolver.error());
     if (!resolver.cycle().empty()) {
-      return core::Fail(core::Error::Usage(spec->directory + "/template.yaml: the default of " + resolver.cycle() +
+      return core::Fail(core::Error::Usage(spec->Where() + "/template.yaml: the default of " + resolver.cycle() +
                                            " refers back to itself"));
     }
     for (const auto& reference : output->missing) missing.push_back({file.name, reference});

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "builtin_templates.h"
 #include "tputrain/core/file.h"
 #include "tputrain/yaml/bounded.h"
 
@@ -66,14 +68,19 @@ const VariableSpec* TemplateSpec::Find(std::string_view variable) const {
   return nullptr;
 }
 
-core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
-  const fs::path dir(directory);
-  const fs::path spec_path = dir / kSpecFile;
-  auto text = ReadTemplateFile(spec_path);
+namespace {
+
+// One of a template's files, by its name in the template ("template.yaml", "raycluster.yaml").
+using ReadPart = std::function<core::Result<std::string>(const std::string& file_name)>;
+
+// A template from its parts, wherever they are kept: `where` names it in errors (its directory,
+// or the built-in template's name).
+core::Result<TemplateSpec> ParseTemplate(const std::string& name, const fs::path& where, const ReadPart& read) {
+  const fs::path spec_path = where / kSpecFile;
+  auto text = read(kSpecFile);
   if (!text) return core::Fail(text.error());
   TemplateSpec spec;
-  spec.name = dir.filename().string();
-  spec.directory = directory;
+  spec.name = name;
   auto loaded = yaml::Load(*text, spec_path.string());
   if (!loaded) return core::Fail(loaded.error());
   try {
@@ -94,14 +101,14 @@ core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
       return core::Fail(SpecError(spec_path, "files: expected a list of the files to render"));
     }
     for (const auto& entry : root["files"]) {
-      const std::string name = entry.Scalar();
-      if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
+      const std::string file_name = entry.Scalar();
+      if (file_name.empty() || file_name.find('/') != std::string::npos || file_name[0] == '.') {
         return core::Fail(
-            SpecError(spec_path, "files: '" + name + "' must be a plain file name in the template directory"));
+            SpecError(spec_path, "files: '" + file_name + "' must be a plain file name in the template directory"));
       }
-      auto body = ReadTemplateFile(dir / name);
+      auto body = read(file_name);
       if (!body) return core::Fail(body.error());
-      spec.files.push_back({name, std::move(*body), IsYamlName(name)});
+      spec.files.push_back({file_name, std::move(*body), IsYamlName(file_name)});
     }
   } catch (const YAML::Exception& e) {
     return core::Fail(SpecError(spec_path, std::string("not valid: ") + e.what()));
@@ -109,12 +116,66 @@ core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
   return spec;
 }
 
+const BuiltinTemplateFile* FindBuiltinFile(std::string_view template_name, std::string_view file_name) {
+  for (const auto& file : BuiltinTemplateFiles()) {
+    if (file.template_name == template_name && file.file_name == file_name) return &file;
+  }
+  return nullptr;
+}
+
+// The built-in templates' names, in order, each once.
+std::vector<std::string> BuiltinTemplateNames() {
+  std::vector<std::string> names;
+  for (const auto& file : BuiltinTemplateFiles()) {
+    if (names.empty() || names.back() != file.template_name) names.emplace_back(file.template_name);
+  }
+  return names;
+}
+
+core::Result<TemplateSpec> LoadBuiltinTemplate(const std::string& name) {
+  auto spec = ParseTemplate(name, fs::path("built-in template") / name, [&name](const std::string& file_name) {
+    const auto* file = FindBuiltinFile(name, file_name);
+    if (file == nullptr) {
+      return core::Result<std::string>(
+          core::Fail(core::Error::Internal("built-in template " + name + " has no file " + file_name)));
+    }
+    return core::Result<std::string>(std::string(file->text));
+  });
+  if (spec) spec->builtin = true;
+  return spec;
+}
+
+// A directory of the user's templates must be there: a typo would quietly mean the built-ins.
+// --template-dir is checked as it is parsed, so what is left is the environment's.
+core::Status CheckDirectories(const std::vector<std::string>& dirs) {
+  for (const auto& directory : dirs) {
+    std::error_code error;
+    if (!fs::is_directory(directory, error)) {
+      return core::Fail(core::Error::Usage(
+          "TPUTRAIN_TEMPLATE_DIR or --template-dir: expected an existing directory, got '" + directory + "'"));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string TemplateSpec::Where() const { return builtin ? "built-in template " + name : directory; }
+
+core::Result<TemplateSpec> LoadTemplateDir(const std::string& directory) {
+  const fs::path dir(directory);
+  auto spec = ParseTemplate(dir.filename().string(), dir,
+                            [&dir](const std::string& file_name) { return ReadTemplateFile(dir / file_name); });
+  if (spec) spec->directory = directory;
+  return spec;
+}
+
 core::Result<std::vector<TemplateSummary>> ListTemplates(const std::vector<std::string>& dirs) {
+  if (auto checked = CheckDirectories(dirs); !checked) return core::Fail(checked.error());
   std::vector<TemplateSummary> found;
   std::set<std::string> seen;
   for (const auto& directory : dirs) {
     std::error_code error;
-    if (!fs::is_directory(directory, error)) continue;
     std::vector<fs::path> entries;
     for (const auto& entry : fs::directory_iterator(directory, error)) {
       if (entry.is_directory() && fs::exists(entry.path() / kSpecFile)) entries.push_back(entry.path());
@@ -122,17 +183,23 @@ core::Result<std::vector<TemplateSummary>> ListTemplates(const std::vector<std::
     std::sort(entries.begin(), entries.end());
     for (const auto& path : entries) {
       const std::string name = path.filename().string();
-      if (seen.count(name)) {
-        for (auto& earlier : found) {
-          if (earlier.name == name) earlier.overrides = true;
-        }
-        continue;
-      }
+      if (seen.count(name)) continue;  // an earlier directory's template of that name comes first
       auto spec = LoadTemplateDir(path.string());
       if (!spec) return core::Fail(spec.error());
       seen.insert(name);
       found.push_back({name, spec->description, path.string(), false});
     }
+  }
+  for (const auto& name : BuiltinTemplateNames()) {
+    if (seen.count(name)) {
+      for (auto& earlier : found) {
+        if (earlier.name == name) earlier.overrides = true;
+      }
+      continue;
+    }
+    auto spec = LoadBuiltinTemplate(name);
+    if (!spec) return core::Fail(spec.error());
+    found.push_back({name, spec->description, "", false});
   }
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return found;
@@ -146,22 +213,21 @@ core::Result<TemplateSpec> LoadTemplate(const std::vector<std::string>& dirs, co
     return core::Fail(
         core::Error::Usage("TEMPLATE '" + name + "': expected a template name such as raycluster-maxtext"));
   }
+  if (auto checked = CheckDirectories(dirs); !checked) return core::Fail(checked.error());
   for (const auto& directory : dirs) {
     const fs::path candidate = fs::path(directory) / name;
     std::error_code error;
     if (fs::exists(candidate / kSpecFile, error)) return LoadTemplateDir(candidate.string());
   }
+  if (FindBuiltinFile(name, kSpecFile) != nullptr) return LoadBuiltinTemplate(name);
   auto known = ListTemplates(dirs);
   std::string names;
   if (known) {
     for (const auto& summary : *known) names += (names.empty() ? "" : ", ") + summary.name;
   }
-  if (names.empty()) {
-    return core::Fail(core::Error::Usage("unknown template '" + name + "': no templates found (searched " +
-                                         std::to_string(dirs.size()) + " directories; see --template-dir)"));
-  }
-  return core::Fail(
-      core::Error::Usage("unknown template '" + name + "'; known templates: " + names + " (tputrain render --list)"));
+  return core::Fail(core::Error::Usage("unknown template '" + name + "'; known templates: " + names +
+                                       " (tputrain render --list; templates of your own: --template-dir DIR or "
+                                       "TPUTRAIN_TEMPLATE_DIR)"));
 }
 
 }  // namespace tputrain::render

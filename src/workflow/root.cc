@@ -173,8 +173,6 @@ state::LedgerStore& Root::Ledger(const std::string& state_dir) {
   return *store;
 }
 
-std::vector<std::string> Root::BuiltinTemplateDirs() const {
-  return render::BuiltinTemplateDirs(options_.env, options_.executable);
-}
+std::vector<std::string> Root::TemplateDirs() const { return render::EnvironmentTemplateDirs(options_.env); }
 
 }  // namespace tputrain::workflow

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package, as a user would get it: CPack builds it from BUILD_DIR, dpkg-deb unpacks it
-# into a throwaway root, and the installed tree works on its own: --version, the templates found
-# beside the binary (render --list), the completion script, the man page, and the emulator
+# into a throwaway root, and the installed tree works on its own: --version, the templates
+# compiled into the binary (render --list and a render, with no templates directory anywhere), the
+# example scripts in share/doc, the completion script, the man page, and the emulator
 # (tputrain-emulator, beside tputrain, which `tputrain emulator start` runs). Its Depends must be
 # Debian's runtime libraries (libyaml-cpp, ... computed by dpkg-shlibdeps; libcurl, which
 # tputrain opens when it first sends, named by the package).
@@ -32,7 +33,12 @@ fail() { echo "package_test: $*" >&2; exit 1; }
 cd "$work"
 env -u TPUTRAIN_TEMPLATE_DIR "$bin" --version | grep -q '^tputrain ' || fail "--version"
 env -u TPUTRAIN_TEMPLATE_DIR "$bin" render --list --format json | grep -q '"raycluster-maxtext"' ||
-  fail "render --list does not find the installed templates"
+  fail "render --list does not find the built-in templates"
+# The binary alone: copied where no templates directory is, it still renders.
+mkdir "$work/alone" && cp "$bin" "$work/alone/"
+env -u TPUTRAIN_TEMPLATE_DIR "$work/alone/tputrain" render saxml --set BUCKET=b | grep -q 'kind: JobSet' ||
+  fail "a copied binary does not render its built-in templates"
+[ -x "$root/usr/share/doc/tputrain/examples/001-train-llama3-8b-gke.sh" ] || fail "no example scripts in share/doc"
 env -u TPUTRAIN_TEMPLATE_DIR "$bin" completion bash | grep -q 'complete -F _tputrain tputrain' || fail "completion bash"
 [ -s "$root/usr/share/man/man1/tputrain.1" ] || fail "no man page"
 [ -s "$root/usr/share/bash-completion/completions/tputrain" ] || fail "no bash completion"

@@ -194,14 +194,71 @@ TEST_CASE("a --template-dir template overrides a built-in one and is marked in -
   CHECK(result.out == "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"me\"\n");
 }
 
-TEST_CASE("TPUTRAIN_TEMPLATE_DIR replaces the built-in directory") {
+TEST_CASE("TPUTRAIN_TEMPLATE_DIR adds templates before the built-in ones; one not there is named") {
   TempDir home;
   home.Write("only/one/template.yaml", "description: just one\nfiles: [cm.yaml]\n");
   home.Write("only/one/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n");
   auto result = Tputrain(home, {"render", "--list"}, {{"TPUTRAIN_TEMPLATE_DIR", home.path() + "/only"}});
   REQUIRE(result.exit_code == 0);
   CHECK_THAT(result.out, Catch::Contains("just one"));
-  CHECK(result.out.find("saxml") == std::string::npos);
+  CHECK_THAT(result.out, Catch::Contains("\nsaxml "));
+  auto missing =
+      Tputrain(home, {"render", "saxml", "--set", "BUCKET=b"}, {{"TPUTRAIN_TEMPLATE_DIR", home.path() + "/not-there"}});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "ERROR: TPUTRAIN_TEMPLATE_DIR or --template-dir: expected an existing directory, got '" +
+                           home.path() + "/not-there'\n");
+}
+
+TEST_CASE("an unknown template's error says how to add one: --template-dir or TPUTRAIN_TEMPLATE_DIR") {
+  TempDir home;
+  auto result = Tputrain(home, {"render", "my-own"});
+  CHECK(result.exit_code == 2);
+  CHECK_THAT(result.err, Catch::Contains("--template-dir DIR or TPUTRAIN_TEMPLATE_DIR"));
+}
+
+// The binary alone, as a user who copied it or built it elsewhere has it: copied into a directory
+// of its own, run from another with no source tree and an empty template directory, it renders
+// every built-in template with each one's test values (copied in too).
+TEST_CASE("the binary alone renders every template, with an empty template directory") {
+  TempDir home;
+  namespace fs = std::filesystem;
+  fs::create_directories(home.path() + "/bin");
+  fs::create_directories(home.path() + "/empty-templates");
+  const std::string binary = home.path() + "/bin/tputrain";
+  fs::copy_file(TputrainBinary(), binary);
+  const auto alone = [&](std::vector<std::string> args) {
+    ProcessOptions options;
+    options.argv = {binary};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.env = {{"HOME", home.path()},
+                   {"CLOUDSDK_CONFIG", home.path() + "/gcloud"},
+                   {"TPUTRAIN_TEMPLATE_DIR", home.path() + "/empty-templates"},
+                   {"TPUTRAIN_PROJECT", "p"},
+                   {"TPUTRAIN_LOCATION", std::nullopt},
+                   {"TPUTRAIN_BUCKET", std::nullopt},
+                   {"TPUTRAIN_CLUSTER", std::nullopt},
+                   {"CLOUDSDK_CORE_PROJECT", std::nullopt}};
+    options.working_dir = home.path();
+    return tputrain::testing::RunProcess(options);
+  };
+  auto list = alone({"render", "--list", "--format", "json"});
+  REQUIRE(list.exit_code == 0);
+  std::vector<std::string> names;
+  for (const auto& entry : YAML::Load(list.out)) {
+    CHECK(entry["builtin"].as<bool>());
+    names.push_back(entry["name"].as<std::string>());
+  }
+  CHECK(names.size() >= 9);
+  for (const auto& name : names) {
+    INFO(name);
+    const std::string values = home.Write("values/" + name + ".yaml", ReadFile(kSeedValues + name + ".yaml"));
+    const std::string out = home.path() + "/out/" + name;
+    auto rendered = alone({"render", name, "--values", values, "-o", out});
+    INFO(rendered.err);
+    CHECK(rendered.exit_code == 0);
+    CHECK_FALSE(rendered.out.empty());
+    for (const auto& path : fs::directory_iterator(out)) CHECK(fs::file_size(path.path()) > 0);
+  }
 }
 
 TEST_CASE("a user template whose value retypes in YAML is refused with exit 2") {

@@ -16,10 +16,10 @@ namespace tputrain::render {
 // under these names; a template reads them like any other value.
 const std::vector<std::pair<std::string, std::string>>& ConfigurationNames();
 
-// Where the built-in templates are: $TPUTRAIN_TEMPLATE_DIR when set, else beside the binary
-// (<bindir>/templates in a build tree, <prefix>/share/tputrain/templates when installed).
-// Only directories that exist are returned.
-std::vector<std::string> BuiltinTemplateDirs(const core::Env& env, const std::string& executable_path);
+// The environment's directory of templates of the user's own, searched before the built-in ones
+// (which are compiled in): $TPUTRAIN_TEMPLATE_DIR when set. One that does not exist is an error
+// naming the variable when a template is looked for.
+std::vector<std::string> EnvironmentTemplateDirs(const core::Env& env);
 
 struct RenderRequest {
   std::string template_name;

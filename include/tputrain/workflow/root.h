@@ -81,7 +81,6 @@ struct RootOptions {
   bool refresh_prices = false;
   std::string access_token_file;
   std::string billing_api_key;  // the Cloud Billing Catalog's, else TPUTRAIN_BILLING_API_KEY
-  std::string executable;       // the program's path: its built-in templates are beside it
 };
 
 // Which Kubernetes cluster a command talks to: a GKE cluster (found through the Container API,
@@ -198,8 +197,8 @@ class Root {
   // The run ledger under `state_dir` (empty: $XDG_STATE_HOME/tputrain), one store per directory.
   state::LedgerStore& Ledger(const std::string& state_dir = "");
 
-  // Where this install's built-in templates are ($TPUTRAIN_TEMPLATE_DIR, else beside the program).
-  std::vector<std::string> BuiltinTemplateDirs() const;
+  // The user's template directories searched before the built-in templates: $TPUTRAIN_TEMPLATE_DIR.
+  std::vector<std::string> TemplateDirs() const;
 
  private:
   struct GoogleChain;

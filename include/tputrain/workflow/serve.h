@@ -70,7 +70,7 @@ struct ServeUpRequest {
   std::string checkpoint;  // CHECKPOINT_PATH; empty: the template's default (checkpoint-converter's output)
   std::vector<std::string> sets;
   std::map<std::string, std::string> configuration;  // BUCKET, PROJECT_ID, ... (ConfigurationValues)
-  std::vector<std::string> template_dirs;            // the built-in templates' directories
+  std::vector<std::string> template_dirs;            // the user's, searched before the built-in templates
   std::string ns;
   std::optional<std::chrono::milliseconds> timeout;  // empty: by model size (ServeTimeout)
   bool wait = true;

@@ -37,7 +37,7 @@ std::vector<std::string> DynamicValuesOf(Context& context, const std::string& op
   } else if (option == "--model") {
     for (const auto& model : catalog::Models()) values.push_back(model.name);
   } else if (option == "TEMPLATE") {
-    if (auto templates = render::ListTemplates(context.stack().BuiltinTemplateDirs())) {
+    if (auto templates = render::ListTemplates(context.stack().TemplateDirs())) {
       for (const auto& summary : *templates) values.push_back(summary.name);
     }
   }

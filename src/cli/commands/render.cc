@@ -23,7 +23,7 @@ struct RenderOptions {
 
 std::vector<std::string> TemplateDirs(const RenderOptions& options, Context& context) {
   std::vector<std::string> dirs = options.template_dirs;
-  for (auto& dir : context.stack().BuiltinTemplateDirs()) dirs.push_back(dir);
+  for (auto& dir : context.stack().TemplateDirs()) dirs.push_back(dir);
   return dirs;
 }
 
@@ -37,15 +37,14 @@ core::Result<std::map<std::string, std::string>> ConfigurationValues(Context& co
 core::Result<int> RunList(const RenderOptions& options, Context& context) {
   auto templates = render::ListTemplates(TemplateDirs(options, context));
   if (!templates) return core::Fail(templates.error());
-  if (templates->empty()) {
-    return core::Fail(core::Error::Usage("no templates found: set TPUTRAIN_TEMPLATE_DIR or pass --template-dir"));
-  }
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& summary : *templates) {
+    const bool builtin = summary.directory.empty();
     json.push_back({{"name", summary.name},
                     {"description", summary.description},
-                    {"directory", summary.directory},
+                    {"builtin", builtin},
+                    {"directory", builtin ? nlohmann::json(nullptr) : nlohmann::json(summary.directory)},
                     {"overrides_builtin", summary.overrides}});
     rows.push_back({summary.name, summary.description + (summary.overrides ? " [user, overrides built-in]" : "")});
   }
@@ -71,7 +70,8 @@ core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
   for (const auto& file : spec->files) files.push_back(file.name);
   nlohmann::json json = {{"name", spec->name},
                          {"description", spec->description},
-                         {"directory", spec->directory},
+                         {"builtin", spec->builtin},
+                         {"directory", spec->builtin ? nlohmann::json(nullptr) : nlohmann::json(spec->directory)},
                          {"files", files},
                          {"variables", variables}};
   PrintResult(context, json, [&](std::ostream& out) {
@@ -137,7 +137,8 @@ void SetupRenderCommand(CLI::App& root, Context& context) {
   // A directory that is not there (a typo) would silently leave the built-in templates in use.
   command
       ->add_option("--template-dir", options->template_dirs,
-                   "Extra template directory, searched before the built-in ones; repeatable")
+                   "Directory of templates of your own, searched before TPUTRAIN_TEMPLATE_DIR and the built-in "
+                   "ones; repeatable")
       ->check(ExistingDirectory());
   command->add_flag("--list", options->list, "List the templates, one line each");
   command->add_flag("--describe", options->describe, "List TEMPLATE's variables, defaults and meaning");

@@ -37,7 +37,7 @@ core::Result<int> RunUp(const UpFlags& flags, Context& context) {
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, flags.checkpoint, flags.ledger});
   if (!configuration) return core::Fail(configuration.error());
   request.configuration = std::move(*configuration);
-  request.template_dirs = context.stack().BuiltinTemplateDirs();
+  request.template_dirs = context.stack().TemplateDirs();
   request.ns = flags.access.ns;
   core::Result<workflow::ServeUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
   auto ran = WithServeUpEnv(flags, context, request.dry_run, [&](workflow::ServeUpEnv& env) -> core::Status {
@@ -92,7 +92,7 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
   if (!connection) return core::Fail(connection.error());
   workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection, *run);
   workflow::ServeDownRequest request{flags.model,     flags.disaggregated,   flags.tpu_type,
-                                     flags.sets,      configuration,         stack.BuiltinTemplateDirs(),
+                                     flags.sets,      configuration,         stack.TemplateDirs(),
                                      flags.access.ns, context.global.dry_run};
   auto deleted = workflow::ServeDown(env, request);
   if (!deleted) return core::Fail(deleted.error());

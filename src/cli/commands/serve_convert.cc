@@ -50,7 +50,7 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   if (!configuration) return core::Fail(configuration.error());
   request.configuration = std::move(*configuration);
   workflow::Root& stack = context.stack();
-  request.template_dirs = stack.BuiltinTemplateDirs();
+  request.template_dirs = stack.TemplateDirs();
   // The run first: a ledger that cannot record refuses the command before any call.
   auto cluster =
       workflow::OpenRecordedApply(stack, flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, request.dry_run);

@@ -114,7 +114,7 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
   auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, flags.checkpoint, flags.ledger});
   if (!configuration) return core::Fail(configuration.error());
   request->configuration = std::move(*configuration);
-  request->template_dirs = context.stack().BuiltinTemplateDirs();
+  request->template_dirs = context.stack().TemplateDirs();
   request->ns = flags.access.ns;
   core::Result<workflow::SaxmlUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
   auto ran = WithServeUpEnv(flags, context, request->dry_run, [&](workflow::ServeUpEnv& env) -> core::Status {
@@ -156,7 +156,7 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
                                      *replicas,
                                      flags.sets,
                                      configuration,
-                                     stack.BuiltinTemplateDirs(),
+                                     stack.TemplateDirs(),
                                      flags.access.ns,
                                      context.global.dry_run};
   auto down = workflow::SaxmlDown(env, *(*connection)->transport, request);

@@ -10,7 +10,7 @@ namespace {
 
 core::Result<workflow::VllmUpRequest> VllmRequestOf(const UpFlags& flags, Context& context) {
   workflow::VllmUpRequest request;
-  request.plan = {flags.model, flags.tpu_type, flags.hf_config, flags.sets, {}, context.stack().BuiltinTemplateDirs()};
+  request.plan = {flags.model, flags.tpu_type, flags.hf_config, flags.sets, {}, context.stack().TemplateDirs()};
   request.ns = flags.access.ns;
   SetCommonUp(flags, request);
   auto timeout = CheckUpFlags(flags);

@@ -42,7 +42,7 @@ workflow::StackReach ReachOf(Context& context, const std::string& run_id, const 
 core::Result<workflow::Stack> ReadStackFile(Context& context, const std::string& file) {
   if (file.empty()) return core::Fail(core::Error::Usage("-f: expected a stack file (tputrain up -f stack.yaml)"));
   workflow::Root& root = context.stack();
-  return workflow::LoadStack(file, context.env, {root.clock(), root.BuiltinTemplateDirs()});
+  return workflow::LoadStack(file, context.env, {root.clock(), root.TemplateDirs()});
 }
 
 core::Result<StackSession> OpenStackSession(Context& context, const workflow::Stack& stack, const StackFlags& flags,

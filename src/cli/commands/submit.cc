@@ -75,7 +75,7 @@ core::Result<workflow::SubmitRequest> RequestOf(const SubmitOptions& options, Co
   request.raycluster->ready_timeout = *timeout;
   request.raycluster->capacity = *catalog::ParseCapacityMode(options.capacity);  // checked by the flag
   request.raycluster->ns = options.access.ns;
-  request.raycluster->template_dirs = context.stack().BuiltinTemplateDirs();
+  request.raycluster->template_dirs = context.stack().TemplateDirs();
   request.raycluster->configuration = workflow::ConfigurationValues(*settings);
   return request;
 }
