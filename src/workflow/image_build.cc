@@ -171,7 +171,7 @@ core::Result<ImageBuildResult> BuildImage(ProvisionEnv& env, const ImageBuildReq
   const std::string bucket = SourceBucketOf(request.project);
   auto bucket_outcome = CreateBucket(env, request.project, {bucket, "", "", false, {}});
   if (!bucket_outcome) return core::Fail(bucket_outcome.error());
-  if (bucket_outcome->action == OutcomeAction::kAdopted) {
+  if (bucket_outcome->action == OutcomeAction::kAdopted || bucket_outcome->action == OutcomeAction::kResumed) {
     if (auto owned = CheckBucketIsTheProjects(env, request.project, bucket); !owned) return core::Fail(owned.error());
   }
   result.outcomes.push_back(*bucket_outcome);

@@ -155,8 +155,10 @@ std::string_view OutcomeActionPhrase(OutcomeAction action) {
   switch (action) {
     case OutcomeAction::kCreated:
       return "created";
+    case OutcomeAction::kResumed:
+      return "resumed";
     case OutcomeAction::kAdopted:
-      return "exists, adopted";
+      return "adopted (not this run's)";
     case OutcomeAction::kStarted:
       return "started";
     case OutcomeAction::kDeleted:

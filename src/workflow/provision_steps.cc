@@ -159,8 +159,9 @@ core::Result<Outcome> Adopt(ProvisionEnv& env, const CreateSteps& steps, bool ow
     return core::Fail(error);
   }
   Record(env, steps.kind, steps.resource, EntryState::kCreated);
-  env.reporter.Done(task, ours ? "exists (this run's), adopted" : "exists, adopted");
-  return MakeOutcome(steps, OutcomeAction::kAdopted);
+  const OutcomeAction action = ours ? OutcomeAction::kResumed : OutcomeAction::kAdopted;
+  env.reporter.Done(task, std::string(OutcomeActionPhrase(action)));
+  return MakeOutcome(steps, action);
 }
 
 }  // namespace

@@ -25,7 +25,10 @@ using nlohmann::json;
 
 bool AllAdopted(const std::vector<Outcome>& outcomes) {
   for (const auto& outcome : outcomes) {
-    if (outcome.action != OutcomeAction::kAdopted && outcome.action != OutcomeAction::kAlreadyBound) return false;
+    if (outcome.action != OutcomeAction::kAdopted && outcome.action != OutcomeAction::kResumed &&
+        outcome.action != OutcomeAction::kAlreadyBound) {
+      return false;
+    }
   }
   return true;
 }

@@ -63,9 +63,9 @@ TEST_CASE("--iap-firewall: check warns with the command, create makes and ledger
   CHECK(rule["sourceRanges"] == json::array({"35.235.240.0/20"}));
   CHECK(rule["allowed"] == json::parse(R"([{"IPProtocol":"tcp","ports":["8265"]}])"));
 
-  // A re-run finds tputrain's rule and adopts it: one insert in all.
+  // A re-run finds tputrain's rule, the run's own, and resumes it: one insert in all.
   auto again = Run(env, CreateRay("c", {"--iap-firewall", "create"}));
-  CHECK(again.out.find("adopted") != std::string::npos);
+  CHECK(again.out.find("resumed") != std::string::npos);
   CHECK(Posts(env, "/compute/v1/projects/p/global/firewalls") == 2);  // the first, and the re-run's 409
 
   // Now `check` is silent, and `skip` does not even look.

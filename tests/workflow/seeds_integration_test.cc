@@ -95,7 +95,7 @@ TEST_CASE(
                                "--tpu-type", "v6e-16", "--threads-per-core", "1", "--run", "seed001"});
     INFO(again.err);
     CHECK(again.exit_code == 0);
-    CHECK(again.out.find("exists, adopted") != std::string::npos);
+    CHECK(again.out.find("resumed") != std::string::npos);  // this run's, made by its first command
     auto different = env.Tputrain({"nodepool", "create", "v6e-16", "--cluster", "ray-tpu", "--location", "us-east5-b",
                                    "--tpu-type", "v6e-32", "--run", "seed001"});
     CHECK(different.exit_code == 1);

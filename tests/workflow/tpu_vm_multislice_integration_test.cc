@@ -113,7 +113,7 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   CHECK(rows[3]["worker"] == "1");
   for (const auto& row : rows) CHECK(row["state"] == "ready");
 
-  // A re-run with the same values adopts what is there and hands out nothing new; one without
+  // A re-run with the same values resumes what is there and hands out nothing new; one without
   // the --ray-start-args the hosts booted with is refused, naming it.
   std::vector<std::string> again_args = {"tpu-vm",
                                          "create",
@@ -134,7 +134,7 @@ TEST_CASE("tpu-vm create --num-slices 2 --ray: one Ray cluster over two slices, 
   auto rerun = env.Tputrain(again_args);
   INFO(rerun.err);
   CHECK(rerun.exit_code == 0);
-  CHECK(rerun.err.find("adopted") != std::string::npos);
+  CHECK(rerun.err.find("resumed") != std::string::npos);  // the run's own slices
   again_args.erase(again_args.begin() + 10, again_args.begin() + 12);
   auto without = env.Tputrain(again_args);
   CHECK(without.exit_code == 1);

@@ -76,7 +76,8 @@ struct ProvisionEnv : core::Runtime {
 // show its phrase (OutcomeActionPhrase).
 enum class OutcomeAction {
   kCreated,             // "created"
-  kAdopted,             // "exists, adopted": it was there before; cleanup keeps it unless --force
+  kResumed,             // "resumed": it exists and is this run's (an earlier command of the run made it)
+  kAdopted,             // "adopted (not this run's)": it was there before; cleanup keeps it unless --force
   kStarted,             // "started": --async, the operation runs on
   kDeleted,             // "deleted"
   kAlreadyGone,         // "already gone"
