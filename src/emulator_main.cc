@@ -1,9 +1,14 @@
 // tputrain-emulator: the local emulator of the Google Cloud APIs tputrain and gcloud use, a program
 // of its own so that tputrain links neither it nor cpp-httplib. `tputrain emulator start ARGS`
 // execs `tputrain-emulator start ARGS`; its flags, help and errors read as tputrain's do.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +16,7 @@
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/error.h"
 #include "tputrain/core/nearest.h"
+#include "tputrain/core/wrap.h"
 #include "tputrain/emulator_server/server.h"
 
 namespace {
@@ -57,6 +63,19 @@ std::string ParseErrorLine(const CLI::ParseError& error) {
     return std::regex_replace(message, kConvert, "$1: expected a number, got '$2'");
   if (std::regex_match(message, kMissing)) return std::regex_replace(message, kMissing, "$1: expected a value");
   return message;
+}
+
+// The width --help fits on a terminal (COLUMNS first, as tputrain reads it); 0 when piped.
+std::size_t StdoutWidth() {
+  if (isatty(STDOUT_FILENO) != 1) return 0;
+  winsize size{};
+  std::size_t width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && value > 0 && value < 100000) width = static_cast<std::size_t>(value);
+  }
+  return width;
 }
 
 void AddStartFlags(CLI::App& start, StartOptions& options) {
@@ -137,7 +156,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);  // --help
+    if (e.get_exit_code() == 0) {  // --help: on a terminal, fitted to it
+      std::ostringstream help;
+      const int code = app.exit(e, help, std::cerr);
+      std::cout << tputrain::core::WrapToWidth(help.str(), StdoutWidth());
+      return code;
+    }
     std::cerr << "ERROR: " << UnknownFlagLine(app, *start, e).value_or(ParseErrorLine(e)) << "\n";
     return tputrain::core::kExitUsage;
   }

@@ -1,16 +1,19 @@
 #include <exception>
 #include <ostream>
+#include <sstream>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
 #include "global_flags.h"
+#include "output/output.h"
 #include "parse_error.h"
 #include "suggestions.h"
 #include "tputrain/cli/main.h"
 #include "tputrain/core/text.h"
 #include "tputrain/core/version.h"
+#include "tputrain/core/wrap.h"
 
 namespace tputrain::cli {
 namespace {
@@ -26,11 +29,21 @@ class Formatter final : public CLI::Formatter {
 
 // Bad input is one line whatever the value held; other errors keep the lines they were given
 // (a hint, a list of fields). Neither passes on a control character a value or a server sent.
+// On a terminal the line wraps at spaces to its width; piped, it stays one line.
 void ReportError(Context& context, const core::Error& error) {
   const auto newlines = core::IsUsageError(error) ? core::Newlines::kEscape : core::Newlines::kKeep;
-  context.err << "ERROR: ";
-  if (!error.where.empty()) context.err << "(" << error.where << ") ";
-  context.err << core::PrintableText(context.redactor(error.message), newlines) << "\n";
+  std::string line = "ERROR: ";
+  if (!error.where.empty()) line += "(" + error.where + ") ";
+  line += core::PrintableText(context.redactor(error.message), newlines);
+  context.err << core::WrapToWidth(line, StderrWidth(context)) << "\n";
+}
+
+// --help on a terminal fits it: descriptions wrap under their own column.
+int PrintHelp(CLI::App& app, const CLI::ParseError& help, Context& context) {
+  std::ostringstream text;
+  const int code = app.exit(help, text, context.err);
+  context.out << core::WrapToWidth(text.str(), StdoutWidth(context));
+  return code;
 }
 
 }  // namespace
@@ -119,9 +132,10 @@ int Main(int argc, const char* const* argv, Context& context) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, context.out, context.err);  // --help, --version
+    if (e.get_exit_code() == 0) return PrintHelp(app, e, context);  // --help, --version
     // A typo gets the nearest valid flags or commands; a bad value, tputrain's words for it.
-    context.err << "ERROR: " << UnplacedWordLine(app, e).value_or(ParseErrorLine(e)) << "\n";
+    const std::string line = "ERROR: " + UnplacedWordLine(app, e).value_or(ParseErrorLine(e));
+    context.err << core::WrapToWidth(line, StderrWidth(context)) << "\n";
     return core::kExitUsage;
   } catch (const std::exception& e) {
     context.err << "ERROR: internal: " << e.what() << "\n";

@@ -27,6 +27,7 @@ IOStreams ProcessFactory::streams() {
   streams.out_is_tty = isatty(STDOUT_FILENO) == 1;
   streams.err_is_tty = isatty(STDERR_FILENO) == 1;
   if (streams.out_is_tty) streams.out_columns = TerminalColumns(STDOUT_FILENO);
+  if (streams.err_is_tty) streams.err_columns = TerminalColumns(STDERR_FILENO);
   return streams;
 }
 
@@ -73,6 +74,7 @@ Context::Context(core::Env environment, Factory& factory, std::unique_ptr<Factor
   stdout_is_tty = streams.out_is_tty;
   stderr_is_tty = streams.err_is_tty;
   stdout_columns = streams.out_columns;
+  stderr_columns = streams.err_columns;
   cancel = factory.cancel();
   // The Ray token tpu-vm create --ray keeps in node metadata: whoever reads a node reads it.
   redactor.HoldField(workflow::kRayTokenKey);

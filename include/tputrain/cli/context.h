@@ -51,6 +51,7 @@ struct IOStreams {
   bool out_is_tty = false;
   bool err_is_tty = false;
   int out_columns = 0;  // the terminal's width when out is one (0: unknown)
+  int err_columns = 0;  // the same for err
 };
 
 // Where a command's streams and connections come from (kubectl's Factory and IOStreams are the
@@ -86,6 +87,7 @@ struct Context {
   bool stdout_is_tty = false;
   bool stderr_is_tty = false;
   int stdout_columns = 0;  // the terminal's width when stdout is one (0: unknown)
+  int stderr_columns = 0;  // the same for stderr
   core::CancelToken* cancel = nullptr;
   GlobalOptions global;
   std::optional<core::Result<int>> outcome;

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands/provision_common.h"
+#include "output/output.h"
 
 namespace tputrain::cli {
 
@@ -23,7 +24,7 @@ core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& 
 
 core::Result<int> NothingDeleted(Context& context) {
   // As gcloud's "Aborted by user": a script that asked for a delete must not read a decline as done.
-  context.err << "Aborted by user: nothing deleted.\n";
+  SayOnStderr(context, "Aborted by user: nothing deleted.");
   return core::kExitFailed;
 }
 

@@ -30,8 +30,8 @@ core::Result<int> RunSubmit(const JobOptions& options, Context& context) {
   auto submitted = workflow::SubmitJob(context.stack(), options.head, options.submit);
   if (!submitted) return core::Fail(submitted.error());
   const std::string& id = submitted->id;
-  context.err << "Job '" << id << "' " << (submitted->reattached ? "was already submitted; re-attached" : "submitted")
-              << "\n";
+  SayOnStderr(context,
+              "Job '" + id + "' " + (submitted->reattached ? "was already submitted; re-attached" : "submitted"));
   if (options.no_wait) {
     PrintResult(context, {{"submission_id", id}}, [&](std::ostream& out) { out << id << "\n"; });
     return core::kExitOk;
@@ -72,7 +72,7 @@ core::Result<int> RunStop(const JobOptions& options, Context& context) {
   if (!stopped) return core::Fail(stopped.error());
   // Under --dry-run the stop was printed, not sent: the job runs on, so there is nothing to wait for.
   if (context.global.dry_run) return core::kExitOk;
-  context.err << "Job '" << options.id << "' " << (*stopped ? "told to stop" : "had already finished") << "\n";
+  SayOnStderr(context, "Job '" + options.id + "' " + (*stopped ? "told to stop" : "had already finished"));
   if (options.no_wait) {
     PrintResult(context, {{"submission_id", options.id}, {"stopped", *stopped}}, [](std::ostream&) {});
     return core::kExitOk;

@@ -50,9 +50,8 @@ void PrintJob(Context& context, const ray::JobDetails& job) {
 // The last word after following: the status on stderr, the details on stdout for --format
 // json/yaml, and the exit code that mirrors the job.
 int Finish(Context& context, const ray::JobDetails& job) {
-  context.err << "Job '" << job.id() << "' " << job.status_text;
-  if (job.message) context.err << ": " << FirstLine(job.message);
-  context.err << "\n";
+  SayOnStderr(context,
+              "Job '" + job.id() + "' " + job.status_text + (job.message ? ": " + FirstLine(job.message) : ""));
   if (context.global.output_format() != OutputFormat::kTable) PrintResult(context, job.raw, [](std::ostream&) {});
   return ray::ExitCodeForJob(job.status);
 }

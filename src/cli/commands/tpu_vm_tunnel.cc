@@ -15,8 +15,8 @@ core::Result<int> RunTunnel(const workflow::TpuVmTunnelCommand& options, Context
   workflow::TunnelEvents events{[&](int local_port, const std::string& leads_to) {
                                   std::lock_guard lock(print_mutex);
                                   context.out << "127.0.0.1:" << local_port << std::endl;
-                                  context.err << "Forwarding 127.0.0.1:" << local_port << " to " << leads_to
-                                              << "; Ctrl-C to stop" << std::endl;
+                                  SayOnStderr(context, "Forwarding 127.0.0.1:" + std::to_string(local_port) + " to " +
+                                                           leads_to + "; Ctrl-C to stop");
                                 },
                                 [&](const core::Error& error) {
                                   std::lock_guard lock(print_mutex);

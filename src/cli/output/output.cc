@@ -1,8 +1,11 @@
 #include "output/output.h"
 
 #include <ostream>
+#include <sstream>
 
 #include <yaml-cpp/yaml.h>
+
+#include "tputrain/core/wrap.h"
 
 namespace tputrain::cli {
 namespace {
@@ -57,13 +60,27 @@ void PrintResult(Context& context, const nlohmann::json& json, const std::functi
       context.out << ToYaml(json);
       break;
     case OutputFormat::kTable: {
-      const TableLayout before = TableLayoutOf(context.out);
-      SetTableLayout(context.out, TableLayoutFor(context));
-      print_table(context.out);
-      SetTableLayout(context.out, before);
+      const TableLayout layout = TableLayoutFor(context);
+      if (layout.width == 0) {
+        const TableLayout before = TableLayoutOf(context.out);
+        SetTableLayout(context.out, layout);
+        print_table(context.out);
+        SetTableLayout(context.out, before);
+        break;
+      }
+      // On a terminal the tables fit already; the prose around them (a plan's why:, a footer)
+      // is wrapped at spaces to fit too.
+      std::ostringstream text;
+      SetTableLayout(text, layout);
+      print_table(text);
+      context.out << core::WrapToWidth(text.str(), layout.width);
       break;
     }
   }
+}
+
+void SayOnStderr(Context& context, std::string_view text) {
+  context.err << core::WrapToWidth(text, StderrWidth(context)) << "\n";
 }
 
 }  // namespace tputrain::cli

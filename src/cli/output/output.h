@@ -33,7 +33,9 @@ struct TableLayout {
 };
 
 // On a terminal, its width (COLUMNS when set, as ls reads it, else the terminal's own size,
-// else 80); otherwise no limit, so that logs and pipes get whole, stable lines.
+// else 80); otherwise no limit (0), so that logs and pipes get whole, stable lines.
+std::size_t StdoutWidth(const Context& context);
+std::size_t StderrWidth(const Context& context);
 TableLayout TableLayoutFor(const Context& context);
 void SetTableLayout(std::ostream& out, const TableLayout& layout);
 TableLayout TableLayoutOf(std::ostream& out);
@@ -50,6 +52,10 @@ inline const std::vector<std::string> kResourceColumns = {"name", "location"};
 // newline, each further line indented, so that pasted into a shell it runs the same command. A
 // word longer than a line stays whole.
 std::string FitCommand(std::string_view command, std::size_t first_line_used, std::size_t width);
+
+// One message for a person on stderr (a job's last status, where a tunnel forwards): on a
+// terminal wrapped at spaces to its width, piped whole; a newline ends it.
+void SayOnStderr(Context& context, std::string_view text);
 
 // The columns `text` takes on a terminal: its UTF-8 code points.
 std::size_t DisplayWidth(std::string_view text);

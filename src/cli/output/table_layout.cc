@@ -26,19 +26,36 @@ int TerminalColumns(int fd) {
   return size.ws_col;
 }
 
-TableLayout TableLayoutFor(const Context& context) {
-  TableLayout layout;
-  layout.wide = context.global.wide();
-  if (!context.stdout_is_tty) return layout;
-  layout.width = context.stdout_columns > 0 ? static_cast<std::size_t>(context.stdout_columns) : 80;
-  if (auto columns = context.env.Get("COLUMNS")) {
+namespace {
+
+std::size_t TerminalWidth(const core::Env& env, bool is_tty, int terminal_columns) {
+  if (!is_tty) return 0;
+  std::size_t width = terminal_columns > 0 ? static_cast<std::size_t>(terminal_columns) : 80;
+  if (auto columns = env.Get("COLUMNS")) {
     try {
       const long value = std::stol(*columns);
-      if (value > 0 && value < 100000) layout.width = static_cast<std::size_t>(value);
+      if (value > 0 && value < 100000) width = static_cast<std::size_t>(value);
     } catch (const std::exception&) {
       // Not a number: the terminal's own width stands.
     }
   }
+  return width;
+}
+
+}  // namespace
+
+std::size_t StdoutWidth(const Context& context) {
+  return TerminalWidth(context.env, context.stdout_is_tty, context.stdout_columns);
+}
+
+std::size_t StderrWidth(const Context& context) {
+  return TerminalWidth(context.env, context.stderr_is_tty, context.stderr_columns);
+}
+
+TableLayout TableLayoutFor(const Context& context) {
+  TableLayout layout;
+  layout.wide = context.global.wide();
+  layout.width = StdoutWidth(context);
   return layout;
 }
 
