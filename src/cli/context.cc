@@ -93,7 +93,8 @@ Context::~Context() = default;
 // Built on first use, after flags are parsed, so that --quiet and --verbose are known.
 core::Reporter& Context::reporter() {
   if (!reporter_) {
-    reporter_ = std::make_unique<TerminalReporter>(err, stderr_is_tty, global.quiet, global.verbose, redactor);
+    reporter_ = std::make_unique<TerminalReporter>(err, stderr_is_tty, StderrWidth(*this), global.quiet, global.verbose,
+                                                   redactor);
   }
   return *reporter_;
 }
