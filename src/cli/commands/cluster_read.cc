@@ -25,7 +25,8 @@ core::Result<int> RunClusterList(Context& context) {
     rows.push_back({cluster.name, cluster.location, cluster.current_master_version, cluster.endpoint, cluster.status});
   }
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintTable(out, {"name", "location", "master_version", "endpoint", "status"}, rows);
+    PrintListTable(context, out, {"name", "location", "master_version", "endpoint", "status"}, rows,
+                   "No clusters in " + ListedWhere(context) + ".");
   });
   return core::kExitOk;
 }

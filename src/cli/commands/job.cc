@@ -103,7 +103,7 @@ core::Result<int> RunList(const JobOptions& options, Context& context) {
     rows.push_back({job.id(), job.type, job.status_text, FormatTime(job.start_time_ms), entrypoint});
   }
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintTable(out, {"id", "type", "status", "start_time", "entrypoint"}, rows);
+    PrintListTable(context, out, {"id", "type", "status", "start_time", "entrypoint"}, rows, "No Ray jobs.");
   });
   return core::kExitOk;
 }

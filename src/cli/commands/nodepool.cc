@@ -1,4 +1,6 @@
 // tputrain nodepool create|delete|list|describe.
+#include <set>
+
 #include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
@@ -48,6 +50,21 @@ core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& con
                       });
 }
 
+// The zones a pool's nodes are in ("" when it names none: the cluster's).
+std::string ZonesOf(const gcp::container::NodePool& pool) {
+  std::string zones;
+  for (const auto& zone : pool.locations) zones += (zones.empty() ? "" : ",") + zone;
+  return zones;
+}
+
+// Where a pool's nodes come from, in --capacity's words.
+std::string CapacityModeOf(const gcp::container::NodePool& pool) {
+  if (pool.flex_start) return "flex-start";
+  if (pool.spot) return "spot";
+  if (!pool.reservation.empty()) return "reservation";
+  return "on-demand";
+}
+
 core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
   auto pools = workflow::ReadNodePools(context.stack(), {options.cluster, list ? "" : options.name});
   if (!pools) return core::Fail(pools.error());
@@ -58,12 +75,22 @@ core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& conte
   }
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
+  // A regional cluster's pools may stand in different zones: then each says where.
+  std::set<std::string> zones;
+  for (const auto& pool : *pools) zones.insert(ZonesOf(pool));
+  const bool spans_zones = zones.size() > 1;
   for (const auto& pool : *pools) {
     json.push_back(pool.raw);
-    rows.push_back({pool.name, pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), pool.status});
+    std::vector<std::string> row = {pool.name};
+    if (spans_zones) row.push_back(ZonesOf(pool));
+    row.insert(row.end(), {pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), CapacityModeOf(pool),
+                           pool.status});
+    rows.push_back(std::move(row));
   }
+  std::vector<std::string> headers = {"name", "machine_type", "tpu_topology", "nodes", "capacity", "status"};
+  if (spans_zones) headers.insert(headers.begin() + 1, "zones");
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintTable(out, {"name", "machine_type", "tpu_topology", "nodes", "status"}, rows);
+    PrintListTable(context, out, headers, rows, "No node pools in cluster " + options.cluster + ".");
   });
   return core::kExitOk;
 }

@@ -67,6 +67,13 @@ core::Result<std::string> LocationOrAll(Context& context) {
   return workflow::LocationOrAll(*settings);
 }
 
+std::string ListedWhere(Context& context) {
+  auto location = LocationOrAll(context);
+  if (location && *location != "-") return *location;
+  auto project = RequireSetting(context, "project");
+  return project ? "project " + *project : "the project";
+}
+
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
                                                       std::string_view field) {
   auto settings = context.settings();

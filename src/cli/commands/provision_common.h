@@ -65,6 +65,9 @@ core::Result<std::string> RequireSetting(Context& context, const std::string& ke
 // The configured location, checked as RequireSetting checks it; "-" when none is set (every
 // location, as the list APIs spell it).
 core::Result<std::string> LocationOrAll(Context& context);
+// Where a list was read, for the line that says it is empty ("No clusters in us-central1."): the
+// configured location, else "project P" (every location was listed).
+std::string ListedWhere(Context& context);
 
 // Cluster `name` (given as `field`: NAME or --cluster) in the configured project and location,
 // each checked against the API's pattern (a usage error names what is missing or malformed).

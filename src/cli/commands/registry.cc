@@ -89,7 +89,11 @@ core::Result<int> RunList(Context& context) {
     rows.push_back({core::LastSegment(repository.name), repository.format,
                     repository.registry_uri.empty() ? "-" : repository.registry_uri});
   }
-  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"repository", "format", "uri"}, rows); });
+  PrintResult(context, json, [&](std::ostream& out) {
+    // Repositories live in regions: a zone's are its region's.
+    PrintListTable(context, out, {"repository", "format", "uri"}, rows,
+                   "No repositories in " + core::RegionOf(ListedWhere(context)) + ".");
+  });
   return core::kExitOk;
 }
 

@@ -75,7 +75,8 @@ core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
                     priced ? FormatMoney(spend.per_hour_now, spend.currency) : "-"});
   }
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintTable(out, {"run", "created", "resources", "live", "spent", "$/h now"}, rows);
+    PrintListTable(context, out, {"run", "created", "resources", "live", "spent", "$/h now"}, rows,
+                   "No runs recorded yet.");
     if (std::any_of(json.begin(), json.end(), [](const auto& run) { return !run["spent"].is_null(); })) {
       out << "spent, $/h now: TPU estimates at list price, before discounts and taxes\n";
     }

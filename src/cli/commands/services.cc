@@ -61,7 +61,10 @@ core::Result<int> RunList(const ServicesOptions& options, Context& context) {
     json.push_back({{"name", service.name}, {"title", service.title}, {"state", state}});
     rows.push_back({service.name, service.title, state});
   }
-  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"name", "title", "state"}, rows); });
+  PrintResult(context, json, [&](std::ostream& out) {
+    PrintListTable(context, out, {"name", "title", "state"}, rows,
+                   options.available ? "No services available." : "No services enabled.");
+  });
   return core::kExitOk;
 }
 

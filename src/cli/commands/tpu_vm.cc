@@ -73,12 +73,20 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
   }
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
+  // Listed across zones (no --zone), a name alone does not say where the VM is.
+  auto location = LocationOrAll(context);
+  const bool every_zone = location && *location == "-";
   for (const auto& node : *nodes) {
     json.push_back(node.raw);
-    rows.push_back({core::LastSegment(node.name), node.accelerator_type, node.runtime_version, node.state});
+    std::vector<std::string> row = {core::LastSegment(node.name)};
+    if (every_zone) row.push_back(core::LocationOfName(node.name));
+    row.insert(row.end(), {node.accelerator_type, node.runtime_version, node.state});
+    rows.push_back(std::move(row));
   }
+  std::vector<std::string> headers = {"name", "accelerator_type", "version", "state"};
+  if (every_zone) headers.insert(headers.begin() + 1, "zone");
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintTable(out, {"name", "accelerator_type", "version", "state"}, rows);
+    PrintListTable(context, out, headers, rows, "No TPU VMs in " + ListedWhere(context) + ".", {"name"});
   });
   return core::kExitOk;
 }

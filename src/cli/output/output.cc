@@ -79,6 +79,16 @@ void PrintResult(Context& context, const nlohmann::json& json, const std::functi
   }
 }
 
+void PrintListTable(Context& context, std::ostream& out, const std::vector<std::string>& headers,
+                    const std::vector<std::vector<std::string>>& rows, std::string_view none,
+                    const std::vector<std::string>& give_way) {
+  if (rows.empty()) {
+    context.reporter().Info(none);
+    return;
+  }
+  PrintTable(out, headers, rows, give_way);
+}
+
 void SayOnStderr(Context& context, std::string_view text) {
   context.err << core::WrapToWidth(text, StderrWidth(context)) << "\n";
 }

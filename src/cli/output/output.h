@@ -57,6 +57,12 @@ std::string FitCommand(std::string_view command, std::size_t first_line_used, st
 // terminal wrapped at spaces to its width, piped whole; a newline ends it.
 void SayOnStderr(Context& context, std::string_view text);
 
+// A list's table; a list with nothing in it prints no table and says `none` on stderr instead
+// ("No clusters in us-central1."), as kubectl says "No resources found": stdout stays empty.
+void PrintListTable(Context& context, std::ostream& out, const std::vector<std::string>& headers,
+                    const std::vector<std::vector<std::string>>& rows, std::string_view none,
+                    const std::vector<std::string>& give_way = {});
+
 // The columns `text` takes on a terminal: its UTF-8 code points.
 std::size_t DisplayWidth(std::string_view text);
 
