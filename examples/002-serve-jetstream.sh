@@ -95,6 +95,13 @@ tputrain bucket create "gs://$BUCKET" --bucket-location "$REGION"
 tputrain iam bind-workload-identity --ksa "$NAMESPACE/default" --bucket "$BUCKET" --role roles/storage.objectUser
 
 if [ "$DRY_RUN" = 1 ] || [ "$PROVISION_ONLY" = 1 ]; then
+  # The TPU slice pool(s) serve up --create-nodepool makes below, as it makes them (the slice tputrain
+  # plans for the model; one per role when disaggregated): a rehearsal sends the bodies that cost
+  # money, and cleanup deletes the pools again.
+  echo "== TPU slice node pools for $MODEL"
+  tpu_type=$(command tputrain plan --model "$MODEL" --mode serve --format json | json_value accelerator_type)
+  tputrain nodepool create "jetstream-$tpu_type" --cluster "$CLUSTER" --location "$REGION" --tpu-type "$tpu_type" \
+    --num-slices "$([ "$DISAGGREGATED" = 1 ] && echo 2 || echo 1)"
   echo "== Skipped (DRY_RUN or PROVISION_ONLY): converting and serving run on the cluster"
   exit 0
 fi

@@ -37,6 +37,9 @@ tputrain() {
   if [ "$DRY_RUN" = 1 ]; then command tputrain --dry-run "$@"; else command tputrain "$@"; fi
 }
 
+# The first value of "KEY": in tputrain's --format json output (pretty-printed, one key a line).
+json_value() { sed -n "s/^ *\"$1\": *\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" | sed -n 1p; }
+
 finish() {
   local status=$?
   trap - EXIT
@@ -80,6 +83,12 @@ tputrain bucket create "gs://$BUCKET" --bucket-location "$REGION"
 tputrain iam service-account create "$GSA" --role roles/storage.admin
 
 if [ "$DRY_RUN" = 1 ] || [ "$PROVISION_ONLY" = 1 ]; then
+  # The slice pools serve up --create-nodepool makes below, one per model replica, as it makes them:
+  # a rehearsal sends the bodies that cost money, and cleanup deletes the pools again.
+  echo "== TPU slice node pools, one per replica"
+  tpu_type=$(command tputrain plan --model "$MODEL" --mode serve --format json | json_value accelerator_type)
+  tputrain nodepool create "saxml-$tpu_type" --cluster "$CLUSTER" --location "$REGION" --tpu-type "$tpu_type" \
+    --num-slices 2
   echo "== Skipped (DRY_RUN or PROVISION_ONLY): the account's binding and the servers are on the cluster"
   exit 0
 fi

@@ -44,6 +44,9 @@ tputrain() {
   if [ "$DRY_RUN" = 1 ]; then command tputrain --dry-run "$@"; else command tputrain "$@"; fi
 }
 
+# The first value of "KEY": in tputrain's --format json output (pretty-printed, one key a line).
+json_value() { sed -n "s/^ *\"$1\": *\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" | sed -n 1p; }
+
 finish() {
   local status=$?
   trap - EXIT
@@ -85,7 +88,14 @@ tputrain services enable container.googleapis.com
 tputrain cluster create "$CLUSTER" --location "$REGION" --machine-type n2-standard-8
 
 if [ "$DRY_RUN" = 1 ] || [ "$PROVISION_ONLY" = 1 ]; then
-  echo "== Skipped (DRY_RUN or PROVISION_ONLY): the slice's pool and the server are on the cluster"
+  # The slice pool serve up --create-nodepool makes below, as it makes it (TPU_TYPE, else the slice
+  # planned for the model's bf16 weights): a rehearsal sends the body that costs money, and cleanup
+  # deletes the pool again.
+  echo "== TPU slice node pool for $MODEL"
+  tpu_type=${TPU_TYPE:-$(command tputrain plan --model "$MODEL" --mode serve --dtype bf16 --format json |
+    json_value accelerator_type)}
+  tputrain nodepool create "vllm-$tpu_type" --cluster "$CLUSTER" --location "$REGION" --tpu-type "$tpu_type"
+  echo "== Skipped (DRY_RUN or PROVISION_ONLY): the server is on the cluster"
   exit 0
 fi
 

@@ -137,7 +137,26 @@ std::string Tail(const std::string& text, size_t size = 6000) {
   return text.size() > size ? "..." + text.substr(text.size() - size) : text;
 }
 
-// The CI rehearsal: DRY_RUN=1 changes nothing, PROVISION_ONLY=1 makes and deletes the resources.
+// The node pools of a TPU machine type (ct5lp-, ct5p-, ct6e-...) the emulator was asked to create.
+std::size_t TpuPoolCreates(EmulatorEnv& emulator) {
+  std::size_t creates = 0;
+  for (const auto& request :
+       emulator.Get("/_emulator/requests").value_or(json::object()).value("requests", json::array())) {
+    const std::string path = request.value("path", "");
+    if (request.value("method", "") != "POST" || path.size() < 10 || path.substr(path.size() - 10) != "/nodePools")
+      continue;
+    const json body = request.value("body", json::object());
+    if (!body.is_object()) continue;
+    const std::string machine =
+        body.value("nodePool", json::object()).value("config", json::object()).value("machineType", "");
+    if (machine.rfind("ct", 0) == 0) ++creates;
+  }
+  return creates;
+}
+
+// The CI rehearsal: DRY_RUN=1 changes nothing, PROVISION_ONLY=1 makes and deletes the resources;
+// a serving script's rehearsal makes (and deletes) the TPU slice pools serve up would make, so the
+// bodies that cost money are sent.
 void Rehearse(const ExampleEnv& example, const std::string& script) {
   auto dry = RunProcess(example.Script(script, "dry", {{"DRY_RUN", "1"}}), std::chrono::minutes(5));
   INFO("DRY_RUN=1 " << script << "\n" << dry.out << Tail(dry.err));
@@ -147,10 +166,13 @@ void Rehearse(const ExampleEnv& example, const std::string& script) {
   CHECK_FALSE(fs::exists(example.emulator.dir() / "xdg" / "tputrain" / "dry.json"));  // nothing recorded
   CheckLeftNothing(example.emulator);
 
+  const std::size_t tpu_pools_before = TpuPoolCreates(example.emulator);
   auto rehearsal = RunProcess(example.Script(script, "rehearsal", {{"PROVISION_ONLY", "1"}}), std::chrono::minutes(10));
   INFO("PROVISION_ONLY=1 " << script << "\n" << Tail(rehearsal.out) << Tail(rehearsal.err));
   REQUIRE(rehearsal.exit_code == 0);
   CHECK(rehearsal.out.find("run rehearsal: cleaned up") != std::string::npos);
+  const bool serving = script.rfind("002-", 0) == 0 || script.rfind("003-", 0) == 0 || script.rfind("005-", 0) == 0;
+  if (serving) CHECK(TpuPoolCreates(example.emulator) > tpu_pools_before);
   CheckLeftNothing(example.emulator);
 }
 
