@@ -9,7 +9,8 @@
 #                   service proxy (TLS, a bearer token) to the vLLM SIMULATOR (llm-d-inference-sim in
 #                   echo mode, no added latency: the proxy and the commands are what is timed)   curl
 # For each: the median wall time of the whole process (launch to exit) and the ratio of tputrain's
-# median to the other's. curl gets what tputrain sends: the same method, URL, token, Accept and
+# median to the other's; then each tputrain command's phases (bench/phases.sh): where its time goes
+# from launch to exit. curl gets what tputrain sends: the same method, URL, token, Accept and
 # Accept-Encoding (curl --compressed) and body. Time to first token of a streamed answer is
 # bench/serve.sh's; start-up alone (tputrain --version) bench/startup.sh's.
 # A part whose peer is missing is skipped, saying which: the emulator part needs only the build;
@@ -110,6 +111,8 @@ if [[ " $parts " == *" emulator "* ]]; then
   if [ "$others" = 1 ] && command -v gcloud >/dev/null; then gcloud_too=(g); fi
   add "cluster list" t_cluster_list c_cluster_list "${gcloud_too[@]/%/_cluster_list}"
   add "tpu-vm list" t_tpu_vm_list c_tpu_vm_list "${gcloud_too[@]/%/_tpu_vm_list}"
+  phases_of=("cluster list|$tputrain cluster list --location $zone --format json"
+             "tpu-vm list|$tputrain tpu-vm list --zone $zone --format json")
 fi
 
 # --- a Ray head: job status ----------------------------------------------------------------------
@@ -138,6 +141,7 @@ while True:
     ray_too=()
     [ "$others" = 1 ] && ray_too=(r_job_status)
     add "job status" t_job_status c_job_status "${ray_too[@]}"
+    phases_of+=("job status|$tputrain job status $job --address $ray_address --format json")
   fi
 fi
 
@@ -159,6 +163,7 @@ if [[ " $parts " == *" serve "* ]]; then
         -H 'Accept: application/json' -H 'Content-Type: application/json' --data-binary "$body" "$proxy" -o /dev/null
     }
     add "serve generate" t_serve_generate c_serve_generate
+    phases_of+=("serve generate|$tputrain serve generate --engine vllm --model tiny-test --kubeconfig $peer_kubeconfig --prompt hello --max-tokens 5")
   fi
 fi
 [ ${#labels[@]} -gt 0 ] || peer_fail "nothing to time (PARTS='$parts')"
@@ -217,3 +222,16 @@ for label in "${labels[@]}"; do
 done
 uptime | sed 's/^.*load average/load average/'
 
+echo
+for entry in "${phases_of[@]}"; do
+  label=${entry%%|*}
+  echo "Phases of tputrain $label (bench/phases.sh, median of $reps runs):"
+  # shellcheck disable=SC2086  # the command's words
+  bench/phases.sh -n "$reps" ${entry#*|} | sed 's/^/  /'
+  if [ -n "$baseline" ]; then
+    echo "Phases of the baseline's $label:"
+    command=${entry#*|}
+    # shellcheck disable=SC2086
+    bench/phases.sh -n "$reps" "$baseline" ${command#"$tputrain "} | sed 's/^/  /'
+  fi
+done

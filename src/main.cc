@@ -1,15 +1,33 @@
+#include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 #include "tputrain/cli/main.h"
 #include "tputrain/cli/process_factory.h"
 #include "tputrain/core/cancel.h"
+#include "tputrain/core/timeline.h"
 
-int main(int argc, char** argv) {
-  tputrain::core::CancelToken cancel;
-  tputrain::core::InstallInterruptHandler(cancel);
+namespace {
+
+int Run(int argc, char** argv, tputrain::core::CancelToken& cancel, tputrain::core::Timeline* timeline) {
   tputrain::cli::ProcessFactory factory(&cancel);
   tputrain::cli::Context context(tputrain::core::Env::FromProcess(), factory);
-  int code = tputrain::cli::Main(argc, argv, context);
+  context.timeline = timeline;
+  return tputrain::cli::Main(argc, argv, context);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // TPUTRAIN_PHASES=1: each phase of the command on stderr at exit (bench/phases.sh reads them).
+  const char* phases = std::getenv("TPUTRAIN_PHASES");
+  std::optional<tputrain::core::Timeline> timeline;
+  if (phases != nullptr && phases[0] != '\0' && std::string_view(phases) != "0") timeline.emplace();
+  tputrain::core::CancelToken cancel;
+  tputrain::core::InstallInterruptHandler(cancel);
+  int code = Run(argc, argv, cancel, timeline ? &*timeline : nullptr);
   std::cout.flush();
+  if (timeline) timeline->Print(std::cerr);
   return code;
 }

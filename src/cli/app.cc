@@ -85,6 +85,7 @@ int Main(int argc, const char* const* argv, Context& context) {
     context.out << "tputrain " << core::kVersion << "\n";
     return core::kExitOk;
   }
+  core::Timeline::Span tree(context.timeline, "cli.tree");
   CLI::App app("tputrain: from nothing to a trained or served LLM on Cloud TPUs, and back.", "tputrain");
   app.set_version_flag("--version", std::string("tputrain ") + core::kVersion);
   app.formatter(std::make_shared<Formatter>());
@@ -129,7 +130,9 @@ int Main(int argc, const char* const* argv, Context& context) {
     return RunHiddenCommand(app, argc, argv, context);
   }
 
+  tree.End();
   try {
+    core::Timeline::Span command(context.timeline, "command");
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return PrintHelp(app, e, context);  // --help, --version

@@ -109,6 +109,7 @@ workflow::Root& Context::stack() {
     options.refresh_prices = global.refresh_prices;
     options.access_token_file = global.access_token_file;
     options.billing_api_key = global.billing_api_key;
+    options.timeline = timeline;
     stack_ = std::make_unique<workflow::Root>(std::move(options), factory_.leaves());
   }
   return *stack_;
@@ -116,6 +117,7 @@ workflow::Root& Context::stack() {
 
 core::Result<config::Settings> Context::settings() {
   if (!settings_) {
+    core::Timeline::Span span(timeline, "config");
     config::SettingsSources sources;
     sources.flags = {
         {"project", global.project}, {"location", global.location}, {"quota_project", global.billing_project}};

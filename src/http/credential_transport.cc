@@ -24,6 +24,7 @@ core::Result<Headers> WithCredential(Credential& credential, core::Redactor* red
 }  // namespace
 
 core::Result<Request> CredentialTransport::Authorized(const Request& request) {
+  core::Timeline::Span span(timeline_, "credential");
   auto headers = WithCredential(credential_, redactor_, request.headers);
   if (!headers) return core::Fail(headers.error());
   Request authorized = request;

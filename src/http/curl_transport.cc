@@ -103,6 +103,23 @@ core::Error TransportError(const CurlLibrary& api, CURLcode code, const std::str
   return error;
 }
 
+// A request's phases as libcurl timed them, each from the start of the transfer: name lookup,
+// connect, TLS handshake (with the CA store's loading), the request sent, the first byte of the
+// answer, the last. A reused connection has no lookup, connect or handshake.
+void AddPhases(core::Timeline& timeline, const CurlLibrary& api, CURL* curl, core::Timeline::Clock::time_point start) {
+  const std::pair<CURLINFO, const char*> marks[] = {
+      {CURLINFO_NAMELOOKUP_TIME_T, "http.dns"},           {CURLINFO_CONNECT_TIME_T, "http.connect"},
+      {CURLINFO_APPCONNECT_TIME_T, "http.tls"},           {CURLINFO_PRETRANSFER_TIME_T, "http.send"},
+      {CURLINFO_STARTTRANSFER_TIME_T, "http.first_byte"}, {CURLINFO_TOTAL_TIME_T, "http.rest"}};
+  curl_off_t before = 0;
+  for (const auto& [info, name] : marks) {
+    curl_off_t at = 0;
+    if (api.easy_getinfo(curl, info, &at) != CURLE_OK || at <= before) continue;
+    timeline.Add(name, start + std::chrono::microseconds(before), start + std::chrono::microseconds(at));
+    before = at;
+  }
+}
+
 }  // namespace
 
 core::Status CheckUrlAllowed(const std::string& url, const std::string& plain_http_host) {
@@ -152,7 +169,9 @@ core::Result<Response> CurlTransport::Stream(const Request& request, const Chunk
 core::Result<Response> CurlTransport::Perform(const Request& request, const ChunkHandler* on_chunk) {
   if (auto allowed = CheckUrlAllowed(request.url, options_.plain_http_host); !allowed)
     return core::Fail(allowed.error());
+  core::Timeline::Span loading(options_.timeline, "libcurl");
   auto opened = OpenCurl();
+  loading.End();
   if (!opened) return core::Fail(opened.error());
   const CurlLibrary& api = **opened;
   CURL* curl = static_cast<CURL*>(TakeIdle());
@@ -229,7 +248,9 @@ core::Result<Response> CurlTransport::Perform(const Request& request, const Chun
     api.easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<core::CancelToken*>(request.cancel));
   }
 
+  const auto performed = core::Timeline::Clock::now();
   CURLcode code = api.easy_perform(curl);
+  if (options_.timeline != nullptr) AddPhases(*options_.timeline, api, curl, performed);
   long status = 0;
   api.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   api.slist_free_all(header_list);

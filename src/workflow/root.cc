@@ -68,6 +68,7 @@ std::unique_ptr<http::Transport> Root::Chain(http::CurlOptions curl, http::Crede
   // gcloud's extra CA file widens the trust of Google and plain https calls; a cluster that names
   // its own CA (kubeconfig, clusters.get) trusts only that CA, as kubectl does.
   if (curl.ca_bundle.empty() && curl.ca_pem.empty()) curl.ca_bundle = CaBundleFromEnv(options_.env);
+  curl.timeline = options_.timeline;
   auto chain = std::make_unique<http::TransportChain>();
   chain->Push(leaves_.Transport(std::move(curl)));
   chain->Push<http::SecretHoldingTransport>(chain->top(), options_.redactor);
@@ -77,7 +78,8 @@ std::unique_ptr<http::Transport> Root::Chain(http::CurlOptions curl, http::Crede
   if (retry != nullptr)
     chain->Push<http::RetryingTransport>(chain->top(), leaves_.sleeper(), *retry, gcp::RetryDelayOf);
   if (!headers.empty()) chain->Push<http::HeaderTransport>(chain->top(), std::move(headers));
-  if (credential != nullptr) chain->Push<http::CredentialTransport>(chain->top(), *credential, &options_.redactor);
+  if (credential != nullptr)
+    chain->Push<http::CredentialTransport>(chain->top(), *credential, &options_.redactor, options_.timeline);
   if (dry_run) chain->Push<http::DryRunTransport>(chain->top(), options_.out, options_.redactor);
   return chain;
 }
@@ -126,6 +128,7 @@ core::Result<std::unique_ptr<k8s::Connection>> Root::Kube(const KubeTarget& targ
     access = std::move(*gke);
     if (!target.ns.empty()) access.default_namespace = target.ns;
   } else {
+    core::Timeline::Span span(options_.timeline, "kubeconfig");
     auto loaded = k8s::LoadClusterAccess({target.kubeconfig, target.context, target.insecure}, options_.env);
     if (!loaded) return core::Fail(loaded.error());
     access = std::move(*loaded);
@@ -169,6 +172,7 @@ std::unique_ptr<http::WebSocketConnector> Root::WebSocketFor(const k8s::Connecti
 state::LedgerStore& Root::Ledger(const std::string& state_dir) {
   std::string dir = state_dir.empty() ? state::LedgerStore::DefaultDir(options_.env) : state_dir;
   auto& store = ledgers_[dir];
+  core::Timeline::Span span(options_.timeline, "ledger");
   if (!store) store = std::make_unique<state::LedgerStore>(dir, leaves_.clock());
   return *store;
 }

@@ -29,9 +29,11 @@ core::Result<http::Transport*> Root::Google() {
   metadata.connect_timeout = std::chrono::milliseconds(3000);  // google-auth's GCE_METADATA_TIMEOUT
   metadata.plain_http_host = gcp::auth::MetadataHost(options_.env);
   google->metadata = Chain(std::move(metadata), nullptr, &metadata_retries, false);
+  core::Timeline::Span adc(options_.timeline, "adc");
   auto tokens = gcp::auth::DefaultCredentials(
       options_.env, options_.access_token_file,
       {google->token_endpoints.get(), google->metadata.get(), &options_.redactor}, leaves_.clock());
+  adc.End();
   if (!tokens) return core::Fail(tokens.error());
   google->tokens = std::move(*tokens);
   google->credential = std::make_unique<gcp::auth::TokenCredential>(*google->tokens);

@@ -12,6 +12,7 @@
 #include "tputrain/core/redact.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/timeline.h"
 
 namespace tputrain::workflow {
 class Leaves;
@@ -89,6 +90,8 @@ struct Context {
   int stdout_columns = 0;  // the terminal's width when stdout is one (0: unknown)
   int stderr_columns = 0;  // the same for stderr
   core::CancelToken* cancel = nullptr;
+  // Where the command's phases are timed (TPUTRAIN_PHASES=1); null: nowhere.
+  core::Timeline* timeline = nullptr;
   GlobalOptions global;
   std::optional<core::Result<int>> outcome;
   // Every sink (errors, progress, --verbose, --dry-run) prints through it; whatever obtains a

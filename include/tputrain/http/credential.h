@@ -4,6 +4,7 @@
 
 #include "tputrain/core/redact.h"
 #include "tputrain/core/result.h"
+#include "tputrain/core/timeline.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/http/websocket.h"
 
@@ -30,8 +31,9 @@ class Credential {
 // a server echoes it back.
 class CredentialTransport final : public Transport {
  public:
-  CredentialTransport(Transport& inner, Credential& credential, core::Redactor* redactor = nullptr)
-      : inner_(inner), credential_(credential), redactor_(redactor) {}
+  CredentialTransport(Transport& inner, Credential& credential, core::Redactor* redactor = nullptr,
+                      core::Timeline* timeline = nullptr)
+      : inner_(inner), credential_(credential), redactor_(redactor), timeline_(timeline) {}
 
   core::Result<Response> Send(const Request& request) override;
   core::Result<Response> Stream(const Request& request, const ChunkHandler& on_chunk) override;
@@ -42,6 +44,7 @@ class CredentialTransport final : public Transport {
   Transport& inner_;
   Credential& credential_;
   core::Redactor* redactor_;
+  core::Timeline* timeline_;  // the time each credential took to get ("credential")
 };
 
 // The same for WebSocket upgrades: each connect (and so each reconnect of a long log follow)

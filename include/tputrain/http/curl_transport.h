@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tputrain/core/timeline.h"
 #include "tputrain/http/transport.h"
 
 namespace tputrain::http {
@@ -31,6 +32,9 @@ struct CurlOptions {
   // Request::max_response_bytes when a request leaves it 0: every JSON answer tputrain reads
   // whole is far smaller (core::ParseJson refuses more than 64 MiB anyway).
   size_t max_response_bytes = 64 * 1024 * 1024;
+  // Where each request's phases go (waiting for libcurl, connect, TLS, first byte), when the
+  // user asked for them (TPUTRAIN_PHASES); null: nowhere.
+  core::Timeline* timeline = nullptr;
 };
 
 // The one real Transport. Keeps a pool of easy handles so that connections are reused across

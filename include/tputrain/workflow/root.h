@@ -15,6 +15,7 @@
 #include "tputrain/core/env.h"
 #include "tputrain/core/redact.h"
 #include "tputrain/core/runtime.h"
+#include "tputrain/core/timeline.h"
 #include "tputrain/gcp/auth/token_source.h"
 #include "tputrain/gcp/container/types.h"
 #include "tputrain/gcp/endpoints.h"
@@ -81,6 +82,9 @@ struct RootOptions {
   bool refresh_prices = false;
   std::string access_token_file;
   std::string billing_api_key;  // the Cloud Billing Catalog's, else TPUTRAIN_BILLING_API_KEY
+  // Where each request's phases and the root's own (ADC, kubeconfig, ledger) are timed
+  // (TPUTRAIN_PHASES=1); null: nowhere.
+  core::Timeline* timeline = nullptr;
 };
 
 // Which Kubernetes cluster a command talks to: a GKE cluster (found through the Container API,
