@@ -7,10 +7,14 @@
 #include "tputrain/cli/process_factory.h"
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/timeline.h"
+#include "tputrain/http/curl_preload.h"
 
 namespace {
 
 int Run(int argc, char** argv, tputrain::core::CancelToken& cancel, tputrain::core::Timeline* timeline) {
+  // A command that will send a request loads libcurl beside its own set-up, from here.
+  std::optional<tputrain::http::CurlPreload> preload;
+  if (tputrain::cli::MaySendRequests(argc, argv)) preload.emplace(timeline);
   tputrain::cli::ProcessFactory factory(&cancel);
   tputrain::cli::Context context(tputrain::core::Env::FromProcess(), factory);
   context.timeline = timeline;

@@ -79,6 +79,23 @@ void AddGlobalFlags(CLI::App& app, GlobalOptions& global) {
                "--verbose shows them)");
 }
 
+bool MaySendRequests(int argc, const char* const* argv) {
+  // The commands that never send one (the command tree's first words; phases_test runs two).
+  static constexpr std::string_view kOffline[] = {"completion", "config", "emulator", "render"};
+  bool command_seen = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;  // what follows is an entrypoint's
+    if (word == "--help" || word == "-h" || word == "--version") return false;
+    if (command_seen || word.starts_with("-")) continue;
+    command_seen = true;  // the first word that is not a flag (a global flag's value is a guess)
+    for (auto offline : kOffline) {
+      if (word == offline) return false;
+    }
+  }
+  return command_seen;
+}
+
 int Main(int argc, const char* const* argv, Context& context) {
   // The one question answered before the command tree is built: start-up is measured with it.
   if (argc == 2 && std::string_view(argv[1]) == "--version") {

@@ -1,6 +1,7 @@
 #include "curl_library.h"
 
 #include "tputrain/core/shared_library.h"
+#include "tputrain/http/curl_preload.h"
 
 namespace tputrain::http {
 namespace {
@@ -34,5 +35,13 @@ core::Result<CurlLibrary> Load() {
 }  // namespace
 
 core::Result<const CurlLibrary*> OpenCurl() { return core::LoadOnce<CurlLibrary>(Load); }
+
+CurlPreload::CurlPreload(core::Timeline* timeline)
+    : thread_([timeline] {
+        core::Timeline::Span span(timeline, "libcurl.load");
+        (void)OpenCurl();  // a failure is kept: the first request reports it
+      }) {}
+
+CurlPreload::~CurlPreload() { thread_.join(); }
 
 }  // namespace tputrain::http

@@ -8,4 +8,10 @@ namespace tputrain::cli {
 // exceptions from CLI11 and errors from the library become exit codes.
 int Main(int argc, const char* const* argv, Context& context);
 
+// Whether the command argv names may send a request, judged before the command tree is built so
+// that the process can start loading libcurl beside it (http::CurlPreload): every command but
+// those that never do (render, config, completion, emulator, --help, --version). A wrong guess
+// costs a thread's CPU, never a result.
+bool MaySendRequests(int argc, const char* const* argv);
+
 }  // namespace tputrain::cli
