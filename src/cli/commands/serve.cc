@@ -91,9 +91,8 @@ core::Result<int> RunDown(const DownFlags& flags, Context& context) {
   auto connection = workflow::ConnectCluster(context.stack(), flags.access);
   if (!connection) return core::Fail(connection.error());
   workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection, *run);
-  workflow::ServeDownRequest request{flags.model,     flags.disaggregated,   flags.tpu_type,
-                                     flags.sets,      configuration,         stack.TemplateDirs(),
-                                     flags.access.ns, context.global.dry_run};
+  workflow::ServeDownRequest request{flags.model,   flags.disaggregated,  flags.tpu_type,  flags.sets,
+                                     configuration, stack.TemplateDirs(), flags.access.ns, context.global.dry_run};
   auto deleted = workflow::ServeDown(env, request);
   if (!deleted) return core::Fail(deleted.error());
   return PrintDeleted(context, *deleted);
