@@ -12,6 +12,15 @@ std::string Upper(std::string text) {
   return text;
 }
 
+// The chip name Pathways' resource manager takes in --instance_type: "tpu" and the family for
+// v4, v5e and v6e, but "tpuv5" for v5p and "tpu7x" for Ironwood (as the Pathways manifests of
+// pathways-utils and Google's Ironwood recipes write them: tpuv5:2x2x1, tpu7x:4x4x4).
+std::string PathwaysChip(const std::string& family) {
+  if (family == "v5p") return "tpuv5";
+  if (family == "tpu7x") return "tpu7x";
+  return "tpu" + family;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> ConfigurationValues(const config::Settings& settings) {
@@ -56,7 +65,7 @@ std::vector<render::ComputedValue> ValuesForSlice(const catalog::TpuSliceType& s
       make("RAY_NUM_WORKERS", std::to_string(total_hosts), ValueType::kInt),
       make("RAY_TPU_ACCELERATOR", "TPU-" + Upper(prefix), ValueType::kString),
       make("TPU_PLATFORM_CHIP", chip, ValueType::kString),
-      make("PATHWAYS_INSTANCE_TYPE", chip + ":" + slice.topology, ValueType::kString),
+      make("PATHWAYS_INSTANCE_TYPE", PathwaysChip(family) + ":" + slice.topology, ValueType::kString),
       // GKE makes one node pool per multi-host slice; a single-host slice is one node, and a
       // pool of such nodes holds several slices.
       make("SLICE_TOPOLOGY_KEY", slice.hosts > 1 ? "cloud.google.com/gke-nodepool" : "kubernetes.io/hostname",

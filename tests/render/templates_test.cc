@@ -592,3 +592,51 @@ TEST_CASE("every input a template lists changes what it renders") {
     }
   }
 }
+
+namespace {
+
+// Every pod spec under `node` (a map with containers), wherever the object nests it.
+void PodSpecs(const YAML::Node& node, std::vector<YAML::Node>& specs) {
+  if (node.IsMap()) {
+    if (node["containers"] && node["containers"].IsSequence()) specs.push_back(node);
+    for (const auto& entry : node) PodSpecs(entry.second, specs);
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) PodSpecs(item, specs);
+  }
+}
+
+}  // namespace
+
+// Ironwood hosts have two NUMA nodes of 2 chips each. GKE allows a container per NUMA node, but
+// documents no pod spec for it; xpk renders that form for JobSet training only, KubeRay has no
+// second Ray container per pod (kuberay#4455) and Google's Ironwood serving recipes run one
+// container with the host's 4 chips. So every tpu7x pod tputrain renders asks for all 4 in one.
+TEST_CASE("on tpu7x each TPU pod is one container with the host's 4 chips") {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"raycluster-maxtext", "tpu7x-16"},
+                                                                  {"vllm", "tpu7x-8"},
+                                                                  {"vllm-multihost", "tpu7x-16"},
+                                                                  {"saxml", "tpu7x-16"},
+                                                                  {"jetstream-pathways-405b", "tpu7x-16"}};
+  for (const auto& [name, tpu_type] : cases) {
+    INFO(name << " " << tpu_type);
+    std::vector<YAML::Node> specs;
+    for (const auto& object : Objects(Render(name, {"TPU_TYPE=" + tpu_type}))) PodSpecs(object, specs);
+    int tpu_pods = 0;
+    for (const auto& spec : specs) {
+      if (!spec["nodeSelector"] || !spec["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"]) continue;
+      CHECK(spec["nodeSelector"]["cloud.google.com/gke-tpu-accelerator"].Scalar() == "tpu7x");
+      int tpu_containers = 0;
+      for (const auto& container : spec["containers"]) {
+        const auto resources = container["resources"];
+        if (!resources || !resources["limits"] || !resources["limits"]["google.com/tpu"]) continue;
+        const auto limit = resources["limits"]["google.com/tpu"];
+        ++tpu_containers;
+        CHECK(limit.Scalar() == "4");
+      }
+      // Pathways' leader runs on a TPU host without asking for its chips.
+      CHECK(tpu_containers <= 1);
+      if (tpu_containers == 1) ++tpu_pods;
+    }
+    CHECK(tpu_pods >= 1);
+  }
+}

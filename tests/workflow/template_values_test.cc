@@ -72,6 +72,12 @@ TEST_CASE("two v5e 4x8 slices (Saxml) are 8 hosts of 4 chips each") {
   CHECK(v["TPU_PLATFORM_CHIP"] == "tpuv5e");
 }
 
+TEST_CASE("Pathways' instance type names v5p tpuv5 and Ironwood tpu7x") {
+  CHECK(For("v5p-16", 1)["PATHWAYS_INSTANCE_TYPE"] == "tpuv5:2x2x2");
+  CHECK(For("tpu7x-128", 1)["PATHWAYS_INSTANCE_TYPE"] == "tpu7x:4x4x4");
+  CHECK(For("v5litepod-16", 1)["PATHWAYS_INSTANCE_TYPE"] == "tpuv5e:4x4");
+}
+
 TEST_CASE("a slice fixes exactly the names the renderer reserves, each with its meaning") {
   auto slice = tputrain::catalog::FindSliceType("v6e-16");
   REQUIRE(slice);
