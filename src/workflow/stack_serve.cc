@@ -18,13 +18,27 @@ struct EngineKey {
   std::vector<WorkloadKind> engines;
 };
 
-const char* EngineName(WorkloadKind kind) { return kind == WorkloadKind::kServeVllm ? "vllm" : "jetstream"; }
+const char* EngineName(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kServeVllm:
+      return "vllm";
+    case WorkloadKind::kServeSaxml:
+      return "saxml";
+    default:
+      return "jetstream";
+  }
+}
 
 core::Status CheckEngineTakes(const Section& serve, WorkloadKind engine) {
   const auto jetstream = WorkloadKind::kServeJetStream;
   const auto vllm = WorkloadKind::kServeVllm;
-  const EngineKey keys[] = {{"disaggregated", {jetstream}},      {"checkpoint", {jetstream}}, {"bucket", {jetstream}},
-                            {"lws-manifest", {jetstream, vllm}}, {"hf-token-file", {vllm}},   {"hf-config", {vllm}}};
+  const auto saxml = WorkloadKind::kServeSaxml;
+  const EngineKey keys[] = {{"disaggregated", {jetstream}}, {"checkpoint", {jetstream, saxml}},
+                            {"bucket", {jetstream, saxml}}, {"lws-manifest", {jetstream, vllm}},
+                            {"hf-token-file", {vllm}},      {"hf-config", {vllm}},
+                            {"model-path", {saxml}},        {"sax-model", {saxml}},
+                            {"replicas", {saxml}},          {"expose", {saxml}},
+                            {"jobset-manifest", {saxml}}};
   for (const auto& [key, engines] : keys) {
     if (!serve.Has(key) || std::find(engines.begin(), engines.end(), engine) != engines.end()) continue;
     std::string takers;
@@ -71,11 +85,10 @@ void SetCommon(const Section& serve, Request& request) {
 core::Status ServeWorkload(const Section& serve, const StackSettings& settings, StackWorkload& workload) {
   const std::string engine = serve.Str("engine");
   const std::string model = serve.Str("model");
-  if (model.rfind("saxml", 0) == 0 && engine.empty()) {
-    return core::Fail(
-        serve.At("model", "Saxml is not served from a stack file yet: tputrain serve up --model " + model));
-  }
-  workload.kind = engine == "vllm" ? WorkloadKind::kServeVllm : WorkloadKind::kServeJetStream;
+  // As serve up: a Saxml preset's name chooses Saxml when no engine is given.
+  workload.kind = engine == "vllm"                                                ? WorkloadKind::kServeVllm
+                  : engine == "saxml" || (engine.empty() && IsSaxmlPreset(model)) ? WorkloadKind::kServeSaxml
+                                                                                  : WorkloadKind::kServeJetStream;
   if (auto takes = CheckEngineTakes(serve, workload.kind); !takes) return core::Fail(takes.error());
   auto timeout = CheckCommon(serve);
   if (!timeout) return core::Fail(timeout.error());
@@ -102,6 +115,21 @@ core::Status ServeWorkload(const Section& serve, const StackSettings& settings, 
     }
     if (auto prepared = PrepareVllm(request); !prepared) return core::Fail(serve.Reworded(prepared.error()));
     workload.vllm = std::move(request);
+    return {};
+  }
+  if (workload.kind == WorkloadKind::kServeSaxml) {
+    auto request = SaxmlRequestOf({model, serve.Str("model-path"), serve.Str("sax-model"), serve.Str("checkpoint"),
+                                   serve.Number("replicas"), serve.Str("tpu-type")});
+    if (!request) return core::Fail(serve.Reworded(request.error()));
+    request->timeout = *timeout;
+    request->expose = serve.Bool("expose");
+    request->sets = serve.Strings("set");
+    request->configuration = std::move(configuration);
+    request->template_dirs = settings.context->template_dirs;
+    request->ns = workload.ns;
+    SetCommon(serve, *request);
+    workload.jobset_manifest = serve.Str("jobset-manifest");
+    workload.saxml = std::move(*request);
     return {};
   }
   ServeUpRequest request;
@@ -135,13 +163,16 @@ core::Result<StepDone> RunServe(StepContext& context, const StackStep& step) {
   if (!connection) return core::Fail(connection.error());
   RecordedApplyEnv apply{env, *(*connection)->client, *(*connection)->discovery,
                          state::AccessRecord::Gke(workload.cluster.Name()), LedgerRecorder{env.ledger, env.run_id}};
-  auto load_lws = [&]() -> core::Result<std::vector<k8s::Object>> {
-    auto info = FindOperator("lws");
-    if (!info) return core::Fail(info.error());
-    if (context.stack_env.reach.downloads == nullptr) return core::Fail(core::Error::Internal("no downloads"));
-    return LoadOperatorManifest(*context.stack_env.reach.downloads,
-                                workload.lws_manifest.empty() ? info->manifest_url : workload.lws_manifest);
+  // An operator's manifest: the file's copy, else its pinned release.
+  auto loader = [&](const std::string& name, const std::string& manifest) {
+    return [&context, name, manifest]() -> core::Result<std::vector<k8s::Object>> {
+      auto info = FindOperator(name);
+      if (!info) return core::Fail(info.error());
+      if (context.stack_env.reach.downloads == nullptr) return core::Fail(core::Error::Internal("no downloads"));
+      return LoadOperatorManifest(*context.stack_env.reach.downloads, manifest.empty() ? info->manifest_url : manifest);
+    };
   };
+  std::function<core::Result<std::vector<k8s::Object>>()> load_lws = loader("lws", workload.lws_manifest);
   // The slice's pools go into the stack's cluster and run, as its other pools do.
   auto create_pools = [&](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
     auto created = CreateNodePools(env, workload.cluster, pools);
@@ -156,6 +187,12 @@ core::Result<StepDone> RunServe(StepContext& context, const StackStep& step) {
     if (!up) return core::Fail(up.error());
     done.detail = (up->serving ? "serving " : "applied ") + prepared->plan.model + " on " + prepared->plan.tpu_type +
                   " (" + up->ns + "/" + prepared->rendered.workload + ")";
+  } else if (workload.kind == WorkloadKind::kServeSaxml) {
+    SaxmlUpEnv saxml{serve, apply, loader("jobset", workload.jobset_manifest), create_pools, *(*connection)->transport};
+    auto up = SaxmlUp(saxml, *workload.saxml);
+    if (!up) return core::Fail(up.error());
+    done.detail = (up->serving ? "serving " : "applied ") + up->model.id + " on " + up->tpu_type + " (" + up->ns + "/" +
+                  up->jobset + ")";
   } else {
     auto up = ServeUp(serve, *workload.jetstream);
     if (!up) return core::Fail(up.error());

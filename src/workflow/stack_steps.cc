@@ -391,10 +391,20 @@ StepPlan PlanRecordedStep(const StepContext& context, const StackStep& step) {
     plan.note = "submit " + spec.model + (spec.tpu_type.empty() ? "" : " on " + spec.tpu_type) + " to cluster " +
                 step.workload->cluster.cluster + ", followed to its end";
   } else if (step.kind == StepKind::kWorkload) {
-    const bool vllm = step.workload->kind == WorkloadKind::kServeVllm;
-    const std::string model = vllm ? step.workload->vllm->plan.model : step.workload->jetstream->model;
-    plan.note = std::string("serve ") + model + " with " + (vllm ? "vLLM" : "JetStream") + " on cluster " +
-                step.workload->cluster.cluster + ", until it answers";
+    const StackWorkload& workload = *step.workload;
+    std::string model = "";
+    std::string engine = "";
+    if (workload.kind == WorkloadKind::kServeVllm) {
+      model = workload.vllm->plan.model;
+      engine = "vLLM";
+    } else if (workload.kind == WorkloadKind::kServeSaxml) {
+      model = workload.saxml->model.id;
+      engine = "Saxml";
+    } else {
+      model = workload.jetstream->model;
+      engine = "JetStream";
+    }
+    plan.note = "serve " + model + " with " + engine + " on cluster " + workload.cluster.cluster + ", until it answers";
   }
   return plan;
 }

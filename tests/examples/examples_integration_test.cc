@@ -273,7 +273,8 @@ TEST_CASE("every script in examples/ has a scenario in this test", "[integration
   CHECK(scripts == std::vector<std::string>{"001-train-llama3-8b-gke.sh", "002-serve-jetstream.sh",
                                             "003-serve-saxml-175b.sh", "004-ray-on-tpu-vms.sh", "005-serve-vllm.sh"});
   // Each has its stack file beside it, with a scenario below too.
-  for (const char* stack : {"001-train-llama3-8b-gke.yaml", "002-serve-jetstream.yaml", "005-serve-vllm.yaml"}) {
+  for (const char* stack : {"001-train-llama3-8b-gke.yaml", "002-serve-jetstream.yaml", "003-serve-saxml-175b.yaml",
+                            "005-serve-vllm.yaml"}) {
     CHECK(fs::exists(kExamples / stack));
   }
 }
@@ -414,25 +415,52 @@ TEST_CASE("example 003: seed 003's Saxml 175B test model served, asked, unpublis
   options.jobset = true;
   options.answering_pods = {{"app", "sax-http"}};
   GkeWorld world(options);
-  const std::string ns = world.server.NewNamespace("example-003");
-  ExampleEnv example{*world.emulator, {{"NAMESPACE", ns}}};
-  Rehearse(example, script);
-
   NetnsSaxHttp sax(SaxHttpVariant::kUpstreamFastApi, /*load_seconds=*/2);
-  auto cluster = world.Cluster(ns, {{"app=sax-http", sax.ip()}});
-  auto whole = RunWhole(example, script, "whole-003");
-  INFO(Tail(whole.out) << Tail(whole.err) << "\ncluster:\n"
-                       << cluster.SeenText() << "\nsax-http:\n"
-                       << Tail(sax.Log()));
-  REQUIRE(whole.exit_code == 0);
-  CHECK(SeenWith(cluster, "served sax-http-"));
-  const std::string log = sax.Log();
-  CHECK(log.find("POST /publish") != std::string::npos);
-  CHECK(log.find("POST /generate") != std::string::npos);
-  CHECK(log.find("POST /unpublish") != std::string::npos);
-  CHECK(whole.out.find("run whole-003: cleaned up") != std::string::npos);
-  CheckNamespaceEmpty(cluster);
-  CheckLeftNothing(*world.emulator);
+
+  SECTION("the script: provisioned, served, asked, unpublished, cleaned up") {
+    const std::string ns = world.server.NewNamespace("example-003");
+    ExampleEnv example{*world.emulator, {{"NAMESPACE", ns}}};
+    Rehearse(example, script);
+    auto cluster = world.Cluster(ns, {{"app=sax-http", sax.ip()}});
+    auto whole = RunWhole(example, script, "whole-003");
+    INFO(Tail(whole.out) << Tail(whole.err) << "\ncluster:\n"
+                         << cluster.SeenText() << "\nsax-http:\n"
+                         << Tail(sax.Log()));
+    REQUIRE(whole.exit_code == 0);
+    CHECK(SeenWith(cluster, "served sax-http-"));
+    const std::string log = sax.Log();
+    CHECK(log.find("POST /publish") != std::string::npos);
+    CHECK(log.find("POST /generate") != std::string::npos);
+    CHECK(log.find("POST /unpublish") != std::string::npos);
+    CHECK(whole.out.find("run whole-003: cleaned up") != std::string::npos);
+    CheckNamespaceEmpty(cluster);
+    CheckLeftNothing(*world.emulator);
+  }
+
+  // A section of its own: the stack's path starts from nothing too.
+  SECTION("from its stack file: cluster, bucket, both accounts, the model published from one `up`") {
+    const std::string ns = world.server.NewNamespace("example-003s");
+    ExampleEnv example{*world.emulator, {{"NAMESPACE", ns}}};
+    auto cluster = world.Cluster(ns, {{"app=sax-http", sax.ip()}});
+    const std::string stack = "003-serve-saxml-175b.yaml";
+    RehearseStack(example, stack);
+    std::string status;
+    auto stacked = UpStatusDown(example, stack, "stack-003", status);
+    const std::string log = sax.Log();  // this section's sax-http: Catch runs each section anew
+    INFO(Tail(stacked.out) << Tail(stacked.err) << "\nstatus:\n"
+                           << status << "\ncluster:\n"
+                           << cluster.SeenText() << "\nsax-http:\n"
+                           << Tail(log));
+    REQUIRE(stacked.exit_code == 0);
+    CHECK(stacked.out.find("serving /sax/test/spmd on v5litepod-32") != std::string::npos);
+    CHECK(SeenWith(cluster, "served sax-http-"));
+    CHECK(log.find("POST /publish") != std::string::npos);
+    CHECK(log.find("POST /unpublish") != std::string::npos);  // down takes the model out of the cell
+    CHECK(status.find("workload") != std::string::npos);
+    CHECK(stacked.out.find("run stack-003: down") != std::string::npos);
+    CheckNamespaceEmpty(cluster);
+    CheckLeftNothing(*world.emulator);
+  }
 }
 
 TEST_CASE("example 005: vLLM on a v6e-1 host served, asked whole and streamed, taken down, all deleted",

@@ -240,6 +240,28 @@ TEST_CASE("stack: a served model is serve up's request, each engine's keys refus
     CHECK(step.fingerprint.find("hf_secret") == std::string::npos);
     CHECK(GraphJson(*stack).dump().find("hf_secret") == std::string::npos);
   }
+  SECTION("Saxml: a preset chooses it, its replicas and JobSet manifest as serve up's flags say") {
+    auto stack = files.Load(head +
+                            "workload:\n  serve:\n    model: saxml-175b-test\n    replicas: 3\n"
+                            "    install-operators: true\n    jobset-manifest: /copies/jobset.yaml\n");
+    if (!stack) FAIL(stack.error().message);
+    const StackWorkload& workload = *stack->Find("workload")->workload;
+    CHECK(workload.kind == WorkloadKind::kServeSaxml);
+    REQUIRE(workload.saxml);
+    CHECK(workload.saxml->model.replicas == 3);
+    CHECK(workload.saxml->tpu_type == "v5litepod-32");
+    CHECK(workload.saxml->install_operators);
+    CHECK(workload.saxml->configuration.at("BUCKET") == "ckpt-x");
+    CHECK(workload.jobset_manifest == "/copies/jobset.yaml");
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: saxml-175b-test\n    replicas: 0\n")
+              .rfind("9: workload.serve.replicas: ", 0) == 0);
+    CHECK(files
+              .Refusal(head + "workload:\n  serve:\n    engine: saxml\n    model: mine\n"
+                              "    model-path: saxml.server.lm.params.Mine\n")
+              .rfind("8: workload.serve.tpu-type: needed with", 0) == 0);
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: saxml-175b-test\n    checkpoint: /local\n")
+              .rfind("9: workload.serve.checkpoint: expected gs://BUCKET/PATH or None", 0) == 0);
+  }
   SECTION("a key another engine takes, a model no engine here serves, a timeout, two workloads") {
     CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    hf-token-file: /t\n") ==
           "9: workload.serve.hf-token-file: only for engine vllm");
@@ -247,9 +269,12 @@ TEST_CASE("stack: a served model is serve up's request, each engine's keys refus
           "9: workload.serve.hf-config: only for engine vllm");
     CHECK(files.Refusal(head + "workload:\n  serve:\n    engine: vllm\n    model: llama3-8b\n"
                                "    checkpoint: gs://b/c\n") ==
-          "10: workload.serve.checkpoint: only for engine jetstream");
-    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: saxml-175b\n")
-              .rfind("8: workload.serve.model: Saxml is not served from a stack file yet", 0) == 0);
+          "10: workload.serve.checkpoint: only for engine jetstream or saxml");
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    replicas: 2\n") ==
+          "9: workload.serve.replicas: only for engine saxml");
+    CHECK(files.Refusal(head + "workload:\n  serve:\n    engine: vllm\n    model: llama3-8b\n"
+                               "    jobset-manifest: js.yaml\n") ==
+          "10: workload.serve.jobset-manifest: only for engine saxml");
     CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    timeout: soon\n")
               .rfind("9: workload.serve.timeout: ", 0) == 0);
     CHECK(files.Refusal(head + "workload:\n  serve:\n    model: llama3.1-405b\n    checkpoint: /local\n") ==

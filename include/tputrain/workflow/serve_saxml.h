@@ -56,6 +56,19 @@ struct SaxmlUpRequest {
   bool force = false;              // take over objects of the same names the run did not make (ServeUpRequest's)
 };
 
+// What serve up's Saxml flags (or a stack's serve section) choose, as typed.
+struct SaxmlChoice {
+  std::string model;       // --model: a preset, or the user's name for --model-path
+  std::string model_path;  // --model-path: a servable of the user's own
+  std::string sax_model;   // --sax-model: the id it is published as
+  std::string checkpoint;  // --checkpoint: gs://... or None (random weights)
+  std::string replicas;    // --replicas: 1..64, a slice each (empty: the preset's)
+  std::string tpu_type;    // --tpu-type (empty: the preset's)
+};
+// The request for `choice` (the preset's values, overridden by the flags), every value checked;
+// the caller adds the cluster's side (namespace, timeout, capacity, pools, configuration).
+core::Result<SaxmlUpRequest> SaxmlRequestOf(const SaxmlChoice& choice);
+
 struct SaxmlUpEnv : core::Runtime {
   RecordedApplyEnv& apply;
   std::function<core::Result<std::vector<k8s::Object>>()> load_jobset_manifest;

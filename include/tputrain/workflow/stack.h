@@ -15,6 +15,7 @@
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/serve_saxml.h"
 #include "tputrain/workflow/serve_vllm.h"
 #include "tputrain/workflow/submit_flow.h"
 
@@ -55,7 +56,7 @@ struct StackApply {
 };
 
 // The workload: a MaxText run (submit), or a served model (serve up, by engine).
-enum class WorkloadKind { kSubmit, kServeJetStream, kServeVllm };
+enum class WorkloadKind { kSubmit, kServeJetStream, kServeVllm, kServeSaxml };
 
 struct StackWorkload {
   WorkloadKind kind = WorkloadKind::kSubmit;
@@ -64,7 +65,9 @@ struct StackWorkload {
   SubmitRequest submit;
   std::optional<ServeUpRequest> jetstream;
   std::optional<VllmUpRequest> vllm;
-  std::string lws_manifest;  // where LeaderWorkerSet comes from (empty: its pinned release)
+  std::optional<SaxmlUpRequest> saxml;
+  std::string lws_manifest;     // where LeaderWorkerSet comes from (empty: its pinned release)
+  std::string jobset_manifest;  // where JobSet comes from (Saxml; empty: its pinned release)
   // raycluster-values written in the file as maps: each a values file of its own when it runs,
   // after those the request names.
   std::vector<nlohmann::json> inline_values;

@@ -15,47 +15,17 @@ constexpr char kDefaultPreset[] = "saxml-175b-test";
 
 double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
-// --replicas: 1..64 model-server groups, a slice each; empty is the preset's.
-core::Result<int64_t> ReplicasOf(const std::string& flag, const std::string& value, int64_t preset) {
-  if (value.empty()) return preset;
-  return core::ParseWhole(flag, value, 1, 64);
-}
-
 // The request serve up and serve down share: the preset, overridden by the flags.
 core::Result<workflow::SaxmlUpRequest> UpRequestOf(const UpFlags& flags) {
-  workflow::SaxmlUpRequest request;
-  auto preset = workflow::FindSaxmlPreset(flags.model);
-  if (!preset && flags.model_path.empty()) return core::Fail(preset.error());
-  if (preset) {
-    request.model = preset->model;
-    request.tpu_type = preset->tpu_type;
-    request.parameters = preset->parameters;
-  } else {
-    // Another servable: --model names it for the user, --model-path and --sax-model say what to publish.
-    request.model = {"", flags.model_path, "None", 1};
-    if (flags.tpu_type.empty()) return core::Fail(core::Error::Usage("--tpu-type: needed with --model-path"));
-  }
-  if (!flags.model_path.empty()) request.model.model_path = flags.model_path;
-  if (!flags.sax_model.empty()) request.model.id = flags.sax_model;
-  if (request.model.id.empty()) return core::Fail(core::Error::Usage("--sax-model: needed with --model-path"));
-  if (auto valid = serving::CheckSaxModelId("--sax-model", request.model.id); !valid) return core::Fail(valid.error());
-  if (!flags.checkpoint.empty()) {
-    if (flags.checkpoint != "None" && flags.checkpoint.rfind("gs://", 0) != 0) {
-      return core::Fail(core::Error::Usage("--checkpoint: expected gs://BUCKET/PATH or None (random weights), got '" +
-                                           flags.checkpoint + "'"));
-    }
-    request.model.checkpoint = flags.checkpoint;
-  }
-  auto replicas = ReplicasOf("--replicas", flags.replicas, request.model.replicas);
-  if (!replicas) return core::Fail(replicas.error());
-  request.model.replicas = *replicas;
+  auto request = workflow::SaxmlRequestOf(
+      {flags.model, flags.model_path, flags.sax_model, flags.checkpoint, flags.replicas, flags.tpu_type});
+  if (!request) return core::Fail(request.error());
   auto timeout = CheckUpFlags(flags);
   if (!timeout) return core::Fail(timeout.error());
-  request.timeout = *timeout;
-  if (!flags.tpu_type.empty()) request.tpu_type = flags.tpu_type;
-  request.expose = flags.expose;
-  request.sets = flags.sets;
-  SetCommonUp(flags, request);
+  request->timeout = *timeout;
+  request->expose = flags.expose;
+  request->sets = flags.sets;
+  SetCommonUp(flags, *request);
   return request;
 }
 
@@ -132,7 +102,8 @@ core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
   auto preset = workflow::FindSaxmlPreset(flags.model);
   auto id = SaxModelIdOf("--sax-model", flags.sax_model.empty() && preset ? preset->model.id : flags.sax_model);
   if (!id) return core::Fail(id.error());
-  auto replicas = ReplicasOf("--replicas", flags.replicas, preset ? preset->model.replicas : 1);
+  auto replicas = flags.replicas.empty() ? core::Result<int64_t>(preset ? preset->model.replicas : 1)
+                                         : core::ParseWhole("--replicas", flags.replicas, 1, 64);
   if (!replicas) return core::Fail(replicas.error());
   if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
   const std::string tpu_type = !flags.tpu_type.empty() ? flags.tpu_type : preset ? preset->tpu_type : "";
