@@ -258,6 +258,53 @@ TEST_CASE("stack: a pool of another shape than the file says is named, field by 
   REQUIRE(emulator.Tputrain({"down", "-f", stack.file, "--yes"}).exit_code == 0);
 }
 
+TEST_CASE("stack: a tpu7x pool goes up through its workload policy and down with it", "[integration]") {
+  EmulatorEnv emulator({}, "300ms");
+  REQUIRE(emulator.ready());
+  StackEnv stack(emulator,
+                 "name: iron\n"
+                 "project: p\n"
+                 "location: us-central1-c\n"
+                 "cluster:\n"
+                 "  name: iw\n"
+                 "  cluster-version: '1.34'\n"
+                 "nodepools:\n"
+                 "  - name: iron\n"
+                 "    tpu-type: tpu7x-16\n");
+  auto up = stack.Up({"--format", "json"});
+  INFO(up.out << up.err);
+  REQUIRE(up.exit_code == 0);
+  json state = emulator.State();
+  const std::string policy_key = "projects/p/regions/us-central1/resourcePolicies/iw-iron-wp";
+  REQUIRE(state["resourcePolicies"].contains(policy_key));
+  CHECK(state["resourcePolicies"][policy_key]["workloadPolicy"] ==
+        json{{"acceleratorTopology", "2x2x2"}, {"type", "HIGH_THROUGHPUT"}});
+  json pool;
+  for (const auto& each : state["clusters"]["projects/p/locations/us-central1-c/clusters/iw"]["nodePools"]) {
+    if (each["name"] == "iron") pool = each;
+  }
+  REQUIRE(pool.is_object());
+  CHECK(pool["placementPolicy"] == json{{"policyName", "iw-iron-wp"}});
+  CHECK_FALSE(pool["placementPolicy"].contains("tpuTopology"));
+  CHECK(pool["initialNodeCount"] == 2);
+  CHECK(Created(Ledger(emulator, "iron"), "workload-policy") == 1);
+
+  // Again: the policy and the pool are adopted, nothing is sent but reads.
+  const size_t before = emulator.Requests().size();
+  auto again = stack.Up();
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  const json requests = emulator.Requests();
+  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end()))) == 0);
+
+  auto down = emulator.Tputrain({"down", "-f", stack.file, "--yes"});
+  INFO(down.out << down.err);
+  REQUIRE(down.exit_code == 0);
+  state = emulator.State();
+  CHECK(Count(state, "clusters") == 0);
+  CHECK(Count(state, "resourcePolicies") == 0);
+}
+
 TEST_CASE("stack: a bad file is one line and exit 2, before any call", "[integration]") {
   EmulatorEnv emulator({}, "300ms");
   REQUIRE(emulator.ready());
