@@ -88,7 +88,7 @@ TEST_CASE(
   auto again = env.Tputrain(create);
   INFO(again.err);
   CHECK(again.exit_code == 0);
-  CHECK(again.out.find("exists") != std::string::npos);
+  CHECK(again.out.find("resumed") != std::string::npos);
   create[9] = "ray >= 2.1";
   auto differing = env.Tputrain(create);
   CHECK(differing.exit_code == 1);
