@@ -1,13 +1,13 @@
 // The Google Cloud side of cleanup: one ledger entry's delete, after its pending operation.
 #include "entry_details.h"
 #include "source_bucket.h"
+#include "tpu_vm_multislice.h"
 #include "tputrain/gcp/compute/client.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/tpu/client.h"
 #include "tputrain/workflow/cleanup.h"
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/image_build.h"
-#include "tputrain/workflow/tpu_vm_multislice.h"
 #include "workload_policy.h"
 
 namespace tputrain::workflow {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "tpu_vm_multislice.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/fan_out.h"
 #include "tputrain/core/gcp_location.h"
@@ -14,7 +15,6 @@
 #include "tputrain/ray/entrypoint.h"
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/cleanup.h"
-#include "tputrain/workflow/tpu_vm_multislice.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -1,5 +1,5 @@
 // Multislice TPU VMs through a queued resource, and one Ray cluster across the slices.
-#include "tputrain/workflow/tpu_vm_multislice.h"
+#include "tpu_vm_multislice.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tputrain/workflow/tpu_vm_slice.h"
+#include "tpu_vm_slice.h"
 
 #include "tputrain/workflow/node_pools.h"
 

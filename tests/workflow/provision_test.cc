@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/fake_transport.h"
+#include "tpu_vm_multislice.h"
 #include "tputrain/emulator/schema.h"
 #include "tputrain/gcp/container/client.h"
 #include "tputrain/gcp/operations/wait.h"
 #include "tputrain/workflow/provision.h"
-#include "tputrain/workflow/tpu_vm_multislice.h"
 
 namespace tputrain::workflow {
 namespace {

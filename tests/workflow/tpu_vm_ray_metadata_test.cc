@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "testing/fake_transport.h"
-#include "tputrain/workflow/tpu_vm_multislice.h"
+#include "tpu_vm_multislice.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::workflow {

@@ -2,8 +2,8 @@
 // empty runtime version, a zone the catalog lists; and --reserved, gcloud's any-reservation form.
 #include <catch2/catch.hpp>
 
+#include "tpu_vm_slice.h"
 #include "tputrain/workflow/capacity.h"
-#include "tputrain/workflow/tpu_vm_slice.h"
 
 namespace tputrain::workflow {
 namespace {

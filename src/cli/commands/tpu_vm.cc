@@ -3,18 +3,10 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
-#include "tputrain/catalog/tpu_types.h"
-#include "tputrain/core/duration.h"
-#include "tputrain/core/file.h"
 #include "tputrain/core/resource_name.h"
 #include "tputrain/core/text.h"
-#include "tputrain/core/utf8.h"
-#include "tputrain/gcp/labels.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/gcp/tpu/client.h"
-#include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/reads.h"
-#include "tputrain/workflow/tpu_vm_multislice.h"
+#include "tputrain/workflow/tpu_vm_delete.h"
 #include "tputrain/workflow/tpu_vm_ray.h"
 
 namespace tputrain::cli {
@@ -30,10 +22,8 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
   if (!project) return core::Fail(project.error());
   auto zone = RequireSetting(context, "location");
   if (!zone) return core::Fail(zone.error());
-  for (const auto& name : options.names) {
-    if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid)
-      return core::Fail(valid.error());
-  }
+  const workflow::TpuVmDeleteRequest request{*project, *zone, options.names};
+  if (auto valid = workflow::CheckTpuVmDelete(request); !valid) return core::Fail(valid.error());
   std::string names;
   for (const auto& name : options.names) names += (names.empty() ? "" : ", ") + name;
   auto confirmed = ConfirmDelete(context, options.provision.yes, "tpu-vm delete",
@@ -41,19 +31,7 @@ core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
   if (!confirmed) return core::Fail(confirmed.error());
   if (!*confirmed) return NothingDeleted(context);
   return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        std::vector<workflow::Outcome> outcomes;
-                        for (const auto& name : options.names) {
-                          auto outcome = workflow::DeleteTpuVmOrSlices(env, {*project, *zone, name});
-                          if (!outcome) return core::Fail(outcome.error());
-                          outcomes.push_back(*outcome);
-                        }
-                        // The run's IAP rule goes with its last TPU VM.
-                        auto rules = workflow::DeleteUnusedIapFirewalls(env);
-                        if (!rules) return core::Fail(rules.error());
-                        outcomes.insert(outcomes.end(), rules->begin(), rules->end());
-                        return outcomes;
-                      });
+                      [&](workflow::ProvisionEnv& env) { return workflow::DeleteTpuVms(env, request); });
 }
 
 core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool list) {
