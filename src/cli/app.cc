@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "command_groups.h"
 #include "commands/commands.h"
 #include "global_flags.h"
 #include "output/output.h"
@@ -116,32 +117,13 @@ int Main(int argc, const char* const* argv, Context& context) {
       "\nExit codes: 0 ok, 1 operation failed, 2 usage or bad input, 4 no credentials, 130 interrupted.");
   AddGlobalFlags(app, context.global);
 
-  SetupAuthCommand(app, context);
-  SetupBucketCommand(app, context);
-  SetupCleanupCommand(app, context);
-  SetupClusterCommands(app, context);
-  SetupConfigCommand(app, context);
-  SetupEmulatorCommand(app, context);
-  SetupIamCommand(app, context);
-  SetupJobCommand(app, context);
-  SetupK8sCommands(app, context);
-  SetupLogsCommand(app, context);
-  SetupModelsCommand(app, context);
-  SetupOperatorsCommand(app, context);
-  SetupPlanCommand(app, context);
-  SetupQueueCommand(app, context);
-  SetupPricesCommand(app, context);
-  SetupRenderCommand(app, context);
-  SetupRunsCommand(app, context);
-  SetupSubmitCommand(app, context);
-  SetupUpCommand(app, context);
-  SetupDownCommand(app, context);
-  SetupTpuVmCommand(app, context);
-  SetupCompletionCommand(app, context);
-  SetupServicesCommand(app, context);
-  SetupRegistryCommand(app, context);
-  SetupImageCommand(app, context);
-  SetupServeCommand(app, context);
+  // The command's own group alone when argv names one (most of the tree's cost is the other
+  // commands'); the whole tree for --help, a typo's suggestions, completion and the rest.
+  if (const CommandGroup* group = GroupOf(CommandWord(argc, argv))) {
+    group->setup(app, context);
+  } else {
+    for (const auto& each : CommandGroups()) each.setup(app, context);
+  }
   RefuseBadValues(app, {"command"});
   if (argc > 1 && (std::string_view(argv[1]) == "__complete" || std::string_view(argv[1]) == "__man")) {
     return RunHiddenCommand(app, argc, argv, context);
