@@ -45,6 +45,12 @@ core::Result<SaxmlPreset> FindSaxmlPreset(const std::string& name) {
 
 bool IsSaxmlPreset(const std::string& name) { return static_cast<bool>(FindSaxmlPreset(name)); }
 
+core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::string& value) {
+  if (auto preset = FindSaxmlPreset(value.empty() ? "saxml-175b-test" : value)) return preset->model.id;
+  if (auto valid = serving::CheckSaxModelId(flag, value); !valid) return core::Fail(valid.error());
+  return value;
+}
+
 std::string SaxHttpEndpoint(const std::string& server, const std::string& ns) {
   auto engine = serving::MakeEngine(serving::EngineKind::kSaxml);
   return k8s::ServiceProxyUrl(server, ns, engine->DefaultService(), std::to_string(engine->DefaultPort()));
@@ -54,6 +60,15 @@ core::Result<serving::SaxCellEntry> ListSaxModel(const ServeEndpoint& endpoint, 
   auto response = Ask(endpoint, serving::BuildListCell(endpoint.base_url, id));
   if (!response) return core::Fail(response.error());
   return serving::ParseListCell(*response);
+}
+
+core::Result<std::optional<serving::SaxCellEntry>> FindSaxModel(const ServeEndpoint& endpoint, const std::string& id) {
+  auto entry = ListSaxModel(endpoint, id);
+  if (entry) return std::optional<serving::SaxCellEntry>(std::move(*entry));
+  if (entry.error().kind == core::ErrorKind::kNotFound && entry.error().http_status != 404) {
+    return std::optional<serving::SaxCellEntry>();
+  }
+  return core::Fail(entry.error());
 }
 
 core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::string& id) {

@@ -35,6 +35,9 @@ struct SaxmlPreset {
 // The preset named `name`, or a usage error naming the known ones.
 core::Result<SaxmlPreset> FindSaxmlPreset(const std::string& name);
 bool IsSaxmlPreset(const std::string& name);
+// A Saxml model id from `flag`: empty is the default preset's (/sax/test/spmd), a preset name
+// its id; else it must be /sax/CELL/NAME.
+core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::string& value);
 
 struct SaxmlUpRequest {
   serving::SaxModel model;  // id, model_path, checkpoint, replicas (one slice each)
@@ -96,6 +99,9 @@ core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& requ
 
 // The model's state in the cell (/listcell); NotFound when it is not published.
 core::Result<serving::SaxCellEntry> ListSaxModel(const ServeEndpoint& endpoint, const std::string& id);
+// `serve list`: the same, with nothing (rather than NotFound) when sax-http says the cell does
+// not have the model; a 404 (no sax-http behind the proxy) is still an error.
+core::Result<std::optional<serving::SaxCellEntry>> FindSaxModel(const ServeEndpoint& endpoint, const std::string& id);
 // Unpublishes the model; false when the cell did not have it.
 core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::string& id);
 

@@ -6,6 +6,7 @@
 #include "commands/queue_output.h"
 #include "commands/serve_flags.h"
 #include "output/output.h"
+#include "tputrain/workflow/serve_env.h"
 
 namespace tputrain::cli {
 namespace {
@@ -40,7 +41,7 @@ core::Result<int> RunCreate(const QueueFlags& flags, Context& context) {
                                              {flags.ledger.run_id, flags.ledger.state_dir}, request.dry_run);
   if (!cluster) return core::Fail(cluster.error());
   workflow::QueueEnv env{(*cluster)->env, context.stack().Downloads(),
-                         PoolCreatorFor(flags.access, (*cluster)->ledger, context)};
+                         workflow::PoolCreatorFor(context.stack(), flags.access, (*cluster)->ledger)};
   auto created = workflow::CreateQueue(env, request);
   if (!created) return core::Fail(created.error());
   PrintQueueCreated(context, *created, (*cluster)->ledger.run_id, request.dry_run);

@@ -4,11 +4,10 @@
 
 #include "commands/serve_flags.h"
 #include "output/output.h"
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/gcp/names.h"
-#include "tputrain/workflow/operators.h"
-#include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/names.h"
+#include "tputrain/workflow/serve_env.h"
+#include "tputrain/workflow/tpu_type.h"
 
 namespace tputrain::cli {
 
@@ -86,21 +85,11 @@ core::Status CheckEngineTakes(EngineKind engine, const DownFlags& flags) {
                     engine == EngineKind::kVllm ? " (vLLM's: what to delete is the ledger's)" : "");
 }
 
-core::Status CheckTpuType(const std::string& tpu_type) {
-  if (tpu_type.empty()) return {};
-  if (auto slice = catalog::FindSliceType(tpu_type); !slice) {
-    core::Error error = slice.error();
-    error.message = "--tpu-type: " + error.message;
-    return core::Fail(error);
-  }
-  return {};
-}
-
 core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlags& flags) {
   // --tpu-type before --cluster is looked up: a typo is not reported after a GKE call.
-  if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
+  if (auto valid = workflow::CheckTpuType("--tpu-type", flags.tpu_type); !valid) return core::Fail(valid.error());
   if (!flags.nodepool.empty()) {
-    if (auto valid = gcp::CheckResourceId("--nodepool", flags.nodepool, gcp::kGkeNameLength); !valid) {
+    if (auto valid = workflow::CheckGkeName("--nodepool", flags.nodepool); !valid) {
       return core::Fail(valid.error());
     }
   }
@@ -118,43 +107,10 @@ core::Result<int> RunEngineUp(serving::EngineKind engine, const UpFlags& flags, 
   return engine == serving::EngineKind::kVllm ? RunVllmUp(flags, context) : RunSaxmlUp(flags, context);
 }
 
-PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context) {
-  if (access.gke_cluster.empty()) return {};
-  return [&access, ledger, &context](const std::vector<gcp::container::NodePoolSpec>& pools) -> core::Status {
-    auto cluster = workflow::GkeClusterRef(context.stack(), access);
-    if (!cluster) return core::Fail(cluster.error());
-    workflow::Root& stack = context.stack();
-    auto google = stack.Google();
-    if (!google) return core::Fail(google.error());
-    auto provision = stack.Provision(*google);
-    provision.ledger = ledger.store;
-    provision.run_id = ledger.run_id;
-    auto created = workflow::CreateNodePools(provision, *cluster, pools);
-    if (!created) return core::Fail(created.error());
-    return {};
-  };
-}
-
-OperatorLoader OperatorLoaderFor(Context& context, const std::string& name, const std::string& manifest) {
-  return [&context, name, manifest]() -> core::Result<std::vector<k8s::Object>> {
-    auto info = workflow::FindOperator(name);
-    if (!info) return core::Fail(info.error());
-    return workflow::LoadOperatorManifest(context.stack().Downloads(),
-                                          manifest.empty() ? info->manifest_url : manifest);
-  };
-}
-
 core::Status WithServeUpEnv(const UpFlags& flags, Context& context, bool dry_run,
                             const std::function<core::Status(workflow::ServeUpEnv&)>& run) {
-  // The run first: a ledger that cannot record refuses the command before any call.
-  auto cluster = workflow::OpenRecordedApply(context.stack(), flags.access,
-                                             {flags.ledger.run_id, flags.ledger.state_dir}, dry_run);
-  if (!cluster) return core::Fail(cluster.error());
-  workflow::Root& stack = context.stack();
-  workflow::ServeUpEnv env{stack.runtime(), (*cluster)->env, OperatorLoaderFor(context, "lws", flags.lws_manifest),
-                           PoolCreatorFor(flags.access, (*cluster)->ledger, context),
-                           *(*cluster)->connection->transport};
-  return run(env);
+  return workflow::WithServeUpEnv(
+      context.stack(), {flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, flags.lws_manifest, dry_run}, run);
 }
 
 nlohmann::json AppliedJson(const std::vector<k8s::ApplyResult>& applied, bool dry_run) {

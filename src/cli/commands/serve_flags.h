@@ -12,9 +12,6 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "tputrain/gcp/container/types.h"
-#include "tputrain/k8s/delete.h"
-#include "tputrain/serving/engine.h"
 #include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/serve.h"
 
@@ -67,16 +64,6 @@ struct DownFlags {
 // Whether the command is Saxml's: --engine saxml, or a Saxml model without --engine.
 core::Result<bool> IsSaxml(const std::string& engine, const std::string& model);
 
-// A Saxml model id from `flag`: empty is the default preset's (/sax/test/spmd), a preset name
-// its id; else it must be /sax/CELL/NAME.
-core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::string& value);
-
-// Creates node pools in --cluster, recorded in `ledger`'s run; empty without --cluster.
-using PoolCreator = std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)>;
-PoolCreator PoolCreatorFor(const KubeAccessFlags& access, const ApplyLedger& ledger, Context& context);
-
-// --tpu-type, a slice of the catalog (or empty).
-core::Status CheckTpuType(const std::string& tpu_type);
 // The flags every engine's serve up checks alike, before any call: --tpu-type, --nodepool,
 // --create-nodepool (needs --cluster), and --timeout, returned parsed.
 core::Result<std::optional<std::chrono::milliseconds>> CheckUpFlags(const UpFlags& flags);
@@ -97,10 +84,6 @@ void SetCommonUp(const UpFlags& flags, Request& request) {
   request.queue = flags.queue;
   request.force = flags.force;
 }
-
-// An operator's release manifest, from --*-manifest (file or URL) or its pinned release.
-using OperatorLoader = std::function<core::Result<std::vector<k8s::Object>>()>;
-OperatorLoader OperatorLoaderFor(Context& context, const std::string& name, const std::string& manifest);
 
 // serve up's cluster side for every engine: the run's ledger opened first (one that cannot record
 // refuses the command before any call), the cluster connected, then `run` with the env.

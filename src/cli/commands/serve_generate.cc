@@ -3,58 +3,20 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/serve_flags.h"
-#include "commands/serve_generate_flags.h"
 #include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
 #include "tputrain/core/text.h"
-#include "tputrain/k8s/names.h"
-#include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/serve_ask.h"
 
 namespace tputrain::cli {
 namespace {
 
-core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
-  auto kind = serving::ParseEngine("--engine", flags.engine);
-  if (!kind) return core::Fail(kind.error());
-  auto engine = serving::MakeEngine(*kind);
-  const std::string service = flags.service.empty() ? engine->DefaultService() : flags.service;
-  if (auto valid = k8s::CheckObjectName("--service", service); !valid) return core::Fail(valid.error());
-  auto port = flags.port.empty() ? core::Result<int64_t>(engine->DefaultPort())
-                                 : core::ParseWhole("--port", flags.port, 1, 65535);
-  if (!port) return core::Fail(port.error());
-  auto asked = GenerateRequestOf(flags, *kind, *engine);
-  if (!asked) return core::Fail(asked.error());
-  const serving::GenerateRequest& request = *asked;
-  auto timeout = core::ParseDuration("--timeout", flags.timeout);
-  if (!timeout) return core::Fail(timeout.error());
-
-  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
-  if (!connection) return core::Fail(connection.error());
-  k8s::Client& client = *(*connection)->client;
-  const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
-  const std::string base_url = k8s::ServiceProxyUrl(client.server(), ns, service, std::to_string(*port));
-  if (context.global.dry_run) {
-    // vLLM with no --model asks which model it serves first.
-    std::vector<http::Request> planned;
-    if (auto list = engine->BuildListModels(base_url); list && request.model.empty()) planned.push_back(*list);
-    planned.push_back(engine->BuildGenerate(base_url, request));
-    nlohmann::json json = {{"dry_run", true}, {"requests", nlohmann::json::array()}};
-    for (const auto& call : planned) {
-      nlohmann::json entry = {{"method", call.method}, {"url", call.url}};
-      if (!call.body.empty()) entry["body"] = core::ParseJson(call.body, "").value_or(call.body);
-      json["requests"].push_back(entry);
-    }
-    PrintResult(context, json, [&](std::ostream& out) {
-      for (const auto& call : planned)
-        out << call.method << " " << call.url << "\n" << call.body << (call.body.empty() ? "" : "\n");
-    });
-    return core::kExitOk;
-  }
-
+core::Result<int> RunGenerate(const workflow::ServeAskRequest& flags, Context& context) {
+  auto plan = workflow::PlanServeAsk(flags);
+  if (!plan) return core::Fail(plan.error());
   const bool json_output = context.global.output_format() != OutputFormat::kTable;
-  workflow::ServeEndpoint endpoint{*(*connection)->transport, base_url, context.stack().clock(), *timeout};
   // Text goes out as it comes; a JSON document takes it whole at the end. A model's text is shown,
   // never obeyed: its escape sequences and bidi controls are printed as escapes.
   std::function<void(std::string_view)> print_text;
@@ -63,19 +25,32 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
       context.out << core::PrintableText(text, core::Newlines::kKeep) << std::flush;
     };
   }
-  auto generated = workflow::Generate(endpoint, *engine, request, print_text);
-  if (!generated) return core::Fail(generated.error());
-  nlohmann::json json = {{"engine", serving::EngineName(*kind)},
-                         {"service", service},
-                         {"namespace", ns},
-                         {"stream", request.stream},
-                         {"text", generated->text},
-                         {"total_s", Rounded(Seconds(generated->total))}};
+  auto asked = workflow::ServeAsk(context.stack(), *plan, context.global.dry_run, print_text);
+  if (!asked) return core::Fail(asked.error());
+  if (context.global.dry_run) {
+    nlohmann::json json = {{"dry_run", true}, {"requests", nlohmann::json::array()}};
+    for (const auto& call : asked->planned) {
+      nlohmann::json entry = {{"method", call.method}, {"url", call.url}};
+      if (!call.body.empty()) entry["body"] = core::ParseJson(call.body, "").value_or(call.body);
+      json["requests"].push_back(entry);
+    }
+    PrintResult(context, json, [&](std::ostream& out) {
+      for (const auto& call : asked->planned)
+        out << call.method << " " << call.url << "\n" << call.body << (call.body.empty() ? "" : "\n");
+    });
+    return core::kExitOk;
+  }
+
+  const auto& request = plan->request;
+  const auto* generated = &asked->generated;
+  nlohmann::json json = {{"engine", asked->engine}, {"service", asked->service},
+                         {"namespace", asked->ns},  {"stream", request.stream},
+                         {"text", generated->text}, {"total_s", Rounded(Seconds(generated->total))}};
   if (request.messages.empty()) json["prompt"] = request.prompt;
   for (const auto& message : request.messages) {
     json["messages"].push_back({{"role", message.role}, {"content", message.content}});
   }
-  if (engine->TakesMaxTokens()) json["max_tokens"] = request.max_tokens;
+  if (asked->takes_max_tokens) json["max_tokens"] = request.max_tokens;
   if (request.temperature) json["temperature"] = *request.temperature;
   if (!generated->model.empty()) json["model"] = generated->model;
   if (const auto& usage = generated->usage) {
@@ -95,7 +70,7 @@ core::Result<int> RunGenerate(const GenerateFlags& flags, Context& context) {
 }  // namespace
 
 void AddServeGenerateCommand(CLI::App& serve, Context& context) {
-  auto generate_flags = std::make_shared<GenerateFlags>();
+  auto generate_flags = std::make_shared<workflow::ServeAskRequest>();
   auto* generate = serve.add_subcommand(
       "generate", "Ask the served model, through the API server's service proxy (no port-forward)");
   generate->add_option("--prompt,--query", generate_flags->prompt, "The prompt (Saxml's query)");

@@ -7,11 +7,11 @@
 #include "output/output.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/number.h"
+#include "tputrain/workflow/serve_env.h"
+#include "tputrain/workflow/tpu_type.h"
 
 namespace tputrain::cli {
 namespace {
-
-constexpr char kDefaultPreset[] = "saxml-175b-test";
 
 double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
@@ -71,12 +71,6 @@ core::Result<bool> IsSaxml(const std::string& engine, const std::string& model) 
   return *kind == serving::EngineKind::kSaxml;
 }
 
-core::Result<std::string> SaxModelIdOf(const std::string& flag, const std::string& value) {
-  if (auto preset = workflow::FindSaxmlPreset(value.empty() ? kDefaultPreset : value)) return preset->model.id;
-  if (auto valid = serving::CheckSaxModelId(flag, value); !valid) return core::Fail(valid.error());
-  return value;
-}
-
 core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
   auto request = UpRequestOf(flags);
   if (!request) return core::Fail(request.error());
@@ -88,7 +82,8 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
   request->ns = flags.access.ns;
   core::Result<workflow::SaxmlUpOutcome> up = core::Fail(core::Error::Internal("serve up did not run"));
   auto ran = WithServeUpEnv(flags, context, request->dry_run, [&](workflow::ServeUpEnv& env) -> core::Status {
-    workflow::SaxmlUpEnv saxml{env, env.apply, OperatorLoaderFor(context, "jobset", flags.jobset_manifest),
+    workflow::SaxmlUpEnv saxml{env, env.apply,
+                               workflow::OperatorLoaderFor(context.stack(), "jobset", flags.jobset_manifest),
                                env.create_pools, env.transport};
     up = workflow::SaxmlUp(saxml, *request);
     return up ? core::Status{} : core::Fail(up.error());
@@ -100,12 +95,13 @@ core::Result<int> RunSaxmlUp(const UpFlags& flags, Context& context) {
 
 core::Result<int> RunSaxmlDown(const DownFlags& flags, Context& context) {
   auto preset = workflow::FindSaxmlPreset(flags.model);
-  auto id = SaxModelIdOf("--sax-model", flags.sax_model.empty() && preset ? preset->model.id : flags.sax_model);
+  auto id =
+      workflow::SaxModelIdOf("--sax-model", flags.sax_model.empty() && preset ? preset->model.id : flags.sax_model);
   if (!id) return core::Fail(id.error());
   auto replicas = flags.replicas.empty() ? core::Result<int64_t>(preset ? preset->model.replicas : 1)
                                          : core::ParseWhole("--replicas", flags.replicas, 1, 64);
   if (!replicas) return core::Fail(replicas.error());
-  if (auto valid = CheckTpuType(flags.tpu_type); !valid) return core::Fail(valid.error());
+  if (auto valid = workflow::CheckTpuType("--tpu-type", flags.tpu_type); !valid) return core::Fail(valid.error());
   const std::string tpu_type = !flags.tpu_type.empty() ? flags.tpu_type : preset ? preset->tpu_type : "";
   if (tpu_type.empty()) return core::Fail(core::Error::Usage("--tpu-type: needed for a model that is no preset"));
   auto confirmed = ConfirmDelete(context, flags.yes, "serve down",

@@ -2,8 +2,6 @@
 // server's service proxy (the seed's `curl $LB_IP:8888/listcell` and `/unpublish`).
 #include "commands/serve_flags.h"
 #include "output/output.h"
-#include "tputrain/k8s/names.h"
-#include "tputrain/k8s/service_proxy.h"
 #include "tputrain/workflow/serve_saxml.h"
 
 namespace tputrain::cli {
@@ -28,7 +26,7 @@ struct SaxHttp {
 core::Result<std::vector<std::string>> ModelIds(const std::vector<std::string>& given) {
   std::vector<std::string> ids;
   for (const auto& model : given.empty() ? std::vector<std::string>{""} : given) {
-    auto id = SaxModelIdOf("--model", model);
+    auto id = workflow::SaxModelIdOf("--model", model);
     if (!id) return core::Fail(id.error());
     ids.push_back(*id);
   }
@@ -53,13 +51,14 @@ core::Result<int> RunList(const SaxHttpFlags& flags, Context& context) {
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
   for (const auto& id : *ids) {
-    auto entry = workflow::ListSaxModel(reach->Endpoint(context), id);
-    if (!entry && entry.error().kind == core::ErrorKind::kNotFound && entry.error().http_status != 404) {
+    auto found = workflow::FindSaxModel(reach->Endpoint(context), id);
+    if (!found) return core::Fail(found.error());
+    if (!*found) {
       json.push_back({{"model", id}, {"published", false}});
       table.push_back({id, "no", "-", "-", "-"});
       continue;
     }
-    if (!entry) return core::Fail(entry.error());
+    const auto& entry = *found;
     json.push_back({{"model", id},
                     {"published", true},
                     {"model_path", entry->model_path},

@@ -1,18 +1,21 @@
-#include "commands/serve_flags.h"
-#include "commands/serve_generate_flags.h"
-#include "tputrain/core/number.h"
-#include "tputrain/serving/vllm.h"
+#include "tputrain/workflow/serve_ask.h"
 
-namespace tputrain::cli {
+#include "tputrain/core/duration.h"
+#include "tputrain/core/number.h"
+#include "tputrain/k8s/names.h"
+#include "tputrain/k8s/service_proxy.h"
+#include "tputrain/serving/vllm.h"
+#include "tputrain/workflow/serve_saxml.h"
+
+namespace tputrain::workflow {
 namespace {
 
 core::Error OnlyFor(const std::string& flag, const std::string& engines) {
   return core::Error::Usage(flag + ": only for --engine " + engines);
 }
 
-}  // namespace
-
-core::Result<serving::GenerateRequest> GenerateRequestOf(const GenerateFlags& flags, serving::EngineKind kind,
+// What each engine takes is checked here, before any connection.
+core::Result<serving::GenerateRequest> GenerateRequestOf(const ServeAskRequest& flags, serving::EngineKind kind,
                                                          const serving::Engine& engine) {
   const std::string name(serving::EngineName(kind));
   serving::GenerateRequest request;
@@ -77,4 +80,55 @@ core::Result<serving::GenerateRequest> GenerateRequestOf(const GenerateFlags& fl
   return request;
 }
 
-}  // namespace tputrain::cli
+}  // namespace
+
+core::Result<ServeAskPlan> PlanServeAsk(const ServeAskRequest& request) {
+  ServeAskPlan plan;
+  plan.access = request.access;
+  auto kind = serving::ParseEngine("--engine", request.engine);
+  if (!kind) return core::Fail(kind.error());
+  plan.kind = *kind;
+  plan.engine = serving::MakeEngine(*kind);
+  plan.service = request.service.empty() ? plan.engine->DefaultService() : request.service;
+  if (auto valid = k8s::CheckObjectName("--service", plan.service); !valid) return core::Fail(valid.error());
+  auto port = request.port.empty() ? core::Result<int64_t>(plan.engine->DefaultPort())
+                                   : core::ParseWhole("--port", request.port, 1, 65535);
+  if (!port) return core::Fail(port.error());
+  plan.port = static_cast<int>(*port);
+  auto asked = GenerateRequestOf(request, *kind, *plan.engine);
+  if (!asked) return core::Fail(asked.error());
+  plan.request = std::move(*asked);
+  auto timeout = core::ParseDuration("--timeout", request.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  plan.timeout = *timeout;
+  return plan;
+}
+
+core::Result<ServeAskOutcome> ServeAsk(Root& root, const ServeAskPlan& plan, bool dry_run,
+                                       const std::function<void(std::string_view)>& on_text) {
+  auto connection = ConnectCluster(root, plan.access);
+  if (!connection) return core::Fail(connection.error());
+  k8s::Client& client = *(*connection)->client;
+  ServeAskOutcome outcome;
+  outcome.engine = std::string(serving::EngineName(plan.kind));
+  outcome.service = plan.service;
+  outcome.ns = plan.access.ns.empty() ? client.default_namespace() : plan.access.ns;
+  outcome.takes_max_tokens = plan.engine->TakesMaxTokens();
+  const std::string base_url =
+      k8s::ServiceProxyUrl(client.server(), outcome.ns, plan.service, std::to_string(plan.port));
+  if (dry_run) {
+    // vLLM with no --model asks which model it serves first.
+    if (auto list = plan.engine->BuildListModels(base_url); list && plan.request.model.empty()) {
+      outcome.planned.push_back(*list);
+    }
+    outcome.planned.push_back(plan.engine->BuildGenerate(base_url, plan.request));
+    return outcome;
+  }
+  ServeEndpoint endpoint{*(*connection)->transport, base_url, root.clock(), plan.timeout};
+  auto generated = Generate(endpoint, *plan.engine, plan.request, on_text);
+  if (!generated) return core::Fail(generated.error());
+  outcome.generated = std::move(*generated);
+  return outcome;
+}
+
+}  // namespace tputrain::workflow
