@@ -10,8 +10,9 @@
 # - a header in include/tputrain/<m>/ is there because something outside <m> includes it (another
 #   module or a program's main), directly or through another such header of <m>; one that only
 #   <m> itself includes is private and lives in src/<m>/;
-# - cli, the program's face, includes only the modules its own line names (what it reaches
-#   through them, it reaches through their calls); the others may include whatever they reach;
+# - cli, the program's face, uses only core, config and workflow, and includes only the modules its
+#   own line names (what it reaches through them, it reaches through their calls); the others may
+#   include whatever they reach;
 # - no file under src/cli/ is over 200 lines (a command translates: flags, one workflow call,
 #   printing);
 # - nothing sleeps outside src/core/ and src/gcp/operations/ (the one poll loop and the one
@@ -63,6 +64,16 @@ for module in "${order[@]}"; do
   done
   reach[$module]=$closure
 done
+
+# cli, the program's face, uses the workflow (and core, and config for its settings) only: every
+# other module it reaches is reached through a workflow call, so its line may name no other.
+cli_may_use=(core config workflow)
+if [ -n "${direct[cli]+set}" ]; then
+  for dep in ${direct[cli]}; do
+    [[ " ${cli_may_use[*]} " == *" $dep "* ]] ||
+      fail "$graph_file: cli uses $dep: cli may use only ${cli_may_use[*]} (reach $dep through a workflow call)"
+  done
+fi
 
 # Includes of tputrain headers, module by module. A module of direct_only includes only the
 # modules its own line names, not what they reach.

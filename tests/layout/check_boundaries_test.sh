@@ -138,6 +138,15 @@ done
 expect "cli including a module it reaches only through what it names fails, for each (${#wanted[@]})" 1 \
   "$real_face" "src/cli/context.cc:" "${wanted[@]}"
 
+# cli's own line names core, config and workflow only: an edge to any other module fails, even
+# with no include of it.
+real_edge="$work/real_edge"
+mkdir -p "$real_edge"
+cp -r "$source_dir/src" "$source_dir/include" "$source_dir/cmake" "$real_edge/"
+sed -i 's/^cli: .*$/& gcp/' "$real_edge/cmake/modules.graph"
+expect "cli's line naming a module but core, config and workflow fails" 1 "$real_edge" \
+  "cmake/modules.graph: cli uses gcp: cli may use only core config workflow"
+
 tree=$(fixture cli_size)
 mkdir -p "$tree/src/cli"
 printf 'cli: core\n' >>"$tree/cmake/modules.graph"

@@ -1,7 +1,7 @@
 // tputrain bucket create|delete.
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "tputrain/gcp/names.h"
+#include "tputrain/workflow/names.h"
 #include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {
@@ -30,7 +30,8 @@ core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context
 }
 
 core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
-  if (auto valid = gcp::CheckBucketName("NAME", BucketName(options.name)); !valid) return core::Fail(valid.error());
+  if (auto valid = workflow::CheckBucketName("NAME", BucketName(options.name)); !valid)
+    return core::Fail(valid.error());
   auto confirmed = ConfirmDelete(
       context, options.provision.yes, "bucket delete",
       "Delete bucket gs://" + BucketName(options.name) + (options.force ? " and every object in it?" : "?"));

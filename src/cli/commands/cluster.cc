@@ -4,7 +4,6 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
-#include "tputrain/gcp/container/client.h"
 #include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {

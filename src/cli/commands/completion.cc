@@ -7,46 +7,17 @@
 #include "man_page.h"
 #include "output/output.h"
 #include "tputrain/build_info.h"
-#include "tputrain/catalog/models.h"
-#include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/version.h"
 #include "tputrain/git_commit.h"
-#include "tputrain/http/library_versions.h"
-#include "tputrain/render/template.h"
+#include "tputrain/workflow/completion_values.h"
 #include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {
 
-// The values only the program knows, by flag: TPU types and generations from the catalog,
-// model presets, template names from the template directories.
-std::vector<std::string> DynamicValuesOf(Context& context, const std::string& option) {
-  std::vector<std::string> values;
-  if (option == "--tpu-type" || option == "--accelerator-type") {
-    for (const auto& generation : catalog::Generations()) {
-      for (const auto& slice : catalog::SlicesOf(generation)) {
-        values.push_back(slice.accelerator_type);
-        // "v5e-32" is accepted for "v5litepod-32": offer the family's spelling too.
-        if (generation.family != generation.name_prefix) {
-          values.push_back(generation.family + slice.accelerator_type.substr(generation.name_prefix.size()));
-        }
-      }
-    }
-  } else if (option == "--accelerator") {
-    for (const auto& generation : catalog::Generations()) values.push_back(generation.family);
-  } else if (option == "--model") {
-    for (const auto& model : catalog::Models()) values.push_back(model.name);
-  } else if (option == "TEMPLATE") {
-    if (auto templates = render::ListTemplates(context.stack().TemplateDirs())) {
-      for (const auto& summary : *templates) values.push_back(summary.name);
-    }
-  }
-  return values;
-}
-
 core::Result<int> RunVersion(Context& context) {
   nlohmann::json libraries = nlohmann::json::object();
-  for (const auto& [name, version] : http::NetworkLibraryVersions()) libraries[name] = version;
+  for (const auto& [name, version] : workflow::NetworkLibraryVersions()) libraries[name] = version;
   libraries["yaml-cpp"] = build_info::kYamlCppVersion;
   libraries["nlohmann_json"] = build_info::kNlohmannJsonVersion;
   libraries["CLI11"] = CLI11_VERSION;
@@ -101,7 +72,9 @@ int RunHiddenCommand(const CLI::App& root, int argc, const char* const* argv, Co
   // __complete CURRENT WORDS...: the word being typed, then the words before it.
   std::string current = argc > 2 ? argv[2] : "";
   std::vector<std::string> words(argv + std::min(argc, 3), argv + argc);
-  auto dynamic = [&context](const std::string& option) { return DynamicValuesOf(context, option); };
+  auto dynamic = [&context](const std::string& option) {
+    return workflow::CompletionValues(option, [&context] { return context.stack().TemplateDirs(); });
+  };
   context.out << FormatCompletion(Complete(root, words, current, dynamic));
   return core::kExitOk;
 }

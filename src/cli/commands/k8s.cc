@@ -8,25 +8,10 @@
 #include "commands/provision_common.h"
 #include "output/output.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/core/file.h"
-#include "tputrain/k8s/apply.h"
-#include "tputrain/k8s/delete.h"
-#include "tputrain/workflow/apply_recorded.h"
-#include "tputrain/workflow/queue.h"
-#include "tputrain/workflow/root.h"
+#include "tputrain/workflow/manifests.h"
 
 namespace tputrain::cli {
 namespace {
-
-// Manifests of operators run to a few MiB; a wrong path (a disk image) must not fill memory.
-constexpr size_t kMaxManifestBytes = 32 * core::kMiB;
-
-core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file, std::istream& in) {
-  auto text = file == "-" ? core::ReadStream(in, "<stdin>", "-f", kMaxManifestBytes)
-                          : core::ReadFile(file, "-f", kMaxManifestBytes);
-  if (!text) return core::Fail(text.error());
-  return k8s::ParseManifests(*text, file == "-" ? "<stdin>" : file);
-}
 
 nlohmann::json ObjectJson(const k8s::Object& object) {
   return {{"apiVersion", object.api_version}, {"kind", object.kind}, {"namespace", object.ns}, {"name", object.name}};
@@ -41,35 +26,29 @@ struct ApplyFlags {
 };
 
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
-  auto objects = ReadManifests(flags.file, context.in);
-  if (!objects) return core::Fail(objects.error());
-  // The run first: a ledger that cannot record refuses the apply before any call.
-  auto cluster = workflow::OpenRecordedApply(context.stack(), flags.access,
-                                             {flags.ledger.run_id, flags.ledger.state_dir}, context.global.dry_run);
-  if (!cluster) return core::Fail(cluster.error());
-  if (auto queued = workflow::PrepareForQueue(*(*cluster)->connection->client, flags.queue, flags.access.ns, *objects);
-      !queued) {
-    return core::Fail(queued.error());
-  }
-  k8s::ApplyOptions options;
-  options.dry_run = context.global.dry_run;
-  options.force_conflicts = flags.force_conflicts;
-  options.ns = flags.access.ns;
+  const bool dry_run = context.global.dry_run;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  // Every object goes into the run ledger before it is sent, so `tputrain cleanup` deletes it.
-  auto applied = workflow::ApplyRecorded((*cluster)->env, *objects, options, [&](const k8s::ApplyResult& result) {
-    if (table) {
-      context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, options.dry_run) << "\n";
-      context.out.flush();
-    }
-  });
+  auto applied = workflow::ApplyManifests(context.stack(),
+                                          {flags.access,
+                                           {flags.ledger.run_id, flags.ledger.state_dir},
+                                           flags.file,
+                                           flags.force_conflicts,
+                                           flags.queue,
+                                           dry_run},
+                                          context.in, [&](const k8s::ApplyResult& result) {
+                                            if (table) {
+                                              context.out << result.object.Describe() << " "
+                                                          << k8s::ApplyActionName(result.action, dry_run) << "\n";
+                                              context.out.flush();
+                                            }
+                                          });
   if (!applied) return core::Fail(applied.error());
   if (!table) {
     nlohmann::json json = nlohmann::json::array();
     for (const auto& result : *applied) {
       auto item = ObjectJson(result.object);
       item["action"] = std::string(k8s::ApplyActionName(result.action, false));
-      item["dryRun"] = options.dry_run;
+      item["dryRun"] = dry_run;
       item["resourceVersion"] = result.resource_version;
       json.push_back(item);
     }
@@ -89,24 +68,17 @@ struct DeleteFlags {
 core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  auto objects = ReadManifests(flags.file, context.in);
-  if (!objects) return core::Fail(objects.error());
-  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
-  if (!connection) return core::Fail(connection.error());
-  k8s::DeleteOptions options;
-  options.ns = flags.access.ns;
-  options.dry_run = context.global.dry_run;
-  options.wait = !flags.no_wait;
-  options.timeout = *timeout;
+  const bool dry_run = context.global.dry_run;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  workflow::RecordedDeleteEnv env = workflow::RecordedDeleteEnvOf(context.stack(), flags.access, **connection,
-                                                                  {flags.ledger.run_id, flags.ledger.state_dir});
-  auto deleted = workflow::DeleteRecorded(env, std::move(*objects), options, [&](const k8s::DeleteResult& result) {
-    if (!table) return;
-    const char* what = result.existed ? (options.dry_run ? "deleted (server dry run)" : "deleted") : "not found";
-    context.out << result.object.Describe() << " " << what << "\n";
-    context.out.flush();
-  });
+  auto deleted = workflow::DeleteManifests(
+      context.stack(),
+      {flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, flags.file, !flags.no_wait, *timeout, dry_run},
+      context.in, [&](const k8s::DeleteResult& result) {
+        if (!table) return;
+        const char* what = result.existed ? (dry_run ? "deleted (server dry run)" : "deleted") : "not found";
+        context.out << result.object.Describe() << " " << what << "\n";
+        context.out.flush();
+      });
   if (!deleted) return core::Fail(deleted.error());
   if (!table) {
     nlohmann::json json = nlohmann::json::array();

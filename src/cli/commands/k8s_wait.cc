@@ -3,8 +3,7 @@
 #include "commands/k8s_access.h"
 #include "output/output.h"
 #include "tputrain/core/duration.h"
-#include "tputrain/k8s/wait.h"
-#include "tputrain/workflow/root.h"
+#include "tputrain/workflow/object_wait.h"
 
 namespace tputrain::cli {
 namespace {
@@ -19,22 +18,13 @@ struct WaitFlags {
 core::Result<int> RunWait(const WaitFlags& flags, Context& context) {
   auto timeout = core::ParseDuration("--timeout", flags.timeout);
   if (!timeout) return core::Fail(timeout.error());
-  workflow::Root& stack = context.stack();
-  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
-  if (!connection) return core::Fail(connection.error());
-  auto& client = *(*connection)->client;
-  auto ref = k8s::ParseObjectRef(flags.target, client);
-  if (!ref) return core::Fail(ref.error());
-  std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
-  k8s::WatchOptions options;
-  options.timeout = *timeout;
-  auto waited = k8s::WaitReady(client, *(*connection)->discovery, *ref, ns, options,
-                               {stack.clock(), stack.sleeper(), context.cancel});
+  auto waited = workflow::WaitForObject(context.stack(), {flags.access, flags.target, *timeout}, context.cancel);
   if (!waited) return core::Fail(waited.error());
   for (const auto& note : waited->notes) context.reporter().Warn(note);
-  nlohmann::json json = {{"kind", ref->kind}, {"namespace", ns}, {"name", ref->name}, {"ready", true}};
-  PrintResult(context, json,
-              [&](std::ostream& out) { out << ref->kind << " " << ns << "/" << ref->name << " ready\n"; });
+  nlohmann::json json = {{"kind", waited->kind}, {"namespace", waited->ns}, {"name", waited->name}, {"ready", true}};
+  PrintResult(context, json, [&](std::ostream& out) {
+    out << waited->kind << " " << waited->ns << "/" << waited->name << " ready\n";
+  });
   return core::kExitOk;
 }
 

@@ -6,8 +6,8 @@
 #include "output/output.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
-#include "tputrain/k8s/names.h"
 #include "tputrain/workflow/logs.h"
+#include "tputrain/workflow/names.h"
 
 namespace tputrain::cli {
 namespace {
@@ -44,7 +44,8 @@ core::Result<workflow::LogsRequest> RequestFrom(const LogsFlags& flags, Context&
   request.target = std::move(*target);
   if (!flags.container.empty()) {
     // A container's name is an RFC 1123 label, as a namespace's is.
-    if (auto valid = k8s::CheckNamespace("-c/--container", flags.container); !valid) return core::Fail(valid.error());
+    if (auto valid = workflow::CheckKubeLabelName("-c/--container", flags.container); !valid)
+      return core::Fail(valid.error());
     request.container = flags.container;
   }
   if (!flags.since.empty()) {
@@ -70,7 +71,8 @@ core::Result<workflow::LogsRequest> RequestFrom(const LogsFlags& flags, Context&
   if (flags.prefix) request.prefix = true;
   if (flags.no_prefix) request.prefix = false;
   if (!flags.access.ns.empty()) {
-    if (auto valid = k8s::CheckNamespace("-n/--namespace", flags.access.ns); !valid) return core::Fail(valid.error());
+    if (auto valid = workflow::CheckKubeLabelName("-n/--namespace", flags.access.ns); !valid)
+      return core::Fail(valid.error());
   }
   return request;
 }
@@ -82,7 +84,7 @@ core::Result<int> RunLogs(const LogsFlags& flags, Context& context) {
   if (!connection) return core::Fail(connection.error());
   auto& client = *(*connection)->client;
   request->ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
-  if (auto valid = k8s::CheckNamespace("namespace", request->ns); !valid) return core::Fail(valid.error());
+  if (auto valid = workflow::CheckKubeLabelName("namespace", request->ns); !valid) return core::Fail(valid.error());
   workflow::LogsSinks sinks;
   sinks.out = [&context](std::string_view lines) {
     context.out << lines;

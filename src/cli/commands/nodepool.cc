@@ -6,7 +6,7 @@
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
 #include "output/output.h"
-#include "tputrain/gcp/names.h"
+#include "tputrain/workflow/names.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 
@@ -36,8 +36,7 @@ core::Result<int> RunNodePoolCreate(const NodePoolOptions& options, Context& con
 core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
   auto ref = ClusterRefOf(context, options.cluster, "--cluster");
   if (!ref) return core::Fail(ref.error());
-  if (auto valid = gcp::CheckResourceId("NAME", options.name, gcp::kGkeNameLength); !valid)
-    return core::Fail(valid.error());
+  if (auto valid = workflow::CheckGkeName("NAME", options.name); !valid) return core::Fail(valid.error());
   auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
                                  "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
   if (!confirmed) return core::Fail(confirmed.error());

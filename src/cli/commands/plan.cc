@@ -8,7 +8,6 @@
 #include "commands/prices_common.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
-#include "tputrain/catalog/sizing.h"
 #include "tputrain/core/text.h"
 #include "tputrain/workflow/models.h"
 

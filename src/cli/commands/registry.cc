@@ -5,8 +5,6 @@
 #include "output/output.h"
 #include "tputrain/core/gcp_location.h"
 #include "tputrain/core/resource_name.h"
-#include "tputrain/gcp/labels.h"
-#include "tputrain/gcp/names.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 

@@ -3,9 +3,8 @@
 #include "commands/commands.h"
 #include "output/output.h"
 #include "parse_error.h"
-#include "tputrain/render/render.h"
 #include "tputrain/workflow/root.h"
-#include "tputrain/workflow/template_values.h"
+#include "tputrain/workflow/workload_templates.h"
 
 namespace tputrain::cli {
 namespace {
@@ -27,15 +26,8 @@ std::vector<std::string> TemplateDirs(const RenderOptions& options, Context& con
   return dirs;
 }
 
-// The configuration's values under the names templates use (PROJECT_ID, LOCATION, ...).
-core::Result<std::map<std::string, std::string>> ConfigurationValues(Context& context) {
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  return workflow::ConfigurationValues(*settings);
-}
-
 core::Result<int> RunList(const RenderOptions& options, Context& context) {
-  auto templates = render::ListTemplates(TemplateDirs(options, context));
+  auto templates = workflow::ListWorkloadTemplates(TemplateDirs(options, context));
   if (!templates) return core::Fail(templates.error());
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
@@ -53,11 +45,12 @@ core::Result<int> RunList(const RenderOptions& options, Context& context) {
 }
 
 core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
-  auto spec = render::LoadTemplate(TemplateDirs(options, context), options.template_name);
-  if (!spec) return core::Fail(spec.error());
+  auto described = workflow::DescribeWorkloadTemplate(TemplateDirs(options, context), options.template_name);
+  if (!described) return core::Fail(described.error());
+  const auto* spec = &described->spec;
   nlohmann::json variables = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
-  for (const auto& info : render::DescribeTemplate(*spec, workflow::SliceTemplateValues)) {
+  for (const auto& info : described->variables) {
     variables.push_back({{"name", info.name},
                          {"type", info.type},
                          {"origin", info.origin},
@@ -89,17 +82,17 @@ core::Result<int> RunRender(const RenderOptions& options, Context& context) {
     return core::Fail(core::Error::Usage("TEMPLATE is required (tputrain render --list shows them)"));
   }
   if (options.describe) return RunDescribe(options, context);
-  render::RenderRequest request;
+  workflow::WorkloadRenderRequest request;
   request.template_name = options.template_name;
   request.template_dirs = TemplateDirs(options, context);
   request.sets = options.sets;
   request.values_files = options.values_files;
-  request.slice_values = workflow::SliceTemplateValues;
   if (options.env) request.env = context.env;
-  auto configuration = ConfigurationValues(context);
-  if (!configuration) return core::Fail(configuration.error());
-  request.configuration = std::move(*configuration);
-  auto rendered = render::RenderTemplate(request);
+  // The configuration's values under the names templates use (PROJECT_ID, LOCATION, ...).
+  auto settings = context.settings();
+  if (!settings) return core::Fail(settings.error());
+  request.settings = std::move(*settings);
+  auto rendered = workflow::RenderWorkloadTemplate(request);
   if (!rendered) return core::Fail(rendered.error());
   if (options.output_dir.empty()) {
     // The manifests are YAML already: --format yaml is what is printed; JSON is not offered.
@@ -108,12 +101,12 @@ core::Result<int> RunRender(const RenderOptions& options, Context& context) {
         !refused) {
       return core::Fail(refused.error());
     }
-    auto text = render::ForStdout(*rendered);
+    auto text = workflow::RenderedText(*rendered);
     if (!text) return core::Fail(text.error());
     context.out << *text;
     return core::kExitOk;
   }
-  auto written = render::WriteRendered(*rendered, options.output_dir);
+  auto written = workflow::WriteRenderedFiles(*rendered, options.output_dir);
   if (!written) return core::Fail(written.error());
   PrintResult(context, {{"files", *written}}, [&](std::ostream& out) {
     for (const auto& path : *written) out << path << "\n";

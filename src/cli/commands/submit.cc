@@ -4,7 +4,6 @@
 #include "commands/ray_common.h"
 #include "commands/submit_plan.h"
 #include "output/output.h"
-#include "tputrain/catalog/prices.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
 #include "tputrain/workflow/root.h"
