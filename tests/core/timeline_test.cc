@@ -23,16 +23,20 @@ std::vector<std::string> Lines(const Timeline& timeline) {
 TEST_CASE("a timeline prints its origin, then each span in the order they began, with its thread") {
   Timeline timeline;
   const auto origin = Timeline::Clock::now();
-  timeline.Add("later", origin + std::chrono::milliseconds(5), origin + std::chrono::milliseconds(7));
+  // Seconds after now, so that "scoped" (now, after a thread's start and join, however long those
+  // take on a loaded machine) begins first: the order depends on the times given, not on the clock.
+  const auto later_begin = origin + std::chrono::seconds(20);
+  timeline.Add("later", later_begin, later_begin + std::chrono::milliseconds(2));
   std::thread([&] {
-    timeline.Add("beside", origin + std::chrono::milliseconds(1), origin + std::chrono::milliseconds(9));
+    timeline.Add("beside", origin + std::chrono::seconds(10),
+                 origin + std::chrono::seconds(10) + std::chrono::milliseconds(8));
   }).join();
   { Timeline::Span span(&timeline, "scoped"); }
   auto lines = Lines(timeline);
   REQUIRE(lines.size() == 4);
   CHECK(lines[0].starts_with("phase origin "));
   CHECK(std::stoll(lines[0].substr(13)) > 1'600'000'000'000'000);  // microseconds since the epoch
-  // "scoped" began before "beside" and "later" (their begins are 1 and 5 ms after now).
+  // "scoped" began before "beside" and "later" (their begins are 10 and 20 s after now).
   CHECK(lines[1].starts_with("phase scoped "));
   CHECK(lines[1].ends_with(" 0"));
   CHECK(lines[2].starts_with("phase beside "));
