@@ -60,7 +60,10 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
     TailEnd end = Tail(id, on_text, error, ended);
     if (end == TailEnd::kCancelled) return core::Fail(core::Error::Cancelled());
     if (end == TailEnd::kJobEnded) {
-      if (auto caught_up = CatchUp(id, *ended, on_text); !caught_up) return core::Fail(caught_up.error());
+      // The tail was still open: what the log holds past it was on its way, not cut off.
+      if (auto caught_up = CatchUp(id, *ended, on_text, /*stream_closed=*/false); !caught_up) {
+        return core::Fail(caught_up.error());
+      }
       return std::move(*ended);
     }
     if (end == TailEnd::kUnusable) {
@@ -76,7 +79,9 @@ core::Result<JobDetails> LogFollower::Follow(const std::string& id, const LogTex
     auto job = GetRidingOutRestarts(id);
     if (!job) return core::Fail(job.error());
     if (IsTerminal(job->status)) {
-      if (auto caught_up = CatchUp(id, *job, on_text); !caught_up) return core::Fail(caught_up.error());
+      if (auto caught_up = CatchUp(id, *job, on_text, /*stream_closed=*/true); !caught_up) {
+        return core::Fail(caught_up.error());
+      }
       return job;
     }
     // A close while the job runs: a proxy timed the idle connection out, or the head restarted.
@@ -156,8 +161,12 @@ core::Result<JobDetails> LogFollower::GetRidingOutRestarts(const std::string& id
 // the agent sends each line whole: past a longer line the relay ends, and the head closes with
 // 1000 all the same. The tail cannot tell that from the end of the log, so a follow ends by
 // reading the log once (the status read terminal first: it is complete) and delivering what the
-// tail missed. When that read fails, the follow fails: lines are never dropped silently.
-core::Status LogFollower::CatchUp(const std::string& id, const JobDetails& job, const LogTextHandler& on_text) {
+// tail missed. When that read fails, the follow fails: lines are never dropped silently. Only a
+// stream the head closed short is news: a tail that tputrain left because the job's status read
+// terminal while the stream was quiet is expected to be behind (the relay had not passed on the
+// last lines yet), and its catch-up is said nowhere.
+core::Status LogFollower::CatchUp(const std::string& id, const JobDetails& job, const LogTextHandler& on_text,
+                                  bool stream_closed) {
   auto logs = RidingOutRestarts([&] { return client_.Logs(id); });
   if (!logs) {
     core::Error error = logs.error();
@@ -165,7 +174,7 @@ core::Status LogFollower::CatchUp(const std::string& id, const JobDetails& job, 
                     "stream missed nothing (" + error.message + "); tputrain job logs " + id + " shows it";
     return core::Fail(error);
   }
-  if (logs->size() > offset_ && options_.on_notice) {
+  if (stream_closed && logs->size() > offset_ && options_.on_notice) {
     options_.on_notice("the log stream ended " + std::to_string(logs->size() - offset_) +
                        " bytes early (Ray's dashboard relays no line over 4 MiB); the rest read from the job's log");
   }

@@ -65,7 +65,7 @@ class LogFollower {
   core::Result<JobDetails> GetRidingOutRestarts(const std::string& id);
   template <typename Call>
   auto RidingOutRestarts(const Call& call) -> decltype(call());
-  core::Status CatchUp(const std::string& id, const JobDetails& job, const LogTextHandler& on_text);
+  core::Status CatchUp(const std::string& id, const JobDetails& job, const LogTextHandler& on_text, bool stream_closed);
   void Deliver(std::string_view whole_stream_piece, uint64_t piece_start, const LogTextHandler& on_text);
   bool cancelled() const;
 
