@@ -28,20 +28,18 @@ struct ApplyFlags {
 core::Result<int> RunApply(const ApplyFlags& flags, Context& context) {
   const bool dry_run = context.global.dry_run;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  auto applied = workflow::ApplyManifests(context.stack(),
-                                          {flags.access,
-                                           {flags.ledger.run_id, flags.ledger.state_dir},
-                                           flags.file,
-                                           flags.force_conflicts,
-                                           flags.queue,
-                                           dry_run},
-                                          context.in, [&](const k8s::ApplyResult& result) {
-                                            if (table) {
-                                              context.out << result.object.Describe() << " "
-                                                          << k8s::ApplyActionName(result.action, dry_run) << "\n";
-                                              context.out.flush();
-                                            }
-                                          });
+  workflow::ManifestApplyRequest request;
+  request.access = flags.access;
+  request.ledger = {flags.ledger.run_id, flags.ledger.state_dir};
+  request.file = flags.file;
+  request.force_conflicts = flags.force_conflicts;
+  request.queue = flags.queue;
+  request.dry_run = dry_run;
+  auto applied = workflow::ApplyManifests(context.stack(), request, context.in, [&](const k8s::ApplyResult& result) {
+    if (!table) return;
+    context.out << result.object.Describe() << " " << k8s::ApplyActionName(result.action, dry_run) << "\n";
+    context.out.flush();
+  });
   if (!applied) return core::Fail(applied.error());
   if (!table) {
     nlohmann::json json = nlohmann::json::array();
@@ -70,15 +68,14 @@ core::Result<int> RunDelete(const DeleteFlags& flags, Context& context) {
   if (!timeout) return core::Fail(timeout.error());
   const bool dry_run = context.global.dry_run;
   bool table = context.global.output_format() == OutputFormat::kTable;
-  auto deleted = workflow::DeleteManifests(
-      context.stack(),
-      {flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, flags.file, !flags.no_wait, *timeout, dry_run},
-      context.in, [&](const k8s::DeleteResult& result) {
-        if (!table) return;
-        const char* what = result.existed ? (dry_run ? "deleted (server dry run)" : "deleted") : "not found";
-        context.out << result.object.Describe() << " " << what << "\n";
-        context.out.flush();
-      });
+  const workflow::ManifestDeleteRequest request{
+      flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, flags.file, !flags.no_wait, *timeout, dry_run};
+  auto deleted = workflow::DeleteManifests(context.stack(), request, context.in, [&](const k8s::DeleteResult& result) {
+    if (!table) return;
+    const char* what = result.existed ? (dry_run ? "deleted (server dry run)" : "deleted") : "not found";
+    context.out << result.object.Describe() << " " << what << "\n";
+    context.out.flush();
+  });
   if (!deleted) return core::Fail(deleted.error());
   if (!table) {
     nlohmann::json json = nlohmann::json::array();
