@@ -73,14 +73,15 @@ TEST_CASE("up on a terminal: a live line per running step under the kept ones, n
   auto screen = Screen(err.str());
   REQUIRE(screen.size() == 3);
   CHECK(screen[0] == "services: adopted 0s (already enabled)");
-  CHECK(screen[1].rfind("  bucket  0s", 0) == 0);
-  CHECK(screen[2].rfind("  cluster  0s  CREATE_CLUSTER RUNNING", 0) == 0);
+  // A live line: the step, its time running (0s, or more on a slow machine) and its last word.
+  CHECK((screen[1].starts_with("  bucket  ") && screen[1].ends_with("s")));
+  CHECK((screen[2].starts_with("  cluster  ") && screen[2].ends_with("s  CREATE_CLUSTER RUNNING")));
 
   progress.Changed(Step("bucket", StepState::kDone, "created"));
   screen = Screen(err.str());
   REQUIRE(screen.size() == 3);
   CHECK(screen[1] == "bucket: done 0s (created)");
-  CHECK(screen[2].rfind("  cluster  0s  CREATE_CLUSTER RUNNING", 0) == 0);
+  CHECK((screen[2].starts_with("  cluster  ") && screen[2].ends_with("s  CREATE_CLUSTER RUNNING")));
 
   progress.Changed(Step("cluster", StepState::kDone, "created"));
   progress.Finish();
