@@ -116,6 +116,8 @@ ApiServer::ApiServer() {
   etcd_port_ = FreeLoopbackPort();
   int peer_port = FreeLoopbackPort();
   ProcessOptions etcd_options;
+  // A throwaway store, without fsync: a fsync queued behind a loaded CI disk ran past etcd's own
+  // deadline, and the API server answered "etcdserver: request timed out".
   etcd_options.argv = {"setpriv",
                        "--pdeathsig",
                        "KILL",
@@ -134,7 +136,8 @@ ApiServer::ApiServer() {
                        "--initial-cluster",
                        "default=http://127.0.0.1:" + std::to_string(peer_port),
                        "--log-level",
-                       "error"};
+                       "error",
+                       "--unsafe-no-fsync"};
   etcd_ = std::make_unique<ScopedProcess>(etcd_options);
   api_port_ = FreeLoopbackPort();
   server_ = "https://127.0.0.1:" + std::to_string(api_port_);
