@@ -87,7 +87,9 @@ core::Result<std::vector<StackStep>> Steps(const Section& top, const StackSettin
     if (auto status = add(internal::BucketStep(top.Child("bucket"))); !status) return core::Fail(status.error());
   }
   const std::pair<const char*, std::function<core::Result<StackStep>(const Section&, const StackSettings&)>> lists[] = {
-      {"service-accounts", internal::ServiceAccountStep}, {"identity", internal::IdentityStep}};
+      {"tpu-vms", internal::TpuVmStep},
+      {"service-accounts", internal::ServiceAccountStep},
+      {"identity", internal::IdentityStep}};
   for (const auto& [key, make] : lists) {
     if (!top.Has(key)) continue;
     for (size_t i = 0; i < top.value()[key].size(); ++i) {
@@ -191,6 +193,8 @@ std::string_view StepKindName(StepKind kind) {
       return "cluster";
     case StepKind::kNodePool:
       return "nodepool";
+    case StepKind::kTpuVm:
+      return "tpu-vm";
     case StepKind::kBucket:
       return "bucket";
     case StepKind::kServiceAccount:
@@ -207,6 +211,14 @@ std::string_view StepKindName(StepKind kind) {
       return "workload";
   }
   return "unknown";
+}
+
+std::vector<std::string> Stack::Secrets() const {
+  std::vector<std::string> secrets;
+  for (const auto& step : steps) {
+    if (step.tpu_vm && !step.tpu_vm->ray_token.empty()) secrets.push_back(step.tpu_vm->ray_token);
+  }
+  return secrets;
 }
 
 const StackStep* Stack::Find(std::string_view id) const {
@@ -241,6 +253,12 @@ core::Result<Stack> LoadStack(const std::string& path, const core::Env& env, con
   if (top.Has("cluster")) settings.cluster = top.Child("cluster").Str("name");
   if (top.Has("bucket")) settings.bucket = top.Child("bucket").Str("name");
   if (top.Has("registry")) settings.registry = top.Child("registry").Str("name");
+  if (top.Has("tpu-vms")) {
+    for (size_t i = 0; i < top.value()["tpu-vms"].size(); ++i) {
+      const Section vm = top.Child("tpu-vms").Item(i);
+      settings.tpu_vm_zones[vm.Str("name")] = vm.Has("zones") ? "" : vm.Str("zone", settings.location);
+    }
+  }
   settings.dir = std::filesystem::path(path).parent_path().string();
   if (settings.dir.empty()) settings.dir = ".";
   settings.context = &context;

@@ -19,11 +19,6 @@ using nlohmann::json;
 // Manifests of operators run to a few MiB; the files a stack applies are its own objects.
 constexpr size_t kMaxManifestBytes = 4 * core::kMiB;
 
-std::string Relative(const StackSettings& settings, const std::string& path) {
-  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(settings.dir) / path).lexically_normal().string();
-}
-
 core::Result<gcp::container::ClusterRef> ClusterOf(const Section& section, const StackSettings& settings,
                                                    const std::string& key) {
   const std::string name = section.Str(key, settings.cluster);
@@ -46,16 +41,6 @@ core::Status InRange(const Section& section, const std::string& key, int64_t low
   return {};
 }
 
-StackStep StepAt(const Section& section, std::string id, StepKind kind) {
-  StackStep step;
-  step.id = std::move(id);
-  step.kind = kind;
-  step.line = section.line();
-  step.path = section.path();
-  step.needs = section.Strings("needs");
-  return step;
-}
-
 StackStep PoolStep(const Section& section, const gcp::container::ClusterRef& cluster,
                    std::vector<gcp::container::NodePoolSpec> pools, const std::string& name, ZoneFailover failover,
                    bool recreate) {
@@ -66,6 +51,21 @@ StackStep PoolStep(const Section& section, const gcp::container::ClusterRef& clu
 }
 
 }  // namespace
+
+std::string Relative(const StackSettings& settings, const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(settings.dir) / path).lexically_normal().string();
+}
+
+StackStep StepAt(const Section& section, std::string id, StepKind kind) {
+  StackStep step;
+  step.id = std::move(id);
+  step.kind = kind;
+  step.line = section.line();
+  step.path = section.path();
+  step.needs = section.Strings("needs");
+  return step;
+}
 
 Section::Section(const LocatedJson& document, const std::string& file, std::string path)
     : document_(document), file_(file), path_(std::move(path)) {
@@ -351,11 +351,21 @@ core::Result<StackStep> ApplyStep(const Section& section, const StackSettings& s
 }
 
 core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings& settings) {
-  if (section.Has("submit") == section.Has("serve")) {
-    return core::Fail(section.At("", "expected one of its keys: submit, serve"));
+  if (int{section.Has("submit")} + int{section.Has("serve")} + int{section.Has("job")} != 1) {
+    return core::Fail(section.At("", "expected one of its keys: submit, serve, job"));
   }
   json fingerprinted = section.value();
   fingerprinted.erase("needs");
+  if (section.Has("job")) {
+    StackWorkload workload;
+    if (auto checked = JobWorkload(section.Child("job"), settings, workload); !checked) {
+      return core::Fail(checked.error());
+    }
+    StackStep step = StepAt(section, "workload", StepKind::kWorkload);
+    step.fingerprint = Fingerprint(fingerprinted);
+    step.workload = std::move(workload);
+    return step;
+  }
   if (section.Has("serve")) {
     const Section serve = section.Child("serve");
     auto cluster = ClusterOf(serve, settings, "cluster");
@@ -375,9 +385,20 @@ core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings
     return step;
   }
   const Section submit = section.Child("submit");
-  auto cluster = ClusterOf(submit, settings, "cluster");
-  if (!cluster) return core::Fail(cluster.error());
   StackWorkload workload;
+  if (submit.Has("tpu-vm")) {
+    // On a TPU VM's own Ray: no cluster, no RayCluster.
+    for (const char* key : {"cluster", "namespace", "raycluster", "image", "raycluster-template", "raycluster-set",
+                            "raycluster-values", "capacity", "ready-timeout", "queue"}) {
+      if (submit.Has(key)) return core::Fail(submit.At(key, "a RayCluster's, not with tpu-vm"));
+    }
+    auto node = TpuVmTargetOf(submit, settings);
+    if (!node) return core::Fail(node.error());
+    workload.tpu_vm = *node;
+  }
+  auto cluster = workload.tpu_vm ? core::Result<gcp::container::ClusterRef>(gcp::container::ClusterRef{})
+                                 : ClusterOf(submit, settings, "cluster");
+  if (!cluster) return core::Fail(cluster.error());
   workload.cluster = *cluster;
   workload.ns = submit.Str("namespace");
   if (!workload.ns.empty()) {
@@ -432,7 +453,8 @@ core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings
   raycluster.queue = submit.Str("queue");
   raycluster.capacity =
       catalog::ParseCapacityMode(submit.Str("capacity", "on-demand")).value_or(CapacityMode::kOnDemand);
-  workload.submit = SubmitRequest{spec, raycluster, true, false};
+  workload.submit = SubmitRequest{spec, std::nullopt, true, false};
+  if (!workload.tpu_vm) workload.submit.raycluster = std::move(raycluster);
   StackStep step = StepAt(section, "workload", StepKind::kWorkload);
   step.fingerprint = Fingerprint(fingerprinted);
   step.workload = std::move(workload);

@@ -2,6 +2,7 @@
 
 // Each stack file section to its step's request, checked as the command checks its flags
 // (private to the workflow module).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,15 @@ struct StackSettings {
   std::string bucket;
   std::string registry;
   std::string dir;  // of the stack file: relative paths start there
+  // The stack's TPU VMs by name, each with the zone it is made in ("" when zones chooses).
+  std::map<std::string, std::string> tpu_vm_zones;
   const StackLoadContext* context = nullptr;
 };
+
+// `path` as the file means it: relative to the stack file's directory.
+std::string Relative(const StackSettings& settings, const std::string& path);
+// A step of `kind` said by `section`, with the `needs` it gives.
+StackStep StepAt(const Section& section, std::string id, StepKind kind);
 
 core::Result<StackStep> ClusterStep(const Section& section, const StackSettings& settings,
                                     std::vector<StackStep>& pools);
@@ -64,6 +72,11 @@ core::Result<StackStep> RegistryStep(const Section& section, const StackSettings
 core::Result<StackStep> ImageStep(const Section& section, const StackSettings& settings);
 core::Result<StackStep> ApplyStep(const Section& section, const StackSettings& settings);
 core::Result<StackStep> WorkloadStep(const Section& section, const StackSettings& settings);
+// tpu-vms[i]: tpu-vm create NAME, checked as its flags are (stack_sections_tpu_vm.cc).
+core::Result<StackStep> TpuVmStep(const Section& section, const StackSettings& settings);
+// workload.job: job submit on a TPU VM's Ray, as its flags are checked; `tpu-vm` of submit.
+core::Status JobWorkload(const Section& job, const StackSettings& settings, StackWorkload& workload);
+core::Result<gcp::tpu::NodeRef> TpuVmTargetOf(const Section& section, const StackSettings& settings);
 // workload.serve into `workload` (its cluster and namespace set), as `serve up` checks its flags.
 core::Status ServeWorkload(const Section& serve, const StackSettings& settings, StackWorkload& workload);
 

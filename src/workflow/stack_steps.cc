@@ -9,6 +9,7 @@
 #include "tputrain/archive/build_context.h"
 #include "tputrain/core/file.h"
 #include "tputrain/core/timestamp.h"
+#include "tputrain/ray/entrypoint.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/image_build.h"
@@ -174,8 +175,14 @@ core::Result<StepDone> RunWorkload(StepContext& context, const StackStep& step) 
   if (DoneBefore(context, step.id, step.fingerprint)) {
     return StepDone{{}, true, "done before: " + MemoDetail(context, step.id)};
   }
-  if (!context.stack_env.reach.submit_env) return core::Fail(core::Error::Internal("no way to submit was given"));
-  auto made = context.stack_env.reach.submit_env(workload.cluster, workload.ns);
+  core::Result<std::shared_ptr<SubmitEnv>> made = core::Fail(core::Error::Internal("no way to submit was given"));
+  if (workload.tpu_vm && context.stack_env.reach.submit_env_on_tpu_vm) {
+    auto node = TpuVmOfWorkload(context, workload);
+    if (!node) return core::Fail(node.error());
+    made = context.stack_env.reach.submit_env_on_tpu_vm(*node);
+  } else if (!workload.tpu_vm && context.stack_env.reach.submit_env) {
+    made = context.stack_env.reach.submit_env(workload.cluster, workload.ns);
+  }
   if (!made) return core::Fail(made.error());
   // The flow's own environment, telling the step's line.
   SubmitEnv submit{env,
@@ -277,16 +284,28 @@ core::Status Replace(StepContext& context, const StackStep& step) {
         if (!deleted) return core::Fail(deleted.error());
       }
       return {};
+    case StepKind::kTpuVm: {
+      const TpuVmCreatePlan& vm = *step.tpu_vm;
+      if (vm.num_slices > 1 || vm.capacity.queued) break;  // a queued resource: not deleted here
+      for (const auto& name : vm.names) {
+        env.reporter.Progress("tpu-vm " + name, "differs; deleting it to create it as the file says (--recreate)");
+        auto deleted = DeleteTpuVm(env, {vm.project, vm.zone, name});
+        if (!deleted) return core::Fail(deleted.error());
+      }
+      return {};
+    }
     case StepKind::kRegistry: {
       auto deleted = DeleteRepository(env, *step.registry);
       return deleted ? core::Status{} : core::Fail(deleted.error());
     }
     default:
-      return core::Fail(core::Error::Make(core::ErrorKind::kFailedPrecondition,
-                                          step.id + " differs, and --recreate does not delete a " +
-                                              std::string(StepKindName(step.kind)) +
-                                              " (it may hold data): change it by hand or change the file"));
+      break;
   }
+  const std::string why = step.kind == StepKind::kTpuVm ? " made through a queued resource" : " (it may hold data)";
+  return core::Fail(
+      core::Error::Make(core::ErrorKind::kFailedPrecondition, step.id + " differs, and --recreate does not delete a " +
+                                                                  std::string(StepKindName(step.kind)) + why +
+                                                                  ": change it by hand or change the file"));
 }
 
 }  // namespace
@@ -315,6 +334,8 @@ core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& contex
   }
   return context.stack_env.reach.connect_cluster(state::AccessRecord::Gke(cluster.Name()));
 }
+
+json MemoOf(const StepContext& context, const std::string& id) { return Memo(context.env, id); }
 
 std::string MemoDetail(const StepContext& context, const std::string& id) {
   return Memo(context.env, id).value("detail", "");
@@ -386,10 +407,15 @@ StepPlan PlanRecordedStep(const StepContext& context, const StackStep& step) {
     for (const auto& object : step.apply->objects) plan.note += " " + object.Describe() + ",";
     plan.note.pop_back();
   }
-  if (step.kind == StepKind::kWorkload && step.workload->kind == WorkloadKind::kSubmit) {
+  if (step.kind == StepKind::kWorkload && step.workload->kind == WorkloadKind::kRayJob) {
+    plan.note = "submit `" + ray::ShellJoin(step.workload->job->command) + "` to the Ray of TPU VM " +
+                step.workload->tpu_vm->node + ", followed to its end";
+  } else if (step.kind == StepKind::kWorkload && step.workload->kind == WorkloadKind::kSubmit) {
     const auto& spec = step.workload->submit.spec;
-    plan.note = "submit " + spec.model + (spec.tpu_type.empty() ? "" : " on " + spec.tpu_type) + " to cluster " +
-                step.workload->cluster.cluster + ", followed to its end";
+    const std::string where = step.workload->tpu_vm ? "the Ray of TPU VM " + step.workload->tpu_vm->node
+                                                    : "cluster " + step.workload->cluster.cluster;
+    plan.note = "submit " + spec.model + (spec.tpu_type.empty() ? "" : " on " + spec.tpu_type) + " to " + where +
+                ", followed to its end";
   } else if (step.kind == StepKind::kWorkload) {
     const StackWorkload& workload = *step.workload;
     std::string model = "";
@@ -422,6 +448,8 @@ core::Result<StepDone> DoStep(StepContext& context, const StackStep& step) {
       return Made(CreateCluster(env, *step.cluster));
     case StepKind::kNodePool:
       return Made(CreateNodePoolsInAnyZone(env, step.nodepool->cluster, step.nodepool->pools, step.nodepool->failover));
+    case StepKind::kTpuVm:
+      return Made(CreatePlannedTpuVms(env, *step.tpu_vm));
     case StepKind::kBucket:
       return Made(CreateBucket(env, context.stack.project, *step.bucket));
     case StepKind::kServiceAccount:
@@ -435,6 +463,7 @@ core::Result<StepDone> DoStep(StepContext& context, const StackStep& step) {
     case StepKind::kApply:
       return ApplyObjects(context, step);
     case StepKind::kWorkload:
+      if (step.workload->kind == WorkloadKind::kRayJob) return RunRayJob(context, step);
       return step.workload->kind == WorkloadKind::kSubmit ? RunWorkload(context, step) : RunServe(context, step);
   }
   return core::Fail(core::Error::Internal("unknown step kind"));

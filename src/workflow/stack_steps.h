@@ -43,6 +43,14 @@ void Remember(ProvisionEnv& env, const std::string& id, const std::string& finge
 core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& context,
                                                        const gcp::container::ClusterRef& cluster);
 
+// What the run ledger remembers of step `id` (an empty object when nothing).
+nlohmann::json MemoOf(const StepContext& context, const std::string& id);
+
+// The workload when it is a Ray job on a TPU VM's Ray (stack_job.cc).
+core::Result<StepDone> RunRayJob(StepContext& context, const StackStep& step);
+// The TPU VM a workload runs on, in the zone it was made in (the run ledger's, when zones chose).
+core::Result<gcp::tpu::NodeRef> TpuVmOfWorkload(const StepContext& context, const StackWorkload& workload);
+
 // The workload when it is a served model (stack_serve.cc).
 core::Result<StepDone> RunServe(StepContext& context, const StackStep& step);
 

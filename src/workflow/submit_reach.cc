@@ -16,7 +16,10 @@ SubmitEnv SubmitEnvOf(Root& root, const SubmitReach& reach, SubmitConnections& k
   env.connect_direct = [reach, &root, &kept, follow]() -> core::Result<DirectRay> {
     core::Result<std::unique_ptr<RaySession>> session = core::Fail(core::Error::Internal("not connected"));
     std::optional<RayJobTarget> record_as;
-    if (!reach.tpu_vm.name.empty()) {
+    if (reach.tpu_vm_node) {
+      session = ConnectTpuVmRayAt(root, *reach.tpu_vm_node, reach.tpu_vm.reach, reach.connection);
+      if (session) record_as = RayJobTarget::OnTpuVmRay(*reach.tpu_vm_node, reach.tpu_vm.reach.via);
+    } else if (!reach.tpu_vm.name.empty()) {
       session = ConnectTpuVmRay(root, reach.tpu_vm, reach.connection);
       // The node, not the tunnel's loopback port: cleanup opens a tunnel of its own.
       if (auto node = TpuVmRayNode(root, reach.tpu_vm); session && node) {
@@ -30,8 +33,13 @@ SubmitEnv SubmitEnvOf(Root& root, const SubmitReach& reach, SubmitConnections& k
     if (!session) return core::Fail(session.error());
     kept.ray = std::move(*session);
     kept.websocket = std::move(kept.ray->websocket);
-    return DirectRay{kept.ray->client.get(), follow(reach.tpu_vm.name.empty() ? "" : "--tpu-vm " + reach.tpu_vm.name),
-                     record_as};
+    std::string reattach;
+    if (reach.tpu_vm_node) {
+      reattach = "--tpu-vm " + reach.tpu_vm_node->node + " --zone " + reach.tpu_vm_node->zone;
+    } else if (!reach.tpu_vm.name.empty()) {
+      reattach = "--tpu-vm " + reach.tpu_vm.name;
+    }
+    return DirectRay{kept.ray->client.get(), follow(reattach), record_as};
   };
   env.connect_cluster = [reach, &root, &kept, follow](const std::string& raycluster) -> core::Result<ClusterRay> {
     auto connection = ConnectCluster(root, reach.access);

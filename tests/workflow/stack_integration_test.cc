@@ -305,6 +305,65 @@ TEST_CASE("stack: a tpu7x pool goes up through its workload policy and down with
   CHECK(Count(state, "resourcePolicies") == 0);
 }
 
+TEST_CASE("stack: TPU VMs go up beside the rest, are adopted again, named when they differ, and go down",
+          "[integration]") {
+  EmulatorEnv emulator({}, "300ms");
+  REQUIRE(emulator.ready());
+  auto text = [](const std::string& type) {
+    return "name: vms\n"
+           "project: p\n"
+           "location: us-east5-b\n"
+           "bucket:\n"
+           "  name: vms-data\n"
+           "tpu-vms:\n"
+           "  - name: slice-a\n"
+           "    accelerator-type: " +
+           type +
+           "\n"
+           "  - name: slice-b\n"
+           "    accelerator-type: v6e-8\n"
+           "    zone: us-east5-a\n"
+           "    capacity: spot\n";
+  };
+  StackEnv stack(emulator, text("v5p-8"));
+  auto up = stack.Up({"--format", "json"});
+  INFO(up.out << up.err);
+  REQUIRE(up.exit_code == 0);
+  json state = emulator.State();
+  REQUIRE(Count(state, "tpuNodes") == 2);
+  const json b = state["tpuNodes"]["projects/p/locations/us-east5-a/nodes/slice-b"];
+  CHECK(b["acceleratorType"] == "v6e-8");
+  CHECK(b["schedulingConfig"]["spot"] == true);
+  CHECK(b["labels"]["tputrain-run"] == "vms");
+  CHECK(Created(Ledger(emulator, "vms"), "tpu-vm") == 2);
+
+  // Again: only reads.
+  const size_t before = emulator.Requests().size();
+  auto again = stack.Up();
+  INFO(again.out << again.err);
+  REQUIRE(again.exit_code == 0);
+  json requests = emulator.Requests();
+  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end()))) == 0);
+
+  // Another type is named, and nothing changes.
+  stack.Write(text("v5p-16"));
+  const size_t unchanged = emulator.Requests().size();
+  auto differs = stack.Up();
+  INFO(differs.out << differs.err);
+  CHECK(differs.exit_code == 1);
+  CHECK(differs.err.find("tpu-vm/slice-a") != std::string::npos);
+  CHECK(differs.err.find("v5p-16") != std::string::npos);
+  requests = emulator.Requests();
+  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(unchanged), requests.end()))) == 0);
+
+  auto down = emulator.Tputrain({"down", "-f", stack.file, "--yes"});
+  INFO(down.out << down.err);
+  REQUIRE(down.exit_code == 0);
+  state = emulator.State();
+  CHECK(Count(state, "tpuNodes") == 0);
+  CHECK(Count(state, "buckets") == 0);
+}
+
 TEST_CASE("stack: a bad file is one line and exit 2, before any call", "[integration]") {
   EmulatorEnv emulator({}, "300ms");
   REQUIRE(emulator.ready());

@@ -299,6 +299,76 @@ TEST_CASE("stack: a pool where the zone catalog has no such TPU is refused unles
             .find("not offered") != std::string::npos);
 }
 
+const char kRayOnTpuVms[] = R"(name: ray-004
+project: p
+location: us-east5-b
+tpu-vms:
+  - name: ray-v6e
+    accelerator-type: v6e-16
+    ray: true
+    ray-start-args: --num-cpus=8
+    iap-firewall: create
+workload:
+  job:
+    tpu-vm: ray-v6e
+    command: [python, jax_hosts.py]
+    entrypoint-resources: {TPU: 4}
+)";
+
+TEST_CASE("stack: TPU VMs with Ray and a Ray job on them, as tpu-vm create and job submit take their flags") {
+  Files files;
+  auto stack = files.Load(kRayOnTpuVms);
+  if (!stack) FAIL(stack.error().message);
+  const StackStep* vm = stack->Find("tpu-vm/ray-v6e");
+  REQUIRE(vm != nullptr);
+  CHECK(vm->kind == StepKind::kTpuVm);
+  REQUIRE(vm->tpu_vm);
+  CHECK(vm->tpu_vm->zone == "us-east5-b");
+  CHECK(vm->tpu_vm->hosts == 4);
+  CHECK(vm->tpu_vm->ray);
+  // The token the hosts boot with is made once, at load, and is a secret the caller holds.
+  REQUIRE(vm->tpu_vm->ray_token.size() >= 16);
+  CHECK(stack->Secrets() == std::vector<std::string>{vm->tpu_vm->ray_token});
+  const StackStep* workload = stack->Find("workload");
+  REQUIRE(workload != nullptr);
+  CHECK(workload->workload->kind == WorkloadKind::kRayJob);
+  CHECK(workload->workload->tpu_vm->node == "ray-v6e");
+  CHECK(workload->workload->tpu_vm->zone == "us-east5-b");
+  CHECK(Contains(workload->needs, "tpu-vm/ray-v6e"));
+  CHECK(workload->workload->job->command == std::vector<std::string>{"python", "jax_hosts.py"});
+
+  // MaxText on the TPU VM's own Ray: no cluster needed, a RayCluster's keys refused.
+  const std::string head = "name: s\nproject: p\nlocation: us-east5-b\n";
+  auto on_vm = files.Load(head + "workload:\n  submit:\n    model: llama3-8b\n    tpu-vm: ray-v6e\n");
+  if (!on_vm) FAIL(on_vm.error().message);
+  CHECK(on_vm->Find("workload")->workload->tpu_vm->node == "ray-v6e");
+  CHECK_FALSE(on_vm->Find("workload")->workload->submit.raycluster);
+  CHECK(files.Refusal(head + "workload:\n  submit:\n    model: llama3-8b\n    tpu-vm: v\n    queue: q\n") ==
+        "8: workload.submit.queue: a RayCluster's, not with tpu-vm");
+
+  // Each refused where the file says it, in the command's words.
+  const std::string vms = head + "tpu-vms:\n  - name: v\n    accelerator-type: ";
+  CHECK(files.Refusal(vms + "v6e-16\n    setup: s.sh\n").find("7: tpu-vms[0].setup: only with --ray") == 0);
+  CHECK(files.Refusal(vms + "v9z-8\n").find("6: tpu-vms[0].accelerator-type: ") == 0);
+  CHECK(files.Refusal(vms + "v6e-16\n    num-slices: 0\n") == "7: tpu-vms[0].num-slices: expected 1 to 256, got 0");
+  CHECK(files.Refusal(vms + "v6e-16\n    iap-firewall: open\n").find("7: tpu-vms[0].iap-firewall: ") == 0);
+  CHECK(files
+            .Refusal("name: s\nproject: p\nlocation: us-east5\ntpu-vms:\n  - name: v\n    accelerator-type: "
+                     "v6e-16\n")
+            .find("5: tpu-vms[0]: a TPU VM is made in a zone, and us-east5 is not one") == 0);
+  const std::string job = head + "workload:\n  job:\n    tpu-vm: v\n";
+  CHECK(files.Refusal(job + "    command: []\n") ==
+        "7: workload.job.command: expected the entrypoint: [python, job.py]");
+  CHECK(files.Refusal(job + "    command: [python, j.py]\n    working-dir: nowhere\n")
+            .find("8: workload.job.working-dir: expected a directory") == 0);
+  CHECK(files.Refusal(job + "    command: [python, j.py]\n    entrypoint-num-cpus: -3\n")
+            .find("8: workload.job.entrypoint-num-cpus: ") == 0);
+  CHECK(files.Refusal(job + "    command: [python, j.py]\n    submission-id: a/b\n")
+            .find("8: workload.job.submission-id: expected letters") == 0);
+  CHECK(files.Refusal(head + "workload:\n  job:\n    command: [python, j.py]\n").find("workload.job: ") !=
+        std::string::npos);  // tpu-vm is required
+}
+
 TEST_CASE("stack: every stack file in examples/ loads with only PROJECT set, and with its settings changed") {
   testing::FakeClock clock;
   const StackLoadContext context{clock, {std::string(TPUTRAIN_SOURCE_DIR) + "/templates"}};
@@ -329,8 +399,8 @@ TEST_CASE("stack: the shipped schema is the one built in, and names every key th
   CHECK(text == StackSchemaJson());
   auto schema = nlohmann::json::parse(text);
   CHECK(schema["additionalProperties"] == false);
-  for (const char* def : {"cluster", "nodepool", "bucket", "service-account", "identity", "registry", "image", "apply",
-                          "workload", "submit"}) {
+  for (const char* def : {"cluster", "nodepool", "tpu-vm", "bucket", "service-account", "identity", "registry", "image",
+                          "apply", "workload", "submit", "job"}) {
     INFO(def);
     CHECK(schema["$defs"][def]["additionalProperties"] == false);
   }

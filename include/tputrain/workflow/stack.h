@@ -14,10 +14,12 @@
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/provision_requests.h"
+#include "tputrain/workflow/ray_jobs.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/serve_saxml.h"
 #include "tputrain/workflow/serve_vllm.h"
 #include "tputrain/workflow/submit_flow.h"
+#include "tputrain/workflow/tpu_vm_create.h"
 
 // A stack file: one path (a cluster with its pools, a bucket and identities, an image, and the
 // workload that runs last) as the steps `tputrain up` runs, each as soon as what it needs is
@@ -28,6 +30,7 @@ enum class StepKind {
   kServices,        // "services": services enable
   kCluster,         // "cluster": cluster create (without its pools)
   kNodePool,        // "nodepool/NAME": nodepool create (a --tpu-type of the cluster's too)
+  kTpuVm,           // "tpu-vm/NAME": tpu-vm create (with Ray on its hosts, or without)
   kBucket,          // "bucket": bucket create
   kServiceAccount,  // "service-account/NAME": iam service-account create
   kIdentity,        // "identity/NAMESPACE/KSA": iam bind-workload-identity
@@ -55,14 +58,20 @@ struct StackApply {
   bool force_conflicts = false;
 };
 
-// The workload: a MaxText run (submit), or a served model (serve up, by engine).
-enum class WorkloadKind { kSubmit, kServeJetStream, kServeVllm, kServeSaxml };
+// The workload: a MaxText run (submit), a served model (serve up, by engine), or a Ray job
+// (job submit) on a TPU VM's Ray.
+enum class WorkloadKind { kSubmit, kServeJetStream, kServeVllm, kServeSaxml, kRayJob };
 
 struct StackWorkload {
   WorkloadKind kind = WorkloadKind::kSubmit;
   gcp::container::ClusterRef cluster;
   std::string ns;
+  // submit or job on the Ray of this TPU VM (made with Ray by the stack, or there before)
+  // instead of a RayCluster on the cluster. Its zone is where the stack's tpu-vm step made it
+  // (the run ledger says, when --zones chose), else the one given.
+  std::optional<gcp::tpu::NodeRef> tpu_vm;
   SubmitRequest submit;
+  std::optional<JobSubmitRequest> job;
   std::optional<ServeUpRequest> jetstream;
   std::optional<VllmUpRequest> vllm;
   std::optional<SaxmlUpRequest> saxml;
@@ -84,6 +93,7 @@ struct StackStep {
   std::optional<ClusterCreate> cluster;  // its pools are steps of their own
   bool recreate_unusable = false;
   std::optional<NodePoolCreateRequest::Resolved> nodepool;
+  std::optional<TpuVmCreatePlan> tpu_vm;  // its Ray token (if any) made once, at load
   std::optional<gcp::storage::BucketSpec> bucket;
   std::optional<ServiceAccountCreateRequest> service_account;
   std::optional<WorkloadIdentityRequest::Resolved> identity;
@@ -106,6 +116,9 @@ struct Stack {
   std::vector<StackStep> steps;  // in an order where each comes after what it needs
 
   const StackStep* Find(std::string_view id) const;
+  // What the stack holds that no output may show (the Ray tokens its TPU VMs boot with): the
+  // caller's redactor holds them before anything is printed.
+  std::vector<std::string> Secrets() const;
   // Ids of the steps that need `id`, directly.
   std::vector<std::string> Dependents(std::string_view id) const;
 };

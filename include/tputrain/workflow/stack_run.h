@@ -16,6 +16,7 @@
 #include "tputrain/k8s/connect.h"
 #include "tputrain/state/access_record.h"
 #include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/stack.h"
 #include "tputrain/workflow/submit_flow.h"
 
@@ -82,6 +83,12 @@ struct StackReach {
   std::function<core::Result<std::shared_ptr<SubmitEnv>>(const gcp::container::ClusterRef& cluster,
                                                          const std::string& ns)>
       submit_env;
+  // submit's environment for the Ray of the TPU VM `node` (made with Ray), recording in the
+  // stack's run.
+  std::function<core::Result<std::shared_ptr<SubmitEnv>>(const gcp::tpu::NodeRef& node)> submit_env_on_tpu_vm;
+  // A session with the Ray head of the TPU VM `node` (through IAP, as `job submit --tpu-vm`), its
+  // token held by the redactor.
+  std::function<core::Result<std::unique_ptr<RaySession>>(const gcp::tpu::NodeRef& node)> connect_tpu_vm_ray;
   // Plain downloads (an operator's release manifest, for a served model's LeaderWorkerSet).
   http::Transport* downloads = nullptr;
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "tputrain/k8s/connect.h"
 #include "tputrain/ray/jobs_client.h"
@@ -18,6 +19,9 @@ struct SubmitReach {
   KubeAccessFlags access;           // the cluster flags
   LedgerFlags ledger;               // --run, --state-dir
   TpuVmRayTarget tpu_vm;            // --tpu-vm: the Ray of a tpu-vm create --ray node
+  // The node in full (a stack's TPU VM, in the zone it was made in): instead of --tpu-vm with
+  // the configured project and zone.
+  std::optional<gcp::tpu::NodeRef> tpu_vm_node;
 };
 
 // What the flow's connections keep alive until the command ends.

@@ -6,6 +6,7 @@
 #include "tputrain/workflow/kube_access.h"
 #include "tputrain/workflow/root.h"
 #include "tputrain/workflow/submit_reach.h"
+#include "tputrain/workflow/tpu_vm_reach.h"
 
 namespace tputrain::cli {
 namespace {
@@ -34,6 +35,18 @@ workflow::StackReach ReachOf(Context& context, const std::string& run_id, const 
     held->env.emplace(workflow::SubmitEnvOf(root, submit, held->kept));
     return std::shared_ptr<workflow::SubmitEnv>(held, &*held->env);
   };
+  reach.submit_env_on_tpu_vm =
+      [&root, run_id, state_dir](const gcp::tpu::NodeRef& node) -> core::Result<std::shared_ptr<workflow::SubmitEnv>> {
+    workflow::SubmitReach submit;
+    submit.tpu_vm_node = node;
+    submit.ledger = {run_id, state_dir};
+    auto held = std::make_shared<HeldSubmit>();
+    held->env.emplace(workflow::SubmitEnvOf(root, submit, held->kept));
+    return std::shared_ptr<workflow::SubmitEnv>(held, &*held->env);
+  };
+  reach.connect_tpu_vm_ray = [&root](const gcp::tpu::NodeRef& node) {
+    return workflow::ConnectTpuVmRayAt(root, node, {}, {});
+  };
   return reach;
 }
 
@@ -42,7 +55,12 @@ workflow::StackReach ReachOf(Context& context, const std::string& run_id, const 
 core::Result<workflow::Stack> ReadStackFile(Context& context, const std::string& file) {
   if (file.empty()) return core::Fail(core::Error::Usage("-f: expected a stack file (tputrain up -f stack.yaml)"));
   workflow::Root& root = context.stack();
-  return workflow::LoadStack(file, context.env, {root.clock(), root.TemplateDirs()});
+  auto stack = workflow::LoadStack(file, context.env, {root.clock(), root.TemplateDirs()});
+  // Its TPU VMs' Ray tokens: never in a plan's bodies, logs or messages.
+  if (stack) {
+    for (const auto& secret : stack->Secrets()) context.redactor.Hold(secret);
+  }
+  return stack;
 }
 
 core::Result<StackSession> OpenStackSession(Context& context, const workflow::Stack& stack, const StackFlags& flags,
