@@ -122,22 +122,8 @@ else
 
   echo "== A JAX job on every host (Ray counts each host's TPU chips as the resource TPU)"
   mkdir -p "$workdir/job"
-  cat >"$workdir/job/jax_hosts.py" <<'EOF'
-import ray
-
-ray.init()
-
-
-@ray.remote(resources={"TPU": 4})
-def device_count():
-    import jax
-
-    return jax.device_count()
-
-
-hosts = int(ray.available_resources()["TPU"]) // 4
-print("devices seen by each host:", ray.get([device_count.remote() for _ in range(hosts)]))
-EOF
+  # The job the stack file beside this script runs too (004-ray-on-tpu-vms.yaml).
+  cp "$(dirname "$0")/004-ray-on-tpu-vms/jax_hosts.py" "$workdir/job/"
   tputrain job submit --tpu-vm "$TPU_NAME" --zone "$ZONE" --working-dir "$workdir/job" -- python jax_hosts.py
 
   echo "== One command on each host, output by worker"

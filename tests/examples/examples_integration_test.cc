@@ -9,6 +9,7 @@
 // (seed 001), the real JetStream engine on CPU (seed 002), sax-http on the FAKE `sax` client (seed
 // 003). Seed 004's TPU VMs boot as network namespaces running real Ray. Each run must exit 0 and
 // leave the emulator holding no resource and the cluster's namespace holding no object.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -274,7 +275,7 @@ TEST_CASE("every script in examples/ has a scenario in this test", "[integration
                                             "003-serve-saxml-175b.sh", "004-ray-on-tpu-vms.sh", "005-serve-vllm.sh"});
   // Each has its stack file beside it, with a scenario below too.
   for (const char* stack : {"001-train-llama3-8b-gke.yaml", "002-serve-jetstream.yaml", "003-serve-saxml-175b.yaml",
-                            "005-serve-vllm.yaml"}) {
+                            "004-ray-on-tpu-vms.yaml", "005-serve-vllm.yaml"}) {
     CHECK(fs::exists(kExamples / stack));
   }
 }
@@ -541,6 +542,81 @@ TEST_CASE("example 004: seed 004's TPU VMs with Ray at boot, jobs, exec, MaxText
   CHECK(hosts->dump().find("/nodes/") == std::string::npos);
   std::error_code ignored;
   fs::remove_all("/tmp/tputrain-runs/whole-004", ignored);
+
+  // The stack file beside the script: the slice with Ray at boot and the JAX job from one `up`; a
+  // second `up` only reads; status; down deletes the slice and the IAP rule.
+  const fs::path setup = emulator.dir() / "host-setup.sh";
+  std::ofstream(setup) << "#!/bin/bash\n# the hosts run the MaxText peer's venv: nothing to install\ntrue\n";
+  ExampleEnv stacked{emulator, example.settings};
+  stacked.settings["HOST_SETUP"] = setup.string();
+  stacked.settings["TPU_NAME"] = "ray-stack";
+  const std::string file = (kExamples / "004-ray-on-tpu-vms.yaml").string();
+  auto dry = RunProcess(stacked.Tputrain({"up", "-f", file, "--dry-run"}, "stack-004"), std::chrono::minutes(2));
+  INFO("up --dry-run\n" << dry.out << Tail(dry.err));
+  REQUIRE(dry.exit_code == 0);
+  CHECK(dry.out.find("tpu-vm/ray-stack") != std::string::npos);
+  CHECK(dry.out.find("to the Ray of TPU VM ray-stack") != std::string::npos);
+  CHECK(dry.out.find("\"tputrain-ray-token\":\"REDACTED\"") != std::string::npos);  // the token the hosts boot with
+  CHECK(emulator.State().value("tpuNodes", json::object()).empty());
+  auto up = RunProcess(stacked.Tputrain({"up", "-f", file}, "stack-004"), std::chrono::minutes(12));
+  INFO("up\n" << Tail(up.out) << Tail(up.err));
+  REQUIRE(up.exit_code == 0);
+  CHECK(up.out.find("SUCCEEDED") != std::string::npos);
+  auto again = RunProcess(stacked.Tputrain({"up", "-f", file}, "stack-004"), std::chrono::minutes(5));
+  INFO("up again\n" << Tail(again.out) << Tail(again.err));
+  REQUIRE(again.exit_code == 0);
+  // The slice adopted, the job done before (the lines a step's changes of state print, piped).
+  const std::string said = again.out + again.err;
+  CHECK(said.find("tpu-vm/ray-stack: adopted") != std::string::npos);
+  CHECK(said.find("workload: adopted 0s (done before: job raysubmit_") != std::string::npos);
+  CHECK(said.find(": done ") == std::string::npos);
+  auto status = RunProcess(stacked.Tputrain({"status", "-f", file}, "stack-004"), std::chrono::minutes(2));
+  INFO("status\n" << status.out << status.err);
+  CHECK(status.exit_code == 0);
+  CHECK(status.out.find("tpu-vm/ray-stack") != std::string::npos);
+
+  // A job Ctrl-C interrupts keeps running, recorded in the run; `up` again follows that job, and
+  // starts no other. (The same stack, a longer job: the slice is adopted as it is.)
+  const fs::path longer = emulator.dir() / "longer-job.yaml";
+  std::ofstream(longer)
+      << "name: stack-004\nproject: p\nlocation: us-east5-a\ntpu-vms:\n"
+         "  - name: ray-stack\n    accelerator-type: v5p-16\n    ray: true\n    setup: "
+      << setup.string()
+      << "\n    ray-start-args: --num-cpus=1 --object-store-memory=100000000\n"
+         "    iap-firewall: create\nworkload:\n  job:\n    tpu-vm: ray-stack\n"
+         "    command: [python, -c, \"import time; print('sleeping', flush=True); time.sleep(12)\"]\n";
+  auto ray_jobs = [&] {
+    auto shown = RunProcess(stacked.Tputrain({"runs", "show", "--run", "stack-004", "--format", "json"}, "stack-004"),
+                            std::chrono::minutes(1));
+    std::vector<std::string> ids;
+    if (shown.exit_code != 0) return ids;
+    for (const auto& entry : json::parse(shown.out).value("entries", json::array())) {
+      if (entry.value("kind", "") == "ray-job" && entry.value("state", "") == "created") ids.push_back(entry["name"]);
+    }
+    return ids;
+  };
+  REQUIRE(ray_jobs().size() == 1);  // the example's job
+  ProcessOptions interrupted = stacked.Tputrain({"up", "-f", longer.string()}, "stack-004");
+  ScopedProcess first(interrupted);
+  REQUIRE(WaitFor([&] { return ray_jobs().size() == 2; }, std::chrono::minutes(2)));
+  const std::string id = ray_jobs().back();
+  kill(first.pid(), SIGINT);
+  REQUIRE(WaitFor([&] { return !first.running(); }, std::chrono::seconds(60)));
+  INFO("interrupted up\n" << first.ReadOut() << first.ReadErr());
+  CHECK(first.Stop() == 130);
+  CHECK((first.ReadOut() + first.ReadErr()).find("keeps running") != std::string::npos);
+  auto resumed = RunProcess(stacked.Tputrain({"up", "-f", longer.string()}, "stack-004"), std::chrono::minutes(5));
+  INFO("up again, after Ctrl-C\n" << Tail(resumed.out) << Tail(resumed.err));
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.out.find("job " + id + " SUCCEEDED") != std::string::npos);
+  CHECK(ray_jobs().size() == 2);
+
+  auto down = RunProcess(stacked.Tputrain({"down", "-f", file, "--yes"}, "stack-004"), std::chrono::minutes(10));
+  INFO("down\n" << Tail(down.out) << Tail(down.err));
+  REQUIRE(down.exit_code == 0);
+  CHECK(down.out.find("run stack-004: down") != std::string::npos);
+  CheckLeftNothing(emulator);
+  fs::remove_all("/tmp/tputrain-runs/stack-004", ignored);
 }
 
 }  // namespace

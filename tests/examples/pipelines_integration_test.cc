@@ -82,9 +82,10 @@ TEST_CASE("a job's workspace holds its checkout itself, with no link leading out
   for (const auto& entry : fs::recursive_directory_iterator(workspace.dir)) {
     INFO(entry.path());
     CHECK_FALSE(entry.is_symlink());
-    if (entry.path().extension() == ".sh") ++scripts;
+    if (entry.path().extension() == ".sh" && entry.path().parent_path() == workspace.dir / "examples") ++scripts;
   }
   CHECK(scripts == 5);
+  CHECK(fs::is_regular_file(workspace.dir / "examples" / "004-ray-on-tpu-vms" / "jax_hosts.py"));  // 004's job
 }
 
 // A GitHub Actions job's steps, run as GitHub would run them, with the first entry of its matrix.
