@@ -286,7 +286,8 @@ core::Status Replace(StepContext& context, const StackStep& step) {
       return {};
     case StepKind::kTpuVm: {
       const TpuVmCreatePlan& vm = *step.tpu_vm;
-      if (vm.num_slices > 1 || vm.capacity.queued) break;  // a queued resource: not deleted here
+      // A queued resource's slices, or VMs `zones` placed, are not deleted here.
+      if (vm.num_slices > 1 || vm.capacity.queued || vm.failover.auto_zones || vm.failover.zones.size() > 1) break;
       for (const auto& name : vm.names) {
         env.reporter.Progress("tpu-vm " + name, "differs; deleting it to create it as the file says (--recreate)");
         auto deleted = DeleteTpuVm(env, {vm.project, vm.zone, name});
@@ -301,7 +302,8 @@ core::Status Replace(StepContext& context, const StackStep& step) {
     default:
       break;
   }
-  const std::string why = step.kind == StepKind::kTpuVm ? " made through a queued resource" : " (it may hold data)";
+  const std::string why =
+      step.kind == StepKind::kTpuVm ? " made through a queued resource or placed by zones" : " (it may hold data)";
   return core::Fail(
       core::Error::Make(core::ErrorKind::kFailedPrecondition, step.id + " differs, and --recreate does not delete a " +
                                                                   std::string(StepKindName(step.kind)) + why +
