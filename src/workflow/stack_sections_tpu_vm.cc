@@ -10,8 +10,6 @@
 namespace tputrain::workflow::internal {
 namespace {
 
-using nlohmann::json;
-
 // The zone a TPU VM of the stack is made in: its own `zone`, else the stack's location when that
 // is a zone; "" when `zones` chooses.
 core::Result<std::string> ZoneOf(const Section& section, const StackSettings& settings) {
