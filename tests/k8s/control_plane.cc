@@ -184,7 +184,7 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
         {PeerPath(std::string(name) + "-controller"), "--config=" + WriteOperatorConfig(name, group, webhook, probe)},
         probe, {{"KUBECONFIG", kubeconfig_}});
     peers_.back().webhook_port = webhook;
-    RegisterWebhooks(name, webhook);
+    peers_.back().webhook_paths = RegisterWebhooks(name, webhook);
   }
   if (options_.kueue) {
     int webhook = FreeLoopbackPort();
@@ -207,7 +207,7 @@ ControlPlane::ControlPlane(ApiServer& server, ControlPlaneOptions options)
                "--feature-gates=VisibilityOnDemand=false"},
               probe, {{"KUBECONFIG", kubeconfig_}});
     peers_.back().webhook_port = webhook;
-    RegisterWebhooks("kueue", webhook);
+    peers_.back().webhook_paths = RegisterWebhooks("kueue", webhook);
   }
   WaitUp();
 }
@@ -346,7 +346,8 @@ void ControlPlane::ApplyOperatorCrds() {
 // The operator's webhook configurations as its release makes them (its manifests plus the
 // kustomize patches that add the pod objectSelector), but called by URL on loopback with the
 // fixture's CA, and named after the operator (both ship `mutating-webhook-configuration`).
-void ControlPlane::RegisterWebhooks(const std::string& name, int port) {
+std::vector<std::string> ControlPlane::RegisterWebhooks(const std::string& name, int port) {
+  std::vector<std::string> paths;
   std::string base = "manifests/" + name + "/";
   auto documents = k8s::ParseManifests(ReadTextFile(PeerPath(base + "manifests.yaml")), base + "manifests.yaml");
   if (!documents) throw std::runtime_error(documents.error().message);
@@ -361,6 +362,7 @@ void ControlPlane::RegisterWebhooks(const std::string& name, int port) {
     }
     for (auto& webhook : body["webhooks"]) {
       std::string hook_path = webhook["clientConfig"]["service"].value("path", "/");
+      paths.push_back(hook_path);
       webhook["clientConfig"] = {{"url", "https://127.0.0.1:" + std::to_string(port) + hook_path},
                                  {"caBundle", core::EncodeBase64(server_.ca_pem())}};
     }
@@ -372,12 +374,16 @@ void ControlPlane::RegisterWebhooks(const std::string& name, int port) {
                                "'s webhooks failed: " + (created ? created->body : created.error().message));
     }
   }
+  return paths;
 }
 
 // Ready: the operators answer their /readyz (the webhook servers listen), the controller manager
 // has run its service-account controller, and nothing has exited.
 void ControlPlane::WaitUp() {
   http::CurlTransport transport;
+  http::CurlOptions trusting_fixture;
+  trusting_fixture.ca_pem = server_.ca_pem();
+  http::CurlTransport webhooks(trusting_fixture);
   for (auto& peer : peers_) {
     if (peer.probe_port == 0) continue;
     bool ready = WaitFor(
@@ -394,6 +400,24 @@ void ControlPlane::WaitUp() {
     if (ready && peer.webhook_port != 0) {
       ready =
           WaitFor([&] { return !peer.process->running() || Listening(peer.webhook_port); }, std::chrono::seconds(90));
+    }
+    // And a listening webhook server may not have its handlers yet: JobSet's answered 404 to the
+    // API server's first call ("failed calling webhook mjobset.kb.io: the server could not find
+    // the requested resource"). Each path the configurations call answers something else first.
+    for (const auto& path : peer.webhook_paths) {
+      if (!ready) break;
+      ready = WaitFor(
+          [&] {
+            if (!peer.process->running()) return true;
+            http::Request request;
+            request.method = "POST";
+            request.url = "https://127.0.0.1:" + std::to_string(peer.webhook_port) + path;
+            request.headers = {{"Content-Type", "application/json"}};
+            request.body = "{}";
+            auto response = webhooks.Send(request);
+            return response && response->status != 404;
+          },
+          std::chrono::seconds(90));
     }
     if (!ready || !peer.process->running()) {
       throw std::runtime_error(peer.name + " did not become ready:\n" + peer.process->ReadErr().substr(0, 6000) +

@@ -74,8 +74,9 @@ class ControlPlane {
   struct Peer {
     std::string name;
     std::unique_ptr<ScopedProcess> process;
-    int probe_port = 0;    // controller-runtime's /readyz (0: none)
-    int webhook_port = 0;  // its webhook server, which /readyz does not wait for (0: none)
+    int probe_port = 0;                      // controller-runtime's /readyz (0: none)
+    int webhook_port = 0;                    // its webhook server, which /readyz does not wait for (0: none)
+    std::vector<std::string> webhook_paths;  // the paths its webhook configurations call
   };
   void StartPeer(const std::string& name, std::vector<std::string> argv, int probe_port = 0,
                  std::vector<std::pair<std::string, std::string>> env = {});
@@ -83,7 +84,8 @@ class ControlPlane {
   std::string WriteOperatorConfig(const std::string& name, const std::string& api_version, int webhook_port,
                                   int probe_port, const std::string& extra = "") const;
   void ApplyOperatorCrds();
-  void RegisterWebhooks(const std::string& name, int port);
+  // Returns the paths the configurations call on `port`.
+  std::vector<std::string> RegisterWebhooks(const std::string& name, int port);
   void WaitUp();
   const Peer* ExitedPeer() const;  // the first peer that is no longer running, if any
   void Annotate(const std::string& ns, const std::string& pod, const std::string& key, const std::string& value);
