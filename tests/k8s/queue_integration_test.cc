@@ -372,8 +372,13 @@ TEST_CASE("queue create --flex-start: ProvisioningRequest objects Kueue takes, t
   CHECK(retried["admitted"] == false);
   CHECK(retried["summary"].get<std::string>().find("Failed=True") != std::string::npos);
 
-  CHECK(cli.Run({"delete", "-f", "-", "--yes", "--timeout", "120s"}, SliceJobSet("flex")).exit_code == 0);
-  auto gone = cli.Json({"queue", "delete", "dws", "--timeout", "120s"});
+  // The delete waits for the JobSet's dependents: the Workload, whose finalizer Kueue removes
+  // once its provisioning controller, retrying a conflict on the request's PodTemplate with
+  // growing pauses, gets to it. Twice in this sitting's runs that took over 120 s.
+  auto deleted = cli.Run({"delete", "-f", "-", "--yes", "--timeout", "300s"}, SliceJobSet("flex"));
+  INFO(deleted.out << deleted.err << plane.Logs());
+  CHECK(deleted.exit_code == 0);
+  auto gone = cli.Json({"queue", "delete", "dws", "--timeout", "300s"});
   CHECK(gone["deleted"].size() == 6);
 }
 
