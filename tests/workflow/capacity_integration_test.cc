@@ -194,7 +194,7 @@ TEST_CASE("--retry-until-up goes round the zones until --timeout, then says so",
   EmulatorEnv env({"--capacity", "us-east5-a/v6e=0,us-east5-b/v6e=0"});
   REQUIRE(env.ready());
   auto failed = env.Tputrain({"tpu-vm", "create", "t1", "--zones", "us-east5-a,us-east5-b", "--accelerator-type",
-                              "v6e-8", "--retry-until-up", "--retry-gap", "1s", "--timeout", "4s", "--run", "ru"});
+                              "v6e-8", "--retry-until-up", "--retry-gap", "1s", "--timeout", "12s", "--run", "ru"});
   INFO(failed.err);
   CHECK(failed.exit_code == 1);
   CHECK(failed.err.find("no capacity in any zone") != std::string::npos);
@@ -202,7 +202,9 @@ TEST_CASE("--retry-until-up goes round the zones until --timeout, then says so",
   for (const auto& entry : env.Requests()) {
     if (entry.value("method", "") == "POST" && entry.value("path", "").find("/nodes") != std::string::npos) ++creates;
   }
-  CHECK(creates >= 4);  // at least two rounds of two zones
+  // At least two rounds of two zones: a round (two creates that fail, two deletes) took 1-2 s
+  // here, and over 3 s on a loaded machine, where a 4 s timeout saw one round only.
+  CHECK(creates >= 4);
   CHECK(EmulatorEmpty(env));
 }
 
