@@ -142,8 +142,11 @@ TEST_CASE("queue create on the real Kueue: flavors from the TPU pools; two JobSe
 
   // The second waits: first in line, the slice's 16 chips all in use, Kueue saying so.
   REQUIRE(cli.Run({"apply", "--queue", "team", "-f", "-"}, SliceJobSet("train-b")).exit_code == 0);
-  auto waiting =
-      cli.StatusUntil("jobset/train-b", [](const json& r) { return !r["message"].get<std::string>().empty(); });
+  // Kueue reports the cluster queue's usage on its own time: read once it has caught up.
+  auto waiting = cli.StatusUntil("jobset/train-b", [](const json& r) {
+    const json* tpu = Quota(r, "google.com/tpu");
+    return !r["message"].get<std::string>().empty() && tpu != nullptr && (*tpu)["used"] == "16";
+  });
   // Kueue queues by creation time, which the API server keeps to the second: made in the same
   // second, the two workloads tie and Kueue may admit the third first (it did, once, in a full
   // run). The third is made in a later second.
