@@ -113,12 +113,7 @@ core::Result<StepDone> RunRayJob(StepContext& context, const StackStep& step) {
   options.on_notice = [&env](std::string_view notice) { env.reporter.Warn(notice); };
   ray::LogFollower follower(client, *(*session)->websocket, env.clock, env.sleeper, options);
   // The log's latest line is the step's live line.
-  auto job = follower.Follow(id, [&env](std::string_view text) {
-    std::string_view last = text;
-    while (!last.empty() && last.back() == '\n') last.remove_suffix(1);
-    if (auto cut = last.rfind('\n'); cut != std::string_view::npos) last = last.substr(cut + 1);
-    if (!last.empty()) env.reporter.Progress("job", last);
-  });
+  auto job = follower.Follow(id, [&env](std::string_view text) { ShowLastLine(env.reporter, "job", text); });
   if (!job) {
     if (job.error().kind == core::ErrorKind::kCancelled) {
       return core::Fail(core::Error::Make(core::ErrorKind::kCancelled,

@@ -124,12 +124,7 @@ core::Result<StepDone> BuildStackImage(StepContext& context, const StackStep& st
   auto packed = PackContext(request);
   if (!packed) return core::Fail(packed.error());
   // The build's log goes to the step's line, its last line at a time.
-  auto on_log = [&env](std::string_view text) {
-    std::string_view last = text;
-    while (!last.empty() && last.back() == '\n') last.remove_suffix(1);
-    if (auto cut = last.rfind('\n'); cut != std::string_view::npos) last = last.substr(cut + 1);
-    if (!last.empty()) env.reporter.Progress("build", last);
-  };
+  auto on_log = [&env](std::string_view text) { ShowLastLine(env.reporter, "build", text); };
   auto built = BuildImage(env, request, *packed, on_log);
   if (!built) return core::Fail(built.error());
   StepDone done;
@@ -335,6 +330,13 @@ core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& contex
     return core::Fail(core::Error::Internal("no way to reach the cluster was given"));
   }
   return context.stack_env.reach.connect_cluster(state::AccessRecord::Gke(cluster.Name()));
+}
+
+void ShowLastLine(core::Reporter& reporter, std::string_view task, std::string_view text) {
+  std::string_view last = text;
+  while (!last.empty() && last.back() == '\n') last.remove_suffix(1);
+  if (auto cut = last.rfind('\n'); cut != std::string_view::npos) last = last.substr(cut + 1);
+  if (!last.empty()) reporter.Progress(task, last);
 }
 
 json MemoOf(const StepContext& context, const std::string& id) { return Memo(context.env, id); }

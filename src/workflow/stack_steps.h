@@ -3,6 +3,7 @@
 // One stack step done through the workflow call its command makes (private to the workflow
 // module): the runner schedules, this does.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tputrain/core/reporter.h"
@@ -42,6 +43,9 @@ void Remember(ProvisionEnv& env, const std::string& id, const std::string& finge
 // The GKE cluster `cluster`, as cleanup reaches it again.
 core::Result<std::unique_ptr<k8s::Connection>> Connect(const StepContext& context,
                                                        const gcp::container::ClusterRef& cluster);
+
+// A log's new piece shown as the step's live line under `task`: its last non-empty line.
+void ShowLastLine(core::Reporter& reporter, std::string_view task, std::string_view text);
 
 // What the run ledger remembers of step `id` (an empty object when nothing).
 nlohmann::json MemoOf(const StepContext& context, const std::string& id);

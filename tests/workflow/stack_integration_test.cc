@@ -106,6 +106,11 @@ size_t Calls(const json& requests, bool mutations) {
   return count;
 }
 size_t Mutations(const json& requests) { return Calls(requests, true); }
+// The mutations among the emulator's requests after the first `before`.
+size_t MutationsSince(EmulatorEnv& emulator, size_t before) {
+  const json requests = emulator.Requests();
+  return Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end())));
+}
 
 TEST_CASE("stack: up makes every step, a second up only reads, status says so, down leaves nothing", "[integration]") {
   EmulatorEnv emulator({}, "300ms");
@@ -150,8 +155,7 @@ TEST_CASE("stack: up makes every step, a second up only reads, status says so, d
   REQUIRE(again.exit_code == 0);
   const json adopted = json::parse(again.out);
   for (const auto& step : adopted["steps"]) CHECK(step["state"] == "adopted");
-  const json requests = emulator.Requests();
-  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end()))) == 0);
+  CHECK(MutationsSince(emulator, before) == 0);
 
   auto status = emulator.Tputrain({"status", "-f", stack.file, "--format", "json"});
   INFO(status.out << status.err);
@@ -253,8 +257,7 @@ TEST_CASE("stack: a pool of another shape than the file says is named, field by 
   CHECK(changed.err.find("nodepool/cpu") != std::string::npos);
   CHECK(changed.err.find("initialNodeCount: want 2, have 1") != std::string::npos);
   CHECK(changed.err.find("--recreate") != std::string::npos);
-  const json requests = emulator.Requests();
-  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end()))) == 0);
+  CHECK(MutationsSince(emulator, before) == 0);
   REQUIRE(emulator.Tputrain({"down", "-f", stack.file, "--yes"}).exit_code == 0);
 }
 
@@ -294,8 +297,7 @@ TEST_CASE("stack: a tpu7x pool goes up through its workload policy and down with
   auto again = stack.Up();
   INFO(again.err);
   REQUIRE(again.exit_code == 0);
-  const json requests = emulator.Requests();
-  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end()))) == 0);
+  CHECK(MutationsSince(emulator, before) == 0);
 
   auto down = emulator.Tputrain({"down", "-f", stack.file, "--yes"});
   INFO(down.out << down.err);
@@ -342,8 +344,7 @@ TEST_CASE("stack: TPU VMs go up beside the rest, are adopted again, named when t
   auto again = stack.Up();
   INFO(again.out << again.err);
   REQUIRE(again.exit_code == 0);
-  json requests = emulator.Requests();
-  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(before), requests.end()))) == 0);
+  CHECK(MutationsSince(emulator, before) == 0);
 
   // Another type is named, and nothing changes.
   stack.Write(text("v5p-16"));
@@ -353,8 +354,7 @@ TEST_CASE("stack: TPU VMs go up beside the rest, are adopted again, named when t
   CHECK(differs.exit_code == 1);
   CHECK(differs.err.find("tpu-vm/slice-a") != std::string::npos);
   CHECK(differs.err.find("v5p-16") != std::string::npos);
-  requests = emulator.Requests();
-  CHECK(Mutations(json(std::vector<json>(requests.begin() + static_cast<long>(unchanged), requests.end()))) == 0);
+  CHECK(MutationsSince(emulator, unchanged) == 0);
 
   auto down = emulator.Tputrain({"down", "-f", stack.file, "--yes"});
   INFO(down.out << down.err);
