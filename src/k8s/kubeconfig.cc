@@ -255,4 +255,15 @@ core::Result<ClusterAccess> LoadClusterAccess(const KubeconfigOptions& options, 
   return Select(merged, options);
 }
 
+bool DefaultKubeconfigExists(const core::Env& env) {
+  std::error_code ec;
+  if (auto list = env.Get("KUBECONFIG")) {
+    for (const auto& file : SplitPathList(*list)) {
+      if (fs::exists(file, ec)) return true;
+    }
+    return false;
+  }
+  return fs::exists(fs::path(env.Home()) / ".kube" / "config", ec);
+}
+
 }  // namespace tputrain::k8s

@@ -1,6 +1,7 @@
 #include "tputrain/workflow/serve_bucket.h"
 
 #include "tputrain/gcp/names.h"
+#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -67,5 +68,23 @@ core::Result<std::optional<BucketChoice>> ChooseBucket(BucketSources sources, co
 }
 
 std::string Describe(const BucketChoice& choice) { return "bucket " + choice.bucket + " (from " + choice.from + ")"; }
+
+core::Result<std::map<std::string, std::string>> ServeConfiguration(Root& root, const ServeBucketRequest& request) {
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  auto configuration = ConfigurationValues(*settings);
+  const config::Setting& configured = settings->Lookup("bucket");
+  state::LedgerStore& store = root.Ledger(request.ledger.state_dir);
+  auto run_id = request.run_bucket ? store.ResolveRun(request.ledger.run_id, root.env(), /*create=*/false)
+                                   : core::Result<std::string>(std::string());
+  if (!run_id) return core::Fail(run_id.error());
+  auto choice = ChooseBucket({request.bucket, request.sets, configured.value, configured.source, request.checkpoint},
+                             store, *run_id);
+  if (!choice) return core::Fail(choice.error());
+  if (!*choice) return configuration;
+  configuration["BUCKET"] = (*choice)->bucket;
+  root.runtime().reporter.Info("Using " + Describe(**choice));
+  return configuration;
+}
 
 }  // namespace tputrain::workflow

@@ -34,8 +34,12 @@ core::Status WithServeUpEnv(Root& root, const ServeUpAccess& request,
   // The run first: a ledger that cannot record refuses the command before any call.
   auto cluster = OpenRecordedApply(root, request.access, request.ledger, request.dry_run);
   if (!cluster) return core::Fail(cluster.error());
-  ServeUpEnv env{root.runtime(), (*cluster)->env, OperatorLoaderFor(root, "lws", request.lws_manifest),
-                 PoolCreatorFor(root, request.access, (*cluster)->ledger), *(*cluster)->connection->transport};
+  ServeUpEnv env{root.runtime(),
+                 (*cluster)->env,
+                 OperatorLoaderFor(root, "lws", request.lws_manifest),
+                 PoolCreatorFor(root, request.access, (*cluster)->ledger),
+                 *(*cluster)->connection->transport,
+                 OperatorLoaderFor(root, "jobset", request.jobset_manifest)};
   return run(env);
 }
 

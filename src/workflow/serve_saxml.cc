@@ -4,6 +4,7 @@
 #include <set>
 
 #include "saxml_render.h"
+#include "serve_engines.h"
 #include "serve_flow.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/readiness.h"
@@ -24,7 +25,7 @@ enum class Phase {
 };
 
 struct Look {
-  SaxmlUpEnv& env;
+  ServeUpEnv& env;
   const SaxmlUpRequest& request;
   const SaxmlObjects& rendered;
   SaxmlUpOutcome& outcome;
@@ -184,19 +185,26 @@ std::string ModelServerTails(k8s::Client& client, const std::string& ns, const s
 
 }  // namespace
 
-core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& request) {
-  SaxmlUpOutcome outcome;
-  outcome.tpu_type = request.tpu_type;
-  outcome.model = request.model;
-  SaxmlRender render{request.tpu_type, request.model.replicas, request.expose,
-                     request.sets,     request.configuration,  request.template_dirs};
+core::Result<SaxmlObjects> RenderSaxmlUp(const SaxmlUpRequest& request) {
   auto capacity = ResolveCapacity(request.capacity);
   if (!capacity) return core::Fail(capacity.error());
-  auto rendered = RenderSaxml(render);
+  auto rendered = RenderSaxml({request.tpu_type, request.model.replicas, request.expose, request.sets,
+                               request.configuration, request.template_dirs});
   if (!rendered) return core::Fail(rendered.error());
   if (auto selected = serve_flow::SelectCapacity(rendered->objects, capacity->mode, "saxml"); !selected) {
     return core::Fail(selected.error());
   }
+  return rendered;
+}
+
+core::Result<SaxmlUpOutcome> SaxmlUp(ServeUpEnv& env, const SaxmlUpRequest& request) {
+  SaxmlUpOutcome outcome;
+  outcome.tpu_type = request.tpu_type;
+  outcome.model = request.model;
+  auto capacity = ResolveCapacity(request.capacity);
+  if (!capacity) return core::Fail(capacity.error());
+  auto rendered = RenderSaxmlUp(request);
+  if (!rendered) return core::Fail(rendered.error());
   outcome.jobset = rendered->jobset;
   outcome.service = rendered->service;
   serve_flow::Deployment deployment{

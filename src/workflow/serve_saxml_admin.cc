@@ -1,6 +1,7 @@
 // Saxml's presets, and what is asked of sax-http besides generate: a model's state, its
 // unpublishing, and `serve down`.
 #include "saxml_render.h"
+#include "serve_engines.h"
 #include "serve_flow.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/service_proxy.h"

@@ -1,6 +1,6 @@
 // tputrain serve up|down --engine vllm: vLLM's template applied through the serving skeleton,
 // then a wait that knows vLLM keeps its port closed until the model is loaded and compiled.
-#include "tputrain/workflow/serve_vllm.h"
+#include "serve_engines.h"
 #include "serve_flow.h"
 
 namespace tputrain::workflow {
@@ -42,7 +42,8 @@ std::string VllmMilestone(std::string_view log) {
   return said;
 }
 
-core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request, const VllmPrepared& prepared) {
+core::Result<ServedOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request, const VllmPrepared& prepared,
+                                   bool dry_run) {
   const VllmObjects& rendered = prepared.rendered;
   serve_flow::Deployment deployment{
       "serve " + rendered.workload,
@@ -52,7 +53,7 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
       request.plan.model,
       {},
       {request.create_nodepool, request.nodepool.empty() ? "vllm-" + prepared.plan.tpu_type : request.nodepool,
-       prepared.plan.tpu_type, 1, false, request.capacity},
+       prepared.plan.tpu_type, 1, dry_run, request.capacity},
       rendered.service,
       serving::EngineKind::kVllm};
   deployment.queue = request.queue;
@@ -60,11 +61,11 @@ core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request
   if (rendered.workload_kind == "LeaderWorkerSet") {
     deployment.operators.push_back(serve_flow::LwsOperator(env.load_lws_manifest));
   }
-  VllmUpOutcome outcome;
+  ServedOutcome outcome;
   serve_flow::Env flow{env, env.apply, env.create_pools};
-  auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, false, outcome);
+  auto no_nodes = serve_flow::Apply(flow, deployment, request.install_operators, dry_run, outcome);
   if (!no_nodes) return core::Fail(no_nodes.error());
-  if (!request.wait) return outcome;
+  if (dry_run || !request.wait) return outcome;
 
   // A first start downloads and compiles for 10-30 min, whatever the model's size.
   const auto patience =

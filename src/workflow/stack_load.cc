@@ -217,6 +217,10 @@ std::vector<std::string> Stack::Secrets() const {
   std::vector<std::string> secrets;
   for (const auto& step : steps) {
     if (step.tpu_vm && !step.tpu_vm->ray_token.empty()) secrets.push_back(step.tpu_vm->ray_token);
+    // The Hugging Face token a vLLM serve step's Secret is made from.
+    if (step.workload && step.workload->vllm && step.workload->vllm->hf_token) {
+      secrets.push_back(*step.workload->vllm->hf_token);
+    }
   }
   return secrets;
 }

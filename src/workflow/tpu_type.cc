@@ -1,4 +1,4 @@
-#include "tputrain/workflow/tpu_type.h"
+#include "tpu_type.h"
 
 #include "tputrain/catalog/tpu_types.h"
 

@@ -64,6 +64,20 @@ TEST_CASE("KUBECONFIG files merge as kubectl merges them: first definition and f
   CHECK(explicit_missing.error().message.find("--kubeconfig: no such file") != std::string::npos);
 }
 
+TEST_CASE("a kubeconfig is at hand where kubectl looks: KUBECONFIG's files, else ~/.kube/config", "[unit]") {
+  TempDir dir;
+  CHECK_FALSE(DefaultKubeconfigExists(core::Env({{"HOME", dir.path}})));
+  const std::string missing = dir.path + "/missing";
+  CHECK_FALSE(DefaultKubeconfigExists(core::Env({{"HOME", dir.path}, {"KUBECONFIG", missing}})));
+  const std::string file = dir.Write("a", Config("one", "https://10.0.0.1", "    token: t\n", "one"));
+  CHECK(DefaultKubeconfigExists(core::Env({{"HOME", dir.path}, {"KUBECONFIG", missing + ":" + file}})));
+  fs::create_directories(dir.path + "/.kube");
+  dir.Write(".kube/config", Config("one", "https://10.0.0.1", "    token: t\n", "one"));
+  CHECK(DefaultKubeconfigExists(core::Env({{"HOME", dir.path}})));
+  // KUBECONFIG set is where kubectl looks, and only there.
+  CHECK_FALSE(DefaultKubeconfigExists(core::Env({{"HOME", dir.path}, {"KUBECONFIG", missing}})));
+}
+
 TEST_CASE("kubeconfig fields: CA and client certificate from files or data, exec entries, refusals", "[unit]") {
   TempDir dir;
   dir.Write("ca.pem", "CA PEM");

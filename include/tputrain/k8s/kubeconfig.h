@@ -48,6 +48,8 @@ struct KubeconfigOptions {
 // current-context set wins), else ~/.kube/config. Relative file paths are resolved from the
 // file that names them. Errors name the file and the field.
 core::Result<ClusterAccess> LoadClusterAccess(const KubeconfigOptions& options, const core::Env& env);
+// Whether kubectl's lookup (KUBECONFIG's entries, else ~/.kube/config) finds a kubeconfig file.
+bool DefaultKubeconfigExists(const core::Env& env);
 
 // Parses one kubeconfig document (for tests and for LoadClusterAccess).
 core::Result<ClusterAccess> ClusterAccessFromKubeconfigText(const std::string& text, const std::string& base_dir,

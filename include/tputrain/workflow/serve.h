@@ -62,8 +62,9 @@ core::Result<GenerateOutcome> Generate(const ServeEndpoint& endpoint, const serv
 // One health probe: true when the engine says it serves.
 core::Result<bool> IsServing(const ServeEndpoint& endpoint, const serving::Engine& engine);
 
-// `tputrain serve up`: a model served by JetStream on a LeaderWorkerSet (seed 002).
-struct ServeUpRequest {
+// JetStream's part of `serve up` (seed 002): a model served on a LeaderWorkerSet. The one
+// `serve up` request (serve_up.h) makes it; a stack's serve step holds it.
+struct JetStreamUpRequest {
   std::string model;  // a serving preset: llama3.1-405b, llama2-70b (with disaggregated)
   bool disaggregated = false;
   std::string tpu_type;    // empty: the planned slice
@@ -88,6 +89,7 @@ struct ServeUpRequest {
   bool force = false;
 };
 
+// What every engine's serve up runs with on the cluster side.
 struct ServeUpEnv : core::Runtime {
   RecordedApplyEnv& apply;
   // The LeaderWorkerSet release manifest, fetched only when it is to be installed.
@@ -95,6 +97,8 @@ struct ServeUpEnv : core::Runtime {
   // Creates node pools in the GKE cluster (ledgered); set when the cluster is a GKE one.
   std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
   http::Transport& transport;  // the cluster's, for the health check through the service proxy
+  // JobSet's (Saxml's model servers), likewise.
+  std::function<core::Result<std::vector<k8s::Object>>()> load_jobset_manifest;
 };
 
 // What every engine's `serve up` tells: where the model is reached, what was applied, and
@@ -105,13 +109,6 @@ struct ServedOutcome {
   std::vector<k8s::ApplyResult> applied;
   bool serving = false;
   std::chrono::milliseconds waited{0};
-};
-
-struct ServeUpOutcome : ServedOutcome {
-  std::string template_name;
-  std::string tpu_type;
-  std::string leaderworkerset;
-  std::string service;
 };
 
 // A serving template's objects: its workload (Deployment or LeaderWorkerSet) and its Service.
@@ -127,34 +124,9 @@ core::Result<std::string> ServeTemplateFor(const std::string& model, bool disagg
 // How long a model takes to load, by its size: a 405B restore takes 10-20+ minutes.
 std::chrono::milliseconds ServeTimeout(double parameters);
 
-// Renders the model's template, checks that LeaderWorkerSet is installed and that nodes of the
-// slice exist (a warning when none do yet), applies it (ledgered), and unless told not to, waits
-// until it serves: the LeaderWorkerSet Available and one health check through the service proxy
-// answered. Progress comes from the pods and the leader's log milestones; a pod that cannot get
-// better (CrashLoopBackOff, an image that cannot be pulled, OOMKilled) ends the wait at once,
-// with its container's last log lines.
-core::Result<ServeUpOutcome> ServeUp(ServeUpEnv& env, const ServeUpRequest& request);
-
 // The configuration's values under the templates' names (BUCKET, PROJECT_ID, ...), read only when
 // a template must be rendered again.
 using ConfigurationLoader = std::function<core::Result<std::map<std::string, std::string>>()>;
-
-// `tputrain serve down`: the objects the run's `serve up` applied for the model, as its ledger
-// records them (no template values needed), deleted and marked so; node pools stay. Only what the
-// run's ledger holds as its own is ever deleted: a run whose ledger names none for the model
-// (an older release's) renders the template again from the values given, and deletes only those
-// of its objects the ledger holds (serve_flow::DeleteServed).
-struct ServeDownRequest {
-  std::string model;
-  bool disaggregated = false;
-  std::string tpu_type;
-  std::vector<std::string> sets;
-  ConfigurationLoader configuration;
-  std::vector<std::string> template_dirs;
-  std::string ns;
-  bool dry_run = false;
-};
-core::Result<std::vector<k8s::DeleteResult>> ServeDown(RecordedDeleteEnv& env, const ServeDownRequest& request);
 
 // What a vLLM server answered `serve status` through its Service: its GET /health (a closed port
 // while it loads is "loading", not an error), then, once it serves, GET /v1/models and /metrics.

@@ -1,11 +1,14 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tputrain/core/result.h"
 #include "tputrain/state/ledger.h"
+#include "tputrain/workflow/kube_access.h"
+#include "tputrain/workflow/root.h"
 
 // The bucket the serving templates write to and read from (their BUCKET): seed 002's path
 // creates one with `bucket create` and names it nowhere else, so serve convert and serve up look
@@ -40,6 +43,19 @@ core::Result<std::optional<BucketChoice>> ChooseBucket(const BucketSources& sour
 // Reads, writes nothing.
 core::Result<std::optional<BucketChoice>> ChooseBucket(BucketSources sources, const state::LedgerStore& store,
                                                        const std::string& run_id);
+
+// --bucket of serve up, down and convert, and what else may name the bucket.
+struct ServeBucketRequest {
+  std::string bucket;             // --bucket
+  std::vector<std::string> sets;  // --set
+  std::string checkpoint;         // --checkpoint ("" where there is none)
+  LedgerFlags ledger;             // --run, --state-dir: the run whose ledger may name it
+  bool run_bucket = true;         // false: the run's one bucket is not looked for
+};
+// The configuration's values under the templates' names (ConfigurationValues), with BUCKET the one
+// ChooseBucket finds, and one line on stderr saying which it is and where it came from; no BUCKET
+// when nothing names one (the render then says it is missing). Reads, sends nothing.
+core::Result<std::map<std::string, std::string>> ServeConfiguration(Root& root, const ServeBucketRequest& request);
 
 // "bucket B (from --checkpoint)": the one line that says which was used.
 std::string Describe(const BucketChoice& choice);

@@ -26,8 +26,9 @@ OperatorLoader OperatorLoaderFor(Root& root, const std::string& name, const std:
 
 struct ServeUpAccess {
   KubeAccessFlags access;
-  LedgerFlags ledger;        // --run, --state-dir
-  std::string lws_manifest;  // --lws-manifest; empty: the pinned release's
+  LedgerFlags ledger;           // --run, --state-dir
+  std::string lws_manifest;     // --lws-manifest; empty: the pinned release's
+  std::string jobset_manifest;  // --jobset-manifest (Saxml); likewise
   bool dry_run = false;
 };
 

@@ -56,7 +56,7 @@ struct SaxmlUpRequest {
   std::string nodepool;            // empty: "saxml-" + the TPU type
   CapacityFlags capacity;          // which pools the model servers select (and --create-nodepool makes)
   std::string queue;               // --queue: the Kueue LocalQueue the workload waits in (empty: none)
-  bool force = false;              // take over objects of the same names the run did not make (ServeUpRequest's)
+  bool force = false;              // take over objects of the same names the run did not make (JetStreamUpRequest's)
 };
 
 // What serve up's Saxml flags (or a stack's serve section) choose, as typed.
@@ -72,31 +72,6 @@ struct SaxmlChoice {
 // the caller adds the cluster's side (namespace, timeout, capacity, pools, configuration).
 core::Result<SaxmlUpRequest> SaxmlRequestOf(const SaxmlChoice& choice);
 
-struct SaxmlUpEnv : core::Runtime {
-  RecordedApplyEnv& apply;
-  std::function<core::Result<std::vector<k8s::Object>>()> load_jobset_manifest;
-  std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
-  http::Transport& transport;  // the cluster's, for sax-http through the service proxy
-};
-
-// The endpoint is sax-http's; serving: active_replicas == replicas.
-struct SaxmlUpOutcome : ServedOutcome {
-  std::string tpu_type;
-  std::string jobset;
-  std::string service;
-  serving::SaxModel model;
-  bool published = false;       // published by this command (false: it already was, adopted)
-  int64_t active_replicas = 0;  // as /listcell last said
-  std::string ingress;          // --expose: the LoadBalancer's address
-};
-
-// Renders the saxml template, checks JobSet (or installs it) and the slice's nodes, applies
-// (ledgered), waits for the admin server, every model-server pod and sax-http, publishes the
-// model (ledgered; one already published with the same path is adopted) and waits until
-// /listcell shows every replica active. A pod that cannot get better ends the wait at once with
-// its last log lines; so does a timeout, with the model servers' last lines.
-core::Result<SaxmlUpOutcome> SaxmlUp(SaxmlUpEnv& env, const SaxmlUpRequest& request);
-
 // The model's state in the cell (/listcell); NotFound when it is not published.
 core::Result<serving::SaxCellEntry> ListSaxModel(const ServeEndpoint& endpoint, const std::string& id);
 // `serve list`: the same, with nothing (rather than NotFound) when sax-http says the cell does
@@ -105,34 +80,8 @@ core::Result<std::optional<serving::SaxCellEntry>> FindSaxModel(const ServeEndpo
 // Unpublishes the model; false when the cell did not have it.
 core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::string& id);
 
-// Whether the run's ledger holds the model as published by the run (live, not adopted).
-core::Result<bool> PublishedByRun(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target);
 // Marks a served-model entry of the run deleted, when the run's ledger holds it.
 void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target);
-
-// `serve down --engine saxml`: only what the run's ledger holds (serve_flow::DeleteServed): the
-// objects serve up applied for the model, found by its id (no BUCKET or other value needed; a run
-// of a release that did not record the id renders the template again, and only those of its
-// objects the ledger holds go). Then the model is unpublished first (while sax-http still runs)
-// when the run published it, and the objects deleted; node pools stay. An unknown run, or one
-// that recorded nothing for the model, unpublishes and deletes nothing.
-struct SaxmlDownRequest {
-  std::string model_id;
-  std::string tpu_type;
-  int64_t replicas = 1;
-  std::vector<std::string> sets;
-  ConfigurationLoader configuration;  // read only to render the template again
-  std::vector<std::string> template_dirs;
-  std::string ns;
-  bool dry_run = false;
-};
-struct SaxmlDownOutcome {
-  bool unpublished = false;  // false: the cell did not have it, or sax-http was not there
-  std::string unpublish_note;
-  std::vector<k8s::DeleteResult> deleted;
-};
-core::Result<SaxmlDownOutcome> SaxmlDown(RecordedDeleteEnv& env, http::Transport& transport,
-                                         const SaxmlDownRequest& request);
 
 // The sax-http endpoint of namespace `ns` (the template's Service name and port).
 std::string SaxHttpEndpoint(const std::string& server, const std::string& ns);

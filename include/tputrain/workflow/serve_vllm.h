@@ -69,27 +69,13 @@ struct VllmUpRequest {
   std::string nodepool;    // empty: "vllm-" + the TPU type
   CapacityFlags capacity;  // which pools the TPU pods select (and --create-nodepool makes)
   std::string queue;       // --queue: the Kueue LocalQueue the workload waits in (empty: none)
-  bool force = false;      // take over objects of the same names the run did not make (ServeUpRequest's)
+  bool force = false;      // take over objects of the same names the run did not make (JetStreamUpRequest's)
 };
 struct VllmPrepared {
   VllmPlan plan;
   VllmObjects rendered;
 };
 core::Result<VllmPrepared> PrepareVllm(const VllmUpRequest& request);
-
-using VllmUpOutcome = ServedOutcome;  // vLLM's paths go after the endpoint: v1/completions
-
-// Applies what PrepareVllm made (ledgered under the user's --model, the Secret first), after the
-// LeaderWorkerSet operator (multi-host) and the slice's nodes are there, and unless told not to,
-// waits until it serves: the workload Available and vLLM's /health answering 200 through the
-// service proxy. Until then a closed port (the proxy's 502/503) is vLLM loading; progress comes
-// from the pods and the server's log milestones; a pod that cannot get better ends the wait.
-core::Result<VllmUpOutcome> VllmUp(ServeUpEnv& env, const VllmUpRequest& request, const VllmPrepared& prepared);
-
-// `serve down --engine vllm --model M`: what the run's ledger records `serve up` applied for M
-// (the Secret too), deleted; nothing is rendered again.
-core::Result<std::vector<k8s::DeleteResult>> VllmDown(RecordedDeleteEnv& env, const std::string& model,
-                                                      const std::string& ns, bool dry_run);
 
 // The last milestone of a vLLM server's log ("Ray workers 2/4", "weights loaded", "server up"), or "".
 std::string VllmMilestone(std::string_view log);

@@ -72,7 +72,7 @@ struct StackWorkload {
   std::optional<gcp::tpu::NodeRef> tpu_vm;
   SubmitRequest submit;
   std::optional<JobSubmitRequest> job;
-  std::optional<ServeUpRequest> jetstream;
+  std::optional<JetStreamUpRequest> jetstream;
   std::optional<VllmUpRequest> vllm;
   std::optional<SaxmlUpRequest> saxml;
   std::string lws_manifest;     // where LeaderWorkerSet comes from (empty: its pinned release)
@@ -116,8 +116,8 @@ struct Stack {
   std::vector<StackStep> steps;  // in an order where each comes after what it needs
 
   const StackStep* Find(std::string_view id) const;
-  // What the stack holds that no output may show (the Ray tokens its TPU VMs boot with): the
-  // caller's redactor holds them before anything is printed.
+  // What the stack holds that no output may show (the Ray tokens its TPU VMs boot with, a vLLM
+  // step's Hugging Face token): the caller's redactor holds them before anything is printed.
   std::vector<std::string> Secrets() const;
   // Ids of the steps that need `id`, directly.
   std::vector<std::string> Dependents(std::string_view id) const;

@@ -4,8 +4,9 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "commands/serve_bucket.h"
+#include "commands/serve_flags.h"
 #include "output/output.h"
+#include "tputrain/workflow/serve_bucket.h"
 
 namespace tputrain::cli {
 namespace {
@@ -46,7 +47,8 @@ core::Result<int> RunConvert(const ConvertFlags& flags, Context& context) {
   request.follow = !flags.no_follow;
   request.dry_run = context.global.dry_run;
   if (auto model = workflow::ConverterSetsFor(flags.model, ""); !model) return core::Fail(model.error());
-  auto configuration = ServeConfiguration(context, {flags.bucket, flags.sets, "", flags.ledger});
+  auto configuration = workflow::ServeConfiguration(
+      context.stack(), {flags.bucket, flags.sets, "", {flags.ledger.run_id, flags.ledger.state_dir}});
   if (!configuration) return core::Fail(configuration.error());
   request.configuration = std::move(*configuration);
   workflow::Root& stack = context.stack();
