@@ -6,6 +6,7 @@
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/serving/engine.h"
 #include "tputrain/workflow/serve.h"
+#include "tputrain/workflow/serve_up.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -87,9 +88,7 @@ void AskServer(k8s::Client& client, ServeStatusRow& row) {
   if (!row.endpoint.empty()) row.server = AskVllmServer(client.transport(), row.endpoint);
 }
 
-}  // namespace
-
-core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const std::string& ns) {
+core::Result<std::vector<ServeStatusRow>> StatusRows(k8s::Client& client, const std::string& ns) {
   const std::string ns_path = http::PathSegment(ns);
   auto services = ItemsOrNone(client, "/api/v1/namespaces/" + ns_path + "/services", "services");
   if (!services) return core::Fail(services.error());
@@ -152,6 +151,20 @@ core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+}  // namespace
+
+core::Result<ServeStatusOutcome> ServeStatus(Root& root, const ServeStatusRequest& request) {
+  auto connection = ConnectCluster(root, request.access);
+  if (!connection) return core::Fail(connection.error());
+  k8s::Client& client = *(*connection)->client;
+  ServeStatusOutcome outcome;
+  outcome.ns = request.access.ns.empty() ? client.default_namespace() : request.access.ns;
+  auto rows = StatusRows(client, outcome.ns);
+  if (!rows) return core::Fail(rows.error());
+  outcome.rows = std::move(*rows);
+  return outcome;
 }
 
 }  // namespace tputrain::workflow

@@ -140,9 +140,7 @@ struct VllmServerStatus {
 // could not be asked is the state's detail.
 VllmServerStatus AskVllmServer(http::Transport& transport, const std::string& base_url);
 
-// `tputrain serve status`: each serving workload of the namespace (JetStream's and vLLM's
-// LeaderWorkerSets, Saxml's model-server JobSets, vLLM's Deployments), with its pods and where to
-// ask it; a vLLM server is asked through its Service (AskVllmServer).
+// A serving workload as `serve status` (serve_up.h) tells it.
 struct ServeStatusRow {
   std::string kind;  // "lws", "jobset" or "deployment" (vLLM): with the name, what `tputrain logs` takes
   std::string name;
@@ -155,7 +153,6 @@ struct ServeStatusRow {
   serving::EngineKind engine = serving::EngineKind::kJetStream;
   std::optional<VllmServerStatus> server;  // vLLM's, when a Service is in front of it
 };
-core::Result<std::vector<ServeStatusRow>> ServeStatus(k8s::Client& client, const std::string& ns);
 
 // What a LeaderWorkerSet's pods tell of it: a line for a pod that cannot get better, or nothing.
 std::optional<std::string> PodProblem(const nlohmann::json& pod);

@@ -17,6 +17,8 @@
 #include "tputrain/k8s/delete.h"
 #include "tputrain/serving/saxml.h"
 #include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/kube_access.h"
+#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/serve.h"
 
 // Seed 003: Saxml on GKE. An admin server (Deployment), model servers (a JobSet, one Job per
@@ -82,6 +84,31 @@ core::Result<bool> UnpublishSaxModel(const ServeEndpoint& endpoint, const std::s
 
 // Marks a served-model entry of the run deleted, when the run's ledger holds it.
 void RecordUnpublished(RecordedDeleteEnv& env, const serving::SaxModel& model, const SaxHttpTarget& target);
+
+// `tputrain serve list` and `serve unpublish`: models in the cell, asked of sax-http through the
+// API server's service proxy (the seed's `curl $LB_IP:8888/listcell` and `/unpublish`).
+struct SaxCellRequest {
+  KubeAccessFlags access;
+  LedgerFlags ledger;               // unpublish marks the run's ledger
+  std::vector<std::string> models;  // ids or presets; none: the default preset's
+  bool dry_run = false;             // unpublish: say what it would send, send nothing
+};
+// The ids `models` names (SaxModelIdOf, as --model), checked before any call.
+core::Result<std::vector<std::string>> SaxModelIds(const std::vector<std::string>& models);
+
+struct SaxModelState {
+  std::string id;
+  std::optional<serving::SaxCellEntry> entry;  // none: the cell does not have it
+};
+core::Result<std::vector<SaxModelState>> ListSaxModels(Root& root, const SaxCellRequest& request);
+
+struct SaxUnpublished {
+  std::string id;
+  bool unpublished = false;                 // false: the cell did not have it
+  std::optional<http::Request> would_send;  // a dry run's request, not sent
+};
+// Each model unpublished in turn, the run's ledger marked for those it had published.
+core::Result<std::vector<SaxUnpublished>> UnpublishSaxModels(Root& root, const SaxCellRequest& request);
 
 // The sax-http endpoint of namespace `ns` (the template's Service name and port).
 std::string SaxHttpEndpoint(const std::string& server, const std::string& ns);

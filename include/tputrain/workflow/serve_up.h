@@ -143,4 +143,16 @@ struct ServeDownOutcome {
 // Only what the run's ledger holds as its own is deleted (serve_flow::DeleteServed); node pools stay.
 core::Result<ServeDownOutcome> ServeDown(Root& root, const ServeDownPlan& plan);
 
+// `tputrain serve status`: each serving workload of the namespace, every engine's (JetStream's and
+// vLLM's LeaderWorkerSets, Saxml's model-server JobSets, vLLM's Deployments), with its pods and
+// where to ask it; a vLLM server is asked through its Service (AskVllmServer).
+struct ServeStatusRequest {
+  KubeAccessFlags access;  // the namespace: -n, else the context's
+};
+struct ServeStatusOutcome {
+  std::string ns;
+  std::vector<ServeStatusRow> rows;
+};
+core::Result<ServeStatusOutcome> ServeStatus(Root& root, const ServeStatusRequest& request);
+
 }  // namespace tputrain::workflow

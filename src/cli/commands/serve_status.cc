@@ -51,16 +51,13 @@ std::vector<std::string> ServerCells(const std::optional<workflow::VllmServerSta
 }
 
 core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
-  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
-  if (!connection) return core::Fail(connection.error());
-  k8s::Client& client = *(*connection)->client;
-  const std::string ns = flags.access.ns.empty() ? client.default_namespace() : flags.access.ns;
-  auto rows = workflow::ServeStatus(client, ns);
-  if (!rows) return core::Fail(rows.error());
+  auto status = workflow::ServeStatus(context.stack(), {flags.access});
+  if (!status) return core::Fail(status.error());
+  const auto& [ns, rows] = *status;
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> notes;  // why a server does not serve, or what it did not say
-  for (const auto& row : *rows) {
+  for (const auto& row : rows) {
     json.push_back({{"kind", row.kind},
                     {"engine", serving::EngineName(row.engine)},
                     {"name", row.name},
