@@ -26,11 +26,6 @@ core::Result<gcp::container::ClusterRef> ClusterOf(const Section& section, const
   return gcp::container::ClusterRef{settings.project, settings.location, name};
 }
 
-CapacityFlags CapacityOf(const Section& section) {
-  return CapacityFlags{section.Str("capacity"), section.Bool("spot"), section.Str("reservation"),
-                       section.Str("max-run-duration"), false};
-}
-
 core::Status InRange(const Section& section, const std::string& key, int64_t low, int64_t high) {
   if (!section.Has(key)) return {};
   const int64_t value = section.value()[key].get<int64_t>();
@@ -51,6 +46,11 @@ StackStep PoolStep(const Section& section, const gcp::container::ClusterRef& clu
 }
 
 }  // namespace
+
+CapacityFlags CapacityOf(const Section& section) {
+  return CapacityFlags{section.Str("capacity"), section.Bool("spot"), section.Str("reservation"),
+                       section.Str("max-run-duration"), false};
+}
 
 std::string Relative(const StackSettings& settings, const std::string& path) {
   if (path.empty() || std::filesystem::path(path).is_absolute()) return path;

@@ -59,6 +59,9 @@ struct StackSettings {
 
 // `path` as the file means it: relative to the stack file's directory.
 std::string Relative(const StackSettings& settings, const std::string& path);
+// The capacity keys of a section (capacity, spot, reservation, max-run-duration), as the
+// commands' capacity flags.
+CapacityFlags CapacityOf(const Section& section);
 // A step of `kind` said by `section`, with the `needs` it gives.
 StackStep StepAt(const Section& section, std::string id, StepKind kind);
 

@@ -41,8 +41,7 @@ core::Result<StackStep> TpuVmStep(const Section& section, const StackSettings& s
         equals == std::string::npos ? item : item.substr(0, equals + 1) + Relative(settings, item.substr(equals + 1)));
   }
   request.labels = section.Strings("labels");
-  request.capacity.capacity = {section.Str("capacity"), section.Bool("spot"), section.Str("reservation"),
-                               section.Str("max-run-duration"), false};
+  request.capacity.capacity = CapacityOf(section);
   request.capacity.reserved = section.Bool("reserved");
   request.capacity.queued = section.Bool("queued");
   request.capacity.valid_until = section.Str("valid-until");

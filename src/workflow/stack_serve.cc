@@ -22,8 +22,7 @@ ServeUpRequest RequestOf(const Section& serve, const StackWorkload& workload) {
   request.install_operators = serve.Bool("install-operators");
   request.create_nodepool = serve.Bool("create-nodepool");
   request.nodepool = serve.Str("nodepool");
-  request.capacity = CapacityFlags{serve.Str("capacity"), serve.Bool("spot"), serve.Str("reservation"),
-                                   serve.Str("max-run-duration"), false};
+  request.capacity = CapacityOf(serve);
   request.queue = serve.Str("queue");
   request.disaggregated = serve.Bool("disaggregated");
   request.checkpoint = serve.Str("checkpoint");
