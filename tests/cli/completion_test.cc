@@ -5,7 +5,9 @@
 #include <filesystem>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
+using tputrain::testing::RunInProcess;
 using tputrain::testing::RunProcess;
 using tputrain::testing::TputrainBinary;
 
@@ -56,23 +58,23 @@ TEST_CASE("bash completion offers subcommands, flags, catalog values and enum va
 }
 
 TEST_CASE("__complete says when the shell should complete file names") {
-  auto files = RunProcess({.argv = {TputrainBinary(), "__complete", "", "apply", "-f"}});
+  auto files = RunInProcess({.argv = {TputrainBinary(), "__complete", "", "apply", "-f"}});
   CHECK(files.out == ":files\n");
-  auto entrypoint = RunProcess({.argv = {TputrainBinary(), "__complete", "trai", "job", "submit", "--", "python"}});
+  auto entrypoint = RunInProcess({.argv = {TputrainBinary(), "__complete", "trai", "job", "submit", "--", "python"}});
   CHECK(entrypoint.out == ":files\n");  // the entrypoint's own words are the shell's
-  auto dirs = RunProcess({.argv = {TputrainBinary(), "__complete", "", "runs", "--state-dir"}});
+  auto dirs = RunInProcess({.argv = {TputrainBinary(), "__complete", "", "runs", "--state-dir"}});
   CHECK(dirs.out == ":dirs\n");
-  auto values = RunProcess({.argv = {TputrainBinary(), "__complete", "", "--format"}});
+  auto values = RunInProcess({.argv = {TputrainBinary(), "__complete", "", "--format"}});
   CHECK(values.out == "table\nwide\njson\nyaml\n:none\n");
   for (const char* shell : {"zsh", "fish"}) {
-    auto script = RunProcess({.argv = {TputrainBinary(), "completion", shell}});
+    auto script = RunInProcess({.argv = {TputrainBinary(), "completion", shell}});
     CHECK(script.exit_code == 0);
     CHECK(script.out.find("__complete") != std::string::npos);
   }
 }
 
 TEST_CASE("the man page is generated from the command tree: every command, its flags, its example") {
-  auto man = RunProcess({.argv = {TputrainBinary(), "__man"}});
+  auto man = RunInProcess({.argv = {TputrainBinary(), "__man"}});
   REQUIRE(man.exit_code == 0);
   CHECK(man.out.rfind(".TH TPUTRAIN 1", 0) == 0);
   for (const char* expected : {".SS \"tputrain cluster create\"", ".SS \"tputrain job logs\"", "\\-\\-tpu\\-type",
@@ -83,7 +85,7 @@ TEST_CASE("the man page is generated from the command tree: every command, its f
 }
 
 TEST_CASE("tputrain version --format json names the build and the libraries") {
-  auto version = RunProcess({.argv = {TputrainBinary(), "version", "--format", "json"}});
+  auto version = RunInProcess({.argv = {TputrainBinary(), "version", "--format", "json"}});
   REQUIRE(version.exit_code == 0);
   for (const char* key : {"\"version\"", "\"git_commit\"", "\"build_type\"", "\"libcurl\"", "\"yaml-cpp\""}) {
     INFO(key);

@@ -1,5 +1,5 @@
 // Any model MaxText trains or vLLM serves: `plan` by name, by size and by config.json,
-// `tputrain models`, and `submit --model` for a MaxText model, through the binary.
+// `tputrain models`, and `submit --model` for a MaxText model, run in-process.
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>
@@ -11,8 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
-using tputrain::testing::RunProcess;
+using tputrain::testing::RunInProcess;
 using tputrain::testing::TputrainBinary;
 
 namespace {
@@ -20,11 +21,11 @@ namespace {
 tputrain::testing::ProcessResult Tputrain(std::vector<std::string> args) {
   args.insert(args.begin(), TputrainBinary());
   // No location: plan prices nothing and sends nothing.
-  return RunProcess({.argv = args,
-                     .env = {{"CLOUDSDK_COMPUTE_ZONE", std::nullopt},
-                             {"CLOUDSDK_COMPUTE_REGION", std::nullopt},
-                             {"TPUTRAIN_LOCATION", std::nullopt},
-                             {"CLOUDSDK_CONFIG", "/nonexistent"}}});
+  return RunInProcess({.argv = args,
+                       .env = {{"CLOUDSDK_COMPUTE_ZONE", std::nullopt},
+                               {"CLOUDSDK_COMPUTE_REGION", std::nullopt},
+                               {"TPUTRAIN_LOCATION", std::nullopt},
+                               {"CLOUDSDK_CONFIG", "/nonexistent"}}});
 }
 
 struct ConfigDir {

@@ -3,8 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
-using tputrain::testing::RunProcess;
+using tputrain::testing::RunInProcess;
 using tputrain::testing::TputrainBinary;
 
 namespace {
@@ -17,7 +18,7 @@ struct Typo {
 void ChecksOut(const Typo& typo) {
   std::vector<std::string> argv = {TputrainBinary()};
   argv.insert(argv.end(), typo.args.begin(), typo.args.end());
-  auto result = RunProcess({.argv = argv, .env = {{"TPUTRAIN_PROJECT", "p"}}});
+  auto result = RunInProcess({.argv = argv, .env = {{"TPUTRAIN_PROJECT", "p"}}});
   INFO(result.err);
   CHECK(result.exit_code == 2);
   CHECK(result.out.empty());
