@@ -9,6 +9,7 @@
 
 #include "render/temp_dir.h"
 #include "testing/scoped_process.h"
+#include "testing/test_factory.h"
 
 using tputrain::testing::RunProcess;
 using tputrain::testing::TempDir;
@@ -28,10 +29,11 @@ const std::string kSource = TPUTRAIN_SOURCE_DIR;
 
 std::vector<std::string> RenderInto(const TempDir& dir, const std::string& name) {
   const std::string out = dir.path() + "/" + name;
-  auto result = RunProcess({.argv = {tputrain::testing::TputrainBinary(), "render", name, "--values",
-                                     kSource + "/tests/render/seed-values/" + name + ".yaml", "-o", out},
-                            .env = {{"TPUTRAIN_BUCKET", std::nullopt}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
-                            .working_dir = dir.path()});
+  auto result = tputrain::testing::RunInProcess(
+      {.argv = {tputrain::testing::TputrainBinary(), "render", name, "--values",
+                kSource + "/tests/render/seed-values/" + name + ".yaml", "-o", out},
+       .env = {{"TPUTRAIN_BUCKET", std::nullopt}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+       .working_dir = dir.path()});
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   std::vector<std::string> files;
@@ -131,11 +133,11 @@ TEST_CASE("serve up --engine vllm --dry-run prints objects that validate: v6e-8 
   std::vector<std::string> argv = {ToolsPython(), kSource + "/tests/render/validate_manifests.py", "--crds",
                                    kSource + "/data/crds"};
   for (const auto& [tpu_type, file] : {std::pair{"v6e-8", "one-host.yaml"}, std::pair{"v6e-16", "multi-host.yaml"}}) {
-    auto printed =
-        RunProcess({.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm", "--model",
-                             "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", tpu_type, "--dry-run"},
-                    .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
-                    .working_dir = dir.path()});
+    auto printed = tputrain::testing::RunInProcess(
+        {.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm", "--model",
+                  "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", tpu_type, "--dry-run"},
+         .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+         .working_dir = dir.path()});
     INFO(printed.err);
     REQUIRE(printed.exit_code == 0);
     argv.push_back(dir.Write(file, printed.out));
@@ -154,11 +156,12 @@ TEST_CASE("serve up --engine vllm --hf-token-file: a Secret before the pods, its
   const std::string token = "hf_TopSecretToken42";
   const std::string file = dir.Write("token", token + "\n");
   for (const char* format : {"table", "json"}) {
-    auto printed = RunProcess({.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm",
-                                        "--model", "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", "v6e-16",
-                                        "--hf-token-file", file, "--dry-run", "--verbose", "--format", format},
-                               .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
-                               .working_dir = dir.path()});
+    auto printed = tputrain::testing::RunInProcess(
+        {.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm", "--model",
+                  "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", "v6e-16", "--hf-token-file", file, "--dry-run",
+                  "--verbose", "--format", format},
+         .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+         .working_dir = dir.path()});
     INFO(format << ": " << printed.err);
     REQUIRE(printed.exit_code == 0);
     CHECK_THAT(printed.out, Catch::Contains("Secret"));
