@@ -1,32 +1,27 @@
 #include "commands/commands.h"
 #include "output/output.h"
-#include "tputrain/workflow/root.h"
+#include "tputrain/workflow/google_credentials.h"
 
 namespace tputrain::cli {
 namespace {
 
 core::Result<int> RunAuthStatus(Context& context) {
-  auto tokens = context.stack().GoogleTokens();
-  if (!tokens) return core::Fail(tokens.error());
-  // Getting a token proves the credentials work; it is never printed.
-  if (auto token = (*tokens)->Token(); !token) return core::Fail(token.error());
-  auto info = (*tokens)->Info();
-  if (!info) return core::Fail(info.error());
-  nlohmann::json json = {{"source", info->source},
-                         {"origin", info->origin},
-                         {"account", info->account.empty() ? nlohmann::json(nullptr) : nlohmann::json(info->account)},
-                         {"token", "valid"}};
+  auto status = workflow::CheckGoogleCredentials(context.stack());
+  if (!status) return core::Fail(status.error());
+  nlohmann::json json = {
+      {"source", status->source},
+      {"origin", status->origin},
+      {"account", status->account.empty() ? nlohmann::json(nullptr) : nlohmann::json(status->account)},
+      {"token", "valid"}};
   PrintResult(context, json, [&](std::ostream& out) {
     PrintTable(out, {"source", "origin", "account", "token"},
-               {{info->source, info->origin, info->account.empty() ? "-" : info->account, "valid"}});
+               {{status->source, status->origin, status->account.empty() ? "-" : status->account, "valid"}});
   });
   return core::kExitOk;
 }
 
 core::Result<int> RunAuthPrintAccessToken(Context& context) {
-  auto tokens = context.stack().GoogleTokens();
-  if (!tokens) return core::Fail(tokens.error());
-  auto token = (*tokens)->Token();
+  auto token = workflow::GoogleAccessToken(context.stack());
   if (!token) return core::Fail(token.error());
   // Written directly, never through a redacting sink: printing it is what was asked.
   PrintResult(context, {{"token", *token}}, [&](std::ostream& out) { out << *token << "\n"; });
