@@ -1,7 +1,7 @@
-// Deletes ask first, as gcloud's do, unless told --yes/--quiet.
+#include "confirm_delete.h"
+
 #include <iostream>
 
-#include "commands/provision_common.h"
 #include "output/output.h"
 
 namespace tputrain::cli {

@@ -6,6 +6,7 @@
 #include "commands/prices_common.h"
 #include "commands/ttl_flag.h"
 #include "output/output.h"
+#include "output/planned_requests.h"
 #include "output/resource_cells.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/workflow/provision_requests.h"

@@ -6,13 +6,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "confirm_delete.h"
 #include "tputrain/cli/context.h"
 #include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/provision.h"
 #include "tputrain/workflow/reads.h"
 
 // What every provisioning command shares: the run ledger flags, --async/--timeout, building
-// the workflow's environment, --dry-run printing, and the summary.
+// the workflow's environment, --dry-run printing, and the summary (and, for the deletes among
+// them, confirm_delete.h's question).
 namespace tputrain::cli {
 
 struct ProvisionFlags {
@@ -32,16 +34,6 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = tr
 // TPU VMs): delete such a one and create it again rather than report it.
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags);
 
-// -y/--yes: delete without asking.
-void AddYesFlag(CLI::App* command, bool& yes);
-
-// gcloud refuses an unattended delete; so does tputrain, unless told --yes/--quiet (or it is a
-// --dry-run). Without a terminal that is a usage error naming `command`; on one, `question` is
-// asked, and false means the user said no.
-core::Result<bool> ConfirmDelete(Context& context, bool yes, const std::string& command, const std::string& question);
-// What a declined delete prints and returns (exit 1, as gcloud's "Aborted by user").
-core::Result<int> NothingDeleted(Context& context);
-
 // core::ParseDuration's grammar ("90s", "30m", "1h30m", bare seconds); empty: no limit.
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
                                                                         const std::string& text);
@@ -50,10 +42,6 @@ using ProvisionBody = std::function<core::Result<std::vector<workflow::Outcome>>
 
 // Prints what a command made; by default, the outcomes as a table or JSON.
 using OutcomePrinter = std::function<void(const std::string& run_id, const std::vector<workflow::Outcome>&)>;
-
-// What --dry-run prints: each request a command would send (method, URL, redacted body), as a
-// list or, with --format json|yaml, as {"dry_run": true, "requests": [...]}.
-void PrintPlannedRequests(Context& context, const std::vector<http::Request>& planned);
 
 // Runs `body` with the Google API stack, the run ledger and the poll settings; prints the
 // requests under --dry-run (sending nothing), else the outcomes (through `print` when given).

@@ -3,6 +3,7 @@
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
+#include "output/planned_requests.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"

@@ -1,9 +1,9 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "commands/ray_common.h"
-#include "commands/submit_plan.h"
+#include "flags/ray_flags.h"
 #include "output/output.h"
+#include "output/submit_plan.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
 #include "tputrain/workflow/root.h"
@@ -21,7 +21,7 @@ struct SubmitOptions {
   workflow::SubmitSpec spec;
   std::optional<std::string> steps;  // core::ParseCount's grammar, into spec.steps
   ray::ConnectionFlags connection;
-  TpuVmRayTarget tpu_vm;
+  workflow::TpuVmRayTarget tpu_vm;
   bool no_wait = false;
   bool logs = false;
   ProvisionFlags ledger;  // --run, --state-dir

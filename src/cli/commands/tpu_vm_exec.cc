@@ -1,8 +1,8 @@
 // tputrain tpu-vm exec NAME --worker all -- CMD: the seed's `tpu-vm ssh --worker=all --command`
 // as a Ray job on the node's own Ray (tpu-vm create --ray), reached through IAP: no ssh.
 #include "commands/commands.h"
-#include "commands/job_output.h"
-#include "commands/ray_common.h"
+#include "flags/ray_flags.h"
+#include "output/job_output.h"
 #include "output/output.h"
 #include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/tpu_vm_remote.h"

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "commands/commands.h"
-#include "commands/ray_common.h"
+#include "flags/ray_flags.h"
 #include "output/output.h"
 #include "tputrain/workflow/tpu_vm_remote.h"
 

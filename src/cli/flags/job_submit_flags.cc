@@ -1,4 +1,4 @@
-#include "commands/job_submit.h"
+#include "flags/job_submit_flags.h"
 
 namespace tputrain::cli {
 

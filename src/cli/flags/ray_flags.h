@@ -10,11 +10,9 @@ namespace tputrain::cli {
 // --address URL and --header K:V (repeatable).
 void AddRayConnectionFlags(CLI::App* command, ray::ConnectionFlags& flags);
 
-using workflow::TpuVmRayTarget;
-using workflow::TpuVmReach;
 // --via iap|ssh, --ssh-key-file, --internal-ip.
-void AddTpuVmReachFlags(CLI::App& command, TpuVmReach& reach);
+void AddTpuVmReachFlags(CLI::App& command, workflow::TpuVmReach& reach);
 // --tpu-vm NAME: the Ray head of a `tpu-vm create --ray` node (with --zone), and how to reach it.
-void AddTpuVmRayFlag(CLI::App& command, TpuVmRayTarget& tpu_vm);
+void AddTpuVmRayFlag(CLI::App& command, workflow::TpuVmRayTarget& tpu_vm);
 
 }  // namespace tputrain::cli

@@ -1,4 +1,4 @@
-#include "commands/job_output.h"
+#include "output/job_output.h"
 
 #include <algorithm>
 #include <ctime>

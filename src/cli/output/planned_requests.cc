@@ -1,5 +1,5 @@
-// What --dry-run prints: the requests a command would have sent.
-#include "commands/provision_common.h"
+#include "output/planned_requests.h"
+
 #include "output/output.h"
 #include "tputrain/core/json.h"
 

@@ -1,4 +1,4 @@
-#include "commands/submit_plan.h"
+#include "output/submit_plan.h"
 
 #include "output/output.h"
 
