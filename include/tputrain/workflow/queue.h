@@ -127,6 +127,15 @@ core::Result<WorkloadReport> WaitQueued(const core::Runtime& runtime, k8s::Clien
 // google.com/tpu 16/16 in flavor ...; Kueue: couldn't assign flavors ...; check x: Pending ...".
 std::string WorkloadLine(const WorkloadReport& report);
 
+// The queue commands' --format json|yaml, their contract: what queue create made (each object's
+// action as a --dry-run names it), what queue delete removed and kept, the list, a description
+// (its workloads as WorkloadReports), and one workload's report with its WorkloadLine.
+nlohmann::json ToJson(const QueueCreateOutcome& created, const std::string& run_id, bool dry_run);
+nlohmann::json ToJson(const QueueDeleteOutcome& deleted, const std::string& run_id);
+nlohmann::json ToJson(const std::vector<QueueSummary>& queues);
+nlohmann::json ToJson(const QueueDescription& description);
+nlohmann::json ToJson(const WorkloadReport& report);
+
 // --queue NAME on submit, serve up and apply: the LocalQueue in `ns`, and whether its ClusterQueue
 // admits through a ProvisioningRequest (then the workload gets what GKE's queued provisioning
 // needs). A usage error naming --queue when there is no such LocalQueue.

@@ -5,17 +5,7 @@
 namespace tputrain::cli {
 namespace {
 
-using nlohmann::json;
 namespace kueue = k8s::kueue;
-
-json QuotaJson(const kueue::ClusterQueueStatus& cq) {
-  json quota = json::array();
-  for (const auto& item : cq.quota) {
-    quota.push_back(
-        {{"flavor", item.flavor}, {"resource", item.resource}, {"nominal", item.nominal}, {"used", item.reserved}});
-  }
-  return quota;
-}
 
 std::string TpuQuotaText(const kueue::ClusterQueueStatus& cq) {
   std::string text;
@@ -25,41 +15,12 @@ std::string TpuQuotaText(const kueue::ClusterQueueStatus& cq) {
   return text.empty() ? "-" : text;
 }
 
-json ConditionsJson(const std::vector<kueue::Condition>& conditions) {
-  json out = json::array();
-  for (const auto& c : conditions) {
-    out.push_back({{"type", c.type}, {"status", c.status}, {"reason", c.reason}, {"message", c.message}});
-  }
-  return out;
-}
-
 }  // namespace
 
 void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& created, const std::string& run_id,
                        bool dry_run) {
-  json shapes = json::array();
-  for (const auto& shape : created.shapes) {
-    shapes.push_back({{"accelerator", shape.accelerator},
-                      {"topology", shape.topology},
-                      {"chips", shape.chips},
-                      {"flavor", kueue::FlavorName(created.cluster_queue, shape)}});
-  }
-  json applied = json::array();
-  for (const auto& result : created.applied) {
-    applied.push_back({{"kind", result.object.kind},
-                       {"namespace", result.object.ns},
-                       {"name", result.object.name},
-                       {"action", std::string(k8s::ApplyActionName(result.action, dry_run))}});
-  }
   const bool installed = created.kueue == workflow::KueueInstall::kInstalled;
-  json out = {{"queue", created.cluster_queue},
-              {"local_queue", created.local_queue},
-              {"kueue", installed ? "installed" : "found"},
-              {"kueue_version", installed ? workflow::KueueOperator().version : ""},
-              {"flavors", shapes},
-              {"applied", applied},
-              {"run", run_id}};
-  PrintResult(context, out, [&](std::ostream& stream) {
+  PrintResult(context, workflow::ToJson(created, run_id, dry_run), [&](std::ostream& stream) {
     stream << "Kueue " << (installed ? workflow::KueueOperator().version + " installed (run " + run_id + ")" : "found")
            << "\n";
     std::vector<std::vector<std::string>> rows;
@@ -75,14 +36,7 @@ void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& cre
 }
 
 void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& deleted, const std::string& run_id) {
-  json gone = json::array();
-  for (const auto& result : deleted.deleted) {
-    gone.push_back({{"kind", result.object.kind},
-                    {"namespace", result.object.ns},
-                    {"name", result.object.name},
-                    {"deleted", result.existed}});
-  }
-  PrintResult(context, {{"deleted", gone}, {"kept", deleted.kept}, {"run", run_id}}, [&](std::ostream& stream) {
+  PrintResult(context, workflow::ToJson(deleted, run_id), [&](std::ostream& stream) {
     for (const auto& result : deleted.deleted) stream << result.object.Describe() << " deleted\n";
     for (const auto& kept : deleted.kept) stream << kept << " kept: not made by run " << run_id << "\n";
     stream << "Kueue itself stays: `tputrain cleanup --run RUN` removes an install that run made\n";
@@ -90,22 +44,13 @@ void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& del
 }
 
 void PrintQueueList(Context& context, const std::vector<workflow::QueueSummary>& queues) {
-  json out = json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& queue : queues) {
-    out.push_back({{"name", queue.name},
-                   {"namespace", queue.ns},
-                   {"cluster_queue", queue.cluster_queue.name},
-                   {"active", queue.cluster_queue.active},
-                   {"pending", queue.pending},
-                   {"admitted", queue.admitted},
-                   {"quota", QuotaJson(queue.cluster_queue)},
-                   {"admission_checks", queue.cluster_queue.checks}});
     rows.push_back({queue.name, queue.ns, queue.cluster_queue.name, TpuQuotaText(queue.cluster_queue),
                     std::to_string(queue.pending), std::to_string(queue.admitted),
                     queue.cluster_queue.checks.empty() ? "-" : "provisioning"});
   }
-  PrintResult(context, out, [&](std::ostream& stream) {
+  PrintResult(context, workflow::ToJson(queues), [&](std::ostream& stream) {
     PrintTable(stream, {"name", "namespace", "cluster queue", "tpu used/nominal", "pending", "admitted", "checks"},
                rows);
   });
@@ -113,35 +58,15 @@ void PrintQueueList(Context& context, const std::vector<workflow::QueueSummary>&
 
 void PrintQueueDescription(Context& context, const workflow::QueueDescription& description) {
   const auto& cq = description.summary.cluster_queue;
-  json checks = json::array();
-  for (size_t i = 0; i < description.check_names.size(); ++i) {
-    checks.push_back({{"name", description.check_names[i]},
-                      {"active", description.check_conditions[i].status},
-                      {"message", description.check_conditions[i].message}});
-  }
-  json workloads = json::array();
-  for (const auto& workload : description.workloads) {
-    workflow::WorkloadReport report{workload, cq, {}};
-    workloads.push_back(WorkloadReportJson(report));
-  }
-  json out = {{"name", description.summary.name},
-              {"namespace", description.summary.ns},
-              {"cluster_queue", cq.name},
-              {"active", cq.active},
-              {"inactive_reason", cq.inactive_message},
-              {"quota", QuotaJson(cq)},
-              {"flavors", description.flavors},
-              {"admission_checks", checks},
-              {"workloads", workloads}};
-  PrintResult(context, out, [&](std::ostream& stream) {
+  PrintResult(context, workflow::ToJson(description), [&](std::ostream& stream) {
     stream << "queue " << description.summary.ns << "/" << description.summary.name << " → ClusterQueue " << cq.name
            << (cq.active ? " (active)" : " (inactive: " + cq.inactive_message + ")") << "\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& item : cq.quota) rows.push_back({item.flavor, item.resource, item.reserved, item.nominal});
     PrintTable(stream, {"flavor", "resource", "used", "nominal"}, rows);
-    for (const auto& check : checks) {
-      stream << "admission check " << check["name"].get<std::string>() << ": active "
-             << check["active"].get<std::string>() << " " << check["message"].get<std::string>() << "\n";
+    for (size_t i = 0; i < description.check_names.size(); ++i) {
+      stream << "admission check " << description.check_names[i] << ": active "
+             << description.check_conditions[i].status << " " << description.check_conditions[i].message << "\n";
     }
     for (const auto& workload : description.workloads) {
       workflow::WorkloadReport report{workload, cq, {}};
@@ -150,37 +75,9 @@ void PrintQueueDescription(Context& context, const workflow::QueueDescription& d
   });
 }
 
-json WorkloadReportJson(const workflow::WorkloadReport& report) {
-  const auto& w = report.workload;
-  json checks = json::array();
-  for (const auto& check : w.checks) {
-    checks.push_back(
-        {{"name", check.name}, {"state", check.state}, {"message", check.message}, {"retries", check.retry_count}});
-  }
-  json requests = json::array();
-  for (const auto& request : report.provisioning) {
-    requests.push_back({{"name", request.name}, {"conditions", ConditionsJson(request.conditions)}});
-  }
-  return {{"workload", w.name},
-          {"namespace", w.ns},
-          {"kind", w.owner_kind},
-          {"name", w.owner_name},
-          {"queue", w.queue},
-          {"cluster_queue", w.cluster_queue},
-          {"state", std::string(kueue::WorkloadPhaseName(w.phase))},
-          {"admitted", w.phase == kueue::WorkloadPhase::kAdmitted},
-          {"position", w.position == 0 ? json() : json(w.position)},
-          {"message", w.message},
-          {"flavors", w.flavors},
-          {"quota", report.cluster_queue ? QuotaJson(*report.cluster_queue) : json::array()},
-          {"admission_checks", checks},
-          {"provisioning_requests", requests},
-          {"summary", workflow::WorkloadLine(report)}};
-}
-
 void PrintWorkloadReports(Context& context, const std::vector<workflow::WorkloadReport>& reports) {
-  json out = json::array();
-  for (const auto& report : reports) out.push_back(WorkloadReportJson(report));
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& report : reports) out.push_back(workflow::ToJson(report));
   PrintResult(context, out, [&](std::ostream& stream) {
     if (reports.empty()) stream << "no workloads in the queue\n";
     for (const auto& report : reports) {

@@ -14,7 +14,6 @@ void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& del
 void PrintQueueList(Context& context, const std::vector<workflow::QueueSummary>& queues);
 void PrintQueueDescription(Context& context, const workflow::QueueDescription& description);
 void PrintWorkloadReports(Context& context, const std::vector<workflow::WorkloadReport>& reports);
-nlohmann::json WorkloadReportJson(const workflow::WorkloadReport& report);
 
 // queue status [WORKLOAD] and queue wait WORKLOAD (queue_status.cc).
 void AddQueueStatusCommands(CLI::App& queue, Context& context);
