@@ -47,6 +47,12 @@ std::string DefaultPriceCachePath(const core::Env& env);
 // with a notice, a stale cache or the built-in table. Fails only when cancelled.
 core::Result<Prices> ReadTpuPrices(const PriceSource& source, core::Clock& clock);
 
+class Root;
+
+// ReadTpuPrices on the root's price source and clock, for a command: the notice, when there is
+// one, is warned (redacted) through the root's reporter.
+core::Result<Prices> ReadTpuPrices(Root& root);
+
 // The catalog's TPU prices, read now (no cache, no stand-in): what --refresh-prices and the
 // script that writes the built-in table use.
 core::Result<catalog::PriceTable> FetchTpuPrices(const PriceSource& source, core::Clock& clock);

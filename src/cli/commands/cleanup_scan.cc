@@ -130,7 +130,7 @@ core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::s
   // Prices only when something listed is a TPU slice: a scan of buckets needs none.
   std::optional<workflow::Prices> prices;
   if (std::any_of(leaked->begin(), leaked->end(), [](const auto& item) { return !item.generation.empty(); })) {
-    auto read = ReadPrices(context);
+    auto read = workflow::ReadTpuPrices(context.stack());
     if (!read) return core::Fail(read.error());
     prices = std::move(*read);
   }

@@ -4,66 +4,16 @@
 #include <fmt/format.h>
 
 #include "commands/commands.h"
-#include "commands/plan_price.h"
-#include "commands/prices_common.h"
-#include "commands/provision_common.h"
 #include "output/output.h"
+#include "output/plan_price.h"
 #include "tputrain/core/text.h"
-#include "tputrain/workflow/models.h"
+#include "tputrain/workflow/plan.h"
 
 namespace tputrain::cli {
 namespace {
 
-struct PlanOptions {
-  workflow::ModelChoice model;
-  std::string mode;
-  std::string accelerator;
-  std::string dtype;
-  int slices = 0;
-  std::string capacity = "on-demand";
-  double hours = 0;
-};
-
-// The stable JSON contract of `plan --format json`, documented in README.
-nlohmann::json PlanToJson(const catalog::SlicePlan& plan, const std::optional<PlanPrice>& price) {
-  const auto& slice = plan.slice;
-  nlohmann::json json = {
-      {"model", plan.model.name},
-      {"origin", catalog::OriginName(plan.model.origin)},
-      {"source", plan.model.origin_detail},
-      {"mode", catalog::ModeName(plan.mode)},
-      {"dtype", plan.dtype},
-      {"parameters", plan.model.parameters},
-      {"active_parameters", plan.model.active_parameters},
-      {"mixture_of_experts", plan.model.mixture_of_experts()},
-      {"bytes_per_parameter", plan.bytes_per_parameter},
-      {"headroom", plan.headroom},
-      {"memory_gb_per_slice", plan.memory_gb_per_slice},
-      {"memory_gb", plan.memory_gb},
-      {"min_chips_per_slice", plan.min_chips_per_slice},
-      {"generation", slice.generation->family},
-      {"accelerator_type", slice.accelerator_type},
-      {"topology", slice.topology},
-      {"chips_per_slice", slice.chips},
-      {"slices", plan.slices},
-      {"hosts_per_slice", slice.hosts},
-      {"chips_per_host", slice.chips_per_host},
-      {"nodes_per_slice", plan.nodes_per_slice},
-      {"machine_type", slice.machine_type},
-      {"gke_accelerator", slice.generation->gke_accelerator},
-      {"hbm_gb_per_chip", slice.generation->hbm_gb_per_chip},
-      {"peak_bf16_tflops_per_chip", slice.generation->peak_bf16_tflops_per_chip},
-      {"ici", nullptr},
-      {"formula", plan.formula},
-      {"price", PlanPriceJson(price)},
-  };
-  if (plan.mode == catalog::WorkloadMode::kTrain) {
-    json["ici"] = {{"fsdp", plan.ici.fsdp}, {"tensor", plan.ici.tensor}};
-  }
-  return json;
-}
-
-void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan, const std::optional<PlanPrice>& price) {
+void PrintPlanTable(std::ostream& out, const workflow::PlanOutcome& outcome) {
+  const auto& plan = outcome.plan;
   const auto& slice = plan.slice;
   std::vector<std::vector<std::string>> rows = {
       {"model", fmt::format("{} ({}{}{})", plan.model.name,
@@ -88,41 +38,22 @@ void PrintPlanTable(std::ostream& out, const catalog::SlicePlan& plan, const std
     rows.push_back(
         {"ici", fmt::format("ici_fsdp_parallelism={} ici_tensor_parallelism={}", plan.ici.fsdp, plan.ici.tensor)});
   }
-  for (auto& row : PlanPriceRows(price)) rows.push_back(std::move(row));
+  for (auto& row : PlanPriceRows(outcome.price)) rows.push_back(std::move(row));
   PrintTable(out, {"field", "value"}, rows);
   out << "\nwhy: " << plan.formula << "\n";
 }
 
-core::Result<int> RunPlan(const PlanOptions& options, Context& context) {
-  catalog::PlanRequest request;
-  if (!options.mode.empty()) {
-    request.mode = options.mode == "train" ? catalog::WorkloadMode::kTrain : catalog::WorkloadMode::kServe;
-  }
-  request.accelerator = options.accelerator;
-  request.dtype = options.dtype;
-  request.slices = options.slices;
-  auto plan = workflow::PlanModel(options.model, request);
-  if (!plan) return core::Fail(plan.error());
-  // Priced where it would run: the location's region. None given, no price (and no network).
-  std::optional<PlanPrice> price;
-  auto location = LocationOrAll(context);  // checked: a malformed one is a usage error
-  if (!location) return core::Fail(location.error());
-  if (*location != "-") {
-    auto prices = ReadPrices(context);
-    if (!prices) return core::Fail(prices.error());
-    price = PlanPrice{workflow::PriceSlices(prices->table, plan->slice.generation->family, plan->slice.chips,
-                                            plan->slices, *location),
-                      std::move(*prices), *catalog::ParseCapacityMode(options.capacity), std::nullopt};
-    if (options.hours > 0) price->hours = options.hours;
-  }
-  PrintResult(context, PlanToJson(*plan, price), [&](std::ostream& out) { PrintPlanTable(out, *plan, price); });
+core::Result<int> RunPlan(const workflow::SlicePlanRequest& request, Context& context) {
+  auto outcome = workflow::PlanSlices(context.stack(), request);
+  if (!outcome) return core::Fail(outcome.error());
+  PrintResult(context, workflow::ToJson(*outcome), [&](std::ostream& out) { PrintPlanTable(out, *outcome); });
   return core::kExitOk;
 }
 
 }  // namespace
 
 void SetupPlanCommand(CLI::App& root, Context& context) {
-  auto options = std::make_shared<PlanOptions>();
+  auto options = std::make_shared<workflow::SlicePlanRequest>();
   auto* plan = root.add_subcommand("plan", "Size the smallest TPU slice for a model, and say why");
   plan->add_option("--model", options->model.name,
                    "A model by name: any of MaxText's (tputrain models lists them), or one of tputrain's presets");

@@ -28,7 +28,7 @@ core::Result<int> RunPrices(const PricesOptions& options, Context& context) {
     if (!location) return core::Fail(location.error());
     if (*location != "-") region = core::RegionOf(*location);
   }
-  auto prices = ReadPrices(context);
+  auto prices = workflow::ReadTpuPrices(context.stack());
   if (!prices) return core::Fail(prices.error());
   const auto& table = prices->table;
   // One row per generation and region, a column per way of buying.

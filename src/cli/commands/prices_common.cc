@@ -4,15 +4,6 @@
 
 namespace tputrain::cli {
 
-core::Result<workflow::Prices> ReadPrices(Context& context) {
-  auto source = context.stack().Prices();
-  if (!source) return core::Fail(source.error());
-  auto prices = workflow::ReadTpuPrices(*source, context.stack().clock());
-  if (!prices) return core::Fail(prices.error());
-  if (!prices->notice.empty()) context.reporter().Warn(context.redactor(prices->notice));
-  return prices;
-}
-
 std::string PricesBrief(const workflow::Prices& prices) {
   const std::string date = prices.table.as_of.substr(0, 10);
   switch (prices.origin) {
@@ -30,7 +21,7 @@ const workflow::Prices* LazyPrices::Get() {
   std::lock_guard lock(mutex_);
   if (!read_) {
     read_ = true;
-    auto prices = ReadPrices(context_);
+    auto prices = workflow::ReadTpuPrices(context_.stack());
     if (prices) {
       prices_ = std::move(*prices);
     } else {

@@ -13,17 +13,13 @@
 
 namespace tputrain::cli {
 
-// TPU prices for a command: workflow::ReadTpuPrices on the composition root's price source. When the
-// catalog's prices of the last days could not be had, the notice is printed as a warning.
-core::Result<workflow::Prices> ReadPrices(Context& context);
-
 using workflow::FormatMoney;
 
 // "prices: the Cloud Billing Catalog API, read 2026-11-26", "... the built-in table of ...": one
 // short line saying where a table's prices come from (the full source is in --format json).
 std::string PricesBrief(const workflow::Prices& prices);
 
-// ReadPrices once, when first asked (by parallel creates too): what provisioning records TPU
+// workflow::ReadTpuPrices once, when first asked (by parallel creates too): what provisioning records TPU
 // costs with. A failure is a warning and no price, never a failed create.
 class LazyPrices {
  public:
