@@ -76,4 +76,39 @@ std::vector<ModelListing> ListModels() {
   return listings;
 }
 
+namespace {
+
+nlohmann::json FitJson(const std::optional<catalog::SlicePlan>& plan) {
+  if (!plan) return nullptr;
+  return {{"accelerator_type", plan->slice.accelerator_type},
+          {"topology", plan->slice.topology},
+          {"chips", plan->slice.chips},
+          {"hosts", plan->slice.hosts},
+          {"slices", plan->slices},
+          {"dtype", plan->dtype},
+          {"memory_gb_per_slice", plan->memory_gb_per_slice}};
+}
+
+nlohmann::json OrNull(const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text); }
+
+}  // namespace
+
+nlohmann::json ToJson(const ModelListing& listing) {
+  const auto& model = listing.model;
+  return {{"name", model.name},
+          {"description", OrNull(model.description)},
+          {"origin", catalog::OriginName(model.origin)},
+          {"source", model.origin_detail},
+          {"parameters", model.parameters},
+          {"active_parameters", model.active_parameters},
+          {"mixture_of_experts", model.mixture_of_experts()},
+          {"decoder_block", model.shape ? nlohmann::json(catalog::DecoderBlockName(model.shape->decoder_block))
+                                        : nlohmann::json(nullptr)},
+          {"maxtext_model_name", OrNull(model.maxtext_model_name)},
+          {"hf_repo", OrNull(model.hf_repo)},
+          {"default_mode", catalog::ModeName(model.default_mode)},
+          {"train", FitJson(listing.train)},
+          {"serve", FitJson(listing.serve)}};
+}
+
 }  // namespace tputrain::workflow

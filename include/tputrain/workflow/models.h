@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/catalog/models.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/core/result.h"
@@ -35,5 +37,8 @@ struct ModelListing {
   std::optional<catalog::SlicePlan> serve;
 };
 std::vector<ModelListing> ListModels();
+// One model of `models --format json`, the stable contract the README documents: the model, and
+// each mode's fit (null when no slice holds it).
+nlohmann::json ToJson(const ModelListing& listing);
 
 }  // namespace tputrain::workflow

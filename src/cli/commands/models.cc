@@ -9,38 +9,6 @@
 namespace tputrain::cli {
 namespace {
 
-nlohmann::json FitJson(const std::optional<catalog::SlicePlan>& plan) {
-  if (!plan) return nullptr;
-  return {{"accelerator_type", plan->slice.accelerator_type},
-          {"topology", plan->slice.topology},
-          {"chips", plan->slice.chips},
-          {"hosts", plan->slice.hosts},
-          {"slices", plan->slices},
-          {"dtype", plan->dtype},
-          {"memory_gb_per_slice", plan->memory_gb_per_slice}};
-}
-
-nlohmann::json OrNull(const std::string& text) { return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text); }
-
-// The stable JSON contract of `models --format json`, documented in README.
-nlohmann::json ModelJson(const workflow::ModelListing& listing) {
-  const auto& model = listing.model;
-  return {{"name", model.name},
-          {"description", OrNull(model.description)},
-          {"origin", catalog::OriginName(model.origin)},
-          {"source", model.origin_detail},
-          {"parameters", model.parameters},
-          {"active_parameters", model.active_parameters},
-          {"mixture_of_experts", model.mixture_of_experts()},
-          {"decoder_block", model.shape ? nlohmann::json(catalog::DecoderBlockName(model.shape->decoder_block))
-                                        : nlohmann::json(nullptr)},
-          {"maxtext_model_name", OrNull(model.maxtext_model_name)},
-          {"hf_repo", OrNull(model.hf_repo)},
-          {"default_mode", catalog::ModeName(model.default_mode)},
-          {"train", FitJson(listing.train)},
-          {"serve", FitJson(listing.serve)}};
-}
-
 std::string Billions(double count) {
   return count >= 1e9 ? fmt::format("{:.4g}B", count / 1e9) : fmt::format("{:.3g}M", count / 1e6);
 }
@@ -58,7 +26,7 @@ core::Result<int> RunModels(Context& context) {
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& listing : listings) {
-    json.push_back(ModelJson(listing));
+    json.push_back(workflow::ToJson(listing));
     const auto& model = listing.model;
     rows.push_back({model.name, Billions(model.parameters),
                     model.mixture_of_experts() ? Billions(model.active_parameters) : "", FitCell(listing.train),
