@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstdio>
 
 #include "commands/commands.h"
@@ -8,8 +7,7 @@
 #include "parse_error.h"
 #include "tputrain/core/resource_name.h"
 #include "tputrain/workflow/root.h"
-#include "tputrain/workflow/run_refresh.h"
-#include "tputrain/workflow/spend.h"
+#include "tputrain/workflow/runs.h"
 
 namespace tputrain::cli {
 namespace {
@@ -20,20 +18,6 @@ std::string FormatHours(double hours) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3f", hours);
   return text;
-}
-
-struct RunsOptions {
-  std::string state_dir;
-  std::string run_id;
-  bool refresh = false;
-};
-
-nlohmann::json ToJson(const workflow::RefreshedEntry& entry) {
-  return {{"kind", state::KindName(entry.kind)},
-          {"name", entry.name},
-          {"observed", entry.observed},
-          {"before", state::EntryStateName(entry.before)},
-          {"after", state::EntryStateName(entry.after)}};
 }
 
 // One line per entry whose state the refresh changed: what the API said, and what follows.
@@ -47,73 +31,42 @@ std::string ChangeLine(const workflow::RefreshedEntry& entry) {
   return line;
 }
 
-core::Result<int> RunRunsList(const RunsOptions& options, Context& context) {
-  state::LedgerStore& store = context.stack().Ledger(options.state_dir);
-  auto runs = store.ListRuns();
+core::Result<int> RunRunsList(const workflow::RunShowRequest& options, Context& context) {
+  auto runs = workflow::ListRunSummaries(context.stack(), options.state_dir);
   if (!runs) return core::Fail(runs.error());
-  auto current = store.CurrentRun();
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
-  for (const auto& run_id : *runs) {
-    auto ledger = store.Load(run_id);
-    if (!ledger) {
-      context.reporter().Warn(ledger.error().message);
-      continue;
-    }
-    bool is_current = current && *current == run_id;
-    const auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
+  bool any_priced = false;
+  for (const auto& run : *runs) {
+    const auto& spend = run.spend;
     const bool priced = !spend.resources.empty();
-    json.push_back({{"run_id", run_id},
-                    {"created_at", ledger->created_at},
-                    {"current", is_current},
-                    {"resources", ledger->entries.size()},
-                    {"live", ledger->Live().size()},
-                    {"spent", priced ? nlohmann::json(spend.spent) : nlohmann::json(nullptr)},
-                    {"per_hour_now", priced ? nlohmann::json(spend.per_hour_now) : nlohmann::json(nullptr)}});
-    rows.push_back({run_id + (is_current ? " *" : ""), ledger->created_at, std::to_string(ledger->entries.size()),
-                    std::to_string(ledger->Live().size()), priced ? FormatMoney(spend.spent, spend.currency) : "-",
+    any_priced = any_priced || priced;
+    rows.push_back({run.run_id + (run.current ? " *" : ""), run.created_at, std::to_string(run.resources),
+                    std::to_string(run.live), priced ? FormatMoney(spend.spent, spend.currency) : "-",
                     priced ? FormatMoney(spend.per_hour_now, spend.currency) : "-"});
   }
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(*runs), [&](std::ostream& out) {
     PrintListTable(context, out, {"run", "created", "resources", "live", "spent", "$/h now"}, rows,
                    "No runs recorded yet.");
-    if (std::any_of(json.begin(), json.end(), [](const auto& run) { return !run["spent"].is_null(); })) {
-      out << "spent, $/h now: TPU estimates at list price, before discounts and taxes\n";
-    }
+    if (any_priced) out << "spent, $/h now: TPU estimates at list price, before discounts and taxes\n";
   });
   return core::kExitOk;
 }
 
-core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
-  state::LedgerStore& store = context.stack().Ledger(options.state_dir);
-  auto run_id = store.ResolveRun(options.run_id, context.env, false);
-  if (!run_id) return core::Fail(run_id.error());
-  if (run_id->empty())
-    return core::Fail(core::Error::Usage("no current run: pass --run ID (see 'tputrain runs list')"));
-  std::vector<workflow::RefreshedEntry> refreshed;
-  if (options.refresh) {
-    // --dry-run: the reads and what they show, the ledger left as it is.
-    auto entries = workflow::RefreshRun(context.stack(), store, *run_id);
-    if (!entries) return core::Fail(entries.error());
-    refreshed = std::move(*entries);
-  }
-  auto ledger = store.Load(*run_id);
-  if (!ledger) return core::Fail(ledger.error());
-  const auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
-  nlohmann::json json = state::ToJson(*ledger);
-  json["spend"] = spend.resources.empty() ? nlohmann::json(nullptr) : workflow::ToJson(spend);
-  if (options.refresh) {
-    json["refreshed"] = nlohmann::json::array();
-    for (const auto& entry : refreshed) json["refreshed"].push_back(ToJson(entry));
-  }
-  PrintResult(context, json, [&](std::ostream& out) {
-    out << "run " << ledger->run_id << " (created " << ledger->created_at << ")\n";
+core::Result<int> RunRunsShow(const workflow::RunShowRequest& options, Context& context) {
+  // --refresh under --dry-run: the reads and what they show, the ledger left as it is.
+  auto shown = workflow::ShowRun(context.stack(), options);
+  if (!shown) return core::Fail(shown.error());
+  const auto& ledger = shown->ledger;
+  const auto& spend = shown->spend;
+  const auto refreshed = shown->refreshed.value_or(std::vector<workflow::RefreshedEntry>{});
+  PrintResult(context, workflow::ToJson(*shown), [&](std::ostream& out) {
+    out << "run " << ledger.run_id << " (created " << ledger.created_at << ")\n";
     for (const auto& entry : refreshed) {
       if (entry.after != entry.before) out << ChangeLine(entry) << "\n";
     }
     const bool wide = context.global.wide();
     std::vector<std::vector<std::string>> rows;
-    for (const auto& entry : ledger->entries) {
+    for (const auto& entry : ledger.entries) {
       auto cells = CellsOf(entry.kind, entry.name, entry.details, wide);
       // A settled entry's operation is history (--format json and wide keep it); a pending one's
       // is what cleanup will wait for.
@@ -148,7 +101,7 @@ core::Result<int> RunRunsShow(const RunsOptions& options, Context& context) {
 }  // namespace
 
 void SetupRunsCommand(CLI::App& root, Context& context) {
-  auto options = std::make_shared<RunsOptions>();
+  auto options = std::make_shared<workflow::RunShowRequest>();
   auto* runs = root.add_subcommand("runs", "Show the ledgers of what tputrain created, one per run");
   runs->require_subcommand(1);
   // Named, it must exist: runs of a mistyped directory are not "no runs" (the default
