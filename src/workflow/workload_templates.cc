@@ -35,4 +35,36 @@ core::Result<std::vector<std::string>> WriteRenderedFiles(const render::Rendered
   return render::WriteRendered(rendered, directory);
 }
 
+nlohmann::json ToJson(const std::vector<render::TemplateSummary>& templates) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& summary : templates) {
+    const bool builtin = summary.directory.empty();
+    json.push_back({{"name", summary.name},
+                    {"description", summary.description},
+                    {"builtin", builtin},
+                    {"directory", builtin ? nlohmann::json(nullptr) : nlohmann::json(summary.directory)},
+                    {"overrides_builtin", summary.overrides}});
+  }
+  return json;
+}
+
+nlohmann::json ToJson(const WorkloadTemplateDescription& description) {
+  const auto& spec = description.spec;
+  nlohmann::json variables = nlohmann::json::array();
+  for (const auto& info : description.variables) {
+    variables.push_back({{"name", info.name},
+                         {"type", info.type},
+                         {"origin", info.origin},
+                         {"value", info.value},
+                         {"meaning", info.meaning},
+                         {"used_in", info.used_in}});
+  }
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& file : spec.files) files.push_back(file.name);
+  return {
+      {"name", spec.name},       {"description", spec.description},
+      {"builtin", spec.builtin}, {"directory", spec.builtin ? nlohmann::json(nullptr) : nlohmann::json(spec.directory)},
+      {"files", files},          {"variables", variables}};
+}
+
 }  // namespace tputrain::workflow

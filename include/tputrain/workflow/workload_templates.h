@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/config/settings.h"
 #include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
@@ -21,6 +23,11 @@ struct WorkloadTemplateDescription {
 };
 core::Result<WorkloadTemplateDescription> DescribeWorkloadTemplate(const std::vector<std::string>& dirs,
                                                                    const std::string& name);
+
+// `render --list --format json` and `render --describe TEMPLATE --format json`: a user template's
+// directory, null for a built-in one.
+nlohmann::json ToJson(const std::vector<render::TemplateSummary>& templates);
+nlohmann::json ToJson(const WorkloadTemplateDescription& description);
 
 struct WorkloadRenderRequest {
   std::string template_name;

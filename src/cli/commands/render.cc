@@ -29,47 +29,25 @@ std::vector<std::string> TemplateDirs(const RenderOptions& options, Context& con
 core::Result<int> RunList(const RenderOptions& options, Context& context) {
   auto templates = workflow::ListWorkloadTemplates(TemplateDirs(options, context));
   if (!templates) return core::Fail(templates.error());
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& summary : *templates) {
-    const bool builtin = summary.directory.empty();
-    json.push_back({{"name", summary.name},
-                    {"description", summary.description},
-                    {"builtin", builtin},
-                    {"directory", builtin ? nlohmann::json(nullptr) : nlohmann::json(summary.directory)},
-                    {"overrides_builtin", summary.overrides}});
     rows.push_back({summary.name, summary.description + (summary.overrides ? " [user, overrides built-in]" : "")});
   }
-  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"template", "description"}, rows); });
+  PrintResult(context, workflow::ToJson(*templates), [&](std::ostream& out) {
+    PrintTable(out, {"template", "description"}, rows);
+  });
   return core::kExitOk;
 }
 
 core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
   auto described = workflow::DescribeWorkloadTemplate(TemplateDirs(options, context), options.template_name);
   if (!described) return core::Fail(described.error());
-  const auto* spec = &described->spec;
-  nlohmann::json variables = nlohmann::json::array();
+  const auto& spec = described->spec;
   std::vector<std::vector<std::string>> rows;
-  for (const auto& info : described->variables) {
-    variables.push_back({{"name", info.name},
-                         {"type", info.type},
-                         {"origin", info.origin},
-                         {"value", info.value},
-                         {"meaning", info.meaning},
-                         {"used_in", info.used_in}});
-    rows.push_back({info.name, info.origin, info.value, info.meaning});
-  }
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& file : spec->files) files.push_back(file.name);
-  nlohmann::json json = {{"name", spec->name},
-                         {"description", spec->description},
-                         {"builtin", spec->builtin},
-                         {"directory", spec->builtin ? nlohmann::json(nullptr) : nlohmann::json(spec->directory)},
-                         {"files", files},
-                         {"variables", variables}};
-  PrintResult(context, json, [&](std::ostream& out) {
-    out << spec->name << ": " << spec->description << "\nfiles: " << files.size() << " (";
-    for (std::size_t i = 0; i < spec->files.size(); ++i) out << (i ? ", " : "") << spec->files[i].name;
+  for (const auto& info : described->variables) rows.push_back({info.name, info.origin, info.value, info.meaning});
+  PrintResult(context, workflow::ToJson(*described), [&](std::ostream& out) {
+    out << spec.name << ": " << spec.description << "\nfiles: " << spec.files.size() << " (";
+    for (std::size_t i = 0; i < spec.files.size(); ++i) out << (i ? ", " : "") << spec.files[i].name;
     out << ")\n\n";
     PrintTable(out, {"variable", "origin", "value", "meaning"}, rows);
   });
