@@ -307,4 +307,23 @@ std::string LastBuiltImage(const state::Ledger& ledger) {
   return "";
 }
 
+nlohmann::json ToJson(const std::string& run_id, const ImageBuildResult& result) {
+  nlohmann::json json = {{"run", run_id},
+                         {"build_id", result.build_id},
+                         {"build", result.build_name},
+                         {"status", gcp::cloudbuild::StatusName(result.status)},
+                         {"image", result.image},
+                         {"digest", result.digest},
+                         {"log_url", result.log_url},
+                         {"source", result.source},
+                         {"files", result.files},
+                         {"context_bytes", result.context_bytes},
+                         {"archive_bytes", result.archive_bytes}};
+  const auto colon = result.image.rfind(':');
+  if (!result.digest.empty() && colon != std::string::npos) {
+    json["image_by_digest"] = result.image.substr(0, colon) + "@" + result.digest;
+  }
+  return json;
+}
+
 }  // namespace tputrain::workflow

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/artifactregistry/docker_image.h"
 #include "tputrain/gcp/cloudbuild/types.h"
@@ -37,6 +39,10 @@ struct ImageBuildResult {
   std::uint64_t archive_bytes = 0;
   std::vector<Outcome> outcomes;  // the source bucket, the build
 };
+
+// `image build --format json` of run `run_id`: the build, the image and, once it has a digest,
+// image_by_digest (IMAGE@sha256:...), the one line a script wants.
+nlohmann::json ToJson(const std::string& run_id, const ImageBuildResult& result);
 
 // The project's Cloud Build source bucket, as gcloud names it: PROJECT_cloudbuild, with ':' and
 // '.' of a domain-scoped project replaced by '_' and "google" spelled "elgoog".

@@ -32,25 +32,6 @@ core::Result<workflow::ImageBuildRequest> RequestOf(const ImageBuildOptions& opt
   return flags.Resolve();
 }
 
-nlohmann::json ResultJson(const std::string& run_id, const workflow::ImageBuildResult& result) {
-  nlohmann::json json = {{"run", run_id},
-                         {"build_id", result.build_id},
-                         {"build", result.build_name},
-                         {"status", gcp::cloudbuild::StatusName(result.status)},
-                         {"image", result.image},
-                         {"digest", result.digest},
-                         {"log_url", result.log_url},
-                         {"source", result.source},
-                         {"files", result.files},
-                         {"context_bytes", result.context_bytes},
-                         {"archive_bytes", result.archive_bytes}};
-  const auto colon = result.image.rfind(':');
-  if (!result.digest.empty() && colon != std::string::npos) {
-    json["image_by_digest"] = result.image.substr(0, colon) + "@" + result.digest;
-  }
-  return json;
-}
-
 core::Result<int> RunBuild(ImageBuildOptions& options, Context& context) {
   auto request = RequestOf(options, context);
   if (!request) return core::Fail(request.error());
@@ -71,7 +52,7 @@ core::Result<int> RunBuild(ImageBuildOptions& options, Context& context) {
         return result->outcomes;
       },
       [&](const std::string& run_id, const std::vector<workflow::Outcome>&) {
-        const nlohmann::json json = ResultJson(run_id, built);
+        const nlohmann::json json = workflow::ToJson(run_id, built);
         PrintResult(context, json, [&](std::ostream& out) {
           // The one line a script wants: the image by digest (or the started build under --async).
           out << json.value("image_by_digest", built.build_name) << "\n";
