@@ -90,4 +90,33 @@ core::Result<std::vector<Outcome>> DeleteLeaked(ProvisionEnv& env, const std::ve
 // deletes that list and no more.
 std::string DeleteLeakedCommand(const ScanRequest& request, const std::string& state_dir_flag);
 
+class Root;
+
+// `cleanup --scan [--expired] [--delete-leaked]` as the command gives it.
+struct LeakScanRequest {
+  bool scan = false;
+  bool expired = false;
+  bool delete_leaked = false;
+  bool dry_run = false;   // refused: a scan only reads
+  std::string run_id;     // only this run's resources (the label's value); empty: every run
+  std::string state_dir;  // the ledgers whose resources are not leaked; must exist when given
+};
+
+struct LeakScan {
+  ScanRequest request;
+  Ledgered ledgered;  // its unreadable runs fail the command, once what was found is shown
+  std::vector<LeakedResource> leaked;
+  std::optional<Prices> prices;  // read only when something listed is a TPU slice
+};
+
+// The request checked before any call (--delete-leaked and --expired need --scan, no --dry-run,
+// an existing --state-dir), the project and location from the settings, then the ledgers read and
+// the project scanned at the root's wall clock.
+core::Result<LeakScan> ScanForLeaks(Root& root, const LeakScanRequest& request);
+// Deletes what `scan` listed (DeleteLeaked) through the root's Google APIs.
+core::Result<std::vector<Outcome>> DeleteLeaks(Root& root, const LeakScan& scan);
+// `cleanup --scan --format json`: each leaked resource with its per_hour (null when unpriced),
+// their total and currency, where the prices came from, and with `deleted`, what the delete did.
+nlohmann::json ToJson(const LeakScan& scan, const std::vector<Outcome>* deleted);
+
 }  // namespace tputrain::workflow
