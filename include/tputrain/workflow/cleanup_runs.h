@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "tputrain/core/result.h"
 #include "tputrain/state/ledger.h"
 #include "tputrain/workflow/cleanup.h"
+#include "tputrain/workflow/spend.h"
 
 // `tputrain cleanup` of one run or of all of them: the plans read from the run ledgers first
 // (what --dry-run shows and the confirmation counts), then carried out run after run.
@@ -65,5 +67,35 @@ core::Result<std::vector<RunCleaned>> CleanupRuns(CleanupRunsEnv& env, const std
 
 nlohmann::json ToJson(const std::vector<CleanupPlan>& plans);
 nlohmann::json ToJson(const std::vector<RunCleaned>& runs);
+
+class Root;
+
+// `tputrain cleanup` (not --scan) as the command gives it.
+struct CleanupRequest {
+  CleanupRunsRequest runs;
+  std::string state_dir;           // the ledgers' directory (empty: the default one)
+  std::string timeout;             // --timeout, core::ParseDuration's grammar; empty: no limit
+  bool detailed_exitcode = false;  // only with dry_run
+  bool dry_run = false;
+};
+
+struct CleanupPlanned {
+  RunsToClean runs;
+  std::string state_dir;
+  std::optional<std::chrono::milliseconds> timeout;
+  size_t to_delete = 0;  // what the confirmation counts
+};
+// The request checked before anything is read (--detailed-exitcode needs --dry-run, a valid
+// --timeout), then PlanRuns over the ledgers.
+core::Result<CleanupPlanned> PlanCleanup(Root& root, const CleanupRequest& request);
+
+struct CleanedUp {
+  std::vector<RunCleaned> runs;
+  std::map<std::string, RunSpend> spends;  // each run's TPU spend, from its ledger as left; priced ones only
+};
+// Carries the plans out (CleanupRuns, Google's APIs reached only when a plan needs them).
+core::Result<CleanedUp> CarryOutCleanup(Root& root, const CleanupPlanned& planned);
+// `cleanup --format json`: ToJson of the runs, each with its `spend` (null when none is priced).
+nlohmann::json ToJson(const CleanedUp& cleaned);
 
 }  // namespace tputrain::workflow

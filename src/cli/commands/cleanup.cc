@@ -1,6 +1,4 @@
 // tputrain cleanup [--run ID | --all] [--force] [--dry-run [--detailed-exitcode]] [--scan [--delete-leaked]]
-#include <map>
-
 #include "commands/cleanup_scan.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
@@ -8,9 +6,6 @@
 #include "output/resource_cells.h"
 #include "tputrain/core/text.h"
 #include "tputrain/workflow/cleanup_runs.h"
-#include "tputrain/workflow/kube_access.h"
-#include "tputrain/workflow/root.h"
-#include "tputrain/workflow/spend.h"
 
 namespace tputrain::cli {
 namespace {
@@ -47,27 +42,10 @@ void PrintPlans(Context& context, const std::vector<workflow::CleanupPlan>& plan
   });
 }
 
-// Each run's TPU spend, from its ledger as the cleanup left it: the run's total.
-std::map<std::string, workflow::RunSpend> SpendOf(Context& context, state::LedgerStore& store,
-                                                  const std::vector<workflow::RunCleaned>& done) {
-  std::map<std::string, workflow::RunSpend> spends;
-  for (const auto& run : done) {
-    auto ledger = store.Load(run.run_id);
-    if (!ledger) continue;
-    auto spend = workflow::SpendOf(*ledger, context.stack().clock().WallNow());
-    if (!spend.resources.empty()) spends.emplace(run.run_id, std::move(spend));
-  }
-  return spends;
-}
-
-void PrintDone(Context& context, const std::vector<workflow::RunCleaned>& done,
-               const std::map<std::string, workflow::RunSpend>& spends) {
-  nlohmann::json json = workflow::ToJson(done);
-  for (auto& run : json["runs"]) {
-    auto spend = spends.find(run["run"].get<std::string>());
-    run["spend"] = spend == spends.end() ? nlohmann::json(nullptr) : workflow::ToJson(spend->second);
-  }
-  PrintResult(context, json, [&](std::ostream& out) {
+void PrintDone(Context& context, const workflow::CleanedUp& cleaned) {
+  const auto& done = cleaned.runs;
+  const auto& spends = cleaned.spends;
+  PrintResult(context, workflow::ToJson(cleaned), [&](std::ostream& out) {
     if (done.empty()) out << "No run to clean up.\n";
     const bool wide = context.global.wide();
     for (const auto& run : done) {
@@ -94,24 +72,22 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   if (options.scan.scan || options.scan.delete_leaked || options.scan.expired) {
     return RunScan(context, options.scan, options.run_id, dir, options.state_dir, options.yes);
   }
-  if (options.detailed_exitcode && !context.global.dry_run) {
-    return core::Fail(core::Error::Usage("--detailed-exitcode: only with --dry-run"));
-  }
-  auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
-  if (!timeout) return core::Fail(timeout.error());
-  workflow::Root& stack = context.stack();
-  state::LedgerStore& store = stack.Ledger(dir);
-  auto runs = workflow::PlanRuns(store, {options.run_id, options.all, options.force}, context.env);
-  if (!runs) return core::Fail(runs.error());
-  const std::vector<workflow::CleanupPlan>* plans = &runs->plans;
+  workflow::CleanupRequest request{{options.run_id, options.all, options.force},
+                                   options.state_dir,
+                                   options.timeout,
+                                   options.detailed_exitcode,
+                                   context.global.dry_run};
+  auto planned = workflow::PlanCleanup(context.stack(), request);
+  if (!planned) return core::Fail(planned.error());
+  const auto& plans = planned->runs.plans;
   // A corrupt ledger is left alone and fails the command, after the healthy runs are done.
   auto finish = [&](int code) -> core::Result<int> {
-    if (!runs->unreadable.empty()) return core::Fail(workflow::Unreadable(runs->unreadable));
+    if (!planned->runs.unreadable.empty()) return core::Fail(workflow::Unreadable(planned->runs.unreadable));
     return code;
   };
-  const size_t to_delete = workflow::DeleteCount(*plans);
+  const size_t to_delete = planned->to_delete;
   if (context.global.dry_run) {
-    PrintPlans(context, *plans);
+    PrintPlans(context, plans);
     return finish(options.detailed_exitcode && to_delete > 0 ? core::kExitChangesPending : core::kExitOk);
   }
   if (to_delete > 0) {
@@ -121,16 +97,9 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
     if (!confirmed) return core::Fail(confirmed.error());
     if (!*confirmed) return NothingDeleted(context);
   }
-  http::Transport* google = nullptr;
-  if (workflow::NeedsGoogle(*plans)) {
-    auto transport = stack.Google();
-    if (!transport) return core::Fail(transport.error());
-    google = *transport;
-  }
-  workflow::CleanupRunsEnv env{store, stack.Provision(google), workflow::RecordedReach(stack), *timeout};
-  auto done = workflow::CleanupRuns(env, *plans);
-  if (!done) return core::Fail(done.error());
-  PrintDone(context, *done, SpendOf(context, store, *done));
+  auto cleaned = workflow::CarryOutCleanup(context.stack(), *planned);
+  if (!cleaned) return core::Fail(cleaned.error());
+  PrintDone(context, *cleaned);
   return finish(core::kExitOk);
 }
 
