@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,11 @@ class Root;
 // ReadTpuPrices on the root's price source and clock, for a command: the notice, when there is
 // one, is warned (redacted) through the root's reporter.
 core::Result<Prices> ReadTpuPrices(Root& root);
+
+// ReadTpuPrices(root) once, when first asked (by parallel creates too): what provisioning
+// records TPU costs with (ProvisionEnv::prices). A failure is a warning and no price, never a
+// failed create. The function holds what it read; the root must outlive it.
+std::function<const Prices*()> TpuPricesOnFirstUse(Root& root);
 
 // The catalog's TPU prices, read now (no cache, no stand-in): what --refresh-prices and the
 // script that writes the built-in table use.

@@ -1,8 +1,8 @@
 #include "commands/cleanup_scan.h"
 
-#include "commands/prices_common.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
+#include "output/prices_brief.h"
 #include "output/resource_cells.h"
 #include "tputrain/core/text.h"
 #include "tputrain/workflow/cleanup_runs.h"

@@ -2,10 +2,11 @@
 #include <map>
 
 #include "commands/commands.h"
-#include "commands/prices_common.h"
 #include "commands/provision_common.h"
 #include "output/output.h"
+#include "output/prices_brief.h"
 #include "tputrain/core/gcp_location.h"
+#include "tputrain/workflow/spend.h"
 
 namespace tputrain::cli {
 namespace {
@@ -45,7 +46,7 @@ core::Result<int> RunPrices(const PricesOptions& options, Context& context) {
     std::vector<std::string> row = {key.first, key.second};
     for (auto kind : catalog::kPriceKinds) {
       auto it = per_chip_hour.find(std::string(catalog::PriceKindKey(kind)));
-      row.push_back(it == per_chip_hour.end() ? "-" : FormatMoney(it->get<double>(), table.currency));
+      row.push_back(it == per_chip_hour.end() ? "-" : workflow::FormatMoney(it->get<double>(), table.currency));
     }
     rows.push_back(std::move(row));
   }

@@ -3,7 +3,6 @@
 #include <set>
 
 #include "commands/capacity_flags.h"
-#include "commands/prices_common.h"
 #include "commands/ttl_flag.h"
 #include "output/output.h"
 #include "output/planned_requests.h"
@@ -115,8 +114,7 @@ core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, co
   auto env = stack.Provision(*google);
   env.ledger = &ledger;
   env.run_id = *run_id;
-  auto prices = std::make_shared<LazyPrices>(context);
-  env.prices = [prices] { return prices->Get(); };
+  env.prices = workflow::TpuPricesOnFirstUse(stack);
   env.expires_at = *expires_at;
   env.async = flags.async;
   env.recreate_unusable = flags.recreate_unusable;

@@ -1,6 +1,5 @@
 #include "commands/stack_common.h"
 
-#include "commands/prices_common.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
 #include "tputrain/workflow/kube_access.h"
@@ -85,9 +84,7 @@ core::Result<StackSession> OpenStackSession(Context& context, const workflow::St
   env.provision.run_id = stack.name;
   env.provision.expires_at = *expires_at;
   env.provision.poll.timeout = *timeout;
-  auto prices = std::make_shared<LazyPrices>(context);
-  env.provision.prices = [prices] { return prices->Get(); };
-  session.keeps_alive = prices;
+  env.provision.prices = workflow::TpuPricesOnFirstUse(context.stack());
   env.reach = ReachOf(context, stack.name, flags.state_dir);
   env.recreate = flags.recreate;
   env.skip = flags.skip;

@@ -29,7 +29,6 @@ core::Result<workflow::Stack> ReadStackFile(Context& context, const std::string&
 // `up` before any call, unless `plan_only`), the reach of the cluster side, and `observer`.
 struct StackSession {
   std::unique_ptr<workflow::StackEnv> env;
-  std::shared_ptr<void> keeps_alive;
 };
 core::Result<StackSession> OpenStackSession(Context& context, const workflow::Stack& stack, const StackFlags& flags,
                                             bool plan_only, workflow::StackObserver* observer);

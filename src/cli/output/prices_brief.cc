@@ -1,6 +1,4 @@
-#include "commands/prices_common.h"
-
-#include "tputrain/workflow/root.h"
+#include "output/prices_brief.h"
 
 namespace tputrain::cli {
 
@@ -15,20 +13,6 @@ std::string PricesBrief(const workflow::Prices& prices) {
       return "prices: the built-in table of " + date + " (see tputrain prices)";
   }
   return "";
-}
-
-const workflow::Prices* LazyPrices::Get() {
-  std::lock_guard lock(mutex_);
-  if (!read_) {
-    read_ = true;
-    auto prices = workflow::ReadTpuPrices(context_.stack());
-    if (prices) {
-      prices_ = std::move(*prices);
-    } else {
-      context_.reporter().Warn(context_.redactor("prices: " + prices.error().message + "; no rate recorded"));
-    }
-  }
-  return prices_ ? &*prices_ : nullptr;
 }
 
 }  // namespace tputrain::cli
