@@ -4,6 +4,7 @@
 #include "commands/provision_common.h"
 #include "tputrain/workflow/ksa_annotation.h"
 #include "tputrain/workflow/provision_requests.h"
+#include "tputrain/workflow/workload_identity.h"
 
 namespace tputrain::cli {
 namespace {
@@ -28,8 +29,6 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
   if (!resolved) return core::Fail(resolved.error());
   auto project = RequireSetting(context, "project");
   if (!project) return core::Fail(project.error());
-  const std::string& ns = resolved->ns;
-  const std::string& ksa = resolved->ksa;
   // Which route this is, said once: the two are often mixed up.
   if (options.gsa.empty()) {
     context.reporter().Info("the role goes to the KSA's own principal: no Google service account and no " +
@@ -38,33 +37,9 @@ core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& co
     context.reporter().Info("pods act as " + options.gsa + " once the KSA is annotated " + workflow::kGsaAnnotation +
                             "=" + options.gsa + " (--annotate-ksa does it)");
   }
-  return RunProvision(
-      context, options.provision, [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-        auto binding = workflow::BindingOf(env, *project, *resolved);
-        if (!binding) return core::Fail(binding.error());
-        auto outcome = workflow::AddPolicyBinding(env, *binding);
-        if (!outcome) return core::Fail(outcome.error());
-        std::vector<workflow::Outcome> outcomes{*outcome};
-        if (options.annotate_ksa) {
-          auto connection = workflow::ConnectCluster(context.stack(), options.access);
-          if (!connection) return core::Fail(connection.error());
-          workflow::Root& stack = context.stack();
-          workflow::RecordedApplyEnv apply{stack.runtime(),
-                                           *(*connection)->client,
-                                           *(*connection)->discovery,
-                                           workflow::AccessRecordOf(context.stack(), options.access, **connection),
-                                           {env.ledger, env.run_id}};
-          auto annotated = workflow::AnnotateServiceAccount(apply, ns, ksa, options.gsa, env.dry_run != nullptr);
-          if (!annotated) return core::Fail(annotated.error());
-          workflow::Outcome account{
-              state::ResourceKind::kK8sObject, "ServiceAccount " + ns + "/" + ksa, annotated->object.Describe(),
-              annotated->action == k8s::ApplyAction::kCreated ? workflow::OutcomeAction::kCreated
-                                                              : workflow::OutcomeAction::kAdopted};
-          account.details = {{"annotation", std::string(workflow::kGsaAnnotation) + "=" + options.gsa}};
-          outcomes.push_back(account);
-        }
-        return outcomes;
-      });
+  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
+    return workflow::BindWorkloadIdentity(context.stack(), env, *project, *resolved, options.access);
+  });
 }
 
 core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& context) {
