@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <set>
 
+#include "tputrain/core/duration.h"
 #include "tputrain/core/resource_name.h"
 #include "tputrain/gcp/error_from_http.h"
 #include "tputrain/gcp/serviceusage/client.h"
+#include "tputrain/workflow/provision_requests.h"
+#include "tputrain/workflow/reads.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::workflow {
 
@@ -76,6 +80,42 @@ core::Result<bool> EnableApiFor(ProvisionEnv& env, const core::Error& failure, c
   auto changed = EnableServices(env, target, {service->second});
   if (!changed) return core::Fail(changed.error());
   return true;
+}
+
+core::Result<ServicesEnabled> EnableServices(Root& root, const ServicesEnableRequest& request) {
+  if (auto valid = CheckServiceNames(request.services); !valid) return core::Fail(valid.error());
+  std::optional<std::chrono::milliseconds> timeout;
+  if (!request.timeout.empty()) {
+    auto parsed = core::ParseDuration("--timeout", request.timeout);
+    if (!parsed) return core::Fail(parsed.error());
+    timeout = *parsed;
+  }
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  auto project = RequireSetting(*settings, "project");
+  if (!project) return core::Fail(project.error());
+  http::Transport* google = nullptr;
+  if (!request.dry_run) {
+    auto connected = root.Google();
+    if (!connected) return core::Fail(connected.error());
+    google = *connected;
+  }
+  ServicesEnabled enabled;
+  auto env = root.Provision(google);
+  if (request.dry_run) env.dry_run = &enabled.planned;
+  env.poll.timeout = timeout;
+  auto changes = EnableServices(env, *project, request.services);
+  if (!changes) return core::Fail(changes.error());
+  if (!request.dry_run) enabled.changes = std::move(*changes);
+  return enabled;
+}
+
+nlohmann::json ToJson(const std::vector<ServiceChange>& changes) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& change : changes) {
+    json.push_back({{"service", change.service}, {"action", change.was_enabled ? "already enabled" : "enabled"}});
+  }
+  return json;
 }
 
 }  // namespace tputrain::workflow

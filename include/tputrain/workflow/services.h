@@ -1,8 +1,11 @@
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
 #include "tputrain/workflow/provision.h"
@@ -28,5 +31,25 @@ core::Result<std::vector<ServiceChange>> EnableServices(ProvisionEnv& env, const
 // attempt made). False for any other failure, or an API already tried.
 core::Result<bool> EnableApiFor(ProvisionEnv& env, const core::Error& failure, const std::string& project,
                                 std::set<std::string>& enabled);
+
+class Root;
+
+// `tputrain services enable SERVICE...` as the command gives it.
+struct ServicesEnableRequest {
+  std::vector<std::string> services;
+  std::string timeout;  // core::ParseDuration's grammar; empty: no limit
+  bool dry_run = false;
+};
+
+struct ServicesEnabled {
+  std::vector<ServiceChange> changes;  // none under --dry-run
+  std::vector<http::Request> planned;  // under --dry-run: the requests it would send
+};
+
+// The names and --timeout checked, the project from the settings, then EnableServices through
+// the root's Google APIs (none under --dry-run, which needs no credentials and sends nothing).
+core::Result<ServicesEnabled> EnableServices(Root& root, const ServicesEnableRequest& request);
+// `services enable --format json`: each service and its action ("enabled", "already enabled").
+nlohmann::json ToJson(const std::vector<ServiceChange>& changes);
 
 }  // namespace tputrain::workflow

@@ -4,9 +4,7 @@
 #include "commands/provision_common.h"
 #include "output/output.h"
 #include "output/planned_requests.h"
-#include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
-#include "tputrain/workflow/root.h"
 
 namespace tputrain::cli {
 namespace {
@@ -18,34 +16,14 @@ struct ServicesOptions {
 };
 
 core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
-  if (auto valid = workflow::CheckServiceNames(options.services); !valid) return core::Fail(valid.error());
-  auto timeout = ParseTimeoutFlag("--timeout", options.timeout);
-  if (!timeout) return core::Fail(timeout.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  workflow::Root& stack = context.stack();
-  std::vector<http::Request> planned;
-  http::Transport* google = nullptr;
-  if (!context.global.dry_run) {
-    auto connected = stack.Google();
-    if (!connected) return core::Fail(connected.error());
-    google = *connected;
-  }
-  auto env = stack.Provision(google);
-  if (context.global.dry_run) env.dry_run = &planned;
-  env.poll.timeout = *timeout;
-  auto changes = workflow::EnableServices(env, *project, options.services);
-  if (!changes) return core::Fail(changes.error());
+  auto enabled = workflow::EnableServices(context.stack(), {options.services, options.timeout, context.global.dry_run});
+  if (!enabled) return core::Fail(enabled.error());
   if (context.global.dry_run) {
-    PrintPlannedRequests(context, planned);
+    PrintPlannedRequests(context, enabled->planned);
     return core::kExitOk;
   }
-  nlohmann::json json = nlohmann::json::array();
-  for (const auto& change : *changes) {
-    json.push_back({{"service", change.service}, {"action", change.was_enabled ? "already enabled" : "enabled"}});
-  }
-  PrintResult(context, json, [&](std::ostream& out) {
-    for (const auto& change : *changes) {
+  PrintResult(context, workflow::ToJson(enabled->changes), [&](std::ostream& out) {
+    for (const auto& change : enabled->changes) {
       out << change.service << ": " << (change.was_enabled ? "already enabled" : "enabled") << "\n";
     }
   });
