@@ -1,9 +1,9 @@
 // tputrain cluster create|delete (the reads: cluster_read.cc).
-#include "commands/capacity_flags.h"
 #include "commands/cluster_read.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
+#include "flags/capacity_flags.h"
 #include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {

@@ -1,10 +1,10 @@
 // tputrain nodepool create|delete|list|describe.
 #include <set>
 
-#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
+#include "flags/capacity_flags.h"
 #include "output/output.h"
 #include "tputrain/workflow/names.h"
 #include "tputrain/workflow/provision_requests.h"

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "commands/capacity_flags.h"
 #include "commands/ttl_flag.h"
+#include "flags/capacity_flags.h"
 #include "output/output.h"
 #include "output/planned_requests.h"
 #include "output/resource_cells.h"

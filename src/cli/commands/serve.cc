@@ -1,7 +1,7 @@
 // tputrain serve up (every engine: one request, one workflow call), and the serve command's
 // subcommands put together.
-#include "commands/capacity_flags.h"
 #include "commands/serve_flags.h"
+#include "flags/capacity_flags.h"
 #include "output/serve_output.h"
 
 namespace tputrain::cli {

@@ -1,7 +1,7 @@
 // tputrain tpu-vm delete|list|describe|ray-status (Cloud TPU tpu/v2); create is tpu_vm_create.cc.
-#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
+#include "flags/capacity_flags.h"
 #include "output/output.h"
 #include "tputrain/core/resource_name.h"
 #include "tputrain/core/text.h"

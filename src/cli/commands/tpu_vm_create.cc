@@ -1,10 +1,10 @@
 // tputrain tpu-vm create: on-demand, Spot, queued or on a reservation, in the first zone with
 // capacity, optionally with Ray on every host; multislices through one queued resource.
 #include "tputrain/workflow/tpu_vm_create.h"
-#include "commands/capacity_flags.h"
 #include "commands/commands.h"
 #include "commands/provision_common.h"
 #include "commands/ttl_flag.h"
+#include "flags/capacity_flags.h"
 #include "output/output.h"
 
 namespace tputrain::cli {

@@ -1,4 +1,4 @@
-#include "commands/capacity_flags.h"
+#include "flags/capacity_flags.h"
 
 namespace tputrain::cli {
 
