@@ -300,11 +300,15 @@ std::string LastBuiltImage(const state::Ledger& ledger) {
     const std::string image = it->details.value("image", "");
     if (digest.empty() || image.empty()) continue;
     // IMAGE@sha256:...: the exact bytes built, whatever the tag points at later.
-    const auto last_slash = image.rfind('/');
-    const auto colon = image.find(':', last_slash == std::string::npos ? 0 : last_slash);
-    return image.substr(0, colon) + "@" + digest;
+    return ImageByDigest(image, digest);
   }
   return "";
+}
+
+std::string ImageByDigest(const std::string& image, const std::string& digest) {
+  const auto last_slash = image.rfind('/');
+  const auto colon = image.find(':', last_slash == std::string::npos ? 0 : last_slash);
+  return image.substr(0, colon) + "@" + digest;
 }
 
 nlohmann::json ToJson(const std::string& run_id, const ImageBuildResult& result) {
@@ -319,10 +323,7 @@ nlohmann::json ToJson(const std::string& run_id, const ImageBuildResult& result)
                          {"files", result.files},
                          {"context_bytes", result.context_bytes},
                          {"archive_bytes", result.archive_bytes}};
-  const auto colon = result.image.rfind(':');
-  if (!result.digest.empty() && colon != std::string::npos) {
-    json["image_by_digest"] = result.image.substr(0, colon) + "@" + result.digest;
-  }
+  if (!result.digest.empty()) json["image_by_digest"] = ImageByDigest(result.image, result.digest);
   return json;
 }
 

@@ -74,5 +74,8 @@ core::Result<Outcome> DeleteBuild(ProvisionEnv& env, const state::LedgerEntry& e
 
 // The image (IMAGE@sha256:...) the run's last successful build pushed, or "" when none did.
 std::string LastBuiltImage(const state::Ledger& ledger);
+// `image` by its digest: its name without the tag (a ':' after the last '/': a registry's port is
+// no tag), then "@" and the digest.
+std::string ImageByDigest(const std::string& image, const std::string& digest);
 
 }  // namespace tputrain::workflow
