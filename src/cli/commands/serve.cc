@@ -86,8 +86,8 @@ void AddServeUpCommand(CLI::App& serve, Context& context) {
   AddProvisionFlags(up, options->ledger, /*waits=*/false);
   up->footer(
       "Examples:\n  tputrain serve up --model llama3.1-405b --cluster ray-tpu --location us-east5-b\n"
-      "  tputrain serve up --model saxml-175b-test --cluster saxml-tpu --location us-east1 --install-operators\n"
-      "--dry-run renders and shows every object; with a cluster at hand the API server validates each apply too");
+      "  tputrain serve up --model saxml-175b-test --cluster saxml-tpu --location us-east1 --install-operators\n\n"
+      "--dry-run shows every object; with a cluster at hand, the API server validates each apply too");
   up->callback([options, &context] { context.outcome = RunUp(*options, context); });
 }
 
