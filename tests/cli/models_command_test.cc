@@ -20,12 +20,15 @@ namespace {
 
 tputrain::testing::ProcessResult Tputrain(std::vector<std::string> args) {
   args.insert(args.begin(), TputrainBinary());
-  // No location: plan prices nothing and sends nothing.
+  // No location: plan prices nothing and sends nothing; no cluster at hand (no KUBECONFIG, no
+  // ~/.kube/config), whatever the test runner's: serve up --dry-run only shows the objects.
   return RunInProcess({.argv = args,
                        .env = {{"CLOUDSDK_COMPUTE_ZONE", std::nullopt},
                                {"CLOUDSDK_COMPUTE_REGION", std::nullopt},
                                {"TPUTRAIN_LOCATION", std::nullopt},
-                               {"CLOUDSDK_CONFIG", "/nonexistent"}}});
+                               {"CLOUDSDK_CONFIG", "/nonexistent"},
+                               {"KUBECONFIG", std::nullopt},
+                               {"HOME", "/nonexistent"}}});
 }
 
 struct ConfigDir {

@@ -41,8 +41,11 @@ ControlPlane& Plane() {
 // What `serve up --engine vllm` renders (the Deployment vllm-tpu, the Service vllm-service),
 // created in `ns` with vLLM's port at `port`; returns the pod once the scheduler has bound it.
 std::string CreateVllmDeployment(ControlPlane& plane, const std::string& ns, int port = NetnsVllmSim::kHttpPort) {
+  // No cluster at hand (no KUBECONFIG, no ~/.kube/config), whatever the test runner's: the dry run
+  // only renders and shows the objects.
   auto rendered = RunProcess({.argv = {TputrainBinary(), "serve", "up", "--engine", "vllm", "--model", "org/model",
-                                       "--tpu-type", "v6e-8", "--dry-run", "--format", "json"}});
+                                       "--tpu-type", "v6e-8", "--dry-run", "--format", "json"},
+                              .env = {{"KUBECONFIG", std::nullopt}, {"HOME", "/nonexistent"}}});
   INFO(rendered.err);
   REQUIRE(rendered.exit_code == 0);
   auto printed = nlohmann::json::parse(rendered.out);

@@ -50,8 +50,12 @@ ControlPlane& Plane() {
 // What `serve up --engine vllm --tpu-type TPU --dry-run` would apply, created in `ns`; returns
 // the pod that answers (the Deployment's, or the LeaderWorkerSet's leader) once it is bound.
 std::string CreateRendered(ControlPlane& plane, const std::string& ns, const std::string& tpu_type) {
-  auto rendered = Tputrain({"serve", "up", "--engine", "vllm", "--model", "org/model", "--tpu-type", tpu_type,
-                            "--dry-run", "--format", "json"});
+  // No cluster at hand (no KUBECONFIG, no ~/.kube/config), whatever the test runner's: the dry run
+  // only renders and shows the objects.
+  auto rendered = RunProcess({.argv = {TputrainBinary(), "serve", "up", "--engine", "vllm", "--model", "org/model",
+                                       "--tpu-type", tpu_type, "--dry-run", "--format", "json"},
+                              .env = {{"KUBECONFIG", std::nullopt}, {"HOME", "/nonexistent"}}},
+                             std::chrono::seconds(120));
   INFO(rendered.err);
   REQUIRE(rendered.exit_code == 0);
   const auto printed = nlohmann::json::parse(rendered.out);

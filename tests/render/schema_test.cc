@@ -136,7 +136,7 @@ TEST_CASE("serve up --engine vllm --dry-run prints objects that validate: v6e-8 
     auto printed = tputrain::testing::RunInProcess(
         {.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm", "--model",
                   "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", tpu_type, "--dry-run"},
-         .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+         .env = {{"HOME", dir.path()}, {"KUBECONFIG", std::nullopt}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
          .working_dir = dir.path()});
     INFO(printed.err);
     REQUIRE(printed.exit_code == 0);
@@ -160,7 +160,7 @@ TEST_CASE("serve up --engine vllm --hf-token-file: a Secret before the pods, its
         {.argv = {tputrain::testing::TputrainBinary(), "serve", "up", "--engine", "vllm", "--model",
                   "meta-llama/Llama-3.3-70B-Instruct", "--tpu-type", "v6e-16", "--hf-token-file", file, "--dry-run",
                   "--verbose", "--format", format},
-         .env = {{"HOME", dir.path()}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
+         .env = {{"HOME", dir.path()}, {"KUBECONFIG", std::nullopt}, {"TPUTRAIN_TEMPLATE_DIR", std::nullopt}},
          .working_dir = dir.path()});
     INFO(format << ": " << printed.err);
     REQUIRE(printed.exit_code == 0);
