@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "tputrain/gcp/names.h"
+#include "tputrain/k8s/kubeconfig.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/ray/entrypoint.h"
 
@@ -39,6 +40,13 @@ core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(Root& root, const 
     return root.Kube(KubeTarget{*ref, "", "", flags.ns, false});
   }
   return root.Kube(KubeTarget{std::nullopt, flags.kubeconfig, flags.context, flags.ns, flags.insecure});
+}
+
+bool ClusterAtHand(const Root& root, const KubeAccessFlags& access) {
+  if (!access.gke_cluster.empty() || access.gke_ref || !access.kubeconfig.empty() || !access.context.empty()) {
+    return true;
+  }
+  return k8s::DefaultKubeconfigExists(root.env());
 }
 
 state::AccessRecord AccessRecordOf(Root& root, const KubeAccessFlags& flags, const k8s::Connection& connection) {

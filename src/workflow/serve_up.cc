@@ -7,7 +7,6 @@
 #include "tpu_type.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
-#include "tputrain/k8s/kubeconfig.h"
 #include "tputrain/workflow/names.h"
 #include "tputrain/workflow/serve_bucket.h"
 
@@ -101,9 +100,15 @@ std::vector<nlohmann::json> ShownAll(const std::vector<k8s::Object>& objects) {
   return shown;
 }
 
-void SayJetStream(const JetStreamUpRequest& request, ServeUpOutcome& outcome) {
+// JetStream's outcome: the model, its slice and template, its LeaderWorkerSet and Service.
+void SayJetStream(const JetStreamUpRequest& request, const std::string& tpu_type, const std::string& template_name,
+                  const std::string& leaderworkerset, const std::string& service, ServeUpOutcome& outcome) {
   outcome.model = request.model;
+  outcome.tpu_type = tpu_type;
+  outcome.template_name = template_name;
   outcome.workload_kind = "LeaderWorkerSet";
+  outcome.workload = leaderworkerset;
+  outcome.service = service;
   outcome.ask = "tputrain serve generate -n " + outcome.ns + " --prompt \"...\"";
   outcome.endpoint_note = "generate (through the API server)";
 }
@@ -121,21 +126,23 @@ void SayVllm(const VllmPrepared& prepared, ServeUpOutcome& outcome) {
   const std::string service = rendered.service == "vllm-service" ? "" : " --service " + rendered.service;
   outcome.ask = "tputrain serve generate --engine vllm -n " + outcome.ns + service + " --prompt \"...\"";
   outcome.endpoint_note = "v1/ (OpenAI API, through the API server)";
-  outcome.placement = "on " + plan.tpu_type + " (" + outcome.ns + "/" + rendered.workload + ")";
 }
 
-void SaySaxml(const SaxmlUpRequest& request, ServeUpOutcome& outcome) {
+// Saxml's outcome: the model published, its slices, its model-server JobSet and sax-http's Service.
+void SaySaxml(const SaxmlUpRequest& request, const std::string& jobset, const std::string& service,
+              ServeUpOutcome& outcome) {
   outcome.model = request.model.id;
   outcome.tpu_type = request.tpu_type;
   outcome.template_name = "saxml";
   outcome.workload_kind = "JobSet";
+  outcome.workload = jobset;
+  outcome.service = service;
   outcome.sax = request.model;
   outcome.ask = "tputrain serve generate --engine saxml -n " + outcome.ns + " --query \"...\"";
   outcome.endpoint_note = "generate (through the API server)";
 }
 
 void SayPlacement(ServeUpOutcome& outcome) {
-  if (!outcome.placement.empty()) return;
   outcome.placement = outcome.sax ? "(" + std::to_string(outcome.sax->replicas) + " replicas on " + outcome.tpu_type +
                                         ", " + outcome.ns + "/" + outcome.workload + ")"
                                   : "on " + outcome.tpu_type + " (" + outcome.ns + "/" + outcome.workload + ")";
@@ -154,19 +161,14 @@ core::Result<ServeUpOutcome> RenderedOnly(const ServeUpPlan& plan) {
   } else if (plan.engine == EngineKind::kSaxml) {
     auto rendered = RenderSaxmlUp(*plan.saxml);
     if (!rendered) return core::Fail(rendered.error());
-    SaySaxml(*plan.saxml, outcome);
-    outcome.workload = rendered->jobset;
-    outcome.service = rendered->service;
+    SaySaxml(*plan.saxml, rendered->jobset, rendered->service, outcome);
     outcome.would_publish = serving::BuildPublish("", plan.saxml->model);
     objects = std::move(rendered->objects);
   } else {
     auto rendered = RenderJetStream(*plan.jetstream);
     if (!rendered) return core::Fail(rendered.error());
-    SayJetStream(*plan.jetstream, outcome);
-    outcome.tpu_type = rendered->tpu_type;
-    outcome.template_name = rendered->template_name;
-    outcome.workload = rendered->rendered.workload;
-    outcome.service = rendered->rendered.service;
+    SayJetStream(*plan.jetstream, rendered->tpu_type, rendered->template_name, rendered->rendered.workload,
+                 rendered->rendered.service, outcome);
     objects = std::move(rendered->rendered.objects);
   }
   SayPlacement(outcome);
@@ -250,9 +252,7 @@ core::Result<ServeUpOutcome> ServeUpIn(ServeUpEnv& env, const ServeUpPlan& plan)
     auto up = SaxmlUp(env, *plan.saxml);
     if (!up) return core::Fail(up.error());
     static_cast<ServedOutcome&>(outcome) = *up;
-    SaySaxml(*plan.saxml, outcome);
-    outcome.workload = up->jobset;
-    outcome.service = up->service;
+    SaySaxml(*plan.saxml, up->jobset, up->service, outcome);
     outcome.published = up->published;
     outcome.active_replicas = up->active_replicas;
     outcome.ingress = up->ingress;
@@ -261,11 +261,7 @@ core::Result<ServeUpOutcome> ServeUpIn(ServeUpEnv& env, const ServeUpPlan& plan)
     auto up = JetStreamUp(env, *plan.jetstream);
     if (!up) return core::Fail(up.error());
     static_cast<ServedOutcome&>(outcome) = *up;
-    SayJetStream(*plan.jetstream, outcome);
-    outcome.tpu_type = up->tpu_type;
-    outcome.template_name = up->template_name;
-    outcome.workload = up->leaderworkerset;
-    outcome.service = up->service;
+    SayJetStream(*plan.jetstream, up->tpu_type, up->template_name, up->leaderworkerset, up->service, outcome);
   }
   SayPlacement(outcome);
   if (outcome.dry_run) {
@@ -283,13 +279,6 @@ core::Result<ServeUpOutcome> ServeUp(Root& root, const ServeUpPlan& plan) {
   });
   if (!ran) return core::Fail(ran.error());
   return up;
-}
-
-bool ClusterAtHand(const Root& root, const KubeAccessFlags& access) {
-  if (!access.gke_cluster.empty() || access.gke_ref || !access.kubeconfig.empty() || !access.context.empty()) {
-    return true;
-  }
-  return k8s::DefaultKubeconfigExists(root.env());
 }
 
 }  // namespace tputrain::workflow

@@ -43,6 +43,10 @@ core::Result<gcp::container::ClusterRef> GkeClusterRef(Root& root, const KubeAcc
 // fetched only when a request needs one.
 core::Result<std::unique_ptr<k8s::Connection>> ConnectCluster(Root& root, const KubeAccessFlags& flags);
 
+// Whether a command can reach a cluster without being told more: --cluster, --kubeconfig or
+// --context named, or a kubeconfig file where kubectl looks (KUBECONFIG, ~/.kube/config).
+bool ClusterAtHand(const Root& root, const KubeAccessFlags& access);
+
 // How `cleanup` reaches this cluster again, for the run ledger: the GKE cluster, or the
 // kubeconfig (an absolute path, or "" for the default lookup) and its context.
 state::AccessRecord AccessRecordOf(Root& root, const KubeAccessFlags& flags, const k8s::Connection& connection);

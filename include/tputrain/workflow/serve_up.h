@@ -102,10 +102,6 @@ struct ServeUpOutcome : ServedOutcome {
 // --dry-run with no cluster at hand, the objects rendered only (nothing opened or sent).
 core::Result<ServeUpOutcome> ServeUp(Root& root, const ServeUpPlan& plan);
 
-// Whether a command can reach a cluster without being told more: --cluster, --kubeconfig or
-// --context named, or a kubeconfig file where kubectl looks (KUBECONFIG, ~/.kube/config).
-bool ClusterAtHand(const Root& root, const KubeAccessFlags& access);
-
 // serve down's flags as typed.
 struct ServeDownRequest {
   std::string engine;  // as given to serve up; empty: the model's

@@ -1,10 +1,6 @@
 #pragma once
 
-// What the serve command's files share: its subcommands' set-up, and durations and rates as
-// --format json gives them.
-#include <chrono>
-#include <cmath>
-
+// What the serve command's files share: its subcommands' set-up.
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
@@ -12,10 +8,6 @@
 #include "tputrain/workflow/serve_up.h"
 
 namespace tputrain::cli {
-
-// Durations and rates in --format json, to the thousandth.
-inline double Rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
-inline double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
 // --bucket of serve up, down and convert: the bucket their templates name (BUCKET).
 void AddServeBucketFlag(CLI::App& command, std::string& bucket);

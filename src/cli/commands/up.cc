@@ -7,7 +7,7 @@
 namespace tputrain::cli {
 namespace {
 
-std::string Seconds(std::chrono::milliseconds elapsed) {
+std::string SecondsText(std::chrono::milliseconds elapsed) {
   const auto tenths = elapsed.count() / 100;
   return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "s";
 }
@@ -43,7 +43,7 @@ void PrintResults(Context& context, const workflow::Stack& stack, const std::vec
   PrintResult(context, json, [&](std::ostream& out) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& result : results) {
-      rows.push_back({result.id, std::string(workflow::StepStateName(result.state)), Seconds(result.elapsed),
+      rows.push_back({result.id, std::string(workflow::StepStateName(result.state)), SecondsText(result.elapsed),
                       result.detail.substr(0, result.detail.find('\n'))});
     }
     PrintTable(out, {"step", "state", "time", "detail"}, rows);

@@ -8,8 +8,6 @@ namespace {
 
 using serving::EngineKind;
 
-double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
-
 nlohmann::json AppliedJson(const workflow::ServeUpOutcome& up) {
   nlohmann::json json = nlohmann::json::array();
   for (const auto& result : up.applied) {
