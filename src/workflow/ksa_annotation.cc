@@ -1,4 +1,4 @@
-#include "tputrain/workflow/ksa_annotation.h"
+#include "ksa_annotation.h"
 
 namespace tputrain::workflow {
 

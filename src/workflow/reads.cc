@@ -60,6 +60,24 @@ core::Status RepositoryRead::Check() const {
   return name.empty() ? core::Status{} : gcp::CheckResourceId("NAME", name, kRepositoryIdLength);
 }
 
+core::Result<std::string> RequireSetting(Root& root, const std::string& key) {
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  return RequireSetting(*settings, key);
+}
+
+core::Result<std::string> LocationOrAll(Root& root) {
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  return LocationOrAll(*settings);
+}
+
+core::Result<gcp::container::ClusterRef> ClusterRefOf(Root& root, const std::string& name, std::string_view field) {
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  return ClusterRefOf(*settings, name, field);
+}
+
 core::Result<std::vector<gcp::container::Cluster>> ReadClusters(Root& root, const ClusterRead& request) {
   if (auto valid = request.Check(); !valid) return core::Fail(valid.error());
   auto settings = root.Settings();

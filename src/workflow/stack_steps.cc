@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ksa_annotation.h"
 #include "stack_sections.h"
 #include "tputrain/archive/build_context.h"
 #include "tputrain/core/file.h"
@@ -13,7 +14,6 @@
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/image_build.h"
-#include "tputrain/workflow/ksa_annotation.h"
 #include "tputrain/workflow/queue.h"
 #include "tputrain/workflow/services.h"
 #include "tputrain/workflow/template_values.h"

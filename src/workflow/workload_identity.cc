@@ -1,6 +1,6 @@
-#include "tputrain/workflow/workload_identity.h"
+#include "workload_identity.h"
 
-#include "tputrain/workflow/ksa_annotation.h"
+#include "ksa_annotation.h"
 #include "tputrain/workflow/root.h"
 
 namespace tputrain::workflow {

@@ -29,6 +29,10 @@ core::Result<std::string> LocationOrAll(const config::Settings& settings);
 // Cluster `name` (typed as `field`: NAME or --cluster) in the configured project and location.
 core::Result<gcp::container::ClusterRef> ClusterRefOf(const config::Settings& settings, const std::string& name,
                                                       std::string_view field);
+// The same, read from the root's settings.
+core::Result<std::string> RequireSetting(Root& root, const std::string& key);
+core::Result<std::string> LocationOrAll(Root& root);
+core::Result<gcp::container::ClusterRef> ClusterRefOf(Root& root, const std::string& name, std::string_view field);
 
 // `cluster describe NAME` (one cluster) or `cluster list` (name empty: the project's clusters in
 // the configured location, or in every one).

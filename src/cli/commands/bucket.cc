@@ -1,7 +1,6 @@
 // tputrain bucket create|delete.
 #include "commands/commands.h"
 #include "commands/provision_common.h"
-#include "tputrain/workflow/names.h"
 #include "tputrain/workflow/provision_requests.h"
 
 namespace tputrain::cli {
@@ -15,34 +14,16 @@ struct BucketOptions {
   bool force = false;
   ProvisionFlags provision;
 };
+
 core::Result<int> RunBucketCreate(const BucketOptions& options, Context& context) {
-  auto spec =
-      workflow::BucketCreateRequest{options.name, options.location, options.storage_class, options.uniform}.Resolve();
-  if (!spec) return core::Fail(spec.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::CreateBucket(env, *project, *spec);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+  return RunProvision(
+      context, options.provision,
+      workflow::BucketCreateRequest{options.name, options.location, options.storage_class, options.uniform});
 }
 
 core::Result<int> RunBucketDelete(const BucketOptions& options, Context& context) {
-  if (auto valid = workflow::CheckBucketName("NAME", BucketName(options.name)); !valid)
-    return core::Fail(valid.error());
-  auto confirmed = ConfirmDelete(
-      context, options.provision.yes, "bucket delete",
-      "Delete bucket gs://" + BucketName(options.name) + (options.force ? " and every object in it?" : "?"));
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::DeleteBucket(env, BucketName(options.name), options.force);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+  return RunProvision(context, options.provision, workflow::BucketDeletion{options.name, options.force},
+                      "bucket delete");
 }
 }  // namespace
 

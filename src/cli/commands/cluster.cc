@@ -16,31 +16,12 @@ struct ClusterOptions {
   bool token_exec = false;
 };
 
-core::Result<int> RunClusterCreate(ClusterOptions options, Context& context) {
-  auto ref = ClusterRefOf(context, options.create.name, "NAME");
-  if (!ref) return core::Fail(ref.error());
-  options.create.project = ref->project;
-  options.create.location = ref->location;
-  auto request = options.create.Resolve();
-  if (!request) return core::Fail(request.error());
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) { return workflow::CreateCluster(env, *request); });
+core::Result<int> RunClusterCreate(const ClusterOptions& options, Context& context) {
+  return RunProvision(context, options.provision, options.create);
 }
 
 core::Result<int> RunClusterDelete(const ClusterOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.create.name, "NAME");
-  if (!ref) return core::Fail(ref.error());
-  auto confirmed =
-      ConfirmDelete(context, options.provision.yes, "cluster delete",
-                    "Delete cluster " + ref->cluster + " in " + ref->location + " and all its node pools?");
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::DeleteCluster(env, *ref);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+  return RunProvision(context, options.provision, workflow::ClusterDeletion{options.create.name}, "cluster delete");
 }
 
 void SetupCluster(CLI::App& root, Context& context) {

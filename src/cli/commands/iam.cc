@@ -2,9 +2,7 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "tputrain/workflow/ksa_annotation.h"
 #include "tputrain/workflow/provision_requests.h"
-#include "tputrain/workflow/workload_identity.h"
 
 namespace tputrain::cli {
 namespace {
@@ -22,35 +20,16 @@ struct IamOptions {
   bool annotate_ksa = false;
   KubeAccessFlags access;  // where the KSA lives, for --annotate-ksa
 };
+
 core::Result<int> RunBindWorkloadIdentity(const IamOptions& options, Context& context) {
-  auto resolved = workflow::WorkloadIdentityRequest{options.ksa, options.bucket, options.project_role,
-                                                    options.gsa, options.role,   options.annotate_ksa}
-                      .Resolve();
-  if (!resolved) return core::Fail(resolved.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  // Which route this is, said once: the two are often mixed up.
-  if (options.gsa.empty()) {
-    context.reporter().Info("the role goes to the KSA's own principal: no Google service account and no " +
-                            std::string(workflow::kGsaAnnotation) + " annotation are needed");
-  } else if (!options.annotate_ksa) {
-    context.reporter().Info("pods act as " + options.gsa + " once the KSA is annotated " + workflow::kGsaAnnotation +
-                            "=" + options.gsa + " (--annotate-ksa does it)");
-  }
-  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::BindWorkloadIdentity(context.stack(), env, *project, *resolved, options.access);
-  });
+  const workflow::WorkloadIdentityRequest request{options.ksa, options.bucket, options.project_role,
+                                                  options.gsa, options.role,   options.annotate_ksa};
+  return RunProvision(context, options.provision, workflow::WorkloadIdentityBinding{request, options.access});
 }
 
 core::Result<int> RunServiceAccountCreate(const IamOptions& options, Context& context) {
-  workflow::ServiceAccountCreateRequest request{"", options.account, options.display_name, options.roles};
-  if (auto valid = request.Check(); !valid) return core::Fail(valid.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  request.project = *project;
-  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateServiceAccountWithRoles(env, request);
-  });
+  return RunProvision(context, options.provision,
+                      workflow::ServiceAccountCreateRequest{"", options.account, options.display_name, options.roles});
 }
 }  // namespace
 

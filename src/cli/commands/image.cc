@@ -18,46 +18,22 @@ struct ImageBuildOptions {
   ProvisionFlags provision;
 };
 
-core::Result<workflow::ImageBuildRequest> RequestOf(const ImageBuildOptions& options, Context& context) {
-  workflow::ImageBuildFlags flags{
-      "", "", options.context_dir, options.tag, options.build_timeout, options.max_context_size};
-  // Every flag first, then the settings they are checked against.
-  if (auto valid = flags.Resolve(); !valid) return core::Fail(valid.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto location = LocationOrAll(context);
-  if (!location) return core::Fail(location.error());
-  flags.project = *project;
-  flags.location = *location;
-  return flags.Resolve();
-}
-
 core::Result<int> RunBuild(ImageBuildOptions& options, Context& context) {
-  auto request = RequestOf(options, context);
-  if (!request) return core::Fail(request.error());
-  auto packed = workflow::PackContext(*request);
-  if (!packed) return core::Fail(packed.error());
   options.provision.async = options.async;
-  workflow::ImageBuildResult built;
-  std::function<void(std::string_view)> on_log;
+  workflow::ImageBuilding building{
+      {"", "", options.context_dir, options.tag, options.build_timeout, options.max_context_size}, nullptr};
   if (!context.global.quiet) {
-    on_log = [&context](std::string_view text) { context.err << context.redactor(std::string(text)) << std::flush; };
+    building.on_log = [&context](std::string_view text) {
+      context.err << context.redactor(std::string(text)) << std::flush;
+    };
   }
-  return RunProvision(
-      context, options.provision,
-      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-        auto result = workflow::BuildImage(env, *request, *packed, on_log);
-        if (!result) return core::Fail(result.error());
-        built = *result;
-        return result->outcomes;
-      },
-      [&](const std::string& run_id, const std::vector<workflow::Outcome>&) {
-        const nlohmann::json json = workflow::ToJson(run_id, built);
-        PrintResult(context, json, [&](std::ostream& out) {
-          // The one line a script wants: the image by digest (or the started build under --async).
-          out << json.value("image_by_digest", built.build_name) << "\n";
-        });
-      });
+  return RunProvision(context, options.provision, building, "", [&](const workflow::ProvisionResult& result) {
+    const nlohmann::json json = workflow::ToJson(result.run_id, *result.image);
+    PrintResult(context, json, [&](std::ostream& out) {
+      // The one line a script wants: the image by digest (or the started build under --async).
+      out << json.value("image_by_digest", result.image->build_name) << "\n";
+    });
+  });
 }
 
 }  // namespace

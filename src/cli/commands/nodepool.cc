@@ -6,7 +6,6 @@
 #include "commands/ttl_flag.h"
 #include "flags/capacity_flags.h"
 #include "output/output.h"
-#include "tputrain/workflow/names.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 
@@ -22,31 +21,13 @@ struct NodePoolOptions {
 };
 
 core::Result<int> RunNodePoolCreate(const NodePoolOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.cluster, "--cluster");
-  if (!ref) return core::Fail(ref.error());
-  auto request =
-      workflow::NodePoolCreateRequest{*ref, options.name, options.pool, options.failover, options.provision.async}
-          .Resolve();
-  if (!request) return core::Fail(request.error());
-  return RunProvision(context, options.provision, [&](workflow::ProvisionEnv& env) {
-    return workflow::CreateNodePoolsInAnyZone(env, request->cluster, request->pools, request->failover);
-  });
+  return RunProvision(context, options.provision,
+                      workflow::NodePoolCreation{options.cluster, options.name, options.pool, options.failover});
 }
 
 core::Result<int> RunNodePoolDelete(const NodePoolOptions& options, Context& context) {
-  auto ref = ClusterRefOf(context, options.cluster, "--cluster");
-  if (!ref) return core::Fail(ref.error());
-  if (auto valid = workflow::CheckGkeName("NAME", options.name); !valid) return core::Fail(valid.error());
-  auto confirmed = ConfirmDelete(context, options.provision.yes, "nodepool delete",
-                                 "Delete node pool " + options.name + " of cluster " + ref->cluster + "?");
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::DeleteNodePool(env, {*ref, options.name});
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+  return RunProvision(context, options.provision, workflow::NodePoolDeletion{options.cluster, options.name},
+                      "nodepool delete");
 }
 
 // The zones a pool's nodes are in ("" when it names none: the cluster's).

@@ -1,8 +1,5 @@
 #include "commands/provision_common.h"
 
-#include <set>
-
-#include "commands/ttl_flag.h"
 #include "flags/capacity_flags.h"
 #include "output/output.h"
 #include "output/planned_requests.h"
@@ -11,7 +8,6 @@
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"
-#include "tputrain/workflow/services.h"
 
 namespace tputrain::cli {
 namespace {
@@ -81,73 +77,24 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const st
   return workflow::ClusterRefOf(*settings, name, field);
 }
 
-core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,
-                               const OutcomePrinter& print) {
-  auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
-  if (!timeout) return core::Fail(timeout.error());
-  auto expires_at = ExpiresAt(context, flags.ttl);
-  if (!expires_at) return core::Fail(expires_at.error());
-  if (context.global.dry_run) {
-    // Nothing is sent, not even reads, and no credentials are needed.
-    std::vector<http::Request> planned;
-    auto env = context.stack().Provision(nullptr);
-    env.dry_run = &planned;
-    env.expires_at = *expires_at;
-    const std::string given = flags.run_id.empty() ? context.env.GetOr("TPUTRAIN_RUN", "") : flags.run_id;
-    if (!given.empty()) {
-      auto valid = state::ValidateNewRunId(flags.run_id.empty() ? "TPUTRAIN_RUN" : "--run", given);
-      if (!valid) return core::Fail(valid.error());
-    }
-    env.run_id = given.empty() ? "RUN_ID" : given;
-    auto outcomes = body(env);
-    if (!outcomes) return core::Fail(outcomes.error());
-    PrintPlannedRequests(context, planned);
-    return core::kExitOk;
+core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, workflow::ProvisionAction action,
+                               const std::string& command, const ProvisionPrinter& print) {
+  auto plan = workflow::PlanProvision(context.stack(), flags, std::move(action));
+  if (!plan) return core::Fail(plan.error());
+  if (!plan->question.empty()) {
+    auto confirmed = ConfirmDelete(context, flags.yes, command, plan->question);
+    if (!confirmed) return core::Fail(confirmed.error());
+    if (!*confirmed) return NothingDeleted(context);
   }
-  workflow::Root& stack = context.stack();
-  // The run first: a ledger that cannot record refuses the command before any call.
-  state::LedgerStore& ledger = stack.Ledger(flags.state_dir);
-  auto run_id = ledger.ResolveRun(flags.run_id, context.env, /*create=*/true);
-  if (!run_id) return core::Fail(run_id.error());
-  auto google = stack.Google();
-  if (!google) return core::Fail(google.error());
-  auto env = stack.Provision(*google);
-  env.ledger = &ledger;
-  env.run_id = *run_id;
-  env.prices = workflow::TpuPricesOnFirstUse(stack);
-  env.expires_at = *expires_at;
-  env.async = flags.async;
-  env.recreate_unusable = flags.recreate_unusable;
-  env.poll.timeout = *timeout;
-  auto outcomes = body(env);
-  // --enable-apis: an API the project lacks is enabled and the command run again, once per API.
-  std::set<std::string> enabled;
-  while (!outcomes && flags.enable_apis) {
-    auto again =
-        workflow::EnableApiFor(env, outcomes.error(), context.settings()->Get("project").value_or(""), enabled);
-    if (!again) return core::Fail(again.error());
-    if (!*again) break;
-    outcomes = body(env);
-  }
-  if (!outcomes) {
-    core::Error error = outcomes.error();
-    if (error.kind == core::ErrorKind::kDeadlineExceeded && error.http_status == 0) {
-      error.message += "; run the same command again to resume waiting (creates adopt what exists)";
-    }
-    if (error.kind == core::ErrorKind::kCancelled) {
-      error.message += "; run the same command again to resume, or 'tputrain cleanup --run " + *run_id +
-                       " --yes' to delete what was made";
-    }
-    // A usage error the flow found before any create (a cluster too old for the pool) left nothing.
-    if (!core::IsUsageError(error)) {
-      error.message += "\n  what exists is recorded in the run ledger: tputrain runs show --run " + *run_id;
-    }
-    return core::Fail(error);
-  }
-  if (print) {
-    print(*run_id, *outcomes);
+  for (const auto& note : plan->notes) context.reporter().Info(note);
+  auto result = workflow::Provision(context.stack(), flags, *plan);
+  if (!result) return core::Fail(result.error());
+  if (result->dry_run) {
+    PrintPlannedRequests(context, result->planned);
+  } else if (print) {
+    print(*result);
   } else {
-    PrintOutcomes(context, *run_id, *outcomes);
+    PrintOutcomes(context, result->run_id, result->outcomes);
   }
   return core::kExitOk;
 }

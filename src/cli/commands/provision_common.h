@@ -9,7 +9,7 @@
 #include "confirm_delete.h"
 #include "tputrain/cli/context.h"
 #include "tputrain/workflow/node_pools.h"
-#include "tputrain/workflow/provision.h"
+#include "tputrain/workflow/provision_command.h"
 #include "tputrain/workflow/reads.h"
 
 // What every provisioning command shares: the run ledger flags, --async/--timeout, building
@@ -17,15 +17,10 @@
 // them, confirm_delete.h's question).
 namespace tputrain::cli {
 
-struct ProvisionFlags {
-  std::string run_id;
-  std::string state_dir;
-  bool yes = false;  // -y/--yes on destructive commands
-  bool async = false;
-  std::string timeout;  // "30m", "90s", "1h" or seconds
-  bool recreate_unusable = false;
-  bool enable_apis = false;
-  std::string ttl;  // --ttl: the tputrain-expires label, now + this
+// The run flags every provisioning command shares (workflow::ProvisionRunFlags), and -y/--yes on
+// the destructive ones.
+struct ProvisionFlags : workflow::ProvisionRunFlags {
+  bool yes = false;
 };
 
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = true);
@@ -38,15 +33,14 @@ void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags);
 core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
                                                                         const std::string& text);
 
-using ProvisionBody = std::function<core::Result<std::vector<workflow::Outcome>>(workflow::ProvisionEnv&)>;
-
 // Prints what a command made; by default, the outcomes as a table or JSON.
-using OutcomePrinter = std::function<void(const std::string& run_id, const std::vector<workflow::Outcome>&)>;
+using ProvisionPrinter = std::function<void(const workflow::ProvisionResult&)>;
 
-// Runs `body` with the Google API stack, the run ledger and the poll settings; prints the
-// requests under --dry-run (sending nothing), else the outcomes (through `print` when given).
-core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, const ProvisionBody& body,
-                               const OutcomePrinter& print = nullptr);
+// Plans `action` (workflow::PlanProvision), asks a delete's question (`command` names it and its
+// --yes), then runs it (workflow::Provision) and prints the requests under --dry-run, else what
+// was made (through `print` when given).
+core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, workflow::ProvisionAction action,
+                               const std::string& command = "", const ProvisionPrinter& print = nullptr);
 
 core::Result<std::string> RequireSetting(Context& context, const std::string& key);
 

@@ -18,55 +18,13 @@ struct RegistryOptions {
   ProvisionFlags provision;
 };
 
-// Repositories live in regions: a zone from the configuration (us-east5-b) means its region,
-// as the seed puts the repository beside the cluster.
-core::Result<workflow::RepositoryCreateRequest> RequestOf(Context& context, const RegistryOptions& options) {
-  workflow::RepositoryCreateRequest request{"", "", options.name, options.description, options.labels};
-  if (auto valid = request.CheckName(); !valid) return core::Fail(valid.error());
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto location = RequireSetting(context, "location");
-  if (!location) return core::Fail(location.error());
-  request.project = *project;
-  request.location = *location;
-  return request;
-}
-
-core::Result<gcp::artifactregistry::RepositoryRef> RefOf(Context& context, const std::string& name) {
-  auto request = RequestOf(context, RegistryOptions{name, "", {}, {}});
-  if (!request) return core::Fail(request.error());
-  return request->Ref();
-}
-
 core::Result<int> RunCreate(const RegistryOptions& options, Context& context) {
-  auto request = RequestOf(context, options);
-  if (!request) return core::Fail(request.error());
-  auto ref = request->Ref();
-  if (!ref) return core::Fail(ref.error());
-  auto spec = request->Spec();
-  if (!spec) return core::Fail(spec.error());
   return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::CreateRepository(env, *ref, *spec);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+                      workflow::RepositoryCreateRequest{"", "", options.name, options.description, options.labels});
 }
 
 core::Result<int> RunDelete(const RegistryOptions& options, Context& context) {
-  auto ref = RefOf(context, options.name);
-  if (!ref) return core::Fail(ref.error());
-  auto confirmed =
-      ConfirmDelete(context, options.provision.yes, "registry delete",
-                    "Delete repository " + ref->repository + " in " + ref->location + " and every image in it?");
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) -> core::Result<std::vector<workflow::Outcome>> {
-                        auto outcome = workflow::DeleteRepository(env, *ref);
-                        if (!outcome) return core::Fail(outcome.error());
-                        return std::vector<workflow::Outcome>{*outcome};
-                      });
+  return RunProvision(context, options.provision, workflow::RepositoryDeletion{options.name}, "registry delete");
 }
 
 core::Result<int> RunDescribe(const RegistryOptions& options, Context& context) {

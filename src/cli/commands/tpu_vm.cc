@@ -18,20 +18,7 @@ struct TpuVmOptions {
 };
 
 core::Result<int> RunDelete(const TpuVmOptions& options, Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(context, "location");
-  if (!zone) return core::Fail(zone.error());
-  const workflow::TpuVmDeleteRequest request{*project, *zone, options.names};
-  if (auto valid = workflow::CheckTpuVmDelete(request); !valid) return core::Fail(valid.error());
-  std::string names;
-  for (const auto& name : options.names) names += (names.empty() ? "" : ", ") + name;
-  auto confirmed = ConfirmDelete(context, options.provision.yes, "tpu-vm delete",
-                                 "Delete TPU VM(s) " + names + " in " + *zone + "?");
-  if (!confirmed) return core::Fail(confirmed.error());
-  if (!*confirmed) return NothingDeleted(context);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) { return workflow::DeleteTpuVms(env, request); });
+  return RunProvision(context, options.provision, workflow::TpuVmDeletion{options.names}, "tpu-vm delete");
 }
 
 core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool list) {

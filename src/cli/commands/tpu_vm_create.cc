@@ -15,24 +15,8 @@ struct TpuVmCreateOptions {
   ProvisionFlags provision;
 };
 
-core::Result<int> RunCreate(TpuVmCreateOptions options, Context& context) {
-  auto project = RequireSetting(context, "project");
-  if (!project) return core::Fail(project.error());
-  options.request.project = *project;
-  // --zones replaces --zone (and the configured one).
-  options.request.failover.replaced_zone = context.global.location;
-  if (options.request.failover.zones.empty()) {
-    auto zone = RequireSetting(context, "location");
-    if (!zone) return core::Fail(zone.error());
-    options.request.zone = *zone;
-  }
-  options.request.async = options.provision.async;
-  auto plan = workflow::PlanTpuVmCreate(options.request);
-  if (!plan) return core::Fail(plan.error());
-  // The token is a secret: never in a dry run's bodies, logs or messages.
-  if (!plan->ray_token.empty()) context.redactor.Hold(plan->ray_token);
-  return RunProvision(context, options.provision,
-                      [&](workflow::ProvisionEnv& env) { return workflow::CreatePlannedTpuVms(env, *plan); });
+core::Result<int> RunCreate(const TpuVmCreateOptions& options, Context& context) {
+  return RunProvision(context, options.provision, workflow::TpuVmCreation{options.request, context.global.location});
 }
 
 }  // namespace
