@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tputrain/workflow/entry_place.h"
 #include "tputrain/workflow/provision.h"
 
 // What a table shows of a resource the run ledger names, as gcloud and kubectl show theirs: the
@@ -13,16 +14,9 @@
 // json carries) with --format wide.
 namespace tputrain::cli {
 
-struct ResourceCells {
-  std::string name;
-  // A zone or region ("global" for global resources); for Kubernetes objects, served models and
-  // Ray jobs on a cluster the cluster (a kubeconfig's context); for a Ray job its address or TPU
-  // VM; for an IAM member the resource its role is on ("bucket B"); "-" when unknown.
-  std::string location;
-};
+using ResourceCells = workflow::EntryPlace;
 
-// `key` is the ledger name of a `kind` entry, `details` its ledger details (or an outcome's; may be
-// empty: the key alone then says what it can), `fallback` the name to show when neither does.
+// workflow::PlaceOf, with the full name (the ledger's key) under --format wide.
 ResourceCells CellsOf(state::ResourceKind kind, const std::string& key, const nlohmann::json& details, bool wide,
                       std::string_view fallback = "");
 

@@ -1,13 +1,15 @@
 #pragma once
 
-// The pieces resource cells are cut from: ledger keys (core::resource_name.h reads API paths).
+// The pieces entry places are cut from: ledger keys (core::resource_name.h reads API paths).
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-namespace tputrain::cli::cell_parts {
+#include "tputrain/workflow/entry_place.h"
+
+namespace tputrain::workflow::entry_place_parts {
 
 inline std::vector<std::string> Split(std::string_view text, char separator) {
   std::vector<std::string> parts;
@@ -23,4 +25,9 @@ inline bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-}  // namespace tputrain::cli::cell_parts
+// "ROLE for MEMBER" (a Kubernetes service account as "ksa NS/NAME", in either of workload
+// identity's spellings), and the resource the role is on ("bucket B"); from the details, else the
+// key (TARGET/RESOURCE|ROLE|MEMBER).
+EntryPlace IamMemberPlace(const std::string& key, const nlohmann::json& details);
+
+}  // namespace tputrain::workflow::entry_place_parts

@@ -1,14 +1,12 @@
-#include "output/iam_member_cells.h"
-
-#include "output/cell_parts.h"
+#include "entry_place_parts.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/core/resource_name.h"
 
-namespace tputrain::cli {
+namespace tputrain::workflow {
 
 std::string ShortEmail(const std::string& email) {
   constexpr std::string_view kServiceAccountDomain = ".iam.gserviceaccount.com";
-  if (cell_parts::EndsWith(email, kServiceAccountDomain)) {
+  if (entry_place_parts::EndsWith(email, kServiceAccountDomain)) {
     return email.substr(0, email.size() - kServiceAccountDomain.size());
   }
   return email;
@@ -16,7 +14,7 @@ std::string ShortEmail(const std::string& email) {
 
 namespace {
 
-using namespace cell_parts;
+using namespace entry_place_parts;
 
 // A Kubernetes service account ("ksa NS/NAME") in either of workload identity's spellings, a
 // Google service account by its short email; anything else as written.
@@ -41,7 +39,7 @@ std::string ShortMember(const std::string& member) {
 
 }  // namespace
 
-ResourceCells IamMemberCells(const std::string& key, const nlohmann::json& details) {
+EntryPlace entry_place_parts::IamMemberPlace(const std::string& key, const nlohmann::json& details) {
   std::string target = core::StringAt(details, "target");
   std::string resource = core::StringAt(details, "resource");
   std::string role = core::StringAt(details, "role");
@@ -62,4 +60,4 @@ ResourceCells IamMemberCells(const std::string& key, const nlohmann::json& detai
   return {short_role + " for " + ShortMember(member), target.empty() ? "-" : target + " " + on};
 }
 
-}  // namespace tputrain::cli
+}  // namespace tputrain::workflow
