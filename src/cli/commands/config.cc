@@ -2,22 +2,19 @@
 
 #include "commands/commands.h"
 #include "output/output.h"
+#include "tputrain/workflow/settings_shown.h"
 
 namespace tputrain::cli {
 namespace {
 
 core::Result<int> RunConfigShow(Context& context) {
-  auto settings = context.settings();
+  auto settings = workflow::ShowSettings(context.stack());
   if (!settings) return core::Fail(settings.error());
-  nlohmann::json json = nlohmann::json::object();
   std::vector<std::vector<std::string>> rows;
-  for (const auto& spec : config::KnownSettings()) {
-    const auto& setting = settings->Lookup(spec.key);
-    json[spec.key] = {{"value", setting.value ? nlohmann::json(*setting.value) : nlohmann::json(nullptr)},
-                      {"source", setting.source}};
-    rows.push_back({spec.key, setting.value.value_or("-"), setting.source});
-  }
-  PrintResult(context, json, [&](std::ostream& out) { PrintTable(out, {"key", "value", "source"}, rows); });
+  for (const auto& setting : *settings) rows.push_back({setting.key, setting.value.value_or("-"), setting.source});
+  PrintResult(context, workflow::ToJson(*settings), [&](std::ostream& out) {
+    PrintTable(out, {"key", "value", "source"}, rows);
+  });
   return core::kExitOk;
 }
 
