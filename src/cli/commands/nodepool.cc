@@ -6,6 +6,7 @@
 #include "commands/ttl_flag.h"
 #include "flags/capacity_flags.h"
 #include "output/output.h"
+#include "tputrain/workflow/capacity.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 
@@ -37,14 +38,6 @@ std::string ZonesOf(const gcp::container::NodePool& pool) {
   return zones;
 }
 
-// Where a pool's nodes come from, in --capacity's words.
-std::string CapacityModeOf(const gcp::container::NodePool& pool) {
-  if (pool.flex_start) return "flex-start";
-  if (pool.spot) return "spot";
-  if (!pool.reservation.empty()) return "reservation";
-  return "on-demand";
-}
-
 core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& context, bool list) {
   auto pools = workflow::ReadNodePools(context.stack(), {options.cluster, list ? "" : options.name});
   if (!pools) return core::Fail(pools.error());
@@ -63,7 +56,9 @@ core::Result<int> RunNodePoolRead(const NodePoolOptions& options, Context& conte
     json.push_back(pool.raw);
     std::vector<std::string> row = {pool.name};
     if (spans_zones) row.push_back(ZonesOf(pool));
-    row.insert(row.end(), {pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count), CapacityModeOf(pool),
+    row.insert(row.end(), {pool.machine_type, pool.tpu_topology, std::to_string(pool.node_count),
+                           std::string(catalog::CapacityModeName(
+                               workflow::PoolCapacityMode(pool.spot, !pool.reservation.empty(), pool.flex_start))),
                            pool.status});
     rows.push_back(std::move(row));
   }
