@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <set>
 
+#include "queue_cluster.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/poll.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/workflow/node_pools.h"
-#include "tputrain/workflow/queue.h"
 
 namespace tputrain::workflow {
 namespace {
@@ -113,34 +113,11 @@ const OperatorInfo& KueueOperator() {
   return info;
 }
 
-core::Result<QueueCreateOutcome> CreateQueue(QueueEnv& env, const QueueCreateRequest& request) {
-  if (auto valid = kueue::ValidateQueueName("queue", request.name); !valid) return core::Fail(valid.error());
-  if (!request.ns.empty()) {
-    if (auto valid = k8s::CheckNamespace("--namespace", request.ns); !valid) return core::Fail(valid.error());
-  }
-  if (request.chips && (*request.chips <= 0 || *request.chips > 1'000'000)) {
-    return core::Fail(core::Error::Usage("--chips: expected a number of TPU chips from 1 to 1000000, got " +
-                                         std::to_string(*request.chips)));
-  }
-  for (const auto& type : request.tpu_types) {
-    if (auto slice = catalog::FindSliceType(type); !slice) {
-      return core::Fail(core::Error::Usage("--tpu-type: " + slice.error().message));
-    }
-  }
-  if (!request.create_nodepool.empty()) {
-    if (!request.flex_start || request.tpu_types.size() != 1) {
-      return core::Fail(core::Error::Usage("--create-nodepool: needs --flex-start and one --tpu-type (the slice)"));
-    }
-    if (!env.create_pools) {
-      return core::Fail(core::Error::Usage("--create-nodepool: needs --cluster (the GKE cluster to add the pool to)"));
-    }
-    if (auto valid = gcp::CheckResourceId("--create-nodepool", request.create_nodepool, gcp::kGkeNameLength); !valid) {
-      return core::Fail(valid.error());
-    }
-  }
+core::Result<QueueCreateOutcome> CreateQueue(QueueEnv& env, const QueueCreateRequest& request,
+                                             std::chrono::milliseconds install_timeout) {
   QueueCreateOutcome outcome;
   outcome.cluster_queue = request.name;
-  const std::string ns = request.ns.empty() ? env.client.default_namespace() : request.ns;
+  const std::string ns = request.access.ns.empty() ? env.client.default_namespace() : request.access.ns;
   outcome.local_queue = ns + "/" + request.name;
 
   // The nodes say the shapes and chips; someone who may not list them says both instead.
@@ -165,7 +142,7 @@ core::Result<QueueCreateOutcome> CreateQueue(QueueEnv& env, const QueueCreateReq
     auto objects = LoadOperatorManifest(env.downloads,
                                         request.kueue_manifest.empty() ? info.manifest_url : request.kueue_manifest);
     if (!objects) return core::Fail(objects.error());
-    auto installed = InstallOperator(env, info, *objects, request.dry_run, request.install_timeout, env.reporter);
+    auto installed = InstallOperator(env, info, *objects, request.dry_run, install_timeout, env.reporter);
     if (!installed) return core::Fail(installed.error());
     outcome.kueue = KueueInstall::kInstalled;
     if (request.dry_run) {

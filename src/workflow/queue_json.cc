@@ -26,7 +26,7 @@ json ConditionsJson(const std::vector<kueue::Condition>& conditions) {
 
 }  // namespace
 
-json ToJson(const QueueCreateOutcome& created, const std::string& run_id, bool dry_run) {
+json ToJson(const QueueCreateOutcome& created) {
   json shapes = json::array();
   for (const auto& shape : created.shapes) {
     shapes.push_back({{"accelerator", shape.accelerator},
@@ -39,7 +39,7 @@ json ToJson(const QueueCreateOutcome& created, const std::string& run_id, bool d
     applied.push_back({{"kind", result.object.kind},
                        {"namespace", result.object.ns},
                        {"name", result.object.name},
-                       {"action", std::string(k8s::ApplyActionName(result.action, dry_run))}});
+                       {"action", std::string(k8s::ApplyActionName(result.action, created.dry_run))}});
   }
   const bool installed = created.kueue == KueueInstall::kInstalled;
   return {{"queue", created.cluster_queue},
@@ -48,10 +48,10 @@ json ToJson(const QueueCreateOutcome& created, const std::string& run_id, bool d
           {"kueue_version", installed ? KueueOperator().version : ""},
           {"flavors", shapes},
           {"applied", applied},
-          {"run", run_id}};
+          {"run", created.run_id}};
 }
 
-json ToJson(const QueueDeleteOutcome& deleted, const std::string& run_id) {
+json ToJson(const QueueDeleteOutcome& deleted) {
   json gone = json::array();
   for (const auto& result : deleted.deleted) {
     gone.push_back({{"kind", result.object.kind},
@@ -59,7 +59,7 @@ json ToJson(const QueueDeleteOutcome& deleted, const std::string& run_id) {
                     {"name", result.object.name},
                     {"deleted", result.existed}});
   }
-  return {{"deleted", gone}, {"kept", deleted.kept}, {"run", run_id}};
+  return {{"deleted", gone}, {"kept", deleted.kept}, {"run", deleted.run_id}};
 }
 
 json ToJson(const std::vector<QueueSummary>& queues) {
@@ -124,6 +124,12 @@ json ToJson(const WorkloadReport& report) {
           {"admission_checks", checks},
           {"provisioning_requests", requests},
           {"summary", WorkloadLine(report)}};
+}
+
+json ToJson(const std::vector<WorkloadReport>& reports) {
+  json out = json::array();
+  for (const auto& report : reports) out.push_back(ToJson(report));
+  return out;
 }
 
 }  // namespace tputrain::workflow

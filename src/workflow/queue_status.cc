@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include "queue_cluster.h"
 #include "tputrain/core/json.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/core/poll.h"
 #include "tputrain/k8s/names.h"
-#include "tputrain/workflow/queue.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -1,5 +1,6 @@
 #include "tputrain/workflow/serve_env.h"
 
+#include "pool_creator.h"
 #include "tputrain/workflow/operators.h"
 #include "tputrain/workflow/provision.h"
 

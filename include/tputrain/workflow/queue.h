@@ -1,18 +1,15 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tputrain/core/result.h"
-#include "tputrain/gcp/container/types.h"
-#include "tputrain/http/transport.h"
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/kueue.h"
 #include "tputrain/k8s/kueue_status.h"
-#include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/kube_access.h"
 #include "tputrain/workflow/operators.h"
 
 // Queues for a shared cluster, through Kueue: `tputrain queue create|delete|list|describe|status|
@@ -22,27 +19,25 @@ namespace tputrain::workflow {
 // Kueue as tputrain installs it: the pinned release's manifest (v1beta2 served).
 const OperatorInfo& KueueOperator();
 
+// `queue create NAME`: the flags as typed.
 struct QueueCreateRequest {
+  KubeAccessFlags access;  // -n: the queue's namespace (empty: the kubeconfig context's)
+  LedgerFlags ledger;      // --run, --state-dir
   std::string name;
-  std::string ns;  // empty: the kubeconfig context's
   // TPU shapes to queue for, as slice types ("v6e-16"); empty: every shape the cluster's nodes have.
   std::vector<std::string> tpu_types;
   std::optional<int64_t> chips;  // quota per shape; default: the chips of the shape's nodes
   bool flex_start = false;       // admit through GKE's queued provisioning (a ProvisioningRequest)
   std::string kueue_manifest;    // empty: the pinned release's URL; a file for air-gapped sites
-  std::chrono::milliseconds install_timeout{std::chrono::minutes(5)};
+  std::string timeout = "5m";    // how long Kueue's install may take, core::ParseDuration's; empty: 5m
   bool dry_run = false;
-  // With flex_start and one --tpu-type: first create this GKE node pool, flex-start with queued
-  // provisioning (0 nodes, autoscaled to the slice's hosts), through `create_pools`.
+  // With flex_start and one --tpu-type: first create this GKE node pool in the --cluster,
+  // flex-start with queued provisioning (0 nodes, autoscaled to the slice's hosts).
   std::string create_nodepool;
-};
 
-// What queue commands work with: the cluster, the run ledger, and where a release manifest is
-// fetched from.
-struct QueueEnv : RecordedApplyEnv {
-  http::Transport& downloads;
-  // Creates node pools in the GKE cluster (ledgered); empty when the cluster is not a GKE one.
-  std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)> create_pools;
+  // A usage error before any call: the queue's name and namespace, --chips, each --tpu-type,
+  // what --create-nodepool needs, --timeout.
+  core::Status Check() const;
 };
 
 enum class KueueInstall {
@@ -56,22 +51,35 @@ struct QueueCreateOutcome {
   std::vector<k8s::ApplyResult> applied;  // the queue's objects (the install's are recorded too)
   std::string cluster_queue;
   std::string local_queue;  // "<namespace>/<name>"
+  std::string run_id;       // the run the install and the queue's objects are recorded in
+  bool dry_run = false;
 };
 
-// Checks the request (a usage error before any call), finds Kueue (refusing one that serves no
-// v1beta2) or installs the pinned release (recorded), reads the TPU shapes from the nodes, and
-// applies the queue's objects, recorded in the run ledger.
-core::Result<QueueCreateOutcome> CreateQueue(QueueEnv& env, const QueueCreateRequest& request);
+// Checks the request, resolves the run (a ledger that cannot record refuses the command before
+// any call), reaches the cluster, finds Kueue (refusing one that serves no v1beta2) or installs
+// the pinned release (recorded), creates the --create-nodepool pool in the GKE cluster, reads the
+// TPU shapes from the nodes, and applies the queue's objects, recorded in the run ledger.
+core::Result<QueueCreateOutcome> CreateQueue(Root& root, const QueueCreateRequest& request);
+
+// `queue delete NAME`.
+struct QueueDeleteRequest {
+  KubeAccessFlags access;
+  LedgerFlags ledger;  // the run that made the queue (default: the current one)
+  std::string name;
+  std::string timeout = "5m";  // for each deletion, core::ParseDuration's grammar; empty: 5m
+  bool dry_run = false;
+};
 
 struct QueueDeleteOutcome {
   std::vector<k8s::DeleteResult> deleted;
   std::vector<std::string> kept;  // objects of the queue the run did not make, left alone
+  std::string run_id;
 };
 
 // Deletes the queue's objects (its LocalQueue, ClusterQueue, flavors, checks) that the run
-// recorded as its own; the Kueue install stays for `cleanup` (other queues may use it).
-core::Result<QueueDeleteOutcome> DeleteQueue(RecordedDeleteEnv& env, const std::string& name, const std::string& ns,
-                                             std::chrono::milliseconds timeout, bool dry_run);
+// recorded as its own; the Kueue install stays for `cleanup` (other queues may use it). The name
+// and --timeout are checked before the cluster is reached.
+core::Result<QueueDeleteOutcome> DeleteQueue(Root& root, const QueueDeleteRequest& request);
 
 struct QueueSummary {
   std::string name;  // the LocalQueue
@@ -81,10 +89,13 @@ struct QueueSummary {
   int64_t admitted = 0;
 };
 
-// The LocalQueues of `ns` (every namespace when `all_namespaces`), each with its ClusterQueue's
+// `queue list`: the LocalQueues of -n (every namespace with -A), each with its ClusterQueue's
 // quota and checks. A usage error when Kueue is not served.
-core::Result<std::vector<QueueSummary>> ListQueues(k8s::Client& client, k8s::Discovery& discovery,
-                                                   const std::string& ns, bool all_namespaces);
+struct QueueListRequest {
+  KubeAccessFlags access;
+  bool all_namespaces = false;
+};
+core::Result<std::vector<QueueSummary>> ListQueues(Root& root, const QueueListRequest& request);
 
 struct QueueDescription {
   QueueSummary summary;
@@ -93,8 +104,12 @@ struct QueueDescription {
   std::vector<std::string> check_names;
   std::vector<k8s::kueue::WorkloadStatus> workloads;
 };
-core::Result<QueueDescription> DescribeQueue(k8s::Client& client, k8s::Discovery& discovery, const std::string& name,
-                                             const std::string& ns);
+// `queue describe NAME`.
+struct QueueDescribeRequest {
+  KubeAccessFlags access;
+  std::string name;
+};
+core::Result<QueueDescription> DescribeQueue(Root& root, const QueueDescribeRequest& request);
 
 struct ProvisioningRequestStatus {
   std::string name;
@@ -107,21 +122,31 @@ struct WorkloadReport {
   std::vector<ProvisioningRequestStatus> provisioning;
 };
 
-// The workloads of `ns` (in LocalQueue `queue` when given; only those matching `workload` when
-// given: "KIND/NAME" of the object, or the Workload's name), with positions counted over their
-// ClusterQueue (all namespaces when readable), their ClusterQueue's quota, and the conditions of
-// the ProvisioningRequests Kueue made for them. NotFound when `workload` matches none.
-core::Result<std::vector<WorkloadReport>> QueueStatus(k8s::Client& client, k8s::Discovery& discovery,
-                                                      const std::string& ns, const std::string& queue,
-                                                      const std::string& workload);
+// `queue status [WORKLOAD]`: the workloads of -n (in LocalQueue `queue` when given; only those
+// matching `workload` when given: "KIND/NAME" of the object, or the Workload's name), with
+// positions counted over their ClusterQueue (all namespaces when readable), their ClusterQueue's
+// quota, and the conditions of the ProvisioningRequests Kueue made for them. NotFound when
+// `workload` matches none.
+struct QueueStatusRequest {
+  KubeAccessFlags access;
+  std::string workload;
+  std::string queue;
+};
+core::Result<std::vector<WorkloadReport>> QueueStatus(Root& root, const QueueStatusRequest& request);
 
-enum class QueueWaitFor { kAdmitted, kFinished };
+// `queue wait WORKLOAD`: polls its status until it is admitted (or finished), reporting each
+// change. On timeout, DeadlineExceeded with the last status (position, Kueue's message, the
+// checks).
+struct QueueWaitRequest {
+  KubeAccessFlags access;
+  std::string workload;
+  std::string until = "admitted";  // --for: admitted or finished
+  std::string timeout = "30m";     // core::ParseDuration's grammar; empty: 30m
 
-// Polls QueueStatus for `workload` until it is admitted (or finished), reporting each change.
-// On timeout, DeadlineExceeded with the last status (position, Kueue's message, the checks).
-core::Result<WorkloadReport> WaitQueued(const core::Runtime& runtime, k8s::Client& client, k8s::Discovery& discovery,
-                                        const std::string& ns, const std::string& workload, QueueWaitFor until,
-                                        std::chrono::milliseconds timeout);
+  // A usage error before any call: --for, then --timeout.
+  core::Status Check() const;
+};
+core::Result<WorkloadReport> WaitQueued(Root& root, const QueueWaitRequest& request);
 
 // One line on why a workload waits, or that it runs: "pending: position 2 in cluster queue q;
 // google.com/tpu 16/16 in flavor ...; Kueue: couldn't assign flavors ...; check x: Pending ...".
@@ -130,11 +155,12 @@ std::string WorkloadLine(const WorkloadReport& report);
 // The queue commands' --format json|yaml, their contract: what queue create made (each object's
 // action as a --dry-run names it), what queue delete removed and kept, the list, a description
 // (its workloads as WorkloadReports), and one workload's report with its WorkloadLine.
-nlohmann::json ToJson(const QueueCreateOutcome& created, const std::string& run_id, bool dry_run);
-nlohmann::json ToJson(const QueueDeleteOutcome& deleted, const std::string& run_id);
+nlohmann::json ToJson(const QueueCreateOutcome& created);
+nlohmann::json ToJson(const QueueDeleteOutcome& deleted);
 nlohmann::json ToJson(const std::vector<QueueSummary>& queues);
 nlohmann::json ToJson(const QueueDescription& description);
 nlohmann::json ToJson(const WorkloadReport& report);
+nlohmann::json ToJson(const std::vector<WorkloadReport>& reports);
 
 // --queue NAME on submit, serve up and apply: the LocalQueue in `ns`, and whether its ClusterQueue
 // admits through a ProvisioningRequest (then the workload gets what GKE's queued provisioning

@@ -1,8 +1,8 @@
 #pragma once
 
-// What serve up (every engine) and queue create run with on the cluster side: the run's ledger,
-// the connection, the operator manifests fetched only when one is installed, and node pools
-// created in the GKE cluster by the workflow itself.
+// What serve up (every engine) runs with on the cluster side: the run's ledger, the connection,
+// the operator manifests fetched only when one is installed, and node pools created in the GKE
+// cluster by the workflow itself (pool_creator.h).
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,11 +13,6 @@
 #include "tputrain/workflow/serve.h"
 
 namespace tputrain::workflow {
-
-// Creates node pools in the GKE cluster of `access` (--cluster), recorded in `ledger`'s run;
-// empty when the cluster is reached through a kubeconfig.
-using PoolCreator = std::function<core::Status(const std::vector<gcp::container::NodePoolSpec>&)>;
-PoolCreator PoolCreatorFor(Root& root, const KubeAccessFlags& access, const ApplyLedger& ledger);
 
 // An operator's release manifest (lws, jobset), from `manifest` (a file or URL; empty: its pinned
 // release), read when called.

@@ -8,7 +8,6 @@
 // and of the RayCluster route for `tputrain job ... --raycluster NAME`.
 namespace tputrain::cli {
 
-using workflow::ApplyLedger;
 using workflow::KubeAccessFlags;
 using workflow::RayClusterFlags;
 

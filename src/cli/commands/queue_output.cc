@@ -17,11 +17,11 @@ std::string TpuQuotaText(const kueue::ClusterQueueStatus& cq) {
 
 }  // namespace
 
-void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& created, const std::string& run_id,
-                       bool dry_run) {
+void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& created) {
   const bool installed = created.kueue == workflow::KueueInstall::kInstalled;
-  PrintResult(context, workflow::ToJson(created, run_id, dry_run), [&](std::ostream& stream) {
-    stream << "Kueue " << (installed ? workflow::KueueOperator().version + " installed (run " + run_id + ")" : "found")
+  PrintResult(context, workflow::ToJson(created), [&](std::ostream& stream) {
+    stream << "Kueue "
+           << (installed ? workflow::KueueOperator().version + " installed (run " + created.run_id + ")" : "found")
            << "\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& shape : created.shapes) {
@@ -35,10 +35,10 @@ void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& cre
   });
 }
 
-void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& deleted, const std::string& run_id) {
-  PrintResult(context, workflow::ToJson(deleted, run_id), [&](std::ostream& stream) {
+void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& deleted) {
+  PrintResult(context, workflow::ToJson(deleted), [&](std::ostream& stream) {
     for (const auto& result : deleted.deleted) stream << result.object.Describe() << " deleted\n";
-    for (const auto& kept : deleted.kept) stream << kept << " kept: not made by run " << run_id << "\n";
+    for (const auto& kept : deleted.kept) stream << kept << " kept: not made by run " << deleted.run_id << "\n";
     stream << "Kueue itself stays: `tputrain cleanup --run RUN` removes an install that run made\n";
   });
 }
@@ -76,9 +76,7 @@ void PrintQueueDescription(Context& context, const workflow::QueueDescription& d
 }
 
 void PrintWorkloadReports(Context& context, const std::vector<workflow::WorkloadReport>& reports) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& report : reports) out.push_back(workflow::ToJson(report));
-  PrintResult(context, out, [&](std::ostream& stream) {
+  PrintResult(context, workflow::ToJson(reports), [&](std::ostream& stream) {
     if (reports.empty()) stream << "no workloads in the queue\n";
     for (const auto& report : reports) {
       stream << report.workload.owner_kind << "/" << report.workload.owner_name << " (" << report.workload.queue

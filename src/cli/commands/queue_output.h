@@ -8,9 +8,8 @@
 // What the queue commands print: a table, or the JSON that is their contract.
 namespace tputrain::cli {
 
-void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& created, const std::string& run_id,
-                       bool dry_run);
-void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& deleted, const std::string& run_id);
+void PrintQueueCreated(Context& context, const workflow::QueueCreateOutcome& created);
+void PrintQueueDeleted(Context& context, const workflow::QueueDeleteOutcome& deleted);
 void PrintQueueList(Context& context, const std::vector<workflow::QueueSummary>& queues);
 void PrintQueueDescription(Context& context, const workflow::QueueDescription& description);
 void PrintWorkloadReports(Context& context, const std::vector<workflow::WorkloadReport>& reports);

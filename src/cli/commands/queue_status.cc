@@ -1,47 +1,21 @@
 // tputrain queue status [WORKLOAD] | wait WORKLOAD: why a workload waits, and waiting until it
 // is admitted.
 #include "commands/k8s_access.h"
-#include "commands/provision_common.h"
 #include "commands/queue_output.h"
 #include "output/output.h"
 
 namespace tputrain::cli {
 namespace {
 
-struct StatusFlags {
-  KubeAccessFlags access;
-  std::string workload;
-  std::string queue;
-  std::string until = "admitted";
-  std::string timeout = "30m";
-};
-
-core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
-  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
-  if (!connection) return core::Fail(connection.error());
-  auto reports = workflow::QueueStatus(*(*connection)->client, *(*connection)->discovery, flags.access.ns, flags.queue,
-                                       flags.workload);
+core::Result<int> RunStatus(const workflow::QueueStatusRequest& request, Context& context) {
+  auto reports = workflow::QueueStatus(context.stack(), request);
   if (!reports) return core::Fail(reports.error());
   PrintWorkloadReports(context, *reports);
   return core::kExitOk;
 }
 
-core::Result<int> RunWait(const StatusFlags& flags, Context& context) {
-  workflow::QueueWaitFor until;
-  if (flags.until == "admitted") {
-    until = workflow::QueueWaitFor::kAdmitted;
-  } else if (flags.until == "finished") {
-    until = workflow::QueueWaitFor::kFinished;
-  } else {
-    return core::Fail(core::Error::Usage("--for: expected admitted or finished, got '" + flags.until + "'"));
-  }
-  auto timeout = ParseTimeoutFlag("--timeout", flags.timeout);
-  if (!timeout) return core::Fail(timeout.error());
-  auto connection = workflow::ConnectCluster(context.stack(), flags.access);
-  if (!connection) return core::Fail(connection.error());
-  auto report =
-      workflow::WaitQueued(context.stack().runtime(), *(*connection)->client, *(*connection)->discovery,
-                           flags.access.ns, flags.workload, until, timeout->value_or(std::chrono::minutes(30)));
+core::Result<int> RunWait(const workflow::QueueWaitRequest& request, Context& context) {
+  auto report = workflow::WaitQueued(context.stack(), request);
   if (!report) return core::Fail(report.error());
   PrintWorkloadReports(context, {*report});
   return core::kExitOk;
@@ -50,7 +24,7 @@ core::Result<int> RunWait(const StatusFlags& flags, Context& context) {
 }  // namespace
 
 void AddQueueStatusCommands(CLI::App& queue, Context& context) {
-  auto status_flags = std::make_shared<StatusFlags>();
+  auto status_flags = std::make_shared<workflow::QueueStatusRequest>();
   auto* status = queue.add_subcommand(
       "status", "Whether each workload is admitted; if not, its place in the queue, the quota and Kueue's reason");
   status->add_option(
@@ -62,7 +36,7 @@ void AddQueueStatusCommands(CLI::App& queue, Context& context) {
   status->footer("Example:\n  tputrain queue status jobset/train -n ml");
   status->callback([status_flags, &context] { context.outcome = RunStatus(*status_flags, context); });
 
-  auto wait_flags = std::make_shared<StatusFlags>();
+  auto wait_flags = std::make_shared<workflow::QueueWaitRequest>();
   auto* wait = queue.add_subcommand("wait", "Wait until a workload is admitted (or finished), saying why it waits");
   wait->add_option("workload", wait_flags->workload, "KIND/NAME of the workload, or its Workload name")->required();
   wait->add_option("--for", wait_flags->until, "admitted (default) or finished");

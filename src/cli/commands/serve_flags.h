@@ -4,7 +4,6 @@
 #include "commands/commands.h"
 #include "commands/k8s_access.h"
 #include "commands/provision_common.h"
-#include "tputrain/workflow/serve_env.h"
 #include "tputrain/workflow/serve_up.h"
 
 namespace tputrain::cli {
