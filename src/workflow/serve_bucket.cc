@@ -1,4 +1,4 @@
-#include "tputrain/workflow/serve_bucket.h"
+#include "serve_bucket.h"
 
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/template_values.h"

@@ -1,10 +1,10 @@
 // serve down for every engine: what to delete checked before the question (PlanServeDown), then
 // only what the run's ledger holds for the model deleted (ServeDown); Saxml's model unpublished first.
+#include "serve_bucket.h"
 #include "serve_engine_options.h"
 #include "serve_engines.h"
 #include "tpu_type.h"
 #include "tputrain/core/number.h"
-#include "tputrain/workflow/serve_bucket.h"
 #include "tputrain/workflow/serve_up.h"
 
 namespace tputrain::workflow {

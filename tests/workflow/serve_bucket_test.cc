@@ -1,7 +1,7 @@
 // Which bucket serve convert and serve up use, and where it came from.
 #include <catch2/catch.hpp>
 
-#include "tputrain/workflow/serve_bucket.h"
+#include "serve_bucket.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -19,6 +19,7 @@
 #include "tputrain/k8s/apply.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/workflow/apply_recorded.h"
+#include "tputrain/workflow/kube_access.h"
 
 // `tputrain serve convert`: seed 002's checkpoint conversion (Meta's Llama weights to a quantized
 // MaxText checkpoint) as the checkpoint-converter Job on a CPU node pool, applied and followed
@@ -85,6 +86,8 @@ struct ServeConvertOutcome {
   bool reattached = false;  // the Job was there already, unchanged
   bool followed = false;
   bool complete = false;  // the Job's Complete condition
+  std::string model;      // as asked, for the JSON
+  bool dry_run = false;
 };
 
 // Renders the checkpoint-converter template for the model, applies it (ledgered, so cleanup
@@ -93,5 +96,27 @@ struct ServeConvertOutcome {
 // is a kFailedPrecondition error with the last log lines; Ctrl-C is kCancelled, the Job left to
 // run. The log is followed again after a dropped connection, from where it stopped.
 core::Result<ServeConvertOutcome> ServeConvert(ServeConvertEnv& env, const ServeConvertRequest& request);
+
+// `serve convert`'s flags, as typed.
+struct ServeConvertFlags {
+  KubeAccessFlags access;
+  LedgerFlags ledger;  // --run, --state-dir
+  std::string model;
+  std::string bucket;  // empty: ChooseBucket's
+  std::vector<std::string> sets;
+  bool follow = true;
+  bool dry_run = false;
+};
+
+// The model checked first, the configuration's values (BUCKET as ServeConfiguration finds it),
+// the run resolved before the cluster is reached (a ledger that cannot record refuses the command
+// before any call), then ServeConvert, the converter's log to `on_log`. Ctrl-C is a kCancelled
+// error that says the Job goes on and how to follow it again.
+core::Result<ServeConvertOutcome> ServeConvert(Root& root, const ServeConvertFlags& flags,
+                                               const std::function<void(std::string_view)>& on_log);
+
+// `serve convert --format json`: the model, the Job, the checkpoint, whether it was re-attached,
+// followed and complete, and each object applied (its action as a --dry-run names it).
+nlohmann::json ToJson(const ServeConvertOutcome& outcome);
 
 }  // namespace tputrain::workflow
