@@ -189,3 +189,43 @@ TEST_CASE("concurrent streams interleave whole lines, each stream in its order",
 
 }  // namespace
 }  // namespace tputrain::workflow
+
+namespace tputrain::workflow {
+namespace {
+
+TEST_CASE("logs flags: each checked before any call, naming its flag", "[logs]") {
+  LogsFlags flags;
+  flags.target = "lws/serve";
+  flags.since = "1500ms";
+  flags.tail = "-1";
+  flags.no_prefix = true;
+  auto request = flags.Resolve();
+  REQUIRE(request);
+  CHECK(request->target.Text() == "lws/serve");
+  CHECK(request->log.since_seconds == 2);  // rounded up to whole seconds, as kubectl does
+  CHECK_FALSE(request->log.tail_lines);    // -1: the whole log
+  CHECK(request->prefix == std::optional<bool>(false));
+  CHECK(request->max_log_requests == 5);
+
+  auto refused = [](LogsFlags bad) {
+    auto resolved = bad.Resolve();
+    REQUIRE_FALSE(resolved);
+    CHECK(resolved.error().kind == core::ErrorKind::kInvalidArgument);
+    return resolved.error().message;
+  };
+  LogsFlags previous = flags;
+  previous.previous = previous.follow = true;
+  CHECK(refused(previous).find("--previous: a previous instance has ended") == 0);
+  LogsFlags tail = flags;
+  tail.tail = "x";
+  CHECK(refused(tail).find("--tail") != std::string::npos);
+  LogsFlags many = flags;
+  many.max_log_requests = "1001";
+  CHECK(refused(many).find("--max-log-requests") != std::string::npos);
+  LogsFlags container = flags;
+  container.container = "Bad_Name";
+  CHECK(refused(container).find("-c/--container") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tputrain::workflow

@@ -14,6 +14,7 @@
 #include "tputrain/core/result.h"
 #include "tputrain/k8s/client.h"
 #include "tputrain/k8s/pod_logs.h"
+#include "tputrain/workflow/kube_access.h"
 
 // `tputrain logs TARGET`: the pods of a workload, their containers chosen as kubectl chooses
 // them, and their logs read or followed together, line by line.
@@ -106,5 +107,27 @@ struct LogsSinks {
 // returns kCancelled.
 core::Status StreamLogs(k8s::Client& client, const LogsRequest& request, const LogsSinks& sinks,
                         const core::CancelToken* cancel);
+
+// `tputrain logs TARGET`'s flags, as typed.
+struct LogsFlags {
+  KubeAccessFlags access;
+  std::string target;
+  std::string container;  // -c
+  bool follow = false;
+  std::string since;  // core::ParseDuration's grammar; empty: the whole log
+  std::string tail;   // lines; empty or -1 (kubectl's): all
+  bool timestamps = false;
+  bool previous = false;
+  bool prefix = false;     // --prefix
+  bool no_prefix = false;  // --no-prefix
+  std::string max_log_requests = "5";
+
+  // Everything that needs no API call, checked (one usage line naming the flag) and put into the
+  // request; its namespace is filled once the cluster is reached.
+  core::Result<LogsRequest> Resolve() const;
+};
+
+// The flags resolved, the cluster reached, the namespace -n's or the context's, then StreamLogs.
+core::Status StreamLogs(Root& root, const LogsFlags& flags, const LogsSinks& sinks, const core::CancelToken* cancel);
 
 }  // namespace tputrain::workflow
