@@ -1,5 +1,6 @@
 #include "tputrain/workflow/manifests.h"
 
+#include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/workflow/queue.h"
@@ -15,6 +16,10 @@ core::Result<std::vector<k8s::Object>> ReadManifests(const std::string& file, st
                           : core::ReadFile(file, "-f", kMaxManifestBytes);
   if (!text) return core::Fail(text.error());
   return k8s::ParseManifests(*text, file == "-" ? "<stdin>" : file);
+}
+
+nlohmann::json ObjectJson(const k8s::Object& object) {
+  return {{"apiVersion", object.api_version}, {"kind", object.kind}, {"namespace", object.ns}, {"name", object.name}};
 }
 
 }  // namespace
@@ -42,6 +47,8 @@ core::Result<std::vector<k8s::ApplyResult>> ApplyManifests(
 core::Result<std::vector<k8s::DeleteResult>> DeleteManifests(
     Root& root, const ManifestDeleteRequest& request, std::istream& in,
     const std::function<void(const k8s::DeleteResult&)>& on_deleted) {
+  auto timeout = core::ParseDuration("--timeout", request.timeout);
+  if (!timeout) return core::Fail(timeout.error());
   auto objects = ReadManifests(request.file, in);
   if (!objects) return core::Fail(objects.error());
   auto connection = ConnectCluster(root, request.access);
@@ -50,9 +57,31 @@ core::Result<std::vector<k8s::DeleteResult>> DeleteManifests(
   options.ns = request.access.ns;
   options.dry_run = request.dry_run;
   options.wait = request.wait;
-  options.timeout = request.timeout;
+  options.timeout = *timeout;
   RecordedDeleteEnv env = RecordedDeleteEnvOf(root, request.access, **connection, request.ledger);
   return DeleteRecorded(env, std::move(*objects), options, on_deleted);
+}
+
+nlohmann::json ToJson(const std::vector<k8s::ApplyResult>& applied, bool dry_run) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& result : applied) {
+    auto item = ObjectJson(result.object);
+    item["action"] = std::string(k8s::ApplyActionName(result.action, false));
+    item["dryRun"] = dry_run;
+    item["resourceVersion"] = result.resource_version;
+    json.push_back(item);
+  }
+  return json;
+}
+
+nlohmann::json ToJson(const std::vector<k8s::DeleteResult>& deleted) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& result : deleted) {
+    auto item = ObjectJson(result.object);
+    item["deleted"] = result.existed;
+    json.push_back(item);
+  }
+  return json;
 }
 
 }  // namespace tputrain::workflow

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/result.h"
 #include "tputrain/workflow/apply_recorded.h"
 #include "tputrain/workflow/kube_access.h"
@@ -30,20 +32,24 @@ struct ManifestApplyRequest {
 core::Result<std::vector<k8s::ApplyResult>> ApplyManifests(
     Root& root, const ManifestApplyRequest& request, std::istream& in,
     const std::function<void(const k8s::ApplyResult&)>& on_applied);
+// apply --format json: each object with its action and resourceVersion, and whether it was a dry run.
+nlohmann::json ToJson(const std::vector<k8s::ApplyResult>& applied, bool dry_run);
 
 struct ManifestDeleteRequest {
   KubeAccessFlags access;
   LedgerFlags ledger;
-  std::string file;  // "-": the stream given
-  bool wait = true;  // until each object is gone
-  std::chrono::milliseconds timeout{300'000};
+  std::string file;            // "-": the stream given
+  bool wait = true;            // until each object is gone
+  std::string timeout = "5m";  // how long each object may take to go, core::ParseDuration's grammar
   bool dry_run = false;
 };
 
-// Reads the manifests, connects and deletes them in reverse order (DeleteRecorded); `on_deleted`
+// Checks --timeout, reads the manifests, connects and deletes them in reverse order (DeleteRecorded); `on_deleted`
 // sees each as it goes.
 core::Result<std::vector<k8s::DeleteResult>> DeleteManifests(
     Root& root, const ManifestDeleteRequest& request, std::istream& in,
     const std::function<void(const k8s::DeleteResult&)>& on_deleted);
+// delete --format json: each object and whether it was there to delete.
+nlohmann::json ToJson(const std::vector<k8s::DeleteResult>& deleted);
 
 }  // namespace tputrain::workflow

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/cancel.h"
 #include "tputrain/core/result.h"
 #include "tputrain/workflow/kube_access.h"
@@ -14,8 +16,8 @@ namespace tputrain::workflow {
 
 struct ObjectWaitRequest {
   KubeAccessFlags access;
-  std::string target;  // KIND/NAME: raycluster/ray, lws/jetstream, jobset/sax, deploy/x
-  std::chrono::milliseconds timeout{300'000};
+  std::string target;          // KIND/NAME: raycluster/ray, lws/jetstream, jobset/sax, deploy/x
+  std::string timeout = "5m";  // core::ParseDuration's grammar
 };
 
 struct ObjectWaitOutcome {
@@ -25,8 +27,10 @@ struct ObjectWaitOutcome {
   std::vector<std::string> notes;  // what could not be checked, for a warning line each
 };
 
-// Connects, resolves KIND/NAME through discovery and watches until the object is ready; a timeout
+// Checks --timeout, connects, resolves KIND/NAME through discovery and watches until the object is ready; a timeout
 // says why (the last status seen, the pods that are not ready with their latest event).
 core::Result<ObjectWaitOutcome> WaitForObject(Root& root, const ObjectWaitRequest& request, core::CancelToken* cancel);
+// wait --format json: the object, ready.
+nlohmann::json ToJson(const ObjectWaitOutcome& waited);
 
 }  // namespace tputrain::workflow
