@@ -3,28 +3,39 @@
 #include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
+namespace {
 
-core::Result<std::vector<render::TemplateSummary>> ListWorkloadTemplates(const std::vector<std::string>& dirs) {
-  return render::ListTemplates(dirs);
+std::vector<std::string> SearchedDirs(const Root& root, std::vector<std::string> dirs) {
+  for (auto& dir : root.TemplateDirs()) dirs.push_back(std::move(dir));
+  return dirs;
 }
 
-core::Result<WorkloadTemplateDescription> DescribeWorkloadTemplate(const std::vector<std::string>& dirs,
+}  // namespace
+
+core::Result<std::vector<render::TemplateSummary>> ListWorkloadTemplates(Root& root,
+                                                                         const std::vector<std::string>& dirs) {
+  return render::ListTemplates(SearchedDirs(root, dirs));
+}
+
+core::Result<WorkloadTemplateDescription> DescribeWorkloadTemplate(Root& root, const std::vector<std::string>& dirs,
                                                                    const std::string& name) {
-  auto spec = render::LoadTemplate(dirs, name);
+  auto spec = render::LoadTemplate(SearchedDirs(root, dirs), name);
   if (!spec) return core::Fail(spec.error());
   auto variables = render::DescribeTemplate(*spec, SliceTemplateValues);
   return WorkloadTemplateDescription{std::move(*spec), std::move(variables)};
 }
 
-core::Result<render::Rendered> RenderWorkloadTemplate(const WorkloadRenderRequest& request) {
+core::Result<render::Rendered> RenderWorkloadTemplate(Root& root, const WorkloadRenderRequest& request) {
   render::RenderRequest render;
   render.template_name = request.template_name;
-  render.template_dirs = request.template_dirs;
+  render.template_dirs = SearchedDirs(root, request.template_dirs);
   render.sets = request.sets;
   render.values_files = request.values_files;
   render.slice_values = SliceTemplateValues;
-  render.env = request.env;
-  render.configuration = ConfigurationValues(request.settings);
+  if (request.env) render.env = root.env();
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  render.configuration = ConfigurationValues(*settings);
   return render::RenderTemplate(render);
 }
 

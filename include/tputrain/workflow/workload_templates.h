@@ -2,26 +2,27 @@
 
 // `tputrain render`: the workload templates (built in, or the user's own directories first),
 // one described with the values the catalog computes for its default TPU type, one rendered.
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "tputrain/config/settings.h"
-#include "tputrain/core/env.h"
 #include "tputrain/core/result.h"
 #include "tputrain/render/render.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::workflow {
 
-core::Result<std::vector<render::TemplateSummary>> ListWorkloadTemplates(const std::vector<std::string>& dirs);
+// `dirs` (--template-dir) are searched before the root's (TPUTRAIN_TEMPLATE_DIR, then the built-in
+// templates).
+core::Result<std::vector<render::TemplateSummary>> ListWorkloadTemplates(Root& root,
+                                                                         const std::vector<std::string>& dirs);
 
 struct WorkloadTemplateDescription {
   render::TemplateSpec spec;
   std::vector<render::VariableInfo> variables;  // the computed ones for the default TPU type's slice
 };
-core::Result<WorkloadTemplateDescription> DescribeWorkloadTemplate(const std::vector<std::string>& dirs,
+core::Result<WorkloadTemplateDescription> DescribeWorkloadTemplate(Root& root, const std::vector<std::string>& dirs,
                                                                    const std::string& name);
 
 // `render --list --format json` and `render --describe TEMPLATE --format json`: a user template's
@@ -31,15 +32,15 @@ nlohmann::json ToJson(const WorkloadTemplateDescription& description);
 
 struct WorkloadRenderRequest {
   std::string template_name;
-  std::vector<std::string> template_dirs;  // searched in order: user directories first
+  std::vector<std::string> template_dirs;  // --template-dir, searched before the root's
   std::vector<std::string> sets;           // NAME=VALUE, later wins
   std::vector<std::string> values_files;   // YAML mappings; --set beats them
-  std::optional<core::Env> env;            // --env: the environment, below the files
-  config::Settings settings;               // PROJECT_ID, LOCATION, ... under the templates' names
+  bool env = false;                        // --env: the environment's values, below the files
 };
 
-// Renders strictly (every name must have a value) with the slice values the TPU type fixes.
-core::Result<render::Rendered> RenderWorkloadTemplate(const WorkloadRenderRequest& request);
+// Renders strictly (every name must have a value) with the slice values the TPU type fixes and
+// the configuration's (PROJECT_ID, LOCATION, ... under the templates' names).
+core::Result<render::Rendered> RenderWorkloadTemplate(Root& root, const WorkloadRenderRequest& request);
 // What goes to stdout: the YAML files as one stream, or a one-file template's file (several
 // non-YAML files need a directory: a usage error naming -o).
 core::Result<std::string> RenderedText(const render::Rendered& rendered);

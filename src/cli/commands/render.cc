@@ -3,31 +3,21 @@
 #include "commands/commands.h"
 #include "output/output.h"
 #include "parse_error.h"
-#include "tputrain/workflow/root.h"
 #include "tputrain/workflow/workload_templates.h"
 
 namespace tputrain::cli {
 namespace {
 
+// render's flags: the request's, and what to do with it.
 struct RenderOptions {
-  std::string template_name;
-  std::vector<std::string> sets;
-  std::vector<std::string> values_files;
-  std::vector<std::string> template_dirs;
+  workflow::WorkloadRenderRequest request;
   std::string output_dir;
-  bool env = false;
   bool list = false;
   bool describe = false;
 };
 
-std::vector<std::string> TemplateDirs(const RenderOptions& options, Context& context) {
-  std::vector<std::string> dirs = options.template_dirs;
-  for (auto& dir : context.stack().TemplateDirs()) dirs.push_back(dir);
-  return dirs;
-}
-
 core::Result<int> RunList(const RenderOptions& options, Context& context) {
-  auto templates = workflow::ListWorkloadTemplates(TemplateDirs(options, context));
+  auto templates = workflow::ListWorkloadTemplates(context.stack(), options.request.template_dirs);
   if (!templates) return core::Fail(templates.error());
   std::vector<std::vector<std::string>> rows;
   for (const auto& summary : *templates) {
@@ -40,7 +30,8 @@ core::Result<int> RunList(const RenderOptions& options, Context& context) {
 }
 
 core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
-  auto described = workflow::DescribeWorkloadTemplate(TemplateDirs(options, context), options.template_name);
+  auto described =
+      workflow::DescribeWorkloadTemplate(context.stack(), options.request.template_dirs, options.request.template_name);
   if (!described) return core::Fail(described.error());
   const auto& spec = described->spec;
   std::vector<std::vector<std::string>> rows;
@@ -56,21 +47,11 @@ core::Result<int> RunDescribe(const RenderOptions& options, Context& context) {
 
 core::Result<int> RunRender(const RenderOptions& options, Context& context) {
   if (options.list) return RunList(options, context);
-  if (options.template_name.empty()) {
+  if (options.request.template_name.empty()) {
     return core::Fail(core::Error::Usage("TEMPLATE is required (tputrain render --list shows them)"));
   }
   if (options.describe) return RunDescribe(options, context);
-  workflow::WorkloadRenderRequest request;
-  request.template_name = options.template_name;
-  request.template_dirs = TemplateDirs(options, context);
-  request.sets = options.sets;
-  request.values_files = options.values_files;
-  if (options.env) request.env = context.env;
-  // The configuration's values under the names templates use (PROJECT_ID, LOCATION, ...).
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  request.settings = std::move(*settings);
-  auto rendered = workflow::RenderWorkloadTemplate(request);
+  auto rendered = workflow::RenderWorkloadTemplate(context.stack(), options.request);
   if (!rendered) return core::Fail(rendered.error());
   if (options.output_dir.empty()) {
     // The manifests are YAML already: --format yaml is what is printed; JSON is not offered.
@@ -97,17 +78,17 @@ core::Result<int> RunRender(const RenderOptions& options, Context& context) {
 void SetupRenderCommand(CLI::App& root, Context& context) {
   auto options = std::make_shared<RenderOptions>();
   auto* command = root.add_subcommand("render", "Render a workload template into Kubernetes YAML (or files)");
-  command->add_option("TEMPLATE", options->template_name, "Template name (see --list)");
-  command->add_option("--set", options->sets, "NAME=VALUE, repeatable; beats --values and --env")
+  command->add_option("TEMPLATE", options->request.template_name, "Template name (see --list)");
+  command->add_option("--set", options->request.sets, "NAME=VALUE, repeatable; beats --values and --env")
       ->type_name("NAME=VALUE");
-  command->add_option("--values", options->values_files, "YAML file of NAME: value, repeatable")
+  command->add_option("--values", options->request.values_files, "YAML file of NAME: value, repeatable")
       ->type_name("FILE.yaml");
-  command->add_flag("--env", options->env, "Also take values from the environment (lowest precedence)");
+  command->add_flag("--env", options->request.env, "Also take values from the environment (lowest precedence)");
   command->add_option("-o,--output-dir", options->output_dir, "Write the files into DIR instead of stdout")
       ->type_name("DIR");
   // A directory that is not there (a typo) would silently leave the built-in templates in use.
   command
-      ->add_option("--template-dir", options->template_dirs,
+      ->add_option("--template-dir", options->request.template_dirs,
                    "Directory of templates of your own, searched before TPUTRAIN_TEMPLATE_DIR and the built-in "
                    "ones; repeatable")
       ->check(ExistingDirectory());
