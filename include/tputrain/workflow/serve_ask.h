@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/result.h"
 #include "tputrain/http/transport.h"
 #include "tputrain/workflow/kube_access.h"
@@ -64,5 +66,9 @@ struct ServeAskOutcome {
 // only says what it would send.
 core::Result<ServeAskOutcome> ServeAsk(Root& root, const ServeAskPlan& plan, bool dry_run,
                                        const std::function<void(std::string_view)>& on_text);
+// serve generate --format json: under --dry-run the requests it would send; otherwise what was
+// asked, the text, the server's usage and the timings (total_s, with --stream the time to the
+// first token and tokens per second).
+nlohmann::json ToJson(const ServeAskPlan& plan, const ServeAskOutcome& asked, bool dry_run);
 
 }  // namespace tputrain::workflow

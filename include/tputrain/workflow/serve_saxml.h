@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
@@ -101,6 +103,8 @@ struct SaxModelState {
   std::optional<serving::SaxCellEntry> entry;  // none: the cell does not have it
 };
 core::Result<std::vector<SaxModelState>> ListSaxModels(Root& root, const SaxCellRequest& request);
+// serve list --format json: each model, whether the cell has it, and its path, checkpoint and replicas.
+nlohmann::json ToJson(const std::vector<SaxModelState>& states);
 
 struct SaxUnpublished {
   std::string id;
@@ -109,6 +113,8 @@ struct SaxUnpublished {
 };
 // Each model unpublished in turn, the run's ledger marked for those it had published.
 core::Result<std::vector<SaxUnpublished>> UnpublishSaxModels(Root& root, const SaxCellRequest& request);
+// serve unpublish --format json: each model unpublished or not there; under --dry-run the request.
+nlohmann::json ToJson(const std::vector<SaxUnpublished>& done);
 
 // The sax-http endpoint of namespace `ns` (the template's Service name and port).
 std::string SaxHttpEndpoint(const std::string& server, const std::string& ns);

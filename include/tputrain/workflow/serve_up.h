@@ -101,6 +101,10 @@ struct ServeUpOutcome : ServedOutcome {
 // Runs the plan: the run's ledger opened first, the cluster connected, the engine's flow; under
 // --dry-run with no cluster at hand, the objects rendered only (nothing opened or sent).
 core::Result<ServeUpOutcome> ServeUp(Root& root, const ServeUpPlan& plan);
+// serve up --format json: the engine, the model, its slice, template, workload and Service, the
+// endpoint, whether it serves, what was applied, and each engine's own (vLLM's hosts and why,
+// Saxml's model path, replicas and publish); under --dry-run the objects.
+nlohmann::json ToJson(const ServeUpOutcome& up);
 
 // serve down's flags as typed.
 struct ServeDownRequest {
@@ -138,6 +142,9 @@ struct ServeDownOutcome {
 };
 // Only what the run's ledger holds as its own is deleted (serve_flow::DeleteServed); node pools stay.
 core::Result<ServeDownOutcome> ServeDown(Root& root, const ServeDownPlan& plan);
+// serve down --format json: what was deleted (or found gone), a list; Saxml's, an object that also
+// says whether the model was unpublished.
+nlohmann::json ToJson(const ServeDownOutcome& down);
 
 // `tputrain serve status`: each serving workload of the namespace, every engine's (JetStream's and
 // vLLM's LeaderWorkerSets, Saxml's model-server JobSets, vLLM's Deployments), with its pods and
@@ -150,5 +157,7 @@ struct ServeStatusOutcome {
   std::vector<ServeStatusRow> rows;
 };
 core::Result<ServeStatusOutcome> ServeStatus(Root& root, const ServeStatusRequest& request);
+// serve status --format json: one entry per workload, a vLLM server's state, models and gauges.
+nlohmann::json ToJson(const ServeStatusOutcome& status);
 
 }  // namespace tputrain::workflow

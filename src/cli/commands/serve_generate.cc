@@ -4,9 +4,6 @@
 #include "commands/k8s_access.h"
 #include "commands/serve_flags.h"
 #include "output/output.h"
-#include "tputrain/core/duration.h"
-#include "tputrain/core/json.h"
-#include "tputrain/core/number.h"
 #include "tputrain/core/text.h"
 #include "tputrain/workflow/serve_ask.h"
 
@@ -27,43 +24,14 @@ core::Result<int> RunGenerate(const workflow::ServeAskRequest& flags, Context& c
   }
   auto asked = workflow::ServeAsk(context.stack(), *plan, context.global.dry_run, print_text);
   if (!asked) return core::Fail(asked.error());
-  if (context.global.dry_run) {
-    nlohmann::json json = {{"dry_run", true}, {"requests", nlohmann::json::array()}};
-    for (const auto& call : asked->planned) {
-      nlohmann::json entry = {{"method", call.method}, {"url", call.url}};
-      if (!call.body.empty()) entry["body"] = core::ParseJson(call.body, "").value_or(call.body);
-      json["requests"].push_back(entry);
+  PrintResult(context, workflow::ToJson(*plan, *asked, context.global.dry_run), [&](std::ostream& out) {
+    if (!context.global.dry_run) {
+      out << "\n";
+      return;
     }
-    PrintResult(context, json, [&](std::ostream& out) {
-      for (const auto& call : asked->planned)
-        out << call.method << " " << call.url << "\n" << call.body << (call.body.empty() ? "" : "\n");
-    });
-    return core::kExitOk;
-  }
-
-  const auto& request = plan->request;
-  const auto* generated = &asked->generated;
-  nlohmann::json json = {{"engine", asked->engine}, {"service", asked->service},
-                         {"namespace", asked->ns},  {"stream", request.stream},
-                         {"text", generated->text}, {"total_s", Rounded(Seconds(generated->total))}};
-  if (request.messages.empty()) json["prompt"] = request.prompt;
-  for (const auto& message : request.messages) {
-    json["messages"].push_back({{"role", message.role}, {"content", message.content}});
-  }
-  if (asked->takes_max_tokens) json["max_tokens"] = request.max_tokens;
-  if (request.temperature) json["temperature"] = *request.temperature;
-  if (!generated->model.empty()) json["model"] = generated->model;
-  if (const auto& usage = generated->usage) {
-    json["usage"] = {{"prompt_tokens", usage->prompt_tokens},
-                     {"completion_tokens", usage->completion_tokens},
-                     {"total_tokens", usage->total_tokens}};
-  }
-  if (request.stream) json["pieces"] = generated->pieces;
-  if (generated->time_to_first_token) {
-    json["time_to_first_token_s"] = Rounded(Seconds(*generated->time_to_first_token));
-  }
-  if (generated->tokens_per_second) json["tokens_per_s"] = Rounded(*generated->tokens_per_second);
-  PrintResult(context, json, [&](std::ostream& out) { out << "\n"; });
+    for (const auto& call : asked->planned)
+      out << call.method << " " << call.url << "\n" << call.body << (call.body.empty() ? "" : "\n");
+  });
   return core::kExitOk;
 }
 

@@ -17,25 +17,17 @@ struct SaxHttpFlags {
 core::Result<int> RunList(const SaxHttpFlags& flags, Context& context) {
   auto states = workflow::ListSaxModels(context.stack(), {flags.access, {}, flags.models});
   if (!states) return core::Fail(states.error());
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
   for (const auto& [id, found] : *states) {
     if (!found) {
-      json.push_back({{"model", id}, {"published", false}});
       table.push_back({id, "no", "-", "-", "-"});
       continue;
     }
     const serving::SaxCellEntry& entry = *found;
-    json.push_back({{"model", id},
-                    {"published", true},
-                    {"model_path", entry.model_path},
-                    {"checkpoint", entry.checkpoint},
-                    {"max_replicas", entry.max_replicas},
-                    {"active_replicas", entry.active_replicas}});
     table.push_back({id, "yes", std::to_string(entry.active_replicas) + "/" + std::to_string(entry.max_replicas),
                      entry.model_path, entry.checkpoint});
   }
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(*states), [&](std::ostream& out) {
     PrintTable(out, {"model", "published", "active", "model path", "checkpoint"}, table);
   });
   return core::kExitOk;
@@ -53,18 +45,15 @@ core::Result<int> RunUnpublish(const SaxHttpFlags& flags, Context& context) {
       context.stack(),
       {flags.access, {flags.ledger.run_id, flags.ledger.state_dir}, flags.models, context.global.dry_run});
   if (!done) return core::Fail(done.error());
-  nlohmann::json json = nlohmann::json::array();
   std::string text;
   for (const auto& [id, unpublished, planned] : *done) {
     if (planned) {
-      json.push_back({{"model", id}, {"dry_run", true}, {"request", planned->method + " " + planned->url}});
       text += "would send: " + planned->method + " " + planned->url + " " + planned->body + "\n";
       continue;
     }
-    json.push_back({{"model", id}, {"unpublished", unpublished}});
     text += id + (unpublished ? " unpublished\n" : " was not published\n");
   }
-  PrintResult(context, json, [&](std::ostream& out) { out << text; });
+  PrintResult(context, workflow::ToJson(*done), [&](std::ostream& out) { out << text; });
   return core::kExitOk;
 }
 

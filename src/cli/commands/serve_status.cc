@@ -18,26 +18,6 @@ std::string Count(const std::optional<double>& value) {
   return value ? std::to_string(static_cast<long long>(std::llround(*value))) : "-";
 }
 
-nlohmann::json ServerJson(const workflow::VllmServerStatus& server) {
-  nlohmann::json json = {{"state", serving::VllmStateName(server.state)}, {"models", server.models}};
-  if (!server.detail.empty()) json["detail"] = server.detail;
-  if (server.metrics) {
-    const auto& metrics = *server.metrics;
-    nlohmann::json values = nlohmann::json::object();
-    for (const auto& [key, value] : {std::pair{"num_requests_running", metrics.requests_running},
-                                     std::pair{"num_requests_waiting", metrics.requests_waiting},
-                                     std::pair{"kv_cache_usage_perc", metrics.kv_cache_usage},
-                                     std::pair{"time_to_first_token_mean_s", metrics.time_to_first_token_mean_s},
-                                     std::pair{"prompt_tokens_total", metrics.prompt_tokens},
-                                     std::pair{"generation_tokens_total", metrics.generation_tokens},
-                                     std::pair{"request_success_total", metrics.requests_finished}}) {
-      if (value) values[key] = Rounded(*value);
-    }
-    json["metrics"] = values;
-  }
-  return json;
-}
-
 // The table's server columns: state, model, running, waiting, KV cache.
 std::vector<std::string> ServerCells(const std::optional<workflow::VllmServerStatus>& server) {
   if (!server) return {"-", "-", "-", "-", "-"};
@@ -54,21 +34,9 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
   auto status = workflow::ServeStatus(context.stack(), {flags.access});
   if (!status) return core::Fail(status.error());
   const auto& [ns, rows] = *status;
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> table;
   std::vector<std::string> notes;  // why a server does not serve, or what it did not say
   for (const auto& row : rows) {
-    json.push_back({{"kind", row.kind},
-                    {"engine", serving::EngineName(row.engine)},
-                    {"name", row.name},
-                    {"namespace", ns},
-                    {"available", row.available},
-                    {"pods_ready", row.pods_ready},
-                    {"pods", row.pods},
-                    {"service", row.service},
-                    {"endpoint", row.endpoint},
-                    {"created", row.created}});
-    if (row.server) json.back()["server"] = ServerJson(*row.server);
     std::vector<std::string> cells = {row.kind + "/" + row.name, row.available ? "yes" : "no",
                                       std::to_string(row.pods_ready) + "/" + std::to_string(row.pods)};
     for (auto& cell : ServerCells(row.server)) cells.push_back(std::move(cell));
@@ -77,7 +45,7 @@ core::Result<int> RunStatus(const StatusFlags& flags, Context& context) {
     table.push_back(std::move(cells));
     if (row.server && !row.server->detail.empty()) notes.push_back(row.name + ": " + row.server->detail);
   }
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(*status), [&](std::ostream& out) {
     if (table.empty()) {
       out << "Nothing served in namespace " << ns << ".\n";
       return;

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
@@ -20,10 +18,6 @@ namespace tputrain::cli {
 void PrintResult(Context& context, const nlohmann::json& json, const std::function<void(std::ostream&)>& print_table);
 
 std::string ToYaml(const nlohmann::json& json);
-
-// Durations and rates in --format json: seconds, and a value to the thousandth.
-inline double Seconds(std::chrono::milliseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
-inline double Rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
 
 // For output that has no JSON or YAML form (a server's shell lines, rendered manifests): a usage
 // error naming --format and `what` is printed instead, when --format asks for `refused`.
