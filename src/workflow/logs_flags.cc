@@ -1,10 +1,10 @@
 // tputrain logs from its flags: each checked before any call, then the cluster reached.
 #include <limits>
 
+#include "names.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/number.h"
 #include "tputrain/workflow/logs.h"
-#include "tputrain/workflow/names.h"
 
 namespace tputrain::workflow {
 namespace {

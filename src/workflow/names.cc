@@ -1,4 +1,4 @@
-#include "tputrain/workflow/names.h"
+#include "names.h"
 
 #include "tputrain/gcp/names.h"
 #include "tputrain/k8s/names.h"

@@ -1,7 +1,7 @@
 // PlanProvision: each provisioning command's checks, in the order the commands have always made
 // them (the flags first, then the settings they are checked against), and the calls it makes.
 #include "provision_plans.h"
-#include "tputrain/workflow/names.h"
+#include "names.h"
 #include "tputrain/workflow/provision_command.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"

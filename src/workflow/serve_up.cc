@@ -2,13 +2,13 @@
 // then the engine's flow, its outcome said alike (ServeUp).
 #include "tputrain/workflow/serve_up.h"
 
+#include "names.h"
 #include "serve_bucket.h"
 #include "serve_engine_options.h"
 #include "serve_engines.h"
 #include "tpu_type.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
-#include "tputrain/workflow/names.h"
 
 namespace tputrain::workflow {
 namespace {
