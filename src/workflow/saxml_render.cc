@@ -1,8 +1,8 @@
 #include "saxml_render.h"
 
+#include "template_values.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/render/render.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 

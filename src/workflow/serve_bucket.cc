@@ -1,7 +1,7 @@
 #include "serve_bucket.h"
 
+#include "template_values.h"
 #include "tputrain/gcp/names.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

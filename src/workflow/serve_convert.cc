@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "template_values.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/core/poll_seen.h"
 #include "tputrain/k8s/pod_logs.h"
@@ -13,7 +14,6 @@
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/logs.h"
 #include "tputrain/workflow/serve.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

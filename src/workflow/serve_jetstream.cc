@@ -3,10 +3,10 @@
 // and a pod that cannot start said at once).
 #include "serve_engines.h"
 #include "serve_flow.h"
+#include "template_values.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/serve.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
+#include "template_values.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/pod_logs.h"
 #include "tputrain/workflow/node_pools.h"
 #include "tputrain/workflow/serve.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

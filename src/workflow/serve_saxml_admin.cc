@@ -3,11 +3,11 @@
 #include "saxml_render.h"
 #include "serve_engines.h"
 #include "serve_flow.h"
+#include "template_values.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/k8s/service_proxy.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/serve_saxml.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "template_values.h"
 #include "tputrain/catalog/prices.h"
 #include "tputrain/core/duration.h"
 #include "tputrain/core/file.h"
@@ -9,7 +10,6 @@
 #include "tputrain/gcp/iam/types.h"
 #include "tputrain/k8s/names.h"
 #include "tputrain/render/render.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow::internal {
 namespace {

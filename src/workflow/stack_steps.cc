@@ -7,6 +7,7 @@
 
 #include "ksa_annotation.h"
 #include "stack_sections.h"
+#include "template_values.h"
 #include "tputrain/archive/build_context.h"
 #include "tputrain/core/file.h"
 #include "tputrain/core/timestamp.h"
@@ -16,7 +17,6 @@
 #include "tputrain/workflow/image_build.h"
 #include "tputrain/workflow/queue.h"
 #include "tputrain/workflow/services.h"
-#include "tputrain/workflow/template_values.h"
 #include "tputrain/workflow/zone_failover.h"
 
 namespace tputrain::workflow::internal {

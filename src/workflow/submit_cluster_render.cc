@@ -1,11 +1,11 @@
 #include <cctype>
 #include <functional>
 
+#include "template_values.h"
 #include "tputrain/core/json_fields.h"
 #include "tputrain/k8s/tpu_node_selector.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/submit_cluster.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

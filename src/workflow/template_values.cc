@@ -1,4 +1,4 @@
-#include "tputrain/workflow/template_values.h"
+#include "template_values.h"
 
 #include "tputrain/core/gcp_location.h"
 

@@ -5,6 +5,7 @@
 
 #include "serve_flow.h"
 
+#include "template_values.h"
 #include "tputrain/catalog/models.h"
 #include "tputrain/catalog/sizing.h"
 #include "tputrain/catalog/tpu_types.h"
@@ -14,7 +15,6 @@
 #include "tputrain/workflow/models.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/serve_vllm.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -1,6 +1,6 @@
 #include "tputrain/workflow/workload_templates.h"
 
-#include "tputrain/workflow/template_values.h"
+#include "template_values.h"
 
 namespace tputrain::workflow {
 namespace {

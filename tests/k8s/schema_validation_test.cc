@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include "schema_validation.h"
+#include "template_values.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/render/render.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::k8s {
 namespace {

@@ -6,8 +6,8 @@
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 
+#include "template_values.h"
 #include "tputrain/render/render.h"
-#include "tputrain/workflow/template_values.h"
 
 using tputrain::render::Rendered;
 using tputrain::render::RenderRequest;

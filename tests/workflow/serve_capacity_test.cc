@@ -6,8 +6,8 @@
 
 #include "saxml_render.h"
 #include "serve_flow.h"
+#include "template_values.h"
 #include "tputrain/workflow/serve_vllm.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

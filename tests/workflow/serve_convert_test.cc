@@ -3,11 +3,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "template_values.h"
 #include "tputrain/k8s/manifest.h"
 #include "tputrain/render/render.h"
 #include "tputrain/workflow/serve.h"
 #include "tputrain/workflow/serve_convert.h"
-#include "tputrain/workflow/template_values.h"
 
 namespace tputrain::workflow {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "template_values.h"
 #include "tputrain/catalog/tpu_types.h"
 #include "tputrain/render/values.h"
-#include "tputrain/workflow/template_values.h"
 
 using tputrain::workflow::SliceTemplateValues;
 using tputrain::workflow::ValuesForSlice;
