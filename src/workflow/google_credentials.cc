@@ -20,4 +20,11 @@ core::Result<std::string> GoogleAccessToken(Root& root) {
   return (*tokens)->Token();
 }
 
+nlohmann::json ToJson(const GoogleCredentialStatus& status) {
+  return {{"source", status.source},
+          {"origin", status.origin},
+          {"account", status.account.empty() ? nlohmann::json(nullptr) : nlohmann::json(status.account)},
+          {"token", "valid"}};
+}
+
 }  // namespace tputrain::workflow

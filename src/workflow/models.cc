@@ -111,4 +111,10 @@ nlohmann::json ToJson(const ModelListing& listing) {
           {"serve", FitJson(listing.serve)}};
 }
 
+nlohmann::json ToJson(const std::vector<ModelListing>& listings) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& listing : listings) json.push_back(ToJson(listing));
+  return json;
+}
+
 }  // namespace tputrain::workflow

@@ -120,16 +120,12 @@ class Planner {
   }
 
   core::Result<ProvisionPlan> operator()(const TpuVmDeletion& deletion) {
-    auto project = Setting("project");
-    if (!project) return core::Fail(project.error());
-    auto zone = Setting("location");
-    if (!zone) return core::Fail(zone.error());
-    const TpuVmDeleteRequest request{*project, *zone, deletion.names};
-    if (auto valid = CheckTpuVmDelete(request); !valid) return core::Fail(valid.error());
+    auto request = TpuVmDeleteIn(root_, deletion.names);
+    if (!request) return core::Fail(request.error());
     std::string names;
     for (const auto& name : deletion.names) names += (names.empty() ? "" : ", ") + name;
-    return Plan([request](ProvisionEnv& env) { return DeleteTpuVms(env, request); },
-                "Delete TPU VM(s) " + names + " in " + *zone + "?");
+    return Plan([request = *request](ProvisionEnv& env) { return DeleteTpuVms(env, request); },
+                "Delete TPU VM(s) " + names + " in " + request->zone + "?");
   }
 
   core::Result<ProvisionPlan> operator()(ServiceAccountCreateRequest request) {

@@ -229,6 +229,12 @@ core::Result<std::vector<ray::JobDetails>> ListJobs(Root& root, const RayHeadFla
   return (*session)->client->List();
 }
 
+nlohmann::json ToJson(const std::vector<ray::JobDetails>& jobs) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& job : jobs) json.push_back(job.raw);
+  return json;
+}
+
 core::Result<ray::JobDetails> FollowJobLogs(Root& root, const RayHeadFlags& head, const std::string& id,
                                             std::ostream& log) {
   auto session = ConnectRayHead(root, head);

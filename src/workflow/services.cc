@@ -118,4 +118,16 @@ nlohmann::json ToJson(const std::vector<ServiceChange>& changes) {
   return json;
 }
 
+std::string_view ServiceStateName(const gcp::serviceusage::Service& service) {
+  return service.enabled ? "ENABLED" : "DISABLED";
+}
+
+nlohmann::json ToJson(const std::vector<gcp::serviceusage::Service>& services) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& service : services) {
+    json.push_back({{"name", service.name}, {"title", service.title}, {"state", ServiceStateName(service)}});
+  }
+  return json;
+}
+
 }  // namespace tputrain::workflow

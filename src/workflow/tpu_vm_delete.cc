@@ -3,6 +3,8 @@
 #include "tpu_vm_multislice.h"
 #include "tputrain/gcp/names.h"
 #include "tputrain/workflow/iap_firewall.h"
+#include "tputrain/workflow/reads.h"
+#include "tputrain/workflow/root.h"
 
 namespace tputrain::workflow {
 
@@ -11,6 +13,18 @@ core::Status CheckTpuVmDelete(const TpuVmDeleteRequest& request) {
     if (auto valid = gcp::CheckResourceId("NAME", name, gcp::kTpuNodeNameLength); !valid) return valid;
   }
   return {};
+}
+
+core::Result<TpuVmDeleteRequest> TpuVmDeleteIn(Root& root, const std::vector<std::string>& names) {
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  auto project = RequireSetting(*settings, "project");
+  if (!project) return core::Fail(project.error());
+  auto zone = RequireSetting(*settings, "location");
+  if (!zone) return core::Fail(zone.error());
+  TpuVmDeleteRequest request{*project, *zone, names};
+  if (auto valid = CheckTpuVmDelete(request); !valid) return core::Fail(valid.error());
+  return request;
 }
 
 core::Result<std::vector<Outcome>> DeleteTpuVms(ProvisionEnv& env, const TpuVmDeleteRequest& request) {

@@ -53,6 +53,20 @@ std::string_view RayHostStateName(RayHostState state) {
   return "booting";
 }
 
+nlohmann::json ToJson(const std::vector<RayNodeStatus>& nodes) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& node : nodes) {
+    for (const auto& host : node.hosts) {
+      json.push_back({{"node", node.node},
+                      {"worker", host.worker},
+                      {"state", RayHostStateName(host.state)},
+                      {"ray_version", host.ray_version},
+                      {"message", host.message}});
+    }
+  }
+  return json;
+}
+
 std::string NewRayToken() {
   // libstdc++'s random_device reads the kernel's CSPRNG (getrandom/urandom).
   std::random_device random;

@@ -37,6 +37,24 @@ core::Status CheckPort(const std::string& flag, int port, int lowest) {
 
 }  // namespace
 
+std::string ViaWords(const TpuVmReach& reach) { return reach.via == "ssh" ? "ssh -L" : "IAP"; }
+
+// The hosts' addresses (and how many "all" is) come from the node, so the job is described, not
+// built.
+nlohmann::json DryRunJson(const TpuVmExecCommand& command, const TpuVmExecPlan& plan) {
+  const auto& node = plan.node;
+  return {
+      {"dry_run", true},
+      {"node", node.Name()},
+      {"workers", command.workers == "all" ? nlohmann::json("all") : nlohmann::json(plan.workers)},
+      {"via", command.reach.via},
+      {"command", command.command},
+      {"steps",
+       {"GET " + node.Name() + ": its hosts' addresses and its Ray token",
+        "open a tunnel (" + ViaWords(command.reach) + ") to worker 0, port " + std::to_string(kRayDashboardPort),
+        "POST /api/jobs/: a Ray job running the command once on each chosen host", "follow the job's log to its end"}}};
+}
+
 core::Result<TpuVmExecPlan> PlanTpuVmExec(Root& root, const TpuVmExecCommand& command) {
   if (auto valid = gcp::CheckResourceId("NAME", command.name, gcp::kTpuNodeNameLength); !valid) {
     return core::Fail(valid.error());

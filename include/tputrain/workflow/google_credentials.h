@@ -4,6 +4,8 @@
 // Default Credentials' order, resolved by the root).
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/result.h"
 
 namespace tputrain::workflow {
@@ -20,6 +22,8 @@ struct GoogleCredentialStatus {
 // The status, once a token was got with the credentials: getting one proves they work, so
 // credentials that cannot give one fail here with the reason, never show as in use.
 core::Result<GoogleCredentialStatus> CheckGoogleCredentials(Root& root);
+// `auth status --format json`: source, origin, account (null when none is named), token "valid".
+nlohmann::json ToJson(const GoogleCredentialStatus& status);
 
 // An access token of those credentials, for a user to hand to another tool.
 core::Result<std::string> GoogleAccessToken(Root& root);

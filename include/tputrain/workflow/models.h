@@ -40,5 +40,7 @@ std::vector<ModelListing> ListModels();
 // One model of `models --format json`, the stable contract the README documents: the model, and
 // each mode's fit (null when no slice holds it).
 nlohmann::json ToJson(const ModelListing& listing);
+// `models --format json`: every listing, in ListModels' order.
+nlohmann::json ToJson(const std::vector<ModelListing>& listings);
 
 }  // namespace tputrain::workflow

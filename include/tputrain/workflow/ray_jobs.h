@@ -83,6 +83,8 @@ core::Result<ray::JobDetails> JobStatus(Root& root, const RayHeadFlags& head, co
 core::Result<std::string> JobLogs(Root& root, const RayHeadFlags& head, const std::string& id);
 core::Result<bool> DeleteJob(Root& root, const RayHeadFlags& head, const std::string& id);
 core::Result<std::vector<ray::JobDetails>> ListJobs(Root& root, const RayHeadFlags& head);
+// `job list --format json`: each job as the head answered it.
+nlohmann::json ToJson(const std::vector<ray::JobDetails>& jobs);
 
 // `job logs --follow ID`.
 core::Result<ray::JobDetails> FollowJobLogs(Root& root, const RayHeadFlags& head, const std::string& id,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tputrain/core/result.h"
+#include "tputrain/gcp/serviceusage/client.h"
 #include "tputrain/workflow/provision.h"
 
 namespace tputrain::workflow {
@@ -51,5 +52,10 @@ struct ServicesEnabled {
 core::Result<ServicesEnabled> EnableServices(Root& root, const ServicesEnableRequest& request);
 // `services enable --format json`: each service and its action ("enabled", "already enabled").
 nlohmann::json ToJson(const std::vector<ServiceChange>& changes);
+
+// How `services list` says a service stands: ENABLED or DISABLED.
+std::string_view ServiceStateName(const gcp::serviceusage::Service& service);
+// `services list --format json`: each service's name, title and state.
+nlohmann::json ToJson(const std::vector<gcp::serviceusage::Service>& services);
 
 }  // namespace tputrain::workflow

@@ -19,6 +19,11 @@ struct TpuVmDeleteRequest {
 // Each NAME as the Cloud TPU API takes it (one usage line naming NAME otherwise).
 core::Status CheckTpuVmDelete(const TpuVmDeleteRequest& request);
 
+class Root;
+
+// `tpu-vm delete NAME...`: in the configured project and zone (both required), each NAME checked.
+core::Result<TpuVmDeleteRequest> TpuVmDeleteIn(Root& root, const std::vector<std::string>& names);
+
 // Deletes each NAME (DeleteTpuVmOrSlices), then the IAP rules no TPU VM of the run uses any more.
 core::Result<std::vector<Outcome>> DeleteTpuVms(ProvisionEnv& env, const TpuVmDeleteRequest& request);
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/poll.h"
 #include "tputrain/core/reporter.h"
 #include "tputrain/core/result.h"
@@ -95,6 +97,8 @@ struct RayNodeStatus {
   std::vector<RayHostStatus> hosts;
 };
 core::Result<std::vector<RayNodeStatus>> TpuVmRayStatus(gcp::tpu::Client& client, const gcp::tpu::NodeRef& ref);
+// `tpu-vm ray-status --format json`: one object per host (node, worker, state, ray_version, message).
+nlohmann::json ToJson(const std::vector<RayNodeStatus>& nodes);
 
 // Waits until every host's Ray node runs: polls the guest attributes with backoff, says each
 // change, fails at once (FailedPrecondition) when a host reports failed, with its reason.

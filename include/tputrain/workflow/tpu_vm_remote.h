@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tputrain/core/result.h"
 #include "tputrain/gcp/tpu/types.h"
 #include "tputrain/ray/jobs_client.h"
@@ -33,6 +35,11 @@ struct TpuVmExecPlan {
   std::string command_line;  // the command as a shell would take it
 };
 core::Result<TpuVmExecPlan> PlanTpuVmExec(Root& root, const TpuVmExecCommand& command);
+// `tpu-vm exec --dry-run --format json`: the node, the workers, the reach and the steps it would
+// take, said without a credential, a call or a tunnel.
+nlohmann::json DryRunJson(const TpuVmExecCommand& command, const TpuVmExecPlan& plan);
+// How --via reaches the worker, in words: "IAP" or "ssh -L".
+std::string ViaWords(const TpuVmReach& reach);
 
 // Runs it: the node's hosts read, the job submitted on its Ray (through IAP, or --via ssh),
 // followed to its end with each host's output on `log`. The job's final details.

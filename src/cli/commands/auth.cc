@@ -8,12 +8,7 @@ namespace {
 core::Result<int> RunAuthStatus(Context& context) {
   auto status = workflow::CheckGoogleCredentials(context.stack());
   if (!status) return core::Fail(status.error());
-  nlohmann::json json = {
-      {"source", status->source},
-      {"origin", status->origin},
-      {"account", status->account.empty() ? nlohmann::json(nullptr) : nlohmann::json(status->account)},
-      {"token", "valid"}};
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(*status), [&](std::ostream& out) {
     PrintTable(out, {"source", "origin", "account", "token"},
                {{status->source, status->origin, status->account.empty() ? "-" : status->account, "valid"}});
   });

@@ -94,15 +94,13 @@ core::Result<int> RunDelete(const JobOptions& options, Context& context) {
 core::Result<int> RunList(const JobOptions& options, Context& context) {
   auto jobs = workflow::ListJobs(context.stack(), options.head);
   if (!jobs) return core::Fail(jobs.error());
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& job : *jobs) {
-    json.push_back(job.raw);
     std::string entrypoint =
         OneLine(job.entrypoint.size() > 60 ? core::Utf8Excerpt(job.entrypoint, 57, "...") : job.entrypoint);
     rows.push_back({job.id(), job.type, job.status_text, FormatTime(job.start_time_ms), entrypoint});
   }
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(*jobs), [&](std::ostream& out) {
     PrintListTable(context, out, {"id", "type", "status", "start_time", "entrypoint"}, rows, "No Ray jobs.");
   });
   return core::kExitOk;

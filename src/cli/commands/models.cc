@@ -23,16 +23,14 @@ std::string FitCell(const std::optional<catalog::SlicePlan>& plan) {
 
 core::Result<int> RunModels(Context& context) {
   auto listings = workflow::ListModels();
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& listing : listings) {
-    json.push_back(workflow::ToJson(listing));
     const auto& model = listing.model;
     rows.push_back({model.name, Billions(model.parameters),
                     model.mixture_of_experts() ? Billions(model.active_parameters) : "", FitCell(listing.train),
                     FitCell(listing.serve)});
   }
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(listings), [&](std::ostream& out) {
     PrintTable(out, {"MODEL", "PARAMS", "ACTIVE", "TRAIN", "SERVE"}, rows);
     out << "\n"
         << listings.size() << " models: MaxText " << catalog::MaxTextVersion()

@@ -33,14 +33,11 @@ core::Result<int> RunEnable(const ServicesOptions& options, Context& context) {
 core::Result<int> RunList(const ServicesOptions& options, Context& context) {
   auto services = workflow::ReadServices(context.stack(), {options.available});
   if (!services) return core::Fail(services.error());
-  nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   for (const auto& service : *services) {
-    const std::string state = service.enabled ? "ENABLED" : "DISABLED";
-    json.push_back({{"name", service.name}, {"title", service.title}, {"state", state}});
-    rows.push_back({service.name, service.title, state});
+    rows.push_back({service.name, service.title, std::string(workflow::ServiceStateName(service))});
   }
-  PrintResult(context, json, [&](std::ostream& out) {
+  PrintResult(context, workflow::ToJson(*services), [&](std::ostream& out) {
     PrintListTable(context, out, {"name", "title", "state"}, rows,
                    options.available ? "No services available." : "No services enabled.");
   });

@@ -4,30 +4,17 @@
 #include "flags/ray_flags.h"
 #include "output/job_output.h"
 #include "output/output.h"
-#include "tputrain/workflow/iap_firewall.h"
 #include "tputrain/workflow/tpu_vm_remote.h"
 
 namespace tputrain::cli {
 namespace {
 
-// --dry-run: what exec would do, said without a credential, a call or a tunnel. The hosts'
-// addresses (and how many "all" is) come from the node, so the job is described, not built.
+// --dry-run: what exec would do, said without a credential, a call or a tunnel.
 int PrintDryRun(const workflow::TpuVmExecCommand& options, const workflow::TpuVmExecPlan& exec, Context& context) {
-  const auto& node = exec.node;
-  const std::string via = options.reach.via == "ssh" ? "ssh -L" : "IAP";
-  const nlohmann::json plan = {
-      {"dry_run", true},
-      {"node", node.Name()},
-      {"workers", options.workers == "all" ? nlohmann::json("all") : nlohmann::json(exec.workers)},
-      {"via", options.reach.via},
-      {"command", options.command},
-      {"steps",
-       {"GET " + node.Name() + ": its hosts' addresses and its Ray token",
-        "open a tunnel (" + via + ") to worker 0, port " + std::to_string(workflow::kRayDashboardPort),
-        "POST /api/jobs/: a Ray job running the command once on each chosen host", "follow the job's log to its end"}}};
-  PrintResult(context, plan, [&](std::ostream& out) {
-    out << "Would run on TPU VM " << node.node << " (" << node.zone << "), worker(s) " << options.workers
-        << ", as a Ray job reached through " << via << " (nothing sent):\n  " << exec.command_line << "\n";
+  PrintResult(context, workflow::DryRunJson(options, exec), [&](std::ostream& out) {
+    out << "Would run on TPU VM " << exec.node.node << " (" << exec.node.zone << "), worker(s) " << options.workers
+        << ", as a Ray job reached through " << workflow::ViaWords(options.reach) << " (nothing sent):\n  "
+        << exec.command_line << "\n";
   });
   return core::kExitOk;
 }
