@@ -20,8 +20,9 @@ core::Result<LeakScan> ScanForLeaks(Root& root, const LeakScanRequest& request) 
                                              : "--dry-run: a scan only reads; leave out --dry-run"));
   }
   // With no ledger to read, everything labelled would look leaked: a mistyped directory must not.
-  const auto& state_dir = request.state_dir;
-  if (std::error_code error; !state_dir.empty() && !std::filesystem::is_directory(state_dir, error)) {
+  const std::string state_dir =
+      request.state_dir.empty() ? state::LedgerStore::DefaultDir(root.env()) : request.state_dir;
+  if (std::error_code error; !std::filesystem::is_directory(state_dir, error)) {
     return core::Fail(core::Error::Usage("--state-dir: expected an existing directory, got '" + state_dir + "'"));
   }
   auto settings = root.Settings();

@@ -99,7 +99,7 @@ struct LeakScanRequest {
   bool delete_leaked = false;
   bool dry_run = false;   // refused: a scan only reads
   std::string run_id;     // only this run's resources (the label's value); empty: every run
-  std::string state_dir;  // the ledgers whose resources are not leaked; must exist when given
+  std::string state_dir;  // the ledgers whose resources are not leaked (empty: the default); must exist
 };
 
 struct LeakScan {

@@ -67,10 +67,9 @@ core::Result<int> RunCleanupCommand(const CleanupOptions& options, Context& cont
   if (options.run_option->count() > 0 && options.run_id.empty()) {
     return core::Fail(core::Error::Usage("--run: expected a run id (tputrain runs list), got ''"));
   }
-  std::string dir = options.state_dir.empty() ? state::LedgerStore::DefaultDir(context.env) : options.state_dir;
   // --expired too: alone it would be ignored, and the run's whole cleanup done instead.
   if (options.scan.scan || options.scan.delete_leaked || options.scan.expired) {
-    return RunScan(context, options.scan, options.run_id, dir, options.state_dir, options.yes);
+    return RunScan(context, options.scan, options.run_id, options.state_dir, options.yes);
   }
   workflow::CleanupRequest request{{options.run_id, options.all, options.force},
                                    options.state_dir,

@@ -69,9 +69,9 @@ void AddScanFlags(CLI::App* cleanup, ScanFlags& flags) {
 }
 
 core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::string& run_id,
-                          const std::string& state_dir, const std::string& state_dir_flag, bool yes) {
-  auto scan = workflow::ScanForLeaks(
-      context.stack(), {flags.scan, flags.expired, flags.delete_leaked, context.global.dry_run, run_id, state_dir});
+                          const std::string& state_dir_flag, bool yes) {
+  auto scan = workflow::ScanForLeaks(context.stack(), {flags.scan, flags.expired, flags.delete_leaked,
+                                                       context.global.dry_run, run_id, state_dir_flag});
   if (!scan) return core::Fail(scan.error());
   // Runs whose ledger is unreadable were left out; the command fails naming them, at the end.
   auto finish = [&](int code) -> core::Result<int> {

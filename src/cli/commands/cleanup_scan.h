@@ -19,9 +19,9 @@ struct ScanFlags {
 
 void AddScanFlags(CLI::App* cleanup, ScanFlags& flags);
 
-// `run_id` restricts the scan to that run's label (empty: every run); `state_dir` is where the
-// ledgers are, `state_dir_flag` the --state-dir given (repeated in the hint); `yes` is --yes.
+// `run_id` restricts the scan to that run's label (empty: every run); `state_dir_flag` is the
+// --state-dir given (empty: the default directory; repeated in the hint); `yes` is --yes.
 core::Result<int> RunScan(Context& context, const ScanFlags& flags, const std::string& run_id,
-                          const std::string& state_dir, const std::string& state_dir_flag, bool yes);
+                          const std::string& state_dir_flag, bool yes);
 
 }  // namespace tputrain::cli
