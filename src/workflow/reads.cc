@@ -78,6 +78,13 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Root& root, const std::str
   return ClusterRefOf(*settings, name, field);
 }
 
+std::string ListedWhere(Root& root) {
+  auto location = LocationOrAll(root);
+  if (location && *location != "-") return *location;
+  auto project = RequireSetting(root, "project");
+  return project ? "project " + *project : "the project";
+}
+
 core::Result<std::vector<gcp::container::Cluster>> ReadClusters(Root& root, const ClusterRead& request) {
   if (auto valid = request.Check(); !valid) return core::Fail(valid.error());
   auto settings = root.Settings();

@@ -33,6 +33,9 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(const config::Settings& se
 core::Result<std::string> RequireSetting(Root& root, const std::string& key);
 core::Result<std::string> LocationOrAll(Root& root);
 core::Result<gcp::container::ClusterRef> ClusterRefOf(Root& root, const std::string& name, std::string_view field);
+// Where a list was read, for the line that says it is empty ("No clusters in us-central1."): the
+// configured location, else "project P" (every location was listed).
+std::string ListedWhere(Root& root);
 
 // `cluster describe NAME` (one cluster) or `cluster list` (name empty: the project's clusters in
 // the configured location, or in every one).

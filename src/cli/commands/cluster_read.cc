@@ -26,7 +26,7 @@ core::Result<int> RunClusterList(Context& context) {
   }
   PrintResult(context, json, [&](std::ostream& out) {
     PrintListTable(context, out, {"name", "location", "master_version", "endpoint", "status"}, rows,
-                   "No clusters in " + ListedWhere(context) + ".");
+                   "No clusters in " + workflow::ListedWhere(context.stack()) + ".");
   });
   return core::kExitOk;
 }

@@ -4,7 +4,6 @@
 #include "output/output.h"
 #include "output/planned_requests.h"
 #include "output/resource_cells.h"
-#include "tputrain/core/duration.h"
 #include "tputrain/workflow/provision_requests.h"
 #include "tputrain/workflow/reads.h"
 #include "tputrain/workflow/root.h"
@@ -25,14 +24,6 @@ void PrintOutcomes(Context& context, const std::string& run_id, const std::vecto
 
 }  // namespace
 
-core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
-                                                                        const std::string& text) {
-  if (text.empty()) return std::optional<std::chrono::milliseconds>();
-  auto duration = core::ParseDuration(flag, text);
-  if (!duration) return core::Fail(duration.error());
-  return std::optional<std::chrono::milliseconds>(*duration);
-}
-
 void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
   command->add_option("--run", flags.run_id,
                       "Run ID to record resources under (else TPUTRAIN_RUN, else the current run)");
@@ -49,32 +40,6 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits) {
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags) {
   command->add_flag("--recreate-unusable", flags.recreate_unusable,
                     "If it exists in ERROR (e.g. after a stockout), delete it and create it again");
-}
-
-core::Result<std::string> RequireSetting(Context& context, const std::string& key) {
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  return workflow::RequireSetting(*settings, key);
-}
-
-core::Result<std::string> LocationOrAll(Context& context) {
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  return workflow::LocationOrAll(*settings);
-}
-
-std::string ListedWhere(Context& context) {
-  auto location = LocationOrAll(context);
-  if (location && *location != "-") return *location;
-  auto project = RequireSetting(context, "project");
-  return project ? "project " + *project : "the project";
-}
-
-core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
-                                                      std::string_view field) {
-  auto settings = context.settings();
-  if (!settings) return core::Fail(settings.error());
-  return workflow::ClusterRefOf(*settings, name, field);
 }
 
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, workflow::ProvisionAction action,
@@ -130,7 +95,5 @@ void AddSkipZoneCheckFlag(CLI::App* command, bool& skip) {
   command->add_flag(workflow::kSkipZoneCheckFlag, skip,
                     "Create even where tputrain's zone catalog says the TPU type is not offered (it can lag Google's)");
 }
-
-std::string BucketName(const std::string& name) { return workflow::BucketNameOf(name); }
 
 }  // namespace tputrain::cli

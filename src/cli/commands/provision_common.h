@@ -12,9 +12,9 @@
 #include "tputrain/workflow/provision_command.h"
 #include "tputrain/workflow/reads.h"
 
-// What every provisioning command shares: the run ledger flags, --async/--timeout, building
-// the workflow's environment, --dry-run printing, and the summary (and, for the deletes among
-// them, confirm_delete.h's question).
+// What every provisioning command shares: the run ledger flags, --async/--timeout, the pool
+// flags, asking a delete's question (confirm_delete.h), and printing the --dry-run requests or
+// the summary; the flow itself is workflow::PlanProvision and workflow::Provision.
 namespace tputrain::cli {
 
 // The run flags every provisioning command shares (workflow::ProvisionRunFlags), and -y/--yes on
@@ -29,10 +29,6 @@ void AddProvisionFlags(CLI::App* command, ProvisionFlags& flags, bool waits = tr
 // TPU VMs): delete such a one and create it again rather than report it.
 void AddRecreateFlag(CLI::App* command, ProvisionFlags& flags);
 
-// core::ParseDuration's grammar ("90s", "30m", "1h30m", bare seconds); empty: no limit.
-core::Result<std::optional<std::chrono::milliseconds>> ParseTimeoutFlag(const std::string& flag,
-                                                                        const std::string& text);
-
 // Prints what a command made; by default, the outcomes as a table or JSON.
 using ProvisionPrinter = std::function<void(const workflow::ProvisionResult&)>;
 
@@ -42,27 +38,10 @@ using ProvisionPrinter = std::function<void(const workflow::ProvisionResult&)>;
 core::Result<int> RunProvision(Context& context, const ProvisionFlags& flags, workflow::ProvisionAction action,
                                const std::string& command = "", const ProvisionPrinter& print = nullptr);
 
-core::Result<std::string> RequireSetting(Context& context, const std::string& key);
-
-// The configured location, checked as RequireSetting checks it; "-" when none is set (every
-// location, as the list APIs spell it).
-core::Result<std::string> LocationOrAll(Context& context);
-// Where a list was read, for the line that says it is empty ("No clusters in us-central1."): the
-// configured location, else "project P" (every location was listed).
-std::string ListedWhere(Context& context);
-
-// Cluster `name` (given as `field`: NAME or --cluster) in the configured project and location,
-// each checked against the API's pattern (a usage error names what is missing or malformed).
-core::Result<gcp::container::ClusterRef> ClusterRefOf(Context& context, const std::string& name,
-                                                      std::string_view field);
-
 // The node pool flags shared by `cluster create --tpu-type` and `nodepool create` (gcloud's
 // names), bound to the request workflow::NodePoolsFor checks.
 void AddPoolFlags(CLI::App* command, workflow::TpuPoolRequest& flags, bool with_machine_type);
 // --skip-zone-check: past the zone catalog.
 void AddSkipZoneCheckFlag(CLI::App* command, bool& skip);
-
-// A bucket as given (NAME or gs://NAME), without the scheme.
-std::string BucketName(const std::string& name);
 
 }  // namespace tputrain::cli

@@ -48,7 +48,7 @@ core::Result<int> RunList(Context& context) {
   PrintResult(context, json, [&](std::ostream& out) {
     // Repositories live in regions: a zone's are its region's.
     PrintListTable(context, out, {"repository", "format", "uri"}, rows,
-                   "No repositories in " + core::RegionOf(ListedWhere(context)) + ".");
+                   "No repositories in " + core::RegionOf(workflow::ListedWhere(context.stack())) + ".");
   });
   return core::kExitOk;
 }

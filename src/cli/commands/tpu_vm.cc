@@ -39,7 +39,7 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
   nlohmann::json json = nlohmann::json::array();
   std::vector<std::vector<std::string>> rows;
   // Listed across zones (no --zone), a name alone does not say where the VM is.
-  auto location = LocationOrAll(context);
+  auto location = workflow::LocationOrAll(context.stack());
   const bool every_zone = location && *location == "-";
   for (const auto& node : *nodes) {
     json.push_back(node.raw);
@@ -51,7 +51,8 @@ core::Result<int> RunRead(const TpuVmOptions& options, Context& context, bool li
   std::vector<std::string> headers = {"name", "accelerator_type", "version", "state"};
   if (every_zone) headers.insert(headers.begin() + 1, "zone");
   PrintResult(context, json, [&](std::ostream& out) {
-    PrintListTable(context, out, headers, rows, "No TPU VMs in " + ListedWhere(context) + ".", {"name"});
+    PrintListTable(context, out, headers, rows, "No TPU VMs in " + workflow::ListedWhere(context.stack()) + ".",
+                   {"name"});
   });
   return core::kExitOk;
 }
