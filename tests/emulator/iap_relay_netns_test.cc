@@ -194,6 +194,8 @@ TEST_CASE("the emulator's IAP relay: tputrain's tunnel and gcloud's reach a v5p-
               "sys.stdout.flush(); sys.stdout.buffer.write(d.split(b'\\r\\n\\r\\n',1)[1])\n",
           exports["TPUTRAIN_EMULATOR_URL"] + "/_emulator/iap-relay/reauthenticate"}},
         60s);
+    // Once seen failing under the whole suite's load (exit 1, passing alone): say why next time.
+    INFO("the client's stderr: " << half.err << "\nthe tunnel's stderr: " << tunnel->ReadErr());
     REQUIRE(half.exit_code == 0);
     CHECK(half.out.rfind("{\"sessions\":1}\n", 0) == 0);
     CHECK((half.out.substr(half.out.find('\n') + 1) == blobs[0]));
