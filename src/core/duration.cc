@@ -82,6 +82,13 @@ Result<std::chrono::milliseconds> ParseDuration(std::string_view flag, std::stri
   return rounded;
 }
 
+Result<std::optional<std::chrono::milliseconds>> ParseOptionalDuration(std::string_view flag, std::string_view text) {
+  if (text.empty()) return std::optional<std::chrono::milliseconds>();
+  auto duration = ParseDuration(flag, text);
+  if (!duration) return Fail(duration.error());
+  return std::optional<std::chrono::milliseconds>(*duration);
+}
+
 std::string FormatDuration(std::chrono::milliseconds duration) {
   int64_t ms = duration.count();
   if (ms % 1000 != 0) return std::to_string(ms) + "ms";

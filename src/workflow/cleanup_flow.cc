@@ -11,11 +11,9 @@ core::Result<CleanupPlanned> PlanCleanup(Root& root, const CleanupRequest& reque
     return core::Fail(core::Error::Usage("--detailed-exitcode: only with --dry-run"));
   }
   CleanupPlanned planned;
-  if (!request.timeout.empty()) {
-    auto timeout = core::ParseDuration("--timeout", request.timeout);
-    if (!timeout) return core::Fail(timeout.error());
-    planned.timeout = *timeout;
-  }
+  auto timeout = core::ParseOptionalDuration("--timeout", request.timeout);
+  if (!timeout) return core::Fail(timeout.error());
+  planned.timeout = *timeout;
   planned.state_dir = request.state_dir;
   auto runs = PlanRuns(root.Ledger(request.state_dir), request.runs, root.env());
   if (!runs) return core::Fail(runs.error());

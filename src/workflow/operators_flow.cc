@@ -62,12 +62,8 @@ core::Result<OperatorInstalled> InstallOperator(Root& root, const OperatorInstal
   if (request.names.size() != 1) return core::Fail(core::Error::Usage("operator: name one (lws or jobset)"));
   auto info = FindOperator(request.names.front());
   if (!info) return core::Fail(info.error());
-  std::chrono::milliseconds timeout = std::chrono::minutes(5);
-  if (!request.timeout.empty()) {
-    auto parsed = core::ParseDuration("--timeout", request.timeout);
-    if (!parsed) return core::Fail(parsed.error());
-    timeout = *parsed;
-  }
+  auto timeout = core::ParseOptionalDuration("--timeout", request.timeout);
+  if (!timeout) return core::Fail(timeout.error());
   if (info->manifest_url.empty()) {
     return core::Fail(
         core::Error::Usage(info->name + ": installed as a GKE add-on, not from a manifest: " + info->fix));
@@ -80,7 +76,8 @@ core::Result<OperatorInstalled> InstallOperator(Root& root, const OperatorInstal
   if (!objects) return core::Fail(objects.error());
   auto cluster = ConnectRecordedApply(root, request.access, std::move(*ledger));
   if (!cluster) return core::Fail(cluster.error());
-  auto installed = InstallOperator((*cluster)->env, *info, *objects, request.dry_run, timeout, root.runtime().reporter);
+  auto installed = InstallOperator((*cluster)->env, *info, *objects, request.dry_run,
+                                   timeout->value_or(std::chrono::minutes(5)), root.runtime().reporter);
   if (!installed) return core::Fail(installed.error());
   return OperatorInstalled{*info, std::move(*installed), run_id};
 }

@@ -50,12 +50,8 @@ core::Result<ProvisionResult> DryRun(Root& root, const ProvisionRunFlags& flags,
 }  // namespace
 
 core::Result<ProvisionResult> Provision(Root& root, const ProvisionRunFlags& flags, const ProvisionPlan& plan) {
-  std::optional<std::chrono::milliseconds> timeout;
-  if (!flags.timeout.empty()) {
-    auto parsed = core::ParseDuration("--timeout", flags.timeout);
-    if (!parsed) return core::Fail(parsed.error());
-    timeout = *parsed;
-  }
+  auto timeout = core::ParseOptionalDuration("--timeout", flags.timeout);
+  if (!timeout) return core::Fail(timeout.error());
   auto expires_at = ExpiresAt(root.clock().WallNow(), flags.ttl);
   if (!expires_at) return core::Fail(expires_at.error());
   if (root.dry_run()) return DryRun(root, flags, plan, *expires_at);
@@ -72,7 +68,7 @@ core::Result<ProvisionResult> Provision(Root& root, const ProvisionRunFlags& fla
   env.expires_at = *expires_at;
   env.async = flags.async;
   env.recreate_unusable = flags.recreate_unusable;
-  env.poll.timeout = timeout;
+  env.poll.timeout = *timeout;
   auto outcomes = plan.run(env);
   std::set<std::string> enabled;
   while (!outcomes && flags.enable_apis) {

@@ -13,8 +13,9 @@ namespace {
 
 // --timeout as typed; empty: the verb's default.
 core::Result<std::chrono::milliseconds> TimeoutOf(const std::string& text, std::chrono::milliseconds fallback) {
-  if (text.empty()) return fallback;
-  return core::ParseDuration("--timeout", text);
+  auto timeout = core::ParseOptionalDuration("--timeout", text);
+  if (!timeout) return core::Fail(timeout.error());
+  return timeout->value_or(fallback);
 }
 
 core::Result<QueueWaitFor> WaitForOf(const std::string& until) {

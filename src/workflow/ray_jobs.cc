@@ -244,15 +244,11 @@ core::Result<ray::JobDetails> FollowJobLogs(Root& root, const RayHeadFlags& head
 
 core::Result<ray::JobDetails> WaitJob(Root& root, const RayHeadFlags& head, const std::string& id,
                                       const std::string& timeout) {
-  std::optional<std::chrono::milliseconds> limit;
-  if (!timeout.empty()) {
-    auto parsed = core::ParseDuration("--timeout", timeout);
-    if (!parsed) return core::Fail(parsed.error());
-    limit = *parsed;
-  }
+  auto limit = core::ParseOptionalDuration("--timeout", timeout);
+  if (!limit) return core::Fail(limit.error());
   auto session = ConnectRayHead(root, head);
   if (!session) return core::Fail(session.error());
-  return ray::WaitUntilTerminal(*(*session)->client, id, root.runtime(), limit);
+  return ray::WaitUntilTerminal(*(*session)->client, id, root.runtime(), *limit);
 }
 
 core::Result<bool> StopJob(Root& root, const RayHeadFlags& head, const std::string& id) {

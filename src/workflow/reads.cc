@@ -78,6 +78,16 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Root& root, const std::str
   return ClusterRefOf(*settings, name, field);
 }
 
+core::Result<ProjectZone> ProjectAndZone(Root& root) {
+  auto settings = root.Settings();
+  if (!settings) return core::Fail(settings.error());
+  auto project = RequireSetting(*settings, "project");
+  if (!project) return core::Fail(project.error());
+  auto zone = RequireSetting(*settings, "location");
+  if (!zone) return core::Fail(zone.error());
+  return ProjectZone{*project, *zone};
+}
+
 std::string ListedWhere(Root& root) {
   auto location = LocationOrAll(root);
   if (location && *location != "-") return *location;

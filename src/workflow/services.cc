@@ -84,12 +84,8 @@ core::Result<bool> EnableApiFor(ProvisionEnv& env, const core::Error& failure, c
 
 core::Result<ServicesEnabled> EnableServices(Root& root, const ServicesEnableRequest& request) {
   if (auto valid = CheckServiceNames(request.services); !valid) return core::Fail(valid.error());
-  std::optional<std::chrono::milliseconds> timeout;
-  if (!request.timeout.empty()) {
-    auto parsed = core::ParseDuration("--timeout", request.timeout);
-    if (!parsed) return core::Fail(parsed.error());
-    timeout = *parsed;
-  }
+  auto timeout = core::ParseOptionalDuration("--timeout", request.timeout);
+  if (!timeout) return core::Fail(timeout.error());
   auto settings = root.Settings();
   if (!settings) return core::Fail(settings.error());
   auto project = RequireSetting(*settings, "project");
@@ -103,7 +99,7 @@ core::Result<ServicesEnabled> EnableServices(Root& root, const ServicesEnableReq
   ServicesEnabled enabled;
   auto env = root.Provision(google);
   if (request.dry_run) env.dry_run = &enabled.planned;
-  env.poll.timeout = timeout;
+  env.poll.timeout = *timeout;
   auto changes = EnableServices(env, *project, request.services);
   if (!changes) return core::Fail(changes.error());
   if (!request.dry_run) enabled.changes = std::move(*changes);

@@ -79,12 +79,8 @@ core::Status CheckSkips(const Stack& stack, const std::vector<std::string>& skip
 
 core::Result<std::unique_ptr<StackEnv>> OpenStackEnv(Root& root, const Stack& stack, const StackCommand& command,
                                                      bool plan_only, StackObserver* observer) {
-  std::optional<std::chrono::milliseconds> timeout;
-  if (!command.timeout.empty()) {
-    auto parsed = core::ParseDuration("--timeout", command.timeout);
-    if (!parsed) return core::Fail(parsed.error());
-    timeout = *parsed;
-  }
+  auto timeout = core::ParseOptionalDuration("--timeout", command.timeout);
+  if (!timeout) return core::Fail(timeout.error());
   auto expires_at = ExpiresAt(root.clock().WallNow(), stack.ttl);
   if (!expires_at) return core::Fail(expires_at.error());
   state::LedgerStore& ledger = root.Ledger(command.state_dir);
@@ -99,7 +95,7 @@ core::Result<std::unique_ptr<StackEnv>> OpenStackEnv(Root& root, const Stack& st
   env->provision.ledger = &ledger;  // read only when planning: nothing is recorded
   env->provision.run_id = stack.name;
   env->provision.expires_at = *expires_at;
-  env->provision.poll.timeout = timeout;
+  env->provision.poll.timeout = *timeout;
   env->provision.prices = TpuPricesOnFirstUse(root);
   env->reach = ReachOf(root, stack.name, command.state_dir);
   env->recreate = command.recreate;

@@ -16,13 +16,9 @@ core::Status CheckTpuVmDelete(const TpuVmDeleteRequest& request) {
 }
 
 core::Result<TpuVmDeleteRequest> TpuVmDeleteIn(Root& root, const std::vector<std::string>& names) {
-  auto settings = root.Settings();
-  if (!settings) return core::Fail(settings.error());
-  auto project = RequireSetting(*settings, "project");
-  if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(*settings, "location");
-  if (!zone) return core::Fail(zone.error());
-  TpuVmDeleteRequest request{*project, *zone, names};
+  auto where = ProjectAndZone(root);
+  if (!where) return core::Fail(where.error());
+  TpuVmDeleteRequest request{where->project, where->zone, names};
   if (auto valid = CheckTpuVmDelete(request); !valid) return core::Fail(valid.error());
   return request;
 }

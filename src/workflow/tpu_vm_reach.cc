@@ -69,13 +69,9 @@ core::Result<gcp::tpu::NodeRef> TpuVmRayNode(Root& root, const TpuVmRayTarget& t
   if (auto valid = gcp::CheckResourceId("--tpu-vm", tpu_vm.name, gcp::kTpuNodeNameLength); !valid) {
     return core::Fail(valid.error());
   }
-  auto settings = root.Settings();
-  if (!settings) return core::Fail(settings.error());
-  auto project = RequireSetting(*settings, "project");
-  if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(*settings, "location");
-  if (!zone) return core::Fail(zone.error());
-  return gcp::tpu::NodeRef{*project, *zone, tpu_vm.name};
+  auto where = ProjectAndZone(root);
+  if (!where) return core::Fail(where.error());
+  return gcp::tpu::NodeRef{where->project, where->zone, tpu_vm.name};
 }
 
 core::Result<std::unique_ptr<RaySession>> ConnectTpuVmRay(Root& root, const TpuVmRayTarget& tpu_vm,

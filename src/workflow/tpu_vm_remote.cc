@@ -18,17 +18,6 @@
 namespace tputrain::workflow {
 namespace {
 
-// The project and zone of the settings, checked.
-core::Result<std::pair<std::string, std::string>> ProjectAndZone(Root& root) {
-  auto settings = root.Settings();
-  if (!settings) return core::Fail(settings.error());
-  auto project = RequireSetting(*settings, "project");
-  if (!project) return core::Fail(project.error());
-  auto zone = RequireSetting(*settings, "location");
-  if (!zone) return core::Fail(zone.error());
-  return std::make_pair(*project, *zone);
-}
-
 core::Status CheckPort(const std::string& flag, int port, int lowest) {
   if (port >= lowest && port <= 65535) return {};
   return core::Fail(core::Error::Usage(flag + ": expected a TCP port (" + std::to_string(lowest) + " to 65535), got " +
@@ -66,7 +55,7 @@ core::Result<TpuVmExecPlan> PlanTpuVmExec(Root& root, const TpuVmExecCommand& co
   auto named = command.workers == "all" ? core::Result<std::vector<int>>(std::vector<int>{})
                                         : ParseWorkers("--worker", command.workers, 1 << 16);
   if (!named) return core::Fail(named.error());
-  const gcp::tpu::NodeRef node{where->first, where->second, command.name};
+  const gcp::tpu::NodeRef node{where->project, where->zone, command.name};
   if (auto reach = TpuVmSshRequestOf(root, command.reach, node, 0, kRayDashboardPort, 0); !reach) {
     return core::Fail(reach.error());
   }

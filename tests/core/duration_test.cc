@@ -9,6 +9,7 @@ using std::chrono::milliseconds;
 using tputrain::core::ErrorKind;
 using tputrain::core::FormatDuration;
 using tputrain::core::ParseDuration;
+using tputrain::core::ParseOptionalDuration;
 using tputrain::core::ZeroDuration;
 
 namespace {
@@ -87,4 +88,16 @@ TEST_CASE("the emulator's --op-latency forms read as before; a bare number is no
   CHECK(Parsed("5", ZeroDuration::kAllowed) == milliseconds(5000));
   CHECK(Refusal("fast", ZeroDuration::kAllowed).find("got 'fast'") != std::string::npos);
   CHECK(Refusal("-1s", ZeroDuration::kAllowed).find("got '-1s'") != std::string::npos);
+}
+
+TEST_CASE("a limit that may be left out: empty text is none, anything else reads as ParseDuration reads it", "[unit]") {
+  auto none = ParseOptionalDuration("--timeout", "");
+  REQUIRE(none);
+  CHECK_FALSE(none->has_value());
+  auto given = ParseOptionalDuration("--timeout", "30m");
+  REQUIRE(given);
+  CHECK(*given == milliseconds(1'800'000));
+  auto bad = ParseOptionalDuration("--timeout", "soon");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.rfind("--timeout: ", 0) == 0);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,8 @@ enum class ZeroDuration { kRefused, kAllowed };
 // The result is rounded to the nearest millisecond.
 Result<std::chrono::milliseconds> ParseDuration(std::string_view flag, std::string_view text,
                                                 ZeroDuration zero = ZeroDuration::kRefused);
+// The same for a limit that may be left out: empty text is no limit (nullopt).
+Result<std::optional<std::chrono::milliseconds>> ParseOptionalDuration(std::string_view flag, std::string_view text);
 
 // The shortest text ParseDuration reads back as `duration`: "2h", "1h30m", "1m30s", "0s", and
 // "1500ms" when it is not whole seconds.

@@ -36,6 +36,12 @@ core::Result<gcp::container::ClusterRef> ClusterRefOf(Root& root, const std::str
 // Where a list was read, for the line that says it is empty ("No clusters in us-central1."): the
 // configured location, else "project P" (every location was listed).
 std::string ListedWhere(Root& root);
+// The configured project and zone (location), both required, checked.
+struct ProjectZone {
+  std::string project;
+  std::string zone;
+};
+core::Result<ProjectZone> ProjectAndZone(Root& root);
 
 // `cluster describe NAME` (one cluster) or `cluster list` (name empty: the project's clusters in
 // the configured location, or in every one).
